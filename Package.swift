@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+// PushDouble: an offline test double of the push-notification providers plus a
+// conformance runner for push senders. No package dependencies: Foundation,
+// Glibc/Dispatch and the system OpenSSL 3 only.
+import PackageDescription
+
+let package = Package(
+    name: "PushDouble",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "pushdouble", targets: ["pushdouble"]),
+        .executable(name: "pushdouble-reference-sender", targets: ["ReferenceSender"]),
+        .library(name: "PushDouble", targets: ["PushDouble"]),
+    ],
+    targets: [
+        // System OpenSSL 3 (libssl-dev) plus static-inline wrappers for its macros.
+        .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl"),
+        // base64url, keys, JWT (ES256/RS256), Web Push content coding, X.509 test CA.
+        .target(name: "PushDoubleCrypto", dependencies: ["COpenSSL"]),
+        // HPACK (RFC 7541): pure codec, no I/O.
+        .target(name: "PushDoubleHPACK"),
+        // Event loops, TLS, HTTP/1.1, HTTP/2, router, client.
+        .target(name: "PushDoubleTransport", dependencies: ["COpenSSL", "PushDoubleHPACK"]),
+        // Provider-agnostic double: devices, faults, history, scenarios, admin API.
+        .target(name: "PushDoubleCore", dependencies: ["PushDoubleTransport"]),
+        // Apple APNs provider API fake.
+        .target(name: "PushDoubleAPNs", dependencies: ["PushDoubleCore", "PushDoubleCrypto", "PushDoubleTransport"]),
+        // In-process server assembling every fake: the Swift library API.
+        .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
+        // Conformance runner: driver protocol, scenarios runner, checks, reporters.
+        .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleTransport"]),
+        // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
+        .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto"]),
+        // The CLI: serve, replay, conform, certs.
+        .executableTarget(name: "pushdouble", dependencies: ["PushDouble", "PushDoubleConformance", "PushDoubleCrypto", "PushDoubleCore"]),
+
+        .testTarget(name: "PushDoubleCryptoTests", dependencies: ["PushDoubleCrypto"]),
+        .testTarget(name: "PushDoubleHPACKTests", dependencies: ["PushDoubleHPACK"]),
+        .testTarget(name: "PushDoubleTransportTests", dependencies: ["PushDoubleTransport", "PushDoubleCrypto"]),
+        .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport"]),
+        .testTarget(name: "PushDoubleAPNsTests", dependencies: ["PushDoubleAPNs", "PushDouble", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleCore"]),
+        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

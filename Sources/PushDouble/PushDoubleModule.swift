@@ -1,0 +1,2 @@
+/// PushDouble module marker.
+public enum PushDoubleModule {}

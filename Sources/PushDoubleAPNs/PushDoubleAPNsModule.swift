@@ -1,0 +1,2 @@
+/// PushDoubleAPNs module marker.
+public enum PushDoubleAPNsModule {}

@@ -1,0 +1,2 @@
+/// PushDoubleConformance module marker.
+public enum PushDoubleConformanceModule {}

@@ -1,0 +1,126 @@
+import PushDoubleTransport
+
+/// One provider fake as the core drives it.
+///
+/// The core owns the request path and calls a fake in fixed stages, so that every fault
+/// kind works for every provider and is applied at exactly one place:
+///
+///     admit (auth ▶ validate) ─▶ fault rules ─▶ device state ─▶ deliver ─▶ history
+///
+/// A fake decides only what is provider-specific: how to authenticate and validate,
+/// how each named reason and each device state is answered, to the byte.
+///
+/// Threading: called on event-loop threads, concurrently; implementations are Sendable
+/// and keep per-connection state in `context.connection.storage`.
+public protocol ProviderFake: Sendable {
+    var provider: ProviderID { get }
+
+    /// Authenticates and validates. Returns what the request is about (always, so the
+    /// history can record it) and, if it must be refused before faults and device state
+    /// are consulted, the refusal.
+    func admit(_ request: HTTPRequest, context: RequestContext, services: ProviderServices) -> Admission
+
+    /// Answers an admitted request given the state of the device it targets.
+    func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext, services: ProviderServices) -> ProviderResponse
+
+    /// Renders a named reason (e.g. "Unregistered", "UNAVAILABLE") exactly as this provider
+    /// sends it, for fault rules of the kind "respond with reason X". `status` overrides
+    /// the provider's status for that reason; `headers` are added (e.g. Retry-After).
+    /// Returns nil if the reason is unknown to this provider.
+    func errorResponse(reason: String, status: Int?, headers: HTTPHeaders, request: HTTPRequest, admission: Admission) -> HTTPResponse?
+
+    /// Device state implied by a magic test token, if `token` is one (see the README table).
+    func magicDevice(token: String) -> MagicDevice?
+
+    /// Whether a token is well-formed for this provider (unknown well-formed tokens are
+    /// active in an open world).
+    func isWellFormedToken(_ token: String) -> Bool
+}
+
+/// Shared services a fake may use while answering.
+public struct ProviderServices: Sendable {
+    public let clock: any DoubleClock
+    public let devices: DeviceRegistry
+    public init(clock: any DoubleClock, devices: DeviceRegistry) { self.clock = clock; self.devices = devices }
+}
+
+/// What a fake made of a request in its admit stage.
+public struct Admission: Sendable {
+    /// A stable endpoint id, e.g. "apns.push", "fcm.send", "oauth.token", "expo.send".
+    public var endpoint: String
+    /// The device token / registration token / subscription id the request targets.
+    public var token: String?
+    /// APNs topic, FCM project id, Expo project, Web Push audience.
+    public var topic: String?
+    /// Provider environment the request arrived at ("production" / "sandbox").
+    public var environment: String?
+    /// The decoded identity the request authenticated with (or tried to).
+    public var auth: AuthIdentity?
+    /// The decoded notification (payload JSON plus provider headers), for history and checks.
+    public var notification: JSONValue?
+    /// Set when the request is refused here (auth or validation failure).
+    public var refusal: ProviderResponse?
+
+    public init(endpoint: String, token: String? = nil, topic: String? = nil, environment: String? = nil,
+                auth: AuthIdentity? = nil, notification: JSONValue? = nil, refusal: ProviderResponse? = nil) {
+        self.endpoint = endpoint; self.token = token; self.topic = topic; self.environment = environment
+        self.auth = auth; self.notification = notification; self.refusal = refusal
+    }
+}
+
+/// A fake's answer plus why, for the history.
+public struct ProviderResponse: Sendable {
+    public var action: ResponseAction
+    /// The provider reason string, if the answer is an error ("BadDeviceToken").
+    public var reason: String?
+    /// Which stage decided it.
+    public var decidedBy: Decision
+    public init(action: ResponseAction, reason: String? = nil, decidedBy: Decision) {
+        self.action = action; self.reason = reason; self.decidedBy = decidedBy
+    }
+    public init(_ response: HTTPResponse, reason: String? = nil, decidedBy: Decision) {
+        self.init(action: .respond(response), reason: reason, decidedBy: decidedBy)
+    }
+}
+
+/// Which stage decided an answer: recorded in the history so a user can see why.
+public struct Decision: Sendable, Codable, Equatable {
+    public enum Stage: String, Sendable, Codable { case auth, validation, fault, quota, device, accepted }
+    public var stage: Stage
+    /// Rule id (fault/quota), device id (device), or a short description.
+    public var detail: String?
+    public init(_ stage: Stage, _ detail: String? = nil) { self.stage = stage; self.detail = detail }
+}
+
+/// The identity a request authenticated with, decoded for the history and the checks.
+public struct AuthIdentity: Sendable, Codable, Equatable {
+    /// "apns-jwt", "oauth-assertion", "oauth-bearer", "vapid", "expo-access-token", "none".
+    public var scheme: String
+    public var keyID: String?
+    public var issuer: String?
+    /// JWT `iat`, seconds since the epoch.
+    public var issuedAt: Int64?
+    public var expiresAt: Int64?
+    public var subject: String?
+    public var audience: String?
+    /// Whether the credential verified.
+    public var valid: Bool
+    /// Anything else worth keeping (alg, scope, the raw token's fingerprint, ...).
+    public var extra: [String: String]
+    public init(scheme: String, keyID: String? = nil, issuer: String? = nil, issuedAt: Int64? = nil, expiresAt: Int64? = nil,
+                subject: String? = nil, audience: String? = nil, valid: Bool, extra: [String: String] = [:]) {
+        self.scheme = scheme; self.keyID = keyID; self.issuer = issuer; self.issuedAt = issuedAt; self.expiresAt = expiresAt
+        self.subject = subject; self.audience = audience; self.valid = valid; self.extra = extra
+    }
+}
+
+/// A magic test token's meaning: the state it puts the device in with zero set-up.
+public struct MagicDevice: Sendable, Equatable {
+    public var state: DeviceState
+    /// Extra attributes (e.g. APNs environment "sandbox" for a sandbox-only token).
+    public var environment: String?
+    public var topic: String?
+    public init(state: DeviceState, environment: String? = nil, topic: String? = nil) {
+        self.state = state; self.environment = environment; self.topic = topic
+    }
+}

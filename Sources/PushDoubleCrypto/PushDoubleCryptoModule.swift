@@ -1,0 +1,2 @@
+/// PushDoubleCrypto module marker.
+public enum PushDoubleCryptoModule {}

@@ -1,0 +1,2 @@
+/// PushDoubleHPACK module marker.
+public enum PushDoubleHPACKModule {}

@@ -1,0 +1,70 @@
+/// An ordered list of HTTP header fields with case-insensitive lookup.
+///
+/// Names are kept as received (HTTP/2 carries them lowercase; HTTP/1.1 may not), in
+/// order, repeats included, because providers answer a repeated header with their own
+/// error (APNs `DuplicateHeaders`). Pseudo-headers are never stored here: they live in
+/// the typed fields of ``HTTPRequest`` and ``HTTPResponse``.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public struct Field: Sendable, Equatable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) { self.name = name; self.value = value }
+    }
+
+    public private(set) var fields: [Field]
+
+    public init() { fields = [] }
+    public init(_ pairs: [(String, String)]) { fields = pairs.map { Field(name: $0.0, value: $0.1) } }
+    public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
+
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// Appends a field, keeping any earlier field of the same name.
+    public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+    /// Replaces every field of that name (case-insensitive) with one field.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        remove(name: name)
+        fields.append(Field(name: name, value: value))
+    }
+    /// Removes every field of that name (case-insensitive).
+    public mutating func remove(name: String) {
+        fields.removeAll { Self.equalsIgnoringCase($0.name, name) }
+    }
+    /// The first value of that name (case-insensitive), if any.
+    public subscript(name: String) -> String? { first(name: name) }
+    public func first(name: String) -> String? {
+        for f in fields where Self.equalsIgnoringCase(f.name, name) { return f.value }
+        return nil
+    }
+    /// Every value of that name (case-insensitive), in order.
+    public func values(name: String) -> [String] {
+        fields.filter { Self.equalsIgnoringCase($0.name, name) }.map(\.value)
+    }
+    /// How many fields carry that name (case-insensitive).
+    public func count(name: String) -> Int {
+        var n = 0
+        for f in fields where Self.equalsIgnoringCase(f.name, name) { n += 1 }
+        return n
+    }
+    public func contains(name: String) -> Bool { first(name: name) != nil }
+
+    /// ASCII case-insensitive comparison without allocating.
+    @inlinable
+    public static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { ua in
+            b.withUTF8 { ub in
+                guard ua.count == ub.count else { return false }
+                for i in 0..<ua.count {
+                    var x = ua[i], y = ub[i]
+                    if x >= 65 && x <= 90 { x |= 0x20 }
+                    if y >= 65 && y <= 90 { y |= 0x20 }
+                    if x != y { return false }
+                }
+                return true
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// The HTTP version a request arrived on.
+public enum HTTPVersion: String, Sendable, Codable {
+    case http1_1 = "HTTP/1.1"
+    case http2 = "HTTP/2"
+}
+
+/// What the TLS layer negotiated for a connection (absent on cleartext connections).
+public struct TLSInfo: Sendable, Equatable, Codable {
+    /// e.g. "TLSv1.3".
+    public var version: String
+    /// The ALPN protocol selected, or nil when the client offered none.
+    public var alpn: String?
+    /// The SNI host name the client sent, if any.
+    public var serverName: String?
+    /// The negotiated cipher suite name.
+    public var cipher: String?
+    public init(version: String, alpn: String?, serverName: String?, cipher: String?) {
+        self.version = version; self.alpn = alpn; self.serverName = serverName; self.cipher = cipher
+    }
+}
+
+/// Facts about one accepted connection, fixed once the handshake is done.
+public struct ConnectionInfo: Sendable, Equatable, Codable {
+    /// Process-unique, increasing connection id.
+    public var id: UInt64
+    /// The name of the listener that accepted it (e.g. "apns-production").
+    public var listener: String
+    /// "ip:port" of the peer.
+    public var peer: String
+    /// The local port the connection arrived on.
+    public var localPort: Int
+    /// TLS details, nil for cleartext.
+    public var tls: TLSInfo?
+    /// When the TCP connection was accepted.
+    public var acceptedAt: Date
+    public init(id: UInt64, listener: String, peer: String, localPort: Int, tls: TLSInfo?, acceptedAt: Date) {
+        self.id = id; self.listener = listener; self.peer = peer; self.localPort = localPort
+        self.tls = tls; self.acceptedAt = acceptedAt
+    }
+}
+
+/// Where and when a request arrived: everything the history records about transport.
+public struct RequestInfo: Sendable, Equatable, Codable {
+    public var connection: ConnectionInfo
+    /// HTTP/2 stream id; for HTTP/1.1 the 1-based index of the request on its connection.
+    public var streamID: UInt32
+    public var version: HTTPVersion
+    /// When the request head (HEADERS / request line) was complete.
+    public var headReceivedAt: Date
+    /// When the body was complete (END_STREAM / last chunk).
+    public var bodyReceivedAt: Date
+    public init(connection: ConnectionInfo, streamID: UInt32, version: HTTPVersion, headReceivedAt: Date, bodyReceivedAt: Date) {
+        self.connection = connection; self.streamID = streamID; self.version = version
+        self.headReceivedAt = headReceivedAt; self.bodyReceivedAt = bodyReceivedAt
+    }
+}
+
+/// A complete HTTP request, version-neutral: HTTP/1.1 and HTTP/2 requests look the same
+/// to a ``Responder``.
+public struct HTTPRequest: Sendable {
+    /// `:method` / request-line method, as received.
+    public var method: String
+    /// `:path` / request-target, query included, as received.
+    public var path: String
+    /// `:scheme` on HTTP/2; "https" or "http" by connection on HTTP/1.1.
+    public var scheme: String
+    /// `:authority` on HTTP/2 (or Host if absent); `Host` on HTTP/1.1.
+    public var authority: String?
+    /// Regular header fields (no pseudo-headers), in order, repeats kept.
+    public var headers: HTTPHeaders
+    /// The whole body.
+    public var body: [UInt8]
+    public var info: RequestInfo
+
+    public init(method: String, path: String, scheme: String, authority: String?, headers: HTTPHeaders, body: [UInt8], info: RequestInfo) {
+        self.method = method; self.path = path; self.scheme = scheme; self.authority = authority
+        self.headers = headers; self.body = body; self.info = info
+    }
+
+    /// The path without its query string.
+    public var pathWithoutQuery: Substring {
+        if let q = path.firstIndex(of: "?") { return path[..<q] }
+        return path[...]
+    }
+    /// The query string after `?`, if any.
+    public var query: Substring? {
+        guard let q = path.firstIndex(of: "?") else { return nil }
+        return path[path.index(after: q)...]
+    }
+}

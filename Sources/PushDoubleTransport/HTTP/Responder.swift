@@ -1,0 +1,73 @@
+import Foundation
+
+/// The one central operation: answer a request.
+///
+/// Threading model: `respond` is called synchronously on the event-loop thread that owns
+/// the connection, once per complete request (head and whole body). It must not block;
+/// anything slow is expressed as a ``ResponseAction`` (`delayed`, `stream`, ...). Because
+/// several loops call it concurrently, implementations are `Sendable` and keep shared
+/// state behind their own synchronisation. Per-connection state lives in
+/// ``ConnectionControl/storage``, which only the owning loop touches, so it needs none.
+public protocol Responder: Sendable {
+    func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction
+
+    /// Called when a response for a request has been fully written (or abandoned), with what
+    /// was actually sent. Default: nothing. Used by the history to record timing.
+    func responseCompleted(for request: RequestInfo, outcome: ResponseOutcome)
+
+    /// Shapes the answer to a request the transport refused before it was complete
+    /// (body or header list too large, bad framing). Default: a plain-text error.
+    /// Return nil to let the transport reset the stream / close the connection instead.
+    func limitExceeded(_ violation: LimitViolation, head: HTTPRequest, context: RequestContext) -> HTTPResponse?
+}
+
+extension Responder {
+    public func responseCompleted(for request: RequestInfo, outcome: ResponseOutcome) {}
+    public func limitExceeded(_ violation: LimitViolation, head: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        HTTPResponse(status: violation.suggestedStatus, contentType: "text/plain; charset=utf-8", body: violation.message + "\n")
+    }
+}
+
+/// A limit the transport enforced on a request before handing it to a responder.
+public struct LimitViolation: Sendable, Equatable {
+    public enum Kind: String, Sendable { case bodyTooLarge, headerListTooLarge, malformedRequest }
+    public var kind: Kind
+    /// A sentence saying what was wrong and what the limit is.
+    public var message: String
+    public var suggestedStatus: Int {
+        switch kind { case .bodyTooLarge: 413; case .headerListTooLarge: 431; case .malformedRequest: 400 }
+    }
+    public init(kind: Kind, message: String) { self.kind = kind; self.message = message }
+}
+
+/// What finally happened to a response, for the history.
+public struct ResponseOutcome: Sendable, Equatable {
+    public enum Kind: String, Sendable, Codable { case completed, reset, connectionDropped, abandoned }
+    public var kind: Kind
+    /// When the last byte (or the reset) was written.
+    public var at: Date
+    public init(kind: Kind, at: Date) { self.kind = kind; self.at = at }
+}
+
+/// Per-request view of the connection a request arrived on, valid only during `respond`
+/// (and only on the loop thread).
+public struct RequestContext {
+    public let connection: any ConnectionControl
+    public init(connection: any ConnectionControl) { self.connection = connection }
+}
+
+/// What a responder may do to or keep on the connection. Loop-confined: never escape it
+/// to another thread.
+public protocol ConnectionControl: AnyObject {
+    var info: ConnectionInfo { get }
+    var version: HTTPVersion { get }
+    /// Free slot for per-connection provider state (e.g. the APNs team and key a
+    /// connection is bound to). Loop-confined, so no locking needed.
+    var storage: AnyObject? { get set }
+    /// HTTP/2: send a new SETTINGS frame with these values (nil = unchanged) and enforce
+    /// them once acknowledged. No-op on HTTP/1.1.
+    func updateSettings(maxConcurrentStreams: UInt32?)
+    /// Send GOAWAY (HTTP/2) and close gracefully once in-flight streams finish;
+    /// HTTP/1.1: close after the current response.
+    func closeGracefully(errorCode: HTTP2ErrorCode, debugData: [UInt8])
+}

@@ -1,0 +1,54 @@
+/// What the transport does with a request: answer it, or misbehave on purpose.
+///
+/// This is the whole vocabulary the fault engine needs from the transport. Every case
+/// works on HTTP/2; on HTTP/1.1 the stream-level ones map to the nearest thing (a reset
+/// or a GOAWAY closes the connection after earlier pipelined responses are written).
+public indirect enum ResponseAction: Sendable {
+    /// Send this response.
+    case respond(HTTPResponse)
+    /// Wait this many seconds (on a timer, never blocking the loop), then do `then`.
+    case delayed(seconds: Double, then: ResponseAction)
+    /// RST_STREAM with this code (HTTP/1.1: close the connection abruptly).
+    case resetStream(HTTP2ErrorCode)
+    /// Send GOAWAY and then, after `then` (if any) is done for this stream, close the
+    /// connection gracefully once every stream at or below last-stream-id has finished.
+    case goAway(lastStreamID: GoAwayLastStream, errorCode: HTTP2ErrorCode, debugData: [UInt8], then: ResponseAction?)
+    /// Close the TCP connection at once (RST via SO_LINGER 0), dropping buffered output.
+    case dropConnection
+    /// Never answer; the stream stays open until the client gives up or the idle timeout.
+    case stall
+    /// Send the head at once, then the body in pieces of `chunkSize` bytes, one every
+    /// `interval` seconds (slow server).
+    case dribble(HTTPResponse, chunkSize: Int, interval: Double)
+    /// Send the head and the first `bodyBytes` bytes of the body, then drop the connection.
+    case truncate(HTTPResponse, bodyBytes: Int)
+    /// Send the head now and stream the body from `source` (e.g. server-sent events).
+    case stream(HTTPResponse, source: any ResponseBodySource)
+}
+
+/// Which last-stream-id a GOAWAY action carries.
+public enum GoAwayLastStream: Sendable, Equatable {
+    /// The stream before this one: this request counts as not processed (the client may retry it).
+    case beforeThisStream
+    /// This stream: it counts as processed (`then` should answer it).
+    case thisStream
+    /// The highest stream id the connection has seen so far.
+    case highestSeen
+    /// An explicit value.
+    case explicit(UInt32)
+}
+
+/// Produces a response body over time. Started once per response, on any thread.
+public protocol ResponseBodySource: Sendable {
+    func start(_ sink: ResponseBodySink)
+}
+
+/// Where a ``ResponseBodySource`` writes. Thread-safe: calls hop to the connection's
+/// event loop. Writes after the peer went away are dropped and `isClosed` turns true.
+public protocol ResponseBodySink: AnyObject, Sendable {
+    func write(_ bytes: [UInt8])
+    func finish()
+    var isClosed: Bool { get }
+    /// Called once (on any thread) when the stream or connection closes for any reason.
+    func onClose(_ callback: @escaping @Sendable () -> Void)
+}

@@ -1,0 +1,2 @@
+// Reference push sender speaking the PushDouble driver protocol.
+print("pushdouble-reference-sender: not built yet")

@@ -1,0 +1,2 @@
+// pushdouble CLI entry point.
+print("pushdouble")

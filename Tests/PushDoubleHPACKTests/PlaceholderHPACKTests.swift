@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderHPACKTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }

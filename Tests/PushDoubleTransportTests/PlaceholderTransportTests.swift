@@ -1,0 +1,2 @@
+import XCTest
+final class PlaceholderTransportTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }
