@@ -1,0 +1,44 @@
+/// Limits a listener enforces on every connection, with the protocol's own errors
+/// (HTTP/1.1 400/413/431 with a body saying why; HTTP/2 RST_STREAM / GOAWAY codes).
+public struct ServerLimits: Sendable, Equatable {
+    /// Largest request body accepted (bytes). Providers enforce their own smaller payload
+    /// limits with their own errors; this one protects memory.
+    public var maxBodySize: Int = 1 << 20
+    /// Largest header list (HTTP/2: SETTINGS_MAX_HEADER_LIST_SIZE; HTTP/1.1: head size).
+    public var maxHeaderListSize: Int = 16 * 1024
+    /// Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS).
+    public var maxConcurrentStreams: UInt32 = 1000
+    /// Concurrent connections per listener; further accepts are closed at once.
+    public var maxConnections: Int = 4096
+    /// Seconds to complete the TLS handshake / send the first request bytes.
+    public var handshakeTimeout: Double = 10
+    /// Seconds a connection may stay idle (no open stream, no bytes) before it is closed
+    /// (HTTP/2 with GOAWAY NO_ERROR).
+    public var idleTimeout: Double = 3600
+    /// Seconds a started request head/body may take to arrive before it is refused
+    /// (slowloris protection).
+    public var requestReadTimeout: Double = 30
+    /// Output bytes buffered per connection before reading from it pauses.
+    public var maxBufferedOutput: Int = 4 << 20
+    public init() {}
+}
+
+/// The HTTP/2 parameters a listener starts connections with.
+public struct HTTP2Configuration: Sendable, Equatable {
+    /// SETTINGS_HEADER_TABLE_SIZE advertised (largest HPACK table the decoder accepts).
+    public var headerTableSize: UInt32 = 4096
+    /// SETTINGS_MAX_CONCURRENT_STREAMS in the first SETTINGS frame. APNs starts at 1 on a
+    /// token-auth connection and raises it later through ``ConnectionControl/updateSettings``.
+    /// nil = use ``ServerLimits/maxConcurrentStreams``.
+    public var initialMaxConcurrentStreams: UInt32? = nil
+    /// SETTINGS_INITIAL_WINDOW_SIZE advertised for streams.
+    public var initialWindowSize: UInt32 = 65535
+    /// Connection-level receive window (raised with a WINDOW_UPDATE on stream 0 at start
+    /// when larger than 65535).
+    public var connectionWindowSize: UInt32 = 1 << 20
+    /// SETTINGS_MAX_FRAME_SIZE advertised.
+    public var maxFrameSize: UInt32 = 16384
+    /// Whether to send SETTINGS_MAX_HEADER_LIST_SIZE (from ServerLimits).
+    public var advertiseMaxHeaderListSize: Bool = true
+    public init() {}
+}
