@@ -117,6 +117,13 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     func closeGracefully(errorCode: HTTP2ErrorCode, debugData: [UInt8]) {
         acceptingRequests = false
         closeWhenDrained = true
+        // Tell the client with `connection: close` on the last response not yet started.
+        if let last = queue.last {
+            switch last.state {
+            case .waiting, .ready: last.closeAfter = true
+            default: break
+            }
+        }
         if queue.isEmpty { io.close() }
     }
 

@@ -44,6 +44,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     private var currentInterest: UInt32 = 0
     private var timers = Set<UInt64>()
     private var handshakeTimer: UInt64?
+    private var countReleased = false
 
     init(fd: Int32, loop: EventLoop, listener: ListenerRuntime, peer: String, localPort: Int) {
         self.fd = fd
@@ -394,6 +395,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         Posix.shutdownWrite(fd)
         cancelAllTimers()
         notifyHandlerClosed()
+        releaseCount()
         phase = .lingering
         updateInterest()
         loop.scheduleTimer(after: 2) { [weak self] in self?.finalize(abortive: false) }
@@ -423,12 +425,19 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         cancelAllTimers()
         loop.deregister(fd: fd)
         if abortive { Posix.abortiveClose(fd) } else { Posix.close(fd) }
-        listener.connectionEnded()
+        releaseCount()
         out = []
         if !wasLingering && !handlerNotified {
             flushQueued = true
             loop.enqueueFlush(self)
         }
+    }
+
+    /// A lingering socket no longer counts as a connection (limits, ``HTTPServer/connectionCount``).
+    private func releaseCount() {
+        guard !countReleased else { return }
+        countReleased = true
+        listener.connectionEnded()
     }
 
     /// Server shutdown: ask the engine to finish gracefully, or close if none yet.
