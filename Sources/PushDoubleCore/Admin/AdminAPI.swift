@@ -30,10 +30,13 @@ public final class AdminAPI: Responder {
     private let endpoints: @Sendable () -> [DoubleEndpoint]
     /// Called after a scenario was loaded through the API (e.g. to log it).
     private let onScenarioLoaded: (@Sendable (Scenario) -> Void)?
+    /// Seconds between keep-alive comments on `/history/stream`.
+    public let streamHeartbeat: Double
 
     public init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint] = { [] },
-                onScenarioLoaded: (@Sendable (Scenario) -> Void)? = nil) {
+                streamHeartbeat: Double = 15, onScenarioLoaded: (@Sendable (Scenario) -> Void)? = nil) {
         self.double = double
+        self.streamHeartbeat = streamHeartbeat
         self.endpoints = endpoints
         self.onScenarioLoaded = onScenarioLoaded
     }
@@ -100,7 +103,7 @@ public final class AdminAPI: Responder {
             var h = HTTPHeaders()
             h.add(name: "content-type", value: "text/event-stream")
             h.add(name: "cache-control", value: "no-cache")
-            return .stream(HTTPResponse(status: 200, headers: h), source: HistoryEventStream(history: double.history, query: q))
+            return .stream(HTTPResponse(status: 200, headers: h), source: HistoryEventStream(history: double.history, query: q, heartbeat: streamHeartbeat))
         case "devices":
             return try devices(method, segments, param, request)
         case "faults":
