@@ -70,6 +70,8 @@ public final class APNsConnectionState {
     public internal(set) var keyFamily: String?
     /// The JWT string currently in force on this connection, its claims and when it was accepted.
     public internal(set) var currentToken: String?
+    /// The whole `authorization` value that carried ``currentToken`` (fast-path comparison).
+    var currentAuthorization: String?
     public internal(set) var currentClaims: APNsVerifiedToken?
     public internal(set) var currentTokenAcceptedAt: Date?
     /// While set and in the future, every request is answered 429 TooManyProviderTokenUpdates.

@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleCore
 @testable import PushDoubleAPNs
 
 final class APNsTokenRulesTests: XCTestCase {
