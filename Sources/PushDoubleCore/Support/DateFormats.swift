@@ -25,7 +25,7 @@ public enum DateFormats {
 
     /// ISO 8601 in UTC with milliseconds: `2026-11-30T07:35:08.123Z`.
     public static func iso8601(_ date: Date) -> String {
-        let ms = Int((date.timeIntervalSince1970 * 1000).rounded(.down))
+        let ms = Int((date.timeIntervalSince1970 * 1000).rounded())
         let secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         let frac = ms - secs * 1000
         let t = utc(secs)
