@@ -1,0 +1,161 @@
+import Foundation
+import Synchronization
+import XCTest
+import PushDoubleCore
+import PushDoubleCrypto
+import PushDoubleTransport
+@testable import PushDoubleAPNs
+
+/// The APNs fake over real sockets: TLS + HTTP/2 from this repo's runtime, driven by curl
+/// and by Python clients (hyper-h2 frames, httpx, aioapns) from Tests/Interop/apns_interop.py.
+final class APNsSocketTests: XCTestCase {
+    struct Running {
+        let server: HTTPServer
+        let double: DoubleState
+        let fake: APNsFake
+        let key: TestKey
+        let productionPort: Int
+        let sandboxPort: Int
+        let dir: URL
+        var caPath: String { dir.appendingPathComponent("cert.pem").path }
+        var keyPath: String { dir.appendingPathComponent("key.p8").path }
+    }
+
+    func start(configure: (inout APNsConfiguration) -> Void = { _ in }) throws -> Running {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-apns-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let cert = try runCommand(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                            "-keyout", dir.appendingPathComponent("tls-key.pem").path, "-out", dir.appendingPathComponent("cert.pem").path,
+                            "-days", "2", "-subj", "/CN=localhost",
+                            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1,DNS:api.push.apple.com,DNS:api.sandbox.push.apple.com,DNS:api.development.push.apple.com"])
+        XCTAssertEqual(cert.status, 0, cert.stderr)
+        let certPEM = try String(contentsOf: dir.appendingPathComponent("cert.pem"), encoding: .utf8)
+        let tlsKeyPEM = try String(contentsOf: dir.appendingPathComponent("tls-key.pem"), encoding: .utf8)
+
+        let key = TestKey()
+        try key.privateKey.pemPKCS8.write(to: dir.appendingPathComponent("key.p8"), atomically: true, encoding: .utf8)
+        var config = APNsConfiguration(keys: [key.signingKey()], allowedBundleIDs: [Fixture.topic])
+        configure(&config)
+        let double = DoubleState()
+        let fake = APNsFake(configuration: config)
+        let server = HTTPServer(eventLoopCount: 2)
+        let listeners = APNsEnvironment.allCases.map { env in
+            APNsListeners.listener(env, configuration: config, certificateChainPEM: certPEM, privateKeyPEM: tlsKeyPEM,
+                                   responder: double.pipeline(for: fake, environment: env.rawValue))
+        }
+        let bound = try server.start(listeners)
+        addTeardownBlock { server.stop(timeout: 0.5) }
+        XCTAssertEqual(bound.map(\.name), ["apns-production", "apns-sandbox"])
+        return Running(server: server, double: double, fake: fake, key: key, productionPort: bound[0].port,
+                       sandboxPort: bound[1].port, dir: dir)
+    }
+
+    func curl(_ s: Running, host: String = "localhost", port: Int, token: String, headers: [String] = [], body: String,
+              jwt: String? = nil) throws -> (status: Int, headers: String, body: String) {
+        let bodyFile = s.dir.appendingPathComponent("body-\(UUID().uuidString)").path
+        var args = ["curl", "-sS", "--http2", "--cacert", s.caPath, "--resolve", "\(host):\(port):127.0.0.1",
+                    "-D", "-", "-o", bodyFile, "-w", "\n%{http_code}",
+                    "-H", "authorization: bearer \(jwt ?? s.key.jwt(iat: Int64(Date().timeIntervalSince1970)))",
+                    "-H", "apns-topic: \(Fixture.topic)", "--data-binary", body]
+        for h in headers { args += ["-H", h] }
+        args.append("https://\(host):\(port)/3/device/\(token)")
+        let r = try runCommand(args)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.last ?? "") ?? -1
+        let responseBody = (try? String(contentsOfFile: bodyFile, encoding: .utf8)) ?? ""
+        return (status, r.stdout.lowercased(), responseBody)
+    }
+
+    func testCurlSuccessAndErrors() throws {
+        let s = try start()
+        let ok = try curl(s, port: s.productionPort, token: Fixture.token, headers: ["apns-id: 0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d"],
+                          body: #"{"aps":{"alert":"hi"}}"#)
+        XCTAssertEqual(ok.status, 200)
+        XCTAssertTrue(ok.headers.contains("http/2 200"), ok.headers)
+        XCTAssertTrue(ok.headers.contains("apns-id: 0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d"), ok.headers)
+        XCTAssertFalse(ok.headers.contains("apns-unique-id"), ok.headers)
+        XCTAssertEqual(ok.body, "")
+
+        let bad = try curl(s, port: s.productionPort, token: "abc", body: #"{"aps":{}}"#)
+        XCTAssertEqual(bad.status, 400)
+        XCTAssertEqual(bad.body, #"{"reason":"BadDeviceToken"}"#)
+        XCTAssertTrue(bad.headers.contains("content-type: application/json"), bad.headers)
+
+        let gone = try curl(s, port: s.sandboxPort, token: APNsMagicTokens.table[0].example, body: #"{"aps":{}}"#)
+        XCTAssertEqual(gone.status, 410)
+        XCTAssertEqual(gone.body, #"{"reason":"Unregistered","timestamp":1704067200000}"#)
+
+        // Real host name on the production listener selects the sandbox by :authority / SNI.
+        let sandbox = try curl(s, host: "api.sandbox.push.apple.com", port: s.productionPort, token: Fixture.token, body: #"{"aps":{}}"#)
+        XCTAssertEqual(sandbox.status, 200)
+        XCTAssertTrue(sandbox.headers.contains("apns-unique-id: "), sandbox.headers)
+
+        let expired = try curl(s, port: s.productionPort, token: Fixture.token, body: #"{"aps":{}}"#,
+                               jwt: s.key.jwt(iat: Int64(Date().timeIntervalSince1970) - 3700))
+        XCTAssertEqual(expired.status, 403)
+        XCTAssertEqual(expired.body, #"{"reason":"ExpiredProviderToken"}"#)
+
+        let history = s.double.history.all
+        XCTAssertEqual(history.count, 5)
+        XCTAssertEqual(history.map { $0.transport.connection.listener },
+                       ["apns-production", "apns-production", "apns-sandbox", "apns-production", "apns-production"])
+        XCTAssertEqual(history[3].environment, "sandbox")
+        XCTAssertEqual(history[0].transport.version, .http2)
+    }
+
+    func testHTTP1IsRefused() throws {
+        let s = try start()
+        let r = try runCommand(["curl", "-sS", "--http1.1", "--cacert", s.caPath, "-o", "/dev/null", "-w", "%{http_code}",
+                         "https://localhost:\(s.productionPort)/3/device/\(Fixture.token)"])
+        // ALPN offers only h2: the handshake fails (alert no_application_protocol) or no HTTP/1.1 answer comes.
+        XCTAssertTrue(r.status != 0 || r.stdout != "200", "HTTP/1.1 must not be served: \(r.stdout) \(r.stderr)")
+        XCTAssertEqual(s.double.history.count, 0)
+    }
+
+    func testPythonClients() throws {
+        let s = try start()
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Interop/apns_interop.py").path
+        // One run per client, so a hang or failure names its client.
+        for client in ["h2", "httpx", "aioapns"] {
+            let r = try runCommand(["python3", script, "--production-port", String(s.productionPort), "--sandbox-port", String(s.sandboxPort),
+                                    "--ca", s.caPath, "--key", s.keyPath, "--key-id", s.key.keyID, "--team-id", s.key.teamID,
+                                    "--topic", Fixture.topic, "--only", client], timeout: 60)
+            XCTAssertEqual(r.status, 0, "\(client) stdout: \(r.stdout)\nstderr: \(r.stderr.suffix(3000))")
+            let line = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+            guard let result = try? APNsPayloadDecoder.decode(Array(line.utf8)).get() else { XCTFail("\(client): no JSON result"); continue }
+            XCTAssertEqual(result["failures"], JSONValue.array([]), client)
+            XCTAssertNotNil(result["results"]?[client], client)
+        }
+        // Every Python request shows up in the history, with the JWT pyjwt minted.
+        let jwtExchanges = s.double.history.all.filter { $0.auth?.scheme == "apns-jwt" }
+        XCTAssertGreaterThan(jwtExchanges.count, 30)
+    }
+}
+
+struct ProcessResult { var status: Int32; var stdout: String; var stderr: String }
+
+/// Runs a command to completion (with a timeout), collecting its output.
+func runCommand(_ args: [String], timeout: Double = 30) throws -> ProcessResult {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = args
+    let out = Pipe(), err = Pipe()
+    p.standardOutput = out
+    p.standardError = err
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    let outData = Mutex<Data>(Data()), errData = Mutex<Data>(Data())
+    let g = DispatchGroup()
+    g.enter(); DispatchQueue.global().async { let d = out.fileHandleForReading.readDataToEndOfFile(); outData.withLock { $0 = d }; g.leave() }
+    g.enter(); DispatchQueue.global().async { let d = err.fileHandleForReading.readDataToEndOfFile(); errData.withLock { $0 = d }; g.leave() }
+    let deadline = Date().addingTimeInterval(timeout)
+    while p.isRunning && Date() < deadline { usleep(10_000) }
+    if p.isRunning { p.terminate() }
+    p.waitUntilExit()
+    g.wait()
+    return ProcessResult(status: p.terminationStatus, stdout: String(decoding: outData.withLock { $0 }, as: UTF8.self),
+                         stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
+}
