@@ -175,6 +175,13 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
                 } else {
                     handler?.bytesReceived(chunk)
                 }
+                // A short plaintext read drained the socket: skip the read that would only
+                // return EAGAIN (epoll is level-triggered and reports more input). TLS reads
+                // return one record at a time, so they continue until WANT_READ.
+                if tls == nil && n < buf.count {
+                    updateInterest()
+                    return
+                }
             case .wouldBlock:
                 updateInterest()
                 return
