@@ -1,3 +1,4 @@
+import PushDoubleCore
 import PushDoubleTransport
 
 /// How the APNs fake listens: TLS only, ALPN `h2` only, no HTTP/1.1, and Apple's HTTP/2
@@ -37,5 +38,28 @@ public enum APNsListeners {
                               tls: TLSServerConfiguration(certificateChainPEM: certificateChainPEM, privateKeyPEM: privateKeyPEM, alpn: alpn),
                               http2: http2Configuration(configuration), limits: serverLimits(configuration),
                               allowHTTP1: false, allowHTTP2: true, responder: responder)
+    }
+}
+
+extension APNsFake {
+    /// The two listeners of this fake for the in-process server: `apns-production` and
+    /// `apns-sandbox` (TLS, ALPN `h2` only, no HTTP/1.1, Apple's SETTINGS), both answered by
+    /// this one fake (the environment comes from the listener, SNI or `:authority`).
+    public func listenerSpecs(productionPort: Int = DefaultPorts.apnsProduction,
+                              sandboxPort: Int = DefaultPorts.apnsSandbox) -> [FakeListenerSpec] {
+        [(APNsEnvironment.production, productionPort), (.sandbox, sandboxPort)].map { env, port in
+            FakeListenerSpec(name: env.listenerName, defaultPort: port, fake: self, alpn: APNsListeners.alpn,
+                             allowHTTP1: false, allowHTTP2: true,
+                             http2: APNsListeners.http2Configuration(configuration),
+                             limits: APNsListeners.serverLimits(configuration), environment: env.rawValue, useTLS: true)
+        }
+    }
+
+    /// Listener specs of a new fake with `configuration` (default: the shipped key and topic).
+    /// `clock` should be the double's clock (it dates 410 answers rendered for fault rules).
+    public static func listenerSpecs(configuration: APNsConfiguration = .shipped, clock: any DoubleClock = SystemClock(),
+                                     productionPort: Int = DefaultPorts.apnsProduction,
+                                     sandboxPort: Int = DefaultPorts.apnsSandbox) -> [FakeListenerSpec] {
+        APNsFake(configuration: configuration, clock: clock).listenerSpecs(productionPort: productionPort, sandboxPort: sandboxPort)
     }
 }

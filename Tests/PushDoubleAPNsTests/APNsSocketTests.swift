@@ -5,6 +5,7 @@ import PushDoubleCore
 import PushDoubleCrypto
 import PushDoubleTransport
 @testable import PushDoubleAPNs
+import PushDouble
 
 /// The APNs fake over real sockets: TLS + HTTP/2 from this repo's runtime, driven by curl
 /// and by Python clients (hyper-h2 frames, httpx, aioapns) from Tests/Interop/apns_interop.py.
@@ -132,6 +133,55 @@ final class APNsSocketTests: XCTestCase {
         // Every Python request shows up in the history, with the JWT pyjwt minted.
         let jwtExchanges = s.double.history.all.filter { $0.auth?.scheme == "apns-jwt" }
         XCTAssertGreaterThan(jwtExchanges.count, 30)
+    }
+}
+
+/// The fake inside the library's in-process server (`PushDoubleServer`), with the shipped
+/// credentials exactly as `pushdouble serve` uses them.
+final class APNsInProcessServerTests: XCTestCase {
+    func testShippedKeyAndCertificate() throws {
+        let credentials = DoubleCredentials(caPEM: EmbeddedTestCredentials.caPEM,
+                                            serverCertificatePEM: EmbeddedTestCredentials.serverCertificatePEM,
+                                            serverKeyPEM: EmbeddedTestCredentials.serverKeyPEM)
+        var config = PushDoubleConfiguration(fakes: APNsFake.listenerSpecs(), credentials: credentials)
+        config.ephemeralPorts = true
+        config.admin = false
+        config.eventLoopCount = 1
+        let server = PushDoubleServer(configuration: config)
+        try server.start()
+        addTeardownBlock { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-apns-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let ca = dir.appendingPathComponent("ca.pem")
+        try EmbeddedTestCredentials.caPEM.write(to: ca, atomically: true, encoding: .utf8)
+
+        let key = try P256PrivateKey(pem: EmbeddedTestCredentials.apnsKeyPEM)
+        let jwt = try JWT.signES256(keyID: EmbeddedTestCredentials.apnsKeyID,
+                                    claims: JOSEObject([("iss", .string(EmbeddedTestCredentials.apnsTeamID)),
+                                                        ("iat", .int(Int64(Date().timeIntervalSince1970)))]), key: key)
+        let production = try XCTUnwrap(server.endpoint(named: "apns-production"))
+        let sandbox = try XCTUnwrap(server.endpoint(named: "apns-sandbox"))
+        XCTAssertEqual(production.environment, "production")
+        func post(_ base: String, _ token: String, host: String? = nil) throws -> ProcessResult {
+            var args = ["curl", "-sS", "--http2", "--cacert", ca.path, "-D", "-", "-H", "authorization: bearer \(jwt)",
+                        "-H", "apns-topic: \(EmbeddedTestCredentials.apnsTopic)", "--data-binary", #"{"aps":{"alert":"hi"}}"#]
+            var url = base
+            if let host, let port = URL(string: base)?.port {
+                args += ["--resolve", "\(host):\(port):127.0.0.1"]
+                url = "https://\(host):\(port)"
+            }
+            return try runCommand(args + [url + "/3/device/\(token)"])
+        }
+        let ok = try post(production.url, Fixture.token)
+        XCTAssertTrue(ok.stdout.hasPrefix("HTTP/2 200"), ok.stdout + ok.stderr)
+        let sb = try post(sandbox.url, Fixture.token)
+        XCTAssertTrue(sb.stdout.contains("apns-unique-id"), sb.stdout + sb.stderr)
+        let gone = try post(production.url, APNsMagicTokens.table[0].example, host: "api.push.apple.com")
+        XCTAssertTrue(gone.stdout.hasPrefix("HTTP/2 410"), gone.stdout + gone.stderr)
+        XCTAssertTrue(gone.stdout.hasSuffix(#"{"reason":"Unregistered","timestamp":1704067200000}"#), gone.stdout)
+        XCTAssertEqual(server.history.all.map(\.environment), ["production", "sandbox", "production"])
+        XCTAssertEqual(server.history.all.first?.auth?.keyID, EmbeddedTestCredentials.apnsKeyID)
     }
 }
 
