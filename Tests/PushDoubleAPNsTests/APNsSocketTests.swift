@@ -106,6 +106,36 @@ final class APNsSocketTests: XCTestCase {
         XCTAssertEqual(history[0].transport.version, .http2)
     }
 
+    /// h2load with many connections and streams: every answer is a 200 and is in the history.
+    /// A connection starts at MAX_CONCURRENT_STREAMS=1 like Apple's, and h2load may open up to
+    /// `-m` streams before it sees the raised limit: those are refused (RST_STREAM
+    /// REFUSED_STREAM), which h2load counts as "errored". So: at most 99 refused per connection.
+    /// Prints the rate (the quality target is measured by the benchmark, not asserted here).
+    func testH2LoadAllSucceed() throws {
+        let s = try start()
+        let body = s.dir.appendingPathComponent("payload.json")
+        try Data(#"{"aps":{"alert":{"title":"Hello","body":"World"},"badge":1},"custom":"x"}"#.utf8).write(to: body)
+        let jwt = s.key.jwt(iat: Int64(Date().timeIntervalSince1970))
+        let r = try runCommand(["h2load", "-n", "20000", "-c", "10", "-m", "100", "-t", "1",
+                                "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: \(Fixture.topic)",
+                                "-H", "apns-push-type: alert", "-d", body.path,
+                                "https://127.0.0.1:\(s.productionPort)/3/device/\(Fixture.token)"], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        func number(_ label: String) -> Int? {
+            guard let range = r.stdout.range(of: #"(\d+) "# + label, options: .regularExpression) else { return nil }
+            return Int(r.stdout[range].split(separator: " ")[0])
+        }
+        let succeeded = try XCTUnwrap(number("succeeded"), r.stdout)
+        let errored = try XCTUnwrap(number("errored"), r.stdout)
+        XCTAssertEqual(number("done"), 20000, r.stdout)
+        XCTAssertEqual(number("timeout"), 0, r.stdout)
+        XCTAssertEqual(succeeded + errored, 20000, r.stdout)
+        XCTAssertLessThanOrEqual(errored, 10 * 99, r.stdout)
+        XCTAssertTrue(r.stdout.contains("status codes: \(succeeded) 2xx, 0 3xx, 0 4xx, 0 5xx"), r.stdout)
+        if let line = r.stdout.split(separator: "\n").first(where: { $0.hasPrefix("finished in") }) { print("APNs h2load: \(line)") }
+        XCTAssertEqual(s.double.history.count, succeeded)
+    }
+
     func testHTTP1IsRefused() throws {
         let s = try start()
         let r = try runCommand(["curl", "-sS", "--http1.1", "--cacert", s.caPath, "-o", "/dev/null", "-w", "%{http_code}",
