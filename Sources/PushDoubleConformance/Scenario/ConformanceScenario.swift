@@ -78,21 +78,13 @@ public struct CheckInvocation: Sendable, Equatable {
     public init(id: String, params: JSONValue = .object([])) { self.id = id; self.params = params }
 }
 
-/// A scenario file that cannot be used, with what to fix.
-public struct ScenarioError: Error, Sendable, CustomStringConvertible, Equatable {
-    public var file: String
-    public var problem: String
-    public init(file: String, problem: String) { self.file = file; self.problem = problem }
-    public var description: String { "\(file): \(problem)" }
-}
-
 extension ConformanceScenario {
     /// Decodes a scenario file's conformance parts. `knownChecks` (if given) rejects unknown check ids.
     public static func decode(_ data: Data, file: String, knownChecks: Set<String>? = nil) throws -> ConformanceScenario {
         let root: JSONValue
         do { root = try JSONDecoder().decode(JSONValue.self, from: data) }
-        catch { throw ScenarioError(file: file, problem: "not valid JSON (\(Self.describe(error)))") }
-        func fail(_ p: String) -> ScenarioError { ScenarioError(file: file, problem: p) }
+        catch { throw ScenarioError(file: file, path: "", message: "not valid JSON (\(Self.describe(error)))") }
+        func fail(_ p: String) -> ScenarioError { ScenarioError(file: file, path: "", message: p) }
         guard case .object = root else { throw fail("the top level must be a JSON object") }
         guard let id = root["id"]?.stringValue, !id.isEmpty else { throw fail("missing string \"id\" (the stable case id, e.g. \"apns.unregistered\")") }
         let title = root["title"]?.stringValue ?? id
@@ -107,8 +99,9 @@ extension ConformanceScenario {
             guard let did = d["id"]?.stringValue else { throw fail("devices[\(i)] has no string \"id\"") }
             let provider = d["provider"]?.stringValue ?? "apns"
             // What the sender is told may differ from what the fake knows (e.g. a token of the
-            // other environment): "sender" overrides environment/topic/token for the driver only.
-            let o = d["sender"]
+            // other environment): top-level "senderDevices": {"d1": {"environment": …}} overrides
+            // environment/topic/token for the driver only (the core's device objects are strict).
+            let o = root["senderDevices"]?[did]
             guard let token = o?["token"]?.stringValue ?? d["token"]?.stringValue else {
                 throw fail("devices[\(i)] (\(did)) has no string \"token\"")
             }
@@ -172,16 +165,16 @@ extension ConformanceScenario {
     public static func loadDirectory(_ path: String, knownChecks: Set<String>? = nil) throws -> [ConformanceScenario] {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
-            throw ScenarioError(file: path, problem: "scenario directory not found (give one with --scenarios DIR)")
+            throw ScenarioError(file: path, path: "", message: "scenario directory not found (give one with --scenarios DIR)")
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }.sorted()
         var out: [ConformanceScenario] = []
         var seen: [String: String] = [:]
         for n in names {
             let full = (path as NSString).appendingPathComponent(n)
-            guard let data = FileManager.default.contents(atPath: full) else { throw ScenarioError(file: full, problem: "cannot read") }
+            guard let data = FileManager.default.contents(atPath: full) else { throw ScenarioError(file: full, path: "", message: "cannot read") }
             let s = try decode(data, file: full, knownChecks: knownChecks)
-            if let other = seen[s.id] { throw ScenarioError(file: full, problem: "case id \"\(s.id)\" is also used by \(other)") }
+            if let other = seen[s.id] { throw ScenarioError(file: full, path: "id", message: "case id \"\(s.id)\" is also used by \(other)") }
             seen[s.id] = full
             out.append(s)
         }
