@@ -189,15 +189,18 @@ enum RetryChecks {
             : .violated("duplicate deliveries", problems)
     }
 
-    /// "last=5" in a GOAWAY record's detail.
-    static func goAwayLastStream(_ e: Exchange) -> UInt32? {
-        guard let d = e.response.detail else { return nil }
-        for part in d.split(whereSeparator: { $0 == " " || $0 == "," }) {
-            for prefix in ["last=", "lastStreamID=", "last-stream-id=", "lastStreamId="] where part.hasPrefix(prefix) {
-                return UInt32(part.dropFirst(prefix.count))
-            }
+    /// The last-stream-id of a GOAWAY record: `last=5`, or the core's symbolic forms
+    /// `last=before-this-stream`, `last=this-stream`, `last=highest-seen`.
+    static func goAwayLastStream(_ ga: APNsPush, onConnection: [APNsPush]) -> UInt32 {
+        let fallback = ga.accepted ? ga.stream : ga.stream &- 1
+        guard let d = ga.exchange.response.detail, let r = d.range(of: "last=") else { return fallback }
+        let value = d[r.upperBound...].prefix { !$0.isWhitespace && $0 != "," && $0 != ";" }
+        switch value {
+        case "before-this-stream": return ga.stream &- 1
+        case "this-stream": return ga.stream
+        case "highest-seen": return onConnection.filter { $0.start <= ga.start }.map(\.stream).max() ?? ga.stream
+        default: return UInt32(value) ?? fallback
         }
-        return nil
     }
 
     static let goAway = CheckDefinition(
@@ -209,8 +212,8 @@ enum RetryChecks {
         if goaways.isEmpty { return .notApplicable("the fake sent no GOAWAY") }
         var problems: [Evidence] = []
         for ga in goaways {
-            let last = goAwayLastStream(ga.exchange) ?? (ga.accepted ? ga.stream : ga.stream &- 1)
             let sameConn = h.pushes.filter { $0.connection == ga.connection }
+            let last = goAwayLastStream(ga, onConnection: sameConn)
             // (a) no new stream above last-stream-id opened after the GOAWAY was sent
             for p in sameConn where p.stream > last && p.start > ga.end.addingTimeInterval(0.05) {
                 problems.append(Evidence("new stream \(p.stream) opened on connection \(ga.connection) after GOAWAY last=\(last): \(h.describe(p))",
