@@ -87,7 +87,7 @@ final class Harness {
     let connection = TestConnection()
     var stream: UInt32 = 1
 
-    func request(_ method: String = "POST", _ path: String, headers: [(String, String)] = [("authorization", "ok")],
+    func request(_ path: String, method: String = "POST", headers: [(String, String)] = [("authorization", "ok")],
                  body: String = "") -> HTTPRequest {
         let now = Date()
         let info = RequestInfo(connection: connection.info, streamID: stream, version: .http2, headReceivedAt: now, bodyReceivedAt: now)
@@ -96,9 +96,9 @@ final class Harness {
                            body: Array(body.utf8), info: info)
     }
 
-    func send(_ responder: any Responder, _ method: String = "POST", _ path: String,
+    func send(_ responder: any Responder, _ path: String, method: String = "POST",
               headers: [(String, String)] = [("authorization", "ok")], body: String = "") -> ResponseAction {
-        responder.respond(to: request(method, path, headers: headers, body: body), context: RequestContext(connection: connection))
+        responder.respond(to: request(path, method: method, headers: headers, body: body), context: RequestContext(connection: connection))
     }
 }
 

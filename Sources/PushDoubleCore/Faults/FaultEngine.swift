@@ -50,6 +50,11 @@ public struct FaultRuleStatus: Sendable, Encodable, Equatable {
 
 /// Evaluates fault rules and quotas, in order, first firing rule wins.
 ///
+/// Counting: every rule counts every request that meets its static criteria (so `nth: 2`
+/// means the second such request, whatever earlier rules did with the first); only rules
+/// up to the firing one test `nth`/`everyNth`/`times`, draw from the generator or
+/// consume quota.
+///
 /// Thread-safe: one lock per evaluation, held only to read and update counters, quota
 /// state and the seeded generator; rendering the chosen action happens outside.
 ///
@@ -149,28 +154,38 @@ public final class FaultEngine: Sendable {
         let now = clock.now()
         return state.withLock { s -> FaultHit? in
             if s.rules.isEmpty { return nil }
+            var hit: FaultHit? = nil
             for i in s.rules.indices {
-                if let hit = Self.evaluate(&s.rules[i], request, now: now, rng: &s.rng, rateLimitReason: rateLimitReason) {
-                    return hit
+                guard Self.matchesStatically(s.rules[i], request, now: now) else { continue }
+                s.rules[i].matched += 1
+                if hit == nil {
+                    hit = Self.decide(&s.rules[i], request, now: now, rng: &s.rng, rateLimitReason: rateLimitReason)
                 }
             }
-            return nil
+            return hit
         }
     }
 
-    private static func evaluate(_ r: inout RuleState, _ q: FaultRequest, now: Date, rng: inout SplitMix64,
-                                 rateLimitReason: String?) -> FaultHit? {
+    /// The static criteria: provider, endpoint, token, device, topic, environment, time window.
+    private static func matchesStatically(_ r: RuleState, _ q: FaultRequest, now: Date) -> Bool {
         let m = r.rule.match
-        if let p = m.provider, p != q.provider { return nil }
-        if let e = m.endpoint, e != q.endpoint { return nil }
-        if let t = m.token, t != q.token { return nil }
-        if let d = m.device, d != q.deviceID { return nil }
-        if let t = m.topic, t != q.topic { return nil }
-        if let e = m.environment, e != q.environment { return nil }
+        if let p = m.provider, p != q.provider { return false }
+        if let e = m.endpoint, e != q.endpoint { return false }
+        if let t = m.token, t != q.token { return false }
+        if let d = m.device, d != q.deviceID { return false }
+        if let t = m.topic, t != q.topic { return false }
+        if let e = m.environment, e != q.environment { return false }
         let elapsed = now.timeIntervalSince(r.loadedAt)
-        if let f = m.from, elapsed < f { return nil }
-        if let u = m.until, elapsed >= u { return nil }
-        r.matched += 1
+        if let f = m.from, elapsed < f { return false }
+        if let u = m.until, elapsed >= u { return false }
+        return true
+    }
+
+    /// For a statically matching request (already counted): nth / everyNth, times,
+    /// probability, quota state.
+    private static func decide(_ r: inout RuleState, _ q: FaultRequest, now: Date, rng: inout SplitMix64,
+                               rateLimitReason: String?) -> FaultHit? {
+        let m = r.rule.match
         if let n = m.nth, r.matched != n { return nil }
         if let n = m.everyNth, r.matched % n != 0 { return nil }
         if let t = r.rule.times, r.fired >= t { return nil }

@@ -180,12 +180,16 @@ public enum ScenarioLoader {
     public static func describe(_ error: DecodingError, file: String) -> ScenarioError {
         switch error {
         case .typeMismatch(let type, let ctx):
-            let found = ctx.debugDescription.isEmpty ? "" : ctx.debugDescription
+            let text = ctx.debugDescription
             var message = "expected \(typeName(type))"
-            if found.contains("but found") || found.contains("instead") {
-                if let r = found.range(of: "but found ") { message += ", found " + found[r.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: ". ")) }
-            } else if found.lowercased().contains("expected") {
-                message = found.prefix(1).lowercased() + found.dropFirst()
+            if let r = text.range(of: "but found ") {
+                var found = String(text[r.upperBound...])
+                for suffix in [".", " instead"] where found.hasSuffix(suffix) { found.removeLast(suffix.count) }
+                for article in ["a ", "an "] where found.hasPrefix(article) { found.removeFirst(article.count) }
+                let names = ["dictionary": "object", "bool": "boolean", "number": "number", "string": "string", "array": "array"]
+                message += ", found " + (names[found] ?? found)
+            } else if text.lowercased().hasPrefix("expected delta-seconds") {
+                message = text.prefix(1).lowercased() + text.dropFirst()
             }
             return ScenarioError(file: file, path: pathString(ctx.codingPath), message: message)
         case .valueNotFound(let type, let ctx):
