@@ -1,10 +1,30 @@
-/* Wrappers used by PushDoubleCrypto. */
+/* Wrappers used by PushDoubleCrypto: OpenSSL macros and variadic functions that Swift
+ * cannot import, each as a static inline function with a `pd_` prefix. */
 #ifndef PUSHDOUBLE_SHIM_CRYPTO_H
 #define PUSHDOUBLE_SHIM_CRYPTO_H
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 static inline long pd_BIO_get_mem_data(BIO *bio, char **out) { return BIO_get_mem_data(bio, out); }
 static inline void pd_OPENSSL_free(void *p) { OPENSSL_free(p); }
+
+/* EVP_EC_gen / EVP_RSA_gen are variadic macros over EVP_PKEY_Q_keygen. */
+static inline EVP_PKEY *pd_EVP_PKEY_generate_p256(void) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+}
+static inline EVP_PKEY *pd_EVP_PKEY_generate_rsa(unsigned int bits) {
+    return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
+}
+
+/* X509V3_set_ctx_nodb is a macro. */
+static inline void pd_X509V3_set_ctx_nodb(X509V3_CTX *ctx) { X509V3_set_ctx_nodb(ctx); }
+
+/* sk_GENERAL_NAME_* are macros (used to read SANs back). */
+static inline int pd_sk_GENERAL_NAME_num(const GENERAL_NAMES *names) { return sk_GENERAL_NAME_num(names); }
+static inline GENERAL_NAME *pd_sk_GENERAL_NAME_value(const GENERAL_NAMES *names, int i) { return sk_GENERAL_NAME_value(names, i); }
+static inline void pd_GENERAL_NAMES_free(GENERAL_NAMES *names) { GENERAL_NAMES_free(names); }
 
 #endif

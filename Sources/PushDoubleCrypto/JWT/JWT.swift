@@ -1,0 +1,195 @@
+/// The JWS algorithms PushDouble signs and verifies (RFC 7518 §3).
+public enum JWTAlgorithm: String, Sendable, Equatable {
+    /// ECDSA P-256 + SHA-256, signature raw `r‖s` (APNs provider tokens, VAPID).
+    case es256 = "ES256"
+    /// RSASSA-PKCS1-v1_5 + SHA-256 (Google service-account assertions).
+    case rs256 = "RS256"
+}
+
+/// A private key together with the JWS algorithm it signs with.
+public enum JWTSigningKey: Sendable {
+    case es256(P256PrivateKey)
+    case rs256(RSAPrivateKey)
+
+    public var algorithm: JWTAlgorithm {
+        switch self { case .es256: return .es256; case .rs256: return .rs256 }
+    }
+    var keyType: CryptoError.KeyType {
+        switch self { case .es256: return .p256; case .rs256: return .rsa }
+    }
+}
+
+/// A public key together with the JWS algorithm it verifies.
+public enum JWTVerificationKey: Sendable {
+    case es256(P256PublicKey)
+    case rs256(RSAPublicKey)
+}
+
+/// Creates and parses JWS compact serialisations (`header.claims.signature`, RFC 7515 §7.1).
+///
+/// Signing writes compact JSON in the order the members were given, so
+/// `JWT.sign(header: ["alg": "ES256", "kid": kid], claims: ["iss": team, "iat": now], key: .es256(k))`
+/// produces exactly `{"alg":"ES256","kid":"…"}` and `{"iss":"…","iat":…}` as APNs expects.
+public enum JWT {
+    /// Signs `claims` with `key`. If `header` has no `alg`, the key's algorithm is put first;
+    /// if it names another algorithm, throws `jwtAlgorithmKeyMismatch`.
+    public static func sign(header: JOSEObject = [:], claims: JOSEObject, key: JWTSigningKey) throws(CryptoError) -> String {
+        var h = header
+        if let alg = h["alg"] {
+            guard alg.stringValue == key.algorithm.rawValue else {
+                throw .jwtAlgorithmKeyMismatch(algorithm: alg.stringValue ?? alg.compactJSON, key: key.keyType)
+            }
+        } else {
+            h = JOSEObject([("alg", .string(key.algorithm.rawValue))] + header.members.map { ($0.name, $0.value) })
+        }
+        var input = Base64URL.encodeToBytes(h.compactJSONBytes)
+        input.append(UInt8(ascii: "."))
+        input += Base64URL.encodeToBytes(claims.compactJSONBytes)
+        let signature: [UInt8]
+        switch key {
+        case .es256(let k): signature = try k.signature(for: input)
+        case .rs256(let k): signature = try k.signature(for: input)
+        }
+        input.append(UInt8(ascii: "."))
+        input += Base64URL.encodeToBytes(signature)
+        return String(decoding: input, as: UTF8.self)
+    }
+
+    /// ES256 convenience: header `{"alg":"ES256","kid":keyID}` (plus `typ` if given).
+    public static func signES256(keyID: String?, type: String? = nil, claims: JOSEObject, key: P256PrivateKey) throws(CryptoError) -> String {
+        var h: JOSEObject = ["alg": "ES256"]
+        if let type { h["typ"] = .string(type) }
+        if let keyID { h["kid"] = .string(keyID) }
+        return try sign(header: h, claims: claims, key: .es256(key))
+    }
+
+    /// RS256 convenience: header `{"alg":"RS256","typ":"JWT","kid":keyID}` (Google's form).
+    public static func signRS256(keyID: String?, claims: JOSEObject, key: RSAPrivateKey) throws(CryptoError) -> String {
+        var h: JOSEObject = ["alg": "RS256", "typ": "JWT"]
+        if let keyID { h["kid"] = .string(keyID) }
+        return try sign(header: h, claims: claims, key: .rs256(key))
+    }
+
+    /// Parses a compact JWS without verifying it. Refuses, each with its own error: a segment
+    /// count other than 3, bad base64url in any segment (padding included), a header or
+    /// claims segment that is not a JSON object, a missing `alg`, `alg: none`, and any `alg`
+    /// other than ES256/RS256.
+    public static func parse(_ token: String) throws(CryptoError) -> ParsedJWT {
+        var t = token
+        let r = t.withUTF8 { buf in Result { () throws(CryptoError) -> ParsedJWT in try parse(bytes: UnsafeRawBufferPointer(buf)) } }
+        return try r.get()
+    }
+
+    /// Parses a compact JWS given as ASCII bytes (e.g. straight from a request header).
+    public static func parse(bytes: UnsafeRawBufferPointer) throws(CryptoError) -> ParsedJWT {
+        var dots: [Int] = []
+        dots.reserveCapacity(2)
+        for i in 0..<bytes.count where bytes[i] == UInt8(ascii: ".") {
+            dots.append(i)
+            if dots.count > 2 { break }
+        }
+        guard dots.count == 2 else {
+            throw .jwtSegmentCount(dots.count > 2 ? bytes.reduce(1) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) } : dots.count + 1)
+        }
+        let h = UnsafeRawBufferPointer(rebasing: bytes[0..<dots[0]])
+        let c = UnsafeRawBufferPointer(rebasing: bytes[(dots[0] + 1)..<dots[1]])
+        let s = UnsafeRawBufferPointer(rebasing: bytes[(dots[1] + 1)...])
+
+        let headerJSON = try decodeSegment(h, .header)
+        let header = try object(headerJSON, .header)
+        guard let algValue = header["alg"], let alg = algValue.stringValue else { throw .jwtMissingAlgorithm }
+        if alg.lowercased() == "none" { throw .jwtAlgorithmNone }
+        guard let algorithm = JWTAlgorithm(rawValue: alg) else { throw .jwtUnsupportedAlgorithm(alg) }
+
+        let claimsJSON = try decodeSegment(c, .claims)
+        let claims = try object(claimsJSON, .claims)
+        let signature = try decodeSegment(s, .signature)
+        return ParsedJWT(algorithm: algorithm, header: header, claims: claims, headerJSON: headerJSON,
+                         claimsJSON: claimsJSON, signingInput: Array(bytes[0..<dots[1]]), signature: signature)
+    }
+
+    private static func decodeSegment(_ seg: UnsafeRawBufferPointer, _ which: CryptoError.JWTSegment) throws(CryptoError) -> [UInt8] {
+        do { return try Base64URL.decode(bytes: seg, allowPadding: false) } catch {
+            throw .jwtSegmentEncoding(segment: which, reason: error.description)
+        }
+    }
+
+    private static func object(_ json: [UInt8], _ which: CryptoError.JWTSegment) throws(CryptoError) -> JOSEObject {
+        let v: JOSEValue
+        do { v = try JOSEValue.parse(json: json) } catch {
+            throw .jwtMalformedJSON(segment: which, reason: error.description)
+        }
+        guard case .object(let o) = v else { throw .jwtMalformedJSON(segment: which, reason: "not a JSON object") }
+        return o
+    }
+}
+
+/// A parsed (not yet verified) compact JWS: decoded header and claims, their exact JSON
+/// bytes, the signing input and the signature.
+///
+/// Parsing does no crypto; `verify(with:)` does one signature check and nothing else (no
+/// time or audience rules: those belong to each provider fake).
+public struct ParsedJWT: Sendable {
+    /// The header's `alg`, already restricted to ES256/RS256.
+    public let algorithm: JWTAlgorithm
+    /// The protected header, members in document order.
+    public let header: JOSEObject
+    /// The claims set, members in document order.
+    public let claims: JOSEObject
+    /// The header's JSON exactly as sent (decoded from base64url).
+    public let headerJSON: [UInt8]
+    /// The claims' JSON exactly as sent.
+    public let claimsJSON: [UInt8]
+    /// `base64url(header) '.' base64url(claims)` as ASCII bytes: what the signature covers.
+    public let signingInput: [UInt8]
+    /// The decoded signature (ES256: raw `r‖s`).
+    public let signature: [UInt8]
+
+    /// Header `kid`.
+    public var keyID: String? { header.string("kid") }
+    /// Header `typ`.
+    public var type: String? { header.string("typ") }
+    /// Claim `iss`.
+    public var issuer: String? { claims.string("iss") }
+    /// Claim `iat` if it is a JSON integer (a string or fractional value gives nil).
+    public var issuedAt: Int64? { claims.int("iat") }
+    /// Claim `exp` if it is a JSON integer.
+    public var expiresAt: Int64? { claims.int("exp") }
+    /// Claim `aud` if it is a single string.
+    public var audience: String? { claims.string("aud") }
+    /// Claim `aud` as a list: one string, or every string of an array (RFC 7519 §4.1.3).
+    public var audiences: [String] {
+        switch claims["aud"] {
+        case .string(let s)?: return [s]
+        case .array(let a)?: return a.compactMap(\.stringValue)
+        default: return []
+        }
+    }
+    /// Claim `sub`.
+    public var subject: String? { claims.string("sub") }
+    /// Claim `scope` (Google assertions: space-separated scopes).
+    public var scope: String? { claims.string("scope") }
+    /// The claim names, for "exactly these claims" checks.
+    public var claimNames: Set<String> { claims.keySet }
+
+    /// Verifies the signature with an ES256 key. Throws `wrongKeyType` when the token is RS256,
+    /// `signatureLength` when the signature is not 64 bytes, `signatureInvalid` otherwise.
+    public func verify(with key: P256PublicKey) throws(CryptoError) {
+        guard algorithm == .es256 else { throw .wrongKeyType(expected: .rsa, actual: .p256) }
+        try key.verify(signature: signature, for: signingInput)
+    }
+
+    /// Verifies the signature with an RS256 key. Throws `wrongKeyType` when the token is ES256.
+    public func verify(with key: RSAPublicKey) throws(CryptoError) {
+        guard algorithm == .rs256 else { throw .wrongKeyType(expected: .p256, actual: .rsa) }
+        try key.verify(signature: signature, for: signingInput)
+    }
+
+    /// Verifies with whichever key kind is given.
+    public func verify(with key: JWTVerificationKey) throws(CryptoError) {
+        switch key {
+        case .es256(let k): try verify(with: k)
+        case .rs256(let k): try verify(with: k)
+        }
+    }
+}

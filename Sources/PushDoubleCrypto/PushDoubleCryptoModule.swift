@@ -1,2 +1,0 @@
-/// PushDoubleCrypto module marker.
-public enum PushDoubleCryptoModule {}

@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderCryptoTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }
