@@ -202,9 +202,9 @@ final class ScriptedAPNs: Sendable {
         ]
         if let auth = headers["authorization"]?.stringValue, auth.hasPrefix("bearer ") {
             let parts = auth.dropFirst(7).split(separator: ".", omittingEmptySubsequences: false)
-            if parts.count == 3, let h = Base64URL.decode(String(parts[0])), let c = Base64URL.decode(String(parts[1])) {
+            if parts.count == 3, let h = LooseBase64URL.decode(String(parts[0])), let c = LooseBase64URL.decode(String(parts[1])) {
                 o["jwt"] = .object(["header": (try? JSON.parse(h)) ?? .null, "claims": (try? JSON.parse(c)) ?? .null,
-                                    "signatureBytes": .int(Base64URL.decode(String(parts[2]))?.count ?? -1)])
+                                    "signatureBytes": .int(LooseBase64URL.decode(String(parts[2]))?.count ?? -1)])
             }
         }
         if let s = r.status { o["status"] = .int(s) }
@@ -214,7 +214,7 @@ final class ScriptedAPNs: Sendable {
 }
 
 /// base64url without padding (RFC 4648 §5), for reading JWT parts in test mode.
-enum Base64URL {
+enum LooseBase64URL {
     static func decode(_ s: String) -> [UInt8]? {
         var b = s.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while b.count % 4 != 0 { b.append("=") }
