@@ -60,12 +60,16 @@ struct RetryPolicy: Sendable {
     /// A Retry-After longer than this is not waited for: the push ends `failed`.
     var maxRetryAfter: Double = 30
 
-    /// Exponential backoff with jitter before retry number `retry` (1 = first retry).
-    /// "Equal jitter": half the step fixed, half random, so successive delays never shrink
-    /// (a suite can see the growth) yet concurrent retries spread out.
+    /// Share of each step that is random (the rest is fixed).
+    var jitterShare: Double = 0.25
+
+    /// Exponential backoff with jitter before retry number `retry` (1 = first retry):
+    /// step = min(cap, base·2^(retry−1)), delay uniform in [step·(1−jitterShare), step].
+    /// Partial rather than full jitter, so that each delay is at least 1.5× the previous
+    /// one's minimum (the growth is observable) while concurrent retries still spread out.
     func backoff(retry: Int, random: Double) -> Double {
         let step = min(cap, base * pow(2, Double(max(0, retry - 1))))
-        return step / 2 + step / 2 * min(max(random, 0), 1)
+        return step * (1 - jitterShare) + step * jitterShare * min(max(random, 0), 1)
     }
 }
 
