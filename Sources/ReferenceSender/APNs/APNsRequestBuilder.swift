@@ -21,6 +21,8 @@ enum PushPlan: Sendable {
     case push(PreparedPush)
     /// Refused locally, never sent: the message is invalid for APNs.
     case rejected(reason: String)
+    /// Refused locally, never sent: the device token cannot be used (not a path segment).
+    case unusableToken(reason: String)
 }
 
 /// Maps a neutral notification onto an APNs request: payload, headers, limits.
@@ -34,8 +36,8 @@ struct APNsRequestBuilder: Sendable {
 
     func plan(_ n: NeutralNotification, device: TargetDevice, defaultTopic: String?, now: Int64, apnsId: String) -> PushPlan {
         // The token goes into :path; refuse anything that is not a plain path segment.
-        guard !device.token.isEmpty else { return .rejected(reason: APNsReason.missingDeviceToken) }
-        guard device.token.utf8.allSatisfy(Self.isTokenByte) else { return .rejected(reason: APNsReason.badDeviceToken) }
+        guard !device.token.isEmpty else { return .unusableToken(reason: APNsReason.missingDeviceToken) }
+        guard device.token.utf8.allSatisfy(Self.isTokenByte) else { return .unusableToken(reason: APNsReason.badDeviceToken) }
         guard let bundle = (device.topic ?? defaultTopic), !bundle.isEmpty else { return .rejected(reason: APNsReason.missingTopic) }
 
         let hasAlert = n.title != nil || n.subtitle != nil || n.body != nil

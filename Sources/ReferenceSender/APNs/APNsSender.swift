@@ -91,6 +91,9 @@ final class APNsSender: Sendable {
         case .rejected(let reason):
             Log.info("device \(device.id): rejected locally (\(reason))")
             return Delivery(result: DeviceResult(device: device.id, outcome: .rejected, reason: reason))
+        case .unusableToken(let reason):
+            Log.info("device \(device.id): unusable token (\(reason))")
+            return Delivery(result: DeviceResult(device: device.id, outcome: .dead, reason: reason))
         case .push(let push):
             return await deliver(push, deviceID: device.id)
         }

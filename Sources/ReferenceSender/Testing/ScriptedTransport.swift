@@ -171,6 +171,8 @@ final class ScriptedAPNs: Sendable {
             switch plan {
             case .rejected(let reason):
                 return .object(["rejected": .string(reason)])
+            case .unusableToken(let reason):
+                return .object(["dead": .string(reason)])
             case .push(let p):
                 var h = JSONObject()
                 for f in p.headers { h[f.name] = .string(f.value) }
