@@ -93,3 +93,32 @@ final class HeaderChecksTests: XCTestCase {
         XCTAssertEqual(Severity.may.violationVerdict, .info)
     }
 }
+
+final class MappingCheckTests: XCTestCase {
+    let n = params(#"{"title":"Hi","body":"There","sound":"default","badge":2,"threadId":"t","data":{"k":"v","n":1},"collapseKey":"c1","priority":"high","ttlSeconds":60}"#)
+
+    func run(body: String, headers: [(String, String)]) -> CheckResult {
+        var b = HistoryBuilder()
+        b.send(["d1"], at: 0, end: 1)
+        b.steps[0].notification = n
+        b.push("d1", at: 0.1, headers: headers, body: body)
+        return b.run(MappingCheck.check)
+    }
+
+    func testMappedCorrectly() {
+        let exp = String(Int(HistoryBuilder.t0.timeIntervalSince1970) + 60)
+        let r = run(body: #"{"aps":{"alert":{"title":"Hi","body":"There"},"sound":"default","badge":2,"thread-id":"t"},"k":"v","n":1}"#,
+                    headers: [("apns-collapse-id", "c1"), ("apns-priority", "10"), ("apns-expiration", exp)])
+        XCTAssertVerdict(r, .pass)
+    }
+
+    func testMappedWrongly() {
+        let r = run(body: #"{"aps":{"alert":{"title":"Hi"},"badge":3},"data":{"k":"v"}}"#, headers: [("apns-priority", "5")])
+        XCTAssertVerdict(r, .fail)
+        let note = r.evidence[0].note
+        for s in ["aps.alert.body is missing", "aps.badge is 3", "top-level k is missing", "apns-collapse-id is missing",
+                  "priority high → apns-priority is 5", "no apns-expiration"] {
+            XCTAssertTrue(note.contains(s), "\(s) in \(note)")
+        }
+    }
+}

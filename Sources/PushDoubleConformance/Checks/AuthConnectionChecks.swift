@@ -17,7 +17,7 @@ enum AuthConnectionChecks {
             if !seen.insert(raw).inserted { continue }
             guard let jwt = DecodedJWT(raw) else { problems.append(h.evidence(p, "authorization bearer is not a JWT")); continue }
             var bad: [String] = []
-            if jwt.header["alg"]?.stringValue != "ES256" { bad.append("alg is \(jwt.header["alg"].map { "\($0)" } ?? "missing"), not ES256") }
+            if jwt.header["alg"]?.stringValue != "ES256" { bad.append("alg is \(jwt.header["alg"]?.compactJSON ?? "missing"), not ES256") }
             let headerKeys = Set((jwt.header.objectValue ?? []).map(\.0))
             if !headerKeys.isSubset(of: ["alg", "kid", "typ"]) { bad.append("unexpected header fields \(headerKeys.subtracting(["alg", "kid", "typ"]).sorted())") }
             if let kid = jwt.header["kid"]?.stringValue {

@@ -25,6 +25,7 @@ public enum CheckCatalogue {
         AuthConnectionChecks.jwtRefreshAfterExpired, AuthConnectionChecks.connectionReuse, AuthConnectionChecks.maxConcurrentStreams,
         HeaderChecks.topicSuffix, HeaderChecks.background, HeaderChecks.expiration, HeaderChecks.collapseID,
         HeaderChecks.apnsID, HeaderChecks.noDuplicateHeaders, HeaderChecks.payloadLimits, HeaderChecks.environmentHost,
+        MappingCheck.check,
     ]
 
     public static let byID: [String: CheckDefinition] = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })

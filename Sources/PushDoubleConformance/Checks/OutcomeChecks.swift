@@ -31,7 +31,7 @@ enum OutcomeChecks {
                 seen.insert(device)
                 guard let spec = (isFirst ? first : later).first(where: { $0.0 == device })?.1 else { continue }
                 guard let want = expected(spec) else {
-                    problems.append(Evidence("bad expectation for \(device): \(spec)")); continue
+                    problems.append(Evidence("bad expectation for \(device): \(spec.compactJSON)")); continue
                 }
                 judged += 1
                 let wantText = want.map(\.rawValue).sorted().joined(separator: "|")

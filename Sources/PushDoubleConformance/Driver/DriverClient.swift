@@ -106,7 +106,7 @@ public final class DriverClient: @unchecked Sendable {
             guard let providers = r["providers"]?.arrayValue else {
                 return .failure(.badResult(method: DriverProtocol.initialize, problem: "missing \"providers\" array"))
             }
-            let version = r["version"]?.stringValue ?? r["version"].map { "\($0)" } ?? ""
+            let version = r["version"]?.stringValue ?? r["version"]?.compactJSON ?? ""
             return .success(SenderIdentity(name: name, version: version, providers: providers.compactMap(\.stringValue)))
         }
     }
@@ -126,7 +126,7 @@ public final class DriverClient: @unchecked Sendable {
                 return .failure(.badResult(method: method, problem: "results[\(i)] has no \"device\""))
             }
             guard let o = item["outcome"]?.stringValue, let outcome = DeliveryOutcome(rawValue: o) else {
-                let got = item["outcome"].map { "\($0)" } ?? "nothing"
+                let got = item["outcome"]?.compactJSON ?? "nothing"
                 return .failure(.badResult(method: method, problem: "results[\(i)].outcome must be one of "
                     + DeliveryOutcome.allCases.map(\.rawValue).joined(separator: "|") + ", got \(got)"))
             }
