@@ -138,7 +138,7 @@ public struct APNsHistory: Sendable {
             let token = e.token ?? String(path.dropFirst("/3/device/".count))
             let device = byToken[token.lowercased()] ?? e.deviceID ?? token
             let start = e.transport.headReceivedAt
-            let step = sendSteps.last(where: { $0.startedAt <= start.addingTimeInterval(0.005) })?.index ?? -1
+            let step = sendSteps.last(where: { $0.startedAt <= start })?.index ?? -1
             var end = e.respondedAt
             if let d = e.response.delaySeconds { end = max(end, e.receivedAt.addingTimeInterval(d)) }
             var reason = e.response.reason
