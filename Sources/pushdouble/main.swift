@@ -9,13 +9,14 @@ import PushDoubleConformance
 import PushDoubleCrypto
 
 /// One CLI command: its name, one-line summary and entry point.
-struct Command {
+struct Command: Sendable {
     let name: String
     let summary: String
-    let run: ([String]) -> Int32
+    let run: @Sendable ([String]) -> Int32
 }
 
-let commands: [Command] = [
+enum CommandTable {
+    static let commands: [Command] = [
     Command(name: "serve", summary: "Run every fake on loopback with the shipped test credentials (default ports, or --ephemeral).",
             run: ServeCommand.run),
     Command(name: "replay", summary: "Serve with a scenario file loaded and print each exchange in detail (for QA).",
@@ -24,7 +25,9 @@ let commands: [Command] = [
             run: ConformCommand.run),
     Command(name: "certs", summary: "Regenerate the test CA, server certificate and sample credentials into a directory.",
             run: CertsCommand.run),
-]
+    ]
+}
+let commands = CommandTable.commands
 
 func usage() -> String {
     var s = """
@@ -35,8 +38,8 @@ func usage() -> String {
     Commands:
 
     """
-    let width = commands.map(\.name.count).max() ?? 0
-    for c in commands {
+    let width = CommandTable.commands.map(\.name.count).max() ?? 0
+    for c in CommandTable.commands {
         s += "  " + c.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + c.summary + "\n"
     }
     s += "\nExamples:\n  swift run pushdouble serve\n  swift run pushdouble conform --sender \"$(swift build --show-bin-path)/pushdouble-reference-sender\"\n  swift run pushdouble certs --out /tmp/pd-certs\n"
