@@ -291,6 +291,30 @@ final class ScriptedSocket: @unchecked Sendable {
         if !body.isEmpty { write(.data(streamID: streamID, body, endStream: true)) }
     }
 
+    /// Every frame that arrives within `seconds` (then the 5 s timeout is restored).
+    func frames(for seconds: Double) -> [HTTP2Frame] {
+        var got: [HTTP2Frame] = []
+        let end = Date().addingTimeInterval(seconds)
+        while true {
+            let left = end.timeIntervalSinceNow
+            if left <= 0 { break }
+            var tv = timeval(tv_sec: Int(left), tv_usec: Int((left - Double(Int(left))) * 1e6) + 1)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            guard let f = try? readFrame() else { break }
+            got.append(f)
+        }
+        var tv = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+        return got
+    }
+
+    /// Reads until the client closes the connection; returns the frames seen meanwhile.
+    func readUntilEOF() -> [HTTP2Frame] {
+        var got: [HTTP2Frame] = []
+        while let f = try? readFrame() { got.append(f) }
+        return got
+    }
+
     var sawPriority: Bool {
         received.contains { if case .priority = $0.payload { return true }; return $0.headersPriority != nil }
     }
