@@ -270,6 +270,8 @@ final class ClientConnectionCore: @unchecked Sendable {
         var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
         var reason = "closed"
         var wakeBuffer = [UInt8](repeating: 0, count: 64)
+        /// Once closing, how long a blocked final flush (GOAWAY etc.) may take.
+        var closeDeadline: Double?
         mainLoop: while true {
             let now = clientMonotonicNow()
             // Timeouts, connection completion and close decisions.
@@ -327,9 +329,12 @@ final class ClientConnectionCore: @unchecked Sendable {
                 }
             }
             let writeBlocked = pendingWriteOffset < pendingWrite.count
-            if shouldClose && !writeBlocked {
-                reason = "closed"
-                break mainLoop
+            if shouldClose {
+                if closeDeadline == nil { closeDeadline = clientMonotonicNow() + 2 }
+                if !writeBlocked || clientMonotonicNow() >= closeDeadline! {
+                    reason = "closed"
+                    break mainLoop
+                }
             }
 
             // Wait for input, writability, a wake-up or the next deadline.
