@@ -75,16 +75,18 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     func bytesReceived(_ bytes: UnsafeRawBufferPointer) {
         lastActivity = Posix.monotonicNanos()
         guard acceptingRequests, !closed else { return }
-        if readDeadline == nil && bytes.count > 0 {
-            readDeadline = lastActivity &+ UInt64(limits.requestReadTimeout * 1e9)
-            armTimer()
-        }
         if stash.isEmpty {
             let used = process(bytes)
             if used < bytes.count && acceptingRequests { stash.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...])) }
         } else {
             stash.append(contentsOf: bytes)
             processStash()
+        }
+        // Slowloris protection starts when a request is left incomplete; complete requests
+        // never touch the timer.
+        if readDeadline == nil && acceptingRequests && !closed && (current != nil || !stash.isEmpty) && !pausedForPipelining {
+            readDeadline = lastActivity &+ UInt64(limits.requestReadTimeout * 1e9)
+            armTimer()
         }
     }
 
@@ -167,7 +169,8 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
                 current = (head, body, Date())
                 if !head.hasBody {
                     finishRequest(trailers: HTTPHeaders())
-                } else if head.expectContinue && head.minorVersion == 1 {
+                } else if head.expectContinue && head.minorVersion == 1 && offset >= buf.count {
+                    // Only when the client is waiting (no body bytes arrived with the head).
                     if queue.isEmpty { io.write(HTTP1Serializer.continueResponse) } else { pendingContinue = true }
                 }
             case .body(let chunk):
@@ -505,7 +508,7 @@ final class HTTP1BodySink: ResponseBodySink {
     private let connection: LoopBound<HTTP1ServerConnection>
     private let slot: LoopBound<HTTP1ServerConnection.Slot>
     private let executor: any LoopExecutor
-    private let state = Mutex<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
+    private let state = Locked<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
 
     init(connection: HTTP1ServerConnection, slot: HTTP1ServerConnection.Slot, executor: any LoopExecutor) {
         self.connection = LoopBound(connection)

@@ -135,7 +135,7 @@ final class Acceptor: Selectable {
 public final class HTTPServer: Sendable {
     private let group: EventLoopGroup
     private let counters = ServerCounters()
-    private let state = Mutex<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
+    private let state = Locked<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
 
     /// - Parameter eventLoopCount: number of loop threads; default = number of cores.
     public init(eventLoopCount: Int? = nil) {
