@@ -27,6 +27,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     private var closeWhenDrained = false
     private var closed = false
     private var pausedForPipelining = false
+    private var pausedForOutput = false
     private var pendingContinue = false
     private var out: [UInt8] = []
 
@@ -84,13 +85,17 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
         }
         // Slowloris protection starts when a request is left incomplete; complete requests
         // never touch the timer.
-        if readDeadline == nil && acceptingRequests && !closed && (current != nil || !stash.isEmpty) && !pausedForPipelining {
+        if readDeadline == nil && acceptingRequests && !closed && (current != nil || !stash.isEmpty) && !pausedForPipelining && !pausedForOutput {
             readDeadline = lastActivity &+ UInt64(limits.requestReadTimeout * 1e9)
             armTimer()
         }
     }
 
-    func writeBufferDrained() {}
+    func writeBufferDrained() {
+        guard pausedForOutput, !closed else { return }
+        pausedForOutput = false
+        if !stash.isEmpty && acceptingRequests { processStash() }
+    }
 
     func inputClosed() {
         acceptingRequests = false
@@ -142,10 +147,18 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
         var offset = 0
         while offset < buf.count || parser.pendingEnd {
             guard acceptingRequests, !closed else { return buf.count }
-            if parser.isIdle && current == nil && queue.count >= Self.maxPipelined {
-                pausedForPipelining = true
-                io.pauseReading()
-                return offset
+            if parser.isIdle && current == nil {
+                if queue.count >= Self.maxPipelined {
+                    pausedForPipelining = true
+                    io.pauseReading()
+                    return offset
+                }
+                // Responses not yet taken by the kernel: stop answering already-read
+                // pipelined requests until the runtime says the output drained.
+                if io.pendingWriteBytes > limits.maxBufferedOutput {
+                    pausedForOutput = true
+                    return offset
+                }
             }
             let result: (consumed: Int, event: HTTP1RequestParser.Event?)
             if parser.takeEnd() {
