@@ -180,9 +180,8 @@ public final class HTTPServer: Sendable {
         let registered = DispatchGroup()
         for (loop, fd, runtime) in opened {
             registered.enter()
-            let box = UncheckedBox(runtime)
             loop.execute {
-                let acceptor = Acceptor(fd: fd, loop: loop, runtime: box.value)
+                let acceptor = Acceptor(fd: fd, loop: loop, runtime: runtime)
                 _ = try? loop.register(fd: fd, events: EPOLLIN.rawValue, acceptor)
                 registered.leave()
             }
@@ -262,11 +261,4 @@ public final class HTTPServer: Sendable {
         }
         return fd
     }
-}
-
-/// Carries a value into a `@Sendable` closure. `@unchecked Sendable`: used only for
-/// `Sendable` classes or values handed over once to the loop that then owns them.
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ v: T) { value = v }
 }
