@@ -971,3 +971,14 @@ extension HTTP2ServerConnectionTests {
         XCTAssertEqual(fields?.first { $0.name == "x-big" }?.value.count, 40000)
     }
 }
+
+extension HTTP2ServerConnectionTests {
+    func testConnectionSpecificResponseHeadersDropped() {
+        let c = H2TestClient(responder: TestResponder { _, _ in
+            .respond(HTTPResponse(status: 200, headers: ["Connection": "close", "Keep-Alive": "5", "X-Kept": "1"]))
+        })
+        c.handshake()
+        c.request(1)
+        XCTAssertEqual(c.decodeHeaders(c.readFrames()[0]).map(\.0), [":status", "x-kept", "content-length"])
+    }
+}
