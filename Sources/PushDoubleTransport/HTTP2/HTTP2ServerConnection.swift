@@ -109,7 +109,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     public func connectionStarted(initialBytes: [UInt8]) {
         guard phase == .notStarted else { return }
         phase = .active
-        lastActivityMono = Self.monotonicNow()
+        lastActivityMono = now()
         beginEvent()
         // §3.4: "The server connection preface consists of a potentially empty SETTINGS
         // frame ... that MUST be the first frame the server sends".
@@ -224,10 +224,14 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
 
     static func monotonicNow() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
+    /// Monotonic nanoseconds; replaced by tests that drive a virtual clock.
+    var testsOnly_clock: () -> UInt64 = HTTP2ServerConnection.monotonicNow
+    private func now() -> UInt64 { testsOnly_clock() }
+
     // MARK: - Input
 
     private func ingest(_ bytes: UnsafeRawBufferPointer) {
-        lastActivityMono = Self.monotonicNow()
+        lastActivityMono = now()
         decoder.append(bytes)
         while phase == .active {
             let frame: HTTP2Frame?
@@ -274,7 +278,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
                 headerBlockComplete(streamID: frame.streamID, block: h.fragment, endStream: frame.endStream, priority: h.priority)
             } else {
                 headerBlock = PendingHeaderBlock(streamID: frame.streamID, block: h.fragment, endStream: frame.endStream,
-                                                 priority: h.priority, startedMono: Self.monotonicNow())
+                                                 priority: h.priority, startedMono: now())
                 armReadTimeoutTimer()
             }
         case .priority:
@@ -368,11 +372,11 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
             // PROTOCOL_ERROR or REFUSED_STREAM."
             return streamError(streamID, .refusedStream)
         }
-        let now = Date()
+        let arrived = Date()
         let stream = HTTP2ServerStream(id: streamID, endStream: endStream,
                                        sendWindow: peerSettings.initialWindowSize,
                                        recvWindow: Int(configuration.initialWindowSize),
-                                       now: now, mono: Self.monotonicNow())
+                                       now: arrived, mono: now())
         var head = HTTP2RequestHeadValidator()
         for f in fields where !head.add(name: f.name, value: f.value) { break }
         let malformed = head.finish()
@@ -558,6 +562,11 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     /// RST_STREAM for a stream that may not have a stream object.
     private func streamError(_ streamID: UInt32, _ code: HTTP2ErrorCode) {
         if let stream = streams[streamID] { return resetStream(stream, code: code, outcome: .reset) }
+        if streamID > highestStreamID {
+            // A frame-level stream error on an idle stream (e.g. WINDOW_UPDATE increment 0):
+            // §5.1 idle allows only HEADERS and PRIORITY, so this is a connection error.
+            return connectionError(code, "stream error \(code) on idle stream \(streamID)")
+        }
         encoder.appendRstStream(streamID: streamID, code: code, into: &out)
         recentlyReset.insert(streamID)
     }
@@ -786,7 +795,17 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         var hasLength = false
         for f in response.headers {
             let name = Self.lowercased(f.name)
-            if name == "content-length" { hasLength = true }
+            switch name.utf8.first {
+            case 0x63, 0x6b, 0x70, 0x74, 0x75: // c k p t u
+                switch name {
+                case "content-length": hasLength = true
+                // §8.2.2: connection-specific fields must not appear in HTTP/2; a responder
+                // written for HTTP/1.1 may set them, so they are dropped here.
+                case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": continue
+                default: break
+                }
+            default: break
+            }
             fields.append((name, f.value))
         }
         if addLength && !hasLength {
@@ -1013,7 +1032,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     private func idleTimerFired() {
         idleTimer = nil
         guard phase == .active else { return }
-        let idleFor = Double(Self.monotonicNow() &- lastActivityMono) / 1e9
+        let idleFor = Double(now() &- lastActivityMono) / 1e9
         if streams.isEmpty && headerBlock == nil && idleFor >= limits.idleTimeout {
             beginEvent()
             sendGoAway(lastStreamID: highestStreamID, errorCode: .noError, debugData: [])
@@ -1036,7 +1055,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         guard phase == .active else { return }
         beginEvent()
         defer { endEvent() }
-        let now = Self.monotonicNow()
+        let now = self.now()
         let limitNs = UInt64(limits.requestReadTimeout * 1e9)
         if let hb = headerBlock, now &- hb.startedMono >= limitNs {
             return connectionError(.protocolError, "header block not completed within \(limits.requestReadTimeout) s")
