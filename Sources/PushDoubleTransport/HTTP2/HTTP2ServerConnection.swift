@@ -195,7 +195,22 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
 
     /// Events may nest (a responder calling `updateSettings` during `respond`); only the
     /// outermost one writes.
-    private func beginEvent() { eventDepth += 1 }
+    private func beginEvent() {
+        if eventDepth == 0 { eventDateCache = nil }
+        eventDepth += 1
+    }
+
+    /// The wall-clock time of the current event, read once per event: every timestamp an
+    /// event produces (head/body received, response done) is the moment its bytes arrived
+    /// or its timer fired, and one clock read per event keeps the hot path cheap.
+    private var eventDateCache: Date?
+    private func eventDate() -> Date {
+        if eventDepth == 0 { return Date() }
+        if let d = eventDateCache { return d }
+        let d = Date()
+        eventDateCache = d
+        return d
+    }
 
     private func endEvent() {
         eventDepth -= 1
@@ -278,7 +293,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
                 headerBlockComplete(streamID: frame.streamID, block: h.fragment, endStream: frame.endStream, priority: h.priority)
             } else {
                 headerBlock = PendingHeaderBlock(streamID: frame.streamID, block: h.fragment, endStream: frame.endStream,
-                                                 priority: h.priority, startedMono: now())
+                                                 priority: h.priority, startedMono: lastActivityMono)
                 armReadTimeoutTimer()
             }
         case .priority:
@@ -372,11 +387,11 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
             // PROTOCOL_ERROR or REFUSED_STREAM."
             return streamError(streamID, .refusedStream)
         }
-        let arrived = Date()
+        let arrived = eventDate()
         let stream = HTTP2ServerStream(id: streamID, endStream: endStream,
                                        sendWindow: peerSettings.initialWindowSize,
                                        recvWindow: Int(configuration.initialWindowSize),
-                                       now: arrived, mono: now())
+                                       now: arrived, mono: lastActivityMono)
         var head = HTTP2RequestHeadValidator()
         for f in fields where !head.add(name: f.name, value: f.value) { break }
         let malformed = head.finish()
@@ -631,7 +646,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         bufferedBodyBytes -= body.count
         stream.body = []
         let info = RequestInfo(connection: info, streamID: stream.id, version: .http2,
-                               headReceivedAt: stream.headReceivedAt, bodyReceivedAt: body.isEmpty ? stream.headReceivedAt : Date())
+                               headReceivedAt: stream.headReceivedAt, bodyReceivedAt: body.isEmpty ? stream.headReceivedAt : eventDate())
         let request = HTTPRequest(method: stream.method, path: stream.path, scheme: stream.scheme,
                                   authority: stream.authority, headers: stream.headers, body: body, info: info)
         stream.requestInfo = info
@@ -647,8 +662,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         stream.requestDone = true
         bufferedBodyBytes -= stream.body.count
         stream.body = []
-        let now = Date()
-        let info = RequestInfo(connection: info, streamID: stream.id, version: .http2, headReceivedAt: stream.headReceivedAt, bodyReceivedAt: now)
+        let info = RequestInfo(connection: info, streamID: stream.id, version: .http2, headReceivedAt: stream.headReceivedAt, bodyReceivedAt: eventDate())
         let head = HTTPRequest(method: stream.method, path: stream.path, scheme: stream.scheme,
                                authority: stream.authority, headers: stream.headers, body: [], info: info)
         stream.requestInfo = info
@@ -678,7 +692,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         stream.sink = nil
         if let info = stream.requestInfo {
             stream.requestInfo = nil
-            responder.responseCompleted(for: info, outcome: ResponseOutcome(kind: outcome, at: Date()))
+            responder.responseCompleted(for: info, outcome: ResponseOutcome(kind: outcome, at: eventDate()))
         }
         closeIfDrained()
     }
@@ -1001,7 +1015,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         } else if let info = s.requestInfo {
             // Half-closed (local): the peer's END_STREAM is still due; the response is done.
             s.requestInfo = nil
-            responder.responseCompleted(for: info, outcome: ResponseOutcome(kind: .completed, at: Date()))
+            responder.responseCompleted(for: info, outcome: ResponseOutcome(kind: .completed, at: eventDate()))
         }
     }
 
