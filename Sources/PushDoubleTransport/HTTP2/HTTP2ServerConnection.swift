@@ -177,8 +177,15 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         if let m = maxConcurrentStreams { list.append(HTTP2Setting(.maxConcurrentStreams, m)) }
         guard !list.isEmpty else { return }
         beginEvent()
-        encoder.appendSettings(list, into: &out)
-        unackedLocalSettings.append(list)
+        if unackedLocalSettings.count >= Self.maxUnackedSettings {
+            // §6.5.3: "If the sender of a SETTINGS frame does not receive an acknowledgment
+            // within a reasonable amount of time, it MAY issue a connection error of type
+            // SETTINGS_TIMEOUT." A peer that leaves this many unanswered is not answering.
+            connectionError(.settingsTimeout, "\(unackedLocalSettings.count) SETTINGS frames not acknowledged")
+        } else {
+            encoder.appendSettings(list, into: &out)
+            unackedLocalSettings.append(list)
+        }
         endEvent()
     }
 
@@ -775,6 +782,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         encoder.appendGoAway(lastStreamID: last, errorCode: errorCode, debugData: debugData, into: &out)
     }
 
+    /// Unacknowledged SETTINGS frames tolerated before SETTINGS_TIMEOUT.
+    static let maxUnackedSettings = 16
     private static let statusStrings: [String] = (0..<600).map { String($0) }
     private static let zeroFrameHeader = [UInt8](repeating: 0, count: HTTP2Limits.frameHeaderLength)
 
