@@ -286,7 +286,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     /// §5.4.1: GOAWAY with the last stream we processed and the error, then close.
     func connectionError(_ code: HTTP2ErrorCode, _ reason: String) {
         guard phase == .active else { return }
-        encoder.appendGoAway(lastStreamID: highestStreamID, errorCode: code, debugData: Array(reason.utf8), into: &out)
+        // sendGoAway keeps last-stream-id from rising above an earlier GOAWAY's.
+        sendGoAway(lastStreamID: highestStreamID, errorCode: code, debugData: Array(reason.utf8))
         closeNow(outcome: .connectionDropped, abort: false)
     }
 
