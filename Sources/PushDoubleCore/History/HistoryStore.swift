@@ -90,18 +90,26 @@ public struct ExchangeRecord: Sendable {
 /// thread, so they must be quick and thread-safe. When the cap is reached the oldest
 /// exchange is dropped and `dropped` grows: never silent.
 public final class HistoryStore: Sendable {
+    /// A record on the heap, so the ring holds one reference per exchange (copies of an
+    /// entry cost one retain, not one per field).
+    final class RecordBox: Sendable {
+        let record: ExchangeRecord
+        init(_ record: consuming ExchangeRecord) { self.record = record }
+    }
+
     /// One stored exchange, in its cheap or its full form.
     enum Entry: Sendable {
-        case record(UInt64, ExchangeRecord)
+        case record(UInt64, RecordBox)
         case exchange(Exchange)
 
         var seq: UInt64 { switch self { case .record(let s, _): return s; case .exchange(let e): return e.seq } }
-        var provider: ProviderID { switch self { case .record(_, let r): return r.provider; case .exchange(let e): return e.provider } }
+        var provider: ProviderID { switch self { case .record(_, let r): return r.record.provider; case .exchange(let e): return e.provider } }
 
         func matches(_ q: HistoryQuery) -> Bool {
             switch self {
             case .exchange(let e): return q.matches(e)
-            case .record(let seq, let r):
+            case .record(let seq, let box):
+                let r = box.record
                 if let p = q.provider, r.provider != p { return false }
                 if let d = q.device, r.deviceID != d && r.token != d { return false }
                 if let t = q.token, r.token != t { return false }
@@ -114,7 +122,7 @@ public final class HistoryStore: Sendable {
         }
 
         var exchange: Exchange {
-            switch self { case .record(let seq, let r): return r.exchange(seq: seq); case .exchange(let e): return e }
+            switch self { case .record(let seq, let r): return r.record.exchange(seq: seq); case .exchange(let e): return e }
         }
     }
 
@@ -170,11 +178,12 @@ public final class HistoryStore: Sendable {
 
     /// Stores a record from the request path with the next sequence number; returns it.
     @discardableResult
-    public func append(_ record: ExchangeRecord) -> UInt64 {
-        let (seq, subs, evicted) = state.withLock { $0.store { .record($0, record) } }
+    public func append(_ record: consuming ExchangeRecord) -> UInt64 {
+        let box = RecordBox(record)
+        let (seq, subs, evicted) = state.withLock { $0.store { .record($0, box) } }
         _ = evicted  // released here, outside the lock
         if !subs.isEmpty {
-            let e = record.exchange(seq: seq)
+            let e = box.record.exchange(seq: seq)
             for f in subs { f(e) }
         }
         return seq
