@@ -140,35 +140,25 @@ final class AdminAPITests: XCTestCase {
 
     func testHistoryStreamServerSentEvents() throws {
         _ = try push("first")
-        let result = Locked<Curl?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        let url = server.adminURL + "/history/stream?token=second"
-        let url2 = server.adminURL + "/history/stream?after=0"
-        let result2 = Locked<Curl?>(nil)
-        DispatchQueue.global().async {
-            result.withLock { $0 = try? Curl.call("GET", url, extra: ["-N"], timeout: 6) }
-            done.signal()
-        }
-        DispatchQueue.global().async {
-            result2.withLock { $0 = try? Curl.call("GET", url2, extra: ["-N"], timeout: 6) }
-            done.signal()
-        }
-        // Let the stream connect, then produce exchanges.
-        let deadline = Date().addingTimeInterval(3)
+        let filtered = try StreamingCurl(server.adminURL + "/history/stream?token=second")
+        let all = try StreamingCurl(server.adminURL + "/history/stream?after=0")
+        defer { filtered.stop(); all.stop() }
+        let deadline = Date().addingTimeInterval(10)
         while server.history.subscriberCount < 2 && Date() < deadline { usleep(10_000) }
         XCTAssertEqual(server.history.subscriberCount, 2)
         _ = try push("second"); _ = try push("third"); _ = try push("second")
-        done.wait(); done.wait()
-        let out = try XCTUnwrap(result.withLock { $0 })
-        XCTAssertEqual(out.exit, 28, "ended by --max-time")
-        XCTAssertEqual(out.header("content-type"), "text/event-stream")
-        let events = out.body.components(separatedBy: "\n\n").filter { $0.contains("event: exchange") }
-        let all = try XCTUnwrap(result2.withLock { $0 })
-        XCTAssertEqual(all.body.components(separatedBy: "event: exchange").count - 1, 4, "backlog (1) + live (3): " + all.body.replacingOccurrences(of: "\n", with: "|"))
-        XCTAssertEqual(events.count, 2, out.body.replacingOccurrences(of: "\n", with: "|"))
-        guard events.count == 2 else { return }
-        XCTAssertTrue(events[0].hasPrefix("id: 2\nevent: exchange\ndata: {"), events[0])
-        // The closed streams unsubscribe (the heartbeat finds a client that went away).
+        func events(_ t: String) -> [String] { t.components(separatedBy: "\n\n").filter { $0.contains("event: exchange") } }
+        XCTAssertTrue(filtered.wait { events($0).count >= 2 }, filtered.text)
+        XCTAssertTrue(all.wait { events($0).count >= 4 }, "backlog (1) + live (3): " + all.text)
+        let got = events(filtered.text)
+        XCTAssertEqual(got.count, 2)
+        XCTAssertTrue(got.first?.hasPrefix("id: 2\nevent: exchange\ndata: {") ?? false, got.first ?? "")
+        XCTAssertTrue(got.last?.hasPrefix("id: 4\n") ?? false, got.last ?? "")
+        XCTAssertEqual(events(all.text).compactMap { $0.split(separator: "\n").first.map(String.init) }, ["id: 1", "id: 2", "id: 3", "id: 4"])
+        // Keep-alive comments flow (heartbeat 0.2 s in tests).
+        XCTAssertTrue(filtered.wait(timeout: 3) { $0.contains(": keepalive") })
+        // Clients that go away are unsubscribed (the heartbeat notices).
+        filtered.stop(); all.stop()
         let d2 = Date().addingTimeInterval(5)
         while server.history.subscriberCount > 0 && Date() < d2 { usleep(20_000) }
         XCTAssertEqual(server.history.subscriberCount, 0)

@@ -140,13 +140,15 @@ public final class DeviceRegistry: Sendable {
     // MARK: request path
 
     /// What the double knows about `token` for `provider` (see the type's resolution order).
-    public func lookup(provider: ProviderID, token: String, fake: any ProviderFake) -> DeviceLookup {
-        let now = clock.now()
+    /// `now` defaults to the registry's clock (the pipeline passes the time it already read).
+    public func lookup(provider: ProviderID, token: String, fake: any ProviderFake, now: Date? = nil) -> DeviceLookup {
+        let now = now ?? clock.now()
         let (found, world): (DeviceLookup?, WorldMode) = state.withLock { s in
-            let world = s.worlds[provider] ?? defaultWorld
-            guard let id = s.byToken[provider]?[token], var e = s.byID[id] else { return (nil, world) }
-            if Self.applyTimeTransitions(&e, now: now) { s.byID[id] = e }
-            let d = e.device
+            let world = s.worlds.isEmpty ? defaultWorld : (s.worlds[provider] ?? defaultWorld)
+            guard !s.byID.isEmpty, let id = s.byToken[provider]?[token], let i = s.byID.index(forKey: id) else { return (nil, world) }
+            // In place: no copy of the entry in and out of the dictionary.
+            if !s.byID.values[i].device.transitions.isEmpty { Self.applyTimeTransitions(&s.byID.values[i], now: now) }
+            let d = s.byID.values[i].device
             return (DeviceLookup(deviceID: d.id, state: d.state, environment: d.environment, topic: d.topic,
                                  source: .registered, deliveries: d.deliveries), world)
         }
@@ -163,21 +165,25 @@ public final class DeviceRegistry: Sendable {
     /// Counts one accepted delivery to a registered device and applies the transitions it
     /// triggers. Returns the device after the update (nil if the token is not registered).
     @discardableResult
-    public func recordDelivery(provider: ProviderID, token: String) -> Device? {
-        let now = clock.now()
+    public func recordDelivery(provider: ProviderID, token: String, now: Date? = nil) -> Device? {
+        let now = now ?? clock.now()
         return state.withLock { s in
-            guard let id = s.byToken[provider]?[token], var e = s.byID[id] else { return nil }
-            e.device.deliveries += 1
-            for (i, t) in e.device.transitions.enumerated() where !e.applied[i] {
-                if case .afterDeliveries(let n) = t.trigger, e.device.deliveries >= n {
-                    e.applied[i] = true
-                    e.device.state = t.state.state(since: now)
-                }
-            }
-            Self.applyTimeTransitions(&e, now: now)
-            s.byID[id] = e
-            return e.device
+            guard let id = s.byToken[provider]?[token], let i = s.byID.index(forKey: id) else { return nil }
+            Self.countDelivery(&s.byID.values[i], now: now)
+            return s.byID.values[i].device
         }
+    }
+
+    private static func countDelivery(_ e: inout Entry, now: Date) {
+        e.device.deliveries += 1
+        guard !e.device.transitions.isEmpty else { return }
+        for (i, t) in e.device.transitions.enumerated() where !e.applied[i] {
+            if case .afterDeliveries(let n) = t.trigger, e.device.deliveries >= n {
+                e.applied[i] = true
+                e.device.state = t.state.state(since: now)
+            }
+        }
+        applyTimeTransitions(&e, now: now)
     }
 
     /// Applies due `afterSeconds` transitions in schedule order; true if anything changed.
