@@ -51,7 +51,14 @@ public final class APNsFake: ProviderFake {
     public func admit(_ request: HTTPRequest, context: RequestContext, services: ProviderServices) -> Admission {
         let now = services.clock.now()
         let state = Self.connectionState(context.connection)
-        let environment = environment(of: request)
+        let environment: APNsEnvironment
+        if let cached = state.lastEnvironment, request.authority == state.lastAuthority {
+            environment = cached  // SNI and listener are fixed per connection; only :authority varies
+        } else {
+            environment = self.environment(of: request)
+            state.lastAuthority = request.authority
+            state.lastEnvironment = environment
+        }
         var admission = Admission(endpoint: Self.endpoint, environment: environment.rawValue)
 
         let (headers, headerFailure) = APNsRequestValidator.checkHeaders(request)
@@ -131,16 +138,16 @@ public final class APNsFake: ProviderFake {
             case .valid(let c): claims = c; jwt = token
             }
         }
-        var identity = claims.identity
         let failure = APNsTokenRules.evaluate(token: jwt, claims: claims, state: state, environment: environment,
                                               topic: headers.topic, bundleID: headers.bundleID, now: now,
                                               timing: configuration.tokenTiming)
         if let failure {
+            var identity = claims.identity
             identity.valid = false
             return (identity, failure, Self.explain(failure, claims: claims, state: state, now: now))
         }
         state.currentAuthorization = authorization
-        return (identity, nil, nil)
+        return (state.currentIdentity ?? claims.identity, nil, nil)
     }
 
     static func explain(_ reason: APNsReason, claims: APNsVerifiedToken, state: APNsConnectionState, now: Date) -> String {
@@ -292,7 +299,9 @@ public final class APNsFake: ProviderFake {
     static func notification(_ headers: APNsPushHeaders, _ request: HTTPRequest) -> JSONValue {
         var sent: [(String, JSONValue)] = []
         for f in request.headers where hasAPNsPrefix(f.name) {
-            sent.append((f.name.lowercased(), .string(f.value)))
+            // HTTP/2 names arrive lowercase; only HTTP/1.1-style names need folding.
+            let name = f.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? f.name.lowercased() : f.name
+            sent.append((name, .string(f.value)))
         }
         var members: [(String, JSONValue)] = [
             ("headers", .object(sent)),
