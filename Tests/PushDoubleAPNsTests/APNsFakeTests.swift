@@ -412,3 +412,66 @@ final class APNsFakeTests: XCTestCase {
                        "missing: \(Set(APNsReason.providerAPIReasons.map(\.rawValue)).subtracting(seen).sorted())")
     }
 }
+
+final class APNsFakeConfigurationTests: XCTestCase {
+    func testFaultTimestampsUseTheDoublesClockOnceKnown() throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_500_000_000))
+        let double = DoubleState(clock: clock)
+        let key = TestKey()
+        let fake = APNsFake(configuration: APNsConfiguration(keys: [key.signingKey()], allowedBundleIDs: nil))  // system clock
+        let pipeline = double.pipeline(for: fake, environment: "production")
+        let conn = FakeConnection()
+        let request = Fixture.request(headers: [("authorization", "bearer " + key.jwt(iat: 1_500_000_000)), ("apns-topic", Fixture.topic)],
+                                      connection: conn)
+        _ = pipeline.respond(to: request, context: RequestContext(connection: conn))
+        let r = try XCTUnwrap(fake.errorResponse(reason: "Unregistered", status: nil, headers: [:], request: request,
+                                                 admission: Admission(endpoint: APNsFake.endpoint)))
+        XCTAssertEqual(String(decoding: r.body, as: UTF8.self), #"{"reason":"Unregistered","timestamp":1500000000000}"#)
+    }
+
+    func testKeySpecJSON() throws {
+        let key = TestKey(keyID: "SPECKEY001", teamID: "SPECTEAM01")
+        let pem = try key.privateKey.publicKey.pem
+        let json = #"{"keyID":"SPECKEY001","teamID":"SPECTEAM01","environments":"sandbox","topics":["com.acme.app"],"pem":"\#(pem.replacingOccurrences(of: "\n", with: "\\n"))"}"#
+        let spec = try JSONDecoder().decode(APNsKeySpec.self, from: Data(json.utf8))
+        let signing = try spec.signingKey()
+        XCTAssertEqual(signing.environments, .sandbox)
+        XCTAssertEqual(signing.topics, ["com.acme.app"])
+        XCTAssertEqual(signing.publicKey, try key.privateKey.publicKey)
+        // The private .p8 form works too, and a fake accepts the key at runtime.
+        let fake = APNsFake(configuration: APNsConfiguration(keys: []))
+        try fake.addKey(APNsKeySpec(keyID: "SPECKEY001", teamID: "SPECTEAM01", pem: try key.privateKey.pemPKCS8))
+        XCTAssertEqual(fake.keys.key(id: "SPECKEY001")?.environments, .both)
+        XCTAssertThrowsError(try APNsKeySpec(keyID: "X", teamID: "Y", pem: "not a key").signingKey())
+    }
+
+    func testShippedConfiguration() throws {
+        let config = APNsConfiguration.shipped
+        XCTAssertEqual(config.keys.map(\.keyID), [EmbeddedTestCredentials.apnsKeyID])
+        XCTAssertEqual(config.keys.first?.teamID, EmbeddedTestCredentials.apnsTeamID)
+        XCTAssertEqual(config.allowedBundleIDs, [EmbeddedTestCredentials.apnsTopic])
+        // A token signed with the shipped private key verifies with the shipped configuration.
+        let fake = APNsFake()
+        let jwt = try JWT.signES256(keyID: EmbeddedTestCredentials.apnsKeyID,
+                                    claims: JOSEObject([("iss", .string(EmbeddedTestCredentials.apnsTeamID)), ("iat", .int(1))]),
+                                    key: try P256PrivateKey(pem: EmbeddedTestCredentials.apnsKeyPEM))
+        guard case .valid(let claims) = fake.verifier.verify(jwt) else { return XCTFail("shipped key does not verify") }
+        XCTAssertEqual(claims.teamID, EmbeddedTestCredentials.apnsTeamID)
+        let specs = fake.listenerSpecs()
+        XCTAssertEqual(specs.map(\.name), ["apns-production", "apns-sandbox"])
+        XCTAssertEqual(specs.map(\.defaultPort), [DefaultPorts.apnsProduction, DefaultPorts.apnsSandbox])
+        XCTAssertEqual(specs.map(\.environment), ["production", "sandbox"])
+        for s in specs {
+            XCTAssertEqual(s.alpn, ["h2"])
+            XCTAssertFalse(s.allowHTTP1)
+            XCTAssertTrue(s.useTLS)
+            XCTAssertEqual(s.http2.initialMaxConcurrentStreams, 1)
+            XCTAssertEqual(s.http2.headerTableSize, 4096)
+            XCTAssertEqual(s.http2.initialWindowSize, 65535)
+            XCTAssertEqual(s.http2.maxFrameSize, 16384)
+            XCTAssertEqual(s.limits.maxHeaderListSize, 8000)
+            XCTAssertEqual(s.limits.maxConcurrentStreams, 1000)
+            XCTAssertEqual(s.limits.idleTimeout, 3600)
+        }
+    }
+}
