@@ -475,3 +475,44 @@ final class APNsFakeConfigurationTests: XCTestCase {
         }
     }
 }
+
+/// Hostile input never crashes the fake: random bytes in every field always get an APNs answer.
+final class APNsRobustnessTests: XCTestCase {
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    func testRandomInputAlwaysGetsAnAPNsAnswer() {
+        let h = APNsHarness()
+        var rng = SplitMix(state: 42)
+        let alphabet = Array("abcdef0123456789ABCDEF{}[]\":,.-/ ?\\é\u{0}\n".unicodeScalars)
+        func junk(_ max: Int) -> String {
+            String(String.UnicodeScalarView((0..<Int.random(in: 0...max, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }))
+        }
+        let names = ["apns-topic", "apns-id", "apns-priority", "apns-push-type", "apns-expiration", "apns-collapse-id", "authorization", "x-other"]
+        for _ in 0..<1500 {
+            var headers: [(String, String)] = []
+            for _ in 0..<Int.random(in: 0...6, using: &rng) { headers.append((names.randomElement(using: &rng)!, junk(80))) }
+            if Bool.random(using: &rng) { headers.append(("apns-topic", Fixture.topic)) }
+            let path = Bool.random(using: &rng) ? "/3/device/" + junk(130) : junk(40)
+            let body = Bool.random(using: &rng) ? junk(300) : String(repeating: "[", count: Int.random(in: 0...5000, using: &rng))
+            let auth: String? = Bool.random(using: &rng) ? nil : "bearer " + junk(300)
+            let r = h.send(path: path, method: Bool.random(using: &rng) ? "POST" : junk(6), headers: headers, authorization: auth,
+                           body: body, connection: FakeConnection())
+            XCTAssertTrue([200, 400, 403, 404, 405, 410, 413, 429].contains(r.status), "status \(r.status)")
+            if r.status == 200 {
+                XCTAssertEqual(r.framing, .headersOnly)
+            } else {
+                XCTAssertEqual(r.framing, .singleDataFrame)
+                XCTAssertNotNil(reason(r).flatMap(APNsReason.init(wireString:)), String(decoding: r.body, as: UTF8.self))
+            }
+        }
+    }
+}
