@@ -32,20 +32,23 @@ public struct PushDoubleConfiguration: Sendable {
     public var ports: [String: Int] = [:]
     /// Serve the admin API.
     public var admin: Bool = true
-    /// The fakes to serve; default: every provider module wired in (see ``FakeRegistry``).
-    public var fakes: [FakeListenerSpec]
+    /// The fakes to serve; nil (default) = every provider module wired in (see
+    /// ``FakeRegistry``), built at start with this configuration's clock.
+    public var fakes: [FakeListenerSpec]?
     /// TLS identity; default: the embedded test credentials (when available).
     public var credentials: DoubleCredentials?
     public var historyCap: Int = 100_000
     public var seed: UInt64 = 0
     public var defaultWorld: WorldMode = .open
     public var clock: any DoubleClock = SystemClock()
+    /// Seconds between keep-alive comments on the admin API's `/history/stream`.
+    public var streamHeartbeat: Double = 15
     /// Event-loop threads; nil = one per core.
     public var eventLoopCount: Int? = nil
 
     public init(fakes: [FakeListenerSpec]? = nil, credentials: DoubleCredentials? = FakeRegistry.embeddedCredentials) {
         self.credentials = credentials
-        self.fakes = fakes ?? FakeRegistry.defaultListeners(credentials: credentials)
+        self.fakes = fakes
     }
 
     /// A configuration with every listener on an ephemeral port (for tests).

@@ -220,3 +220,34 @@ final class Failures: @unchecked Sendable {
     func add(_ s: String) { lock.lock(); items.append(s); lock.unlock() }
     var list: [String] { lock.lock(); defer { lock.unlock() }; return items }
 }
+
+extension JWTTests {
+    func testRandomMutationsNeverCrashOrVerify() throws {
+        // Flip, drop and insert characters of a valid token: the result either fails to parse
+        // with a CryptoError or fails verification; nothing traps and nothing else verifies.
+        let pub = try a3PublicKey()
+        let original = Array(Self.a3Token.utf8)
+        let alphabet = Array("ABCxyz019-_.=+/ {}\"".utf8)
+        var rng = SystemRandomNumberGenerator()
+        var verified = 0
+        for _ in 0..<500 {
+            var t = original
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let i = Int.random(in: 0..<t.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: t[i] = alphabet.randomElement(using: &rng)!
+                case 1: t.remove(at: i)
+                default: t.insert(alphabet.randomElement(using: &rng)!, at: i)
+                }
+            }
+            do {
+                try JWT.parse(String(decoding: t, as: UTF8.self)).verify(with: pub)
+                if t != original { verified += 1 }
+            } catch {
+                // Typed throws: the compiler guarantees this is a CryptoError.
+                _ = error.description
+            }
+        }
+        XCTAssertEqual(verified, 0)
+    }
+}
