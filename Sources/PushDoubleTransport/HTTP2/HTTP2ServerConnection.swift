@@ -562,6 +562,11 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     /// RST_STREAM for a stream that may not have a stream object.
     private func streamError(_ streamID: UInt32, _ code: HTTP2ErrorCode) {
         if let stream = streams[streamID] { return resetStream(stream, code: code, outcome: .reset) }
+        if streamID > highestStreamID {
+            // A frame-level stream error on an idle stream (e.g. WINDOW_UPDATE increment 0):
+            // §5.1 idle allows only HEADERS and PRIORITY, so this is a connection error.
+            return connectionError(code, "stream error \(code) on idle stream \(streamID)")
+        }
         encoder.appendRstStream(streamID: streamID, code: code, into: &out)
         recentlyReset.insert(streamID)
     }
@@ -790,7 +795,17 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         var hasLength = false
         for f in response.headers {
             let name = Self.lowercased(f.name)
-            if name == "content-length" { hasLength = true }
+            switch name.utf8.first {
+            case 0x63, 0x6b, 0x70, 0x74, 0x75: // c k p t u
+                switch name {
+                case "content-length": hasLength = true
+                // §8.2.2: connection-specific fields must not appear in HTTP/2; a responder
+                // written for HTTP/1.1 may set them, so they are dropped here.
+                case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": continue
+                default: break
+                }
+            default: break
+            }
             fields.append((name, f.value))
         }
         if addLength && !hasLength {
