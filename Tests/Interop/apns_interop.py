@@ -14,7 +14,7 @@ Three clients, each checked against the wire facts of /work/shared/protocols/apn
   2. `httpx` with http2=True: success, Unregistered (ms timestamp), BadDeviceToken, 413.
   3. `aioapns` (unchanged library code): it has no host/port option (the host is the class
      attribute APNS_SERVER, port 443). Its HTTP CONNECT proxy option did not complete the
-     tunnelled TLS connection here (Python 3.11, aioapns 4.x), so the script redirects the
+     tunnelled TLS connection here (Python 3.11, aioapns 4.0), so the script redirects the
      real host names to the fake's ports the way an /etc/hosts entry would (wrapping the
      event loop's create_connection): aioapns still sends SNI and `host` api.push.apple.com /
      api.development.push.apple.com, and only the CA is injected (ssl_context).
