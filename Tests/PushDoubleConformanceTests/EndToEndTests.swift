@@ -24,3 +24,27 @@ final class EndToEndTests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 60)
     }
 }
+
+extension EndToEndTests {
+    /// Runs the cases that use `checks` against `command` and returns the verdict of each of those checks.
+    func verdicts(command: String, checks: [String]) throws -> [String: [Verdict]] {
+        let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
+        let cases = all.filter { s in s.checks.contains { checks.contains($0.id) } }
+        var o = RunOptions(senderCommand: command); o.timeout = 30; o.jobs = 8
+        let report = ConformanceRunner(host: ServerFakeHost(), options: o).run(cases)
+        var out: [String: [Verdict]] = [:]
+        for c in report.cases { for k in c.checks where checks.contains(k.id) { out[k.id, default: []].append(k.verdict) } }
+        return out
+    }
+
+    /// Every planted bug the httpx adapter can play is caught by the checks the mutant table names.
+    func testHttpxAdapterMutantsAreCaught() throws {
+        let playable = MutantTable.entries.filter { $0.mutant != "resend-all-after-goaway" } // a sequential sender has nothing in flight
+        for e in playable {
+            let v = try verdicts(command: "MUTANT=\(e.mutant) python3 \(Self.httpxAdapter)", checks: e.failingChecks)
+            for c in e.failingChecks {
+                XCTAssertTrue(v[c]?.contains { $0 == .fail || $0 == .warn } ?? false, "\(e.mutant): \(c) did not fail: \(v[c] ?? [])")
+            }
+        }
+    }
+}
