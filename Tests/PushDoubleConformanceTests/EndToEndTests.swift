@@ -48,3 +48,22 @@ extension EndToEndTests {
         }
     }
 }
+
+extension EndToEndTests {
+    /// The short adapter printed in docs/conformance.md really works: it passes the cases
+    /// that need no retries or rich mapping.
+    func testDocsExampleAdapterWorks() throws {
+        var url = URL(fileURLWithPath: #filePath)
+        url.deleteLastPathComponent(); url.deleteLastPathComponent(); url.deleteLastPathComponent()
+        let doc = try String(contentsOf: url.appendingPathComponent("docs/conformance.md"), encoding: .utf8)
+        let section = try XCTUnwrap(doc.range(of: "## Writing an adapter"))
+        let rest = doc[section.upperBound...]
+        let open = try XCTUnwrap(rest.range(of: "```python\n"))
+        let close = try XCTUnwrap(rest[open.upperBound...].range(of: "```"))
+        let script = makeScript("docs_adapter.py", String(rest[open.upperBound..<close.lowerBound]))
+        let (code, out, err) = runCLI(["--sender", "python3 \(script)", "--scenarios", shippedScenarioDirectory, "--timeout", "30",
+                                       "--only", "apns.unregistered,apns.bad-device-token-environment,apns.device-token-not-for-topic,apns.jwt-reuse"])
+        XCTAssertEqual(code, 0, out + err)
+        XCTAssertTrue(out.hasSuffix("4 passed, 0 failed, 0 warned\n"), out + err)
+    }
+}
