@@ -40,6 +40,8 @@ public struct PushDoubleConfiguration: Sendable {
     public var seed: UInt64 = 0
     public var defaultWorld: WorldMode = .open
     public var clock: any DoubleClock = SystemClock()
+    /// Seconds between keep-alive comments on the admin API's `/history/stream`.
+    public var streamHeartbeat: Double = 15
     /// Event-loop threads; nil = one per core.
     public var eventLoopCount: Int? = nil
 

@@ -84,7 +84,8 @@ public final class PushDoubleServer: Sendable {
         if configuration.admin {
             guard names.insert("admin").inserted else { throw PushDoubleServerError.duplicateListener("admin") }
             let endpointsSource = bound
-            let admin = AdminAPI(double: double, endpoints: { endpointsSource.withLock { $0 } })
+            let admin = AdminAPI(double: double, endpoints: { endpointsSource.withLock { $0 } },
+                                 streamHeartbeat: configuration.streamHeartbeat)
             listeners.append(ListenerConfiguration(name: "admin", host: configuration.host, port: port(for: "admin", default: DefaultPorts.admin),
                                                    tls: nil, responder: admin))
             meta.append(("admin", nil, nil, false))

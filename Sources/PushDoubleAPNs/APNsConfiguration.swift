@@ -79,6 +79,25 @@ public struct APNsConfiguration: Sendable {
     }
 }
 
+extension APNsConfiguration {
+    /// The key shipped in ``EmbeddedTestCredentials`` (`PDTESTKEY1`, team `PDTESTTEAM`, valid in
+    /// both environments).
+    public static var shippedKey: APNsSigningKey {
+        get throws {
+            try APNsSigningKey(keyID: EmbeddedTestCredentials.apnsKeyID, teamID: EmbeddedTestCredentials.apnsTeamID,
+                               pem: EmbeddedTestCredentials.apnsKeyPEM)
+        }
+    }
+
+    /// The default configuration: the shipped key, bundle id `com.example.pushdouble`
+    /// (``EmbeddedTestCredentials/apnsTopic``) as the only allowed bundle id, Apple's timings.
+    public static var shipped: APNsConfiguration {
+        // The embedded PEM is a constant checked by PushDoubleCrypto's and this module's tests.
+        let key = try? shippedKey
+        return APNsConfiguration(keys: key.map { [$0] } ?? [], allowedBundleIDs: [EmbeddedTestCredentials.apnsTopic])
+    }
+}
+
 /// The trusted keys and allowed bundle ids, changeable at runtime (admin API, scenario
 /// files) while requests are being answered.
 ///

@@ -31,7 +31,7 @@ public final class APNsFake: ProviderFake {
     /// Used only where the pipeline passes no services (``errorResponse``'s 410 timestamp).
     let clock: any DoubleClock
 
-    public init(configuration: APNsConfiguration, clock: any DoubleClock = SystemClock()) {
+    public init(configuration: APNsConfiguration = .shipped, clock: any DoubleClock = SystemClock()) {
         self.configuration = configuration
         self.clock = clock
         keys = APNsKeyStore(keys: configuration.keys, allowedBundleIDs: configuration.allowedBundleIDs)
@@ -183,6 +183,7 @@ public final class APNsFake: ProviderFake {
     }
 
     private func refusal(_ reason: APNsReason, apnsID: String?, stage: Decision.Stage, detail: String? = nil) -> ProviderResponse {
+        // Only reasons of the device stage are 410, and those are answered in `deliver`.
         let timestamp = reason.status == 410 ? Self.milliseconds(clock.now()) : nil
         return ProviderResponse(responses.error(reason, apnsID: apnsID ?? APNsMessageID.generate(), timestampMilliseconds: timestamp),
                                 reason: responses.environmentKeySpelling.string(for: reason),

@@ -37,6 +37,21 @@ public struct HPACKEncoder: Sendable {
         "apns-expiration", "x-request-id",
     ]
 
+    /// Everything the encoder knows about a name, found with one hash per field.
+    struct NameTraits: Sendable {
+        var staticEntry: StaticHeaderTable.NameEntry?
+        var neverIndex = false
+        var uniqueValue = false
+    }
+
+    static let traits: [String: NameTraits] = {
+        var map: [String: NameTraits] = [:]
+        for (name, entry) in StaticHeaderTable.byName { map[name] = NameTraits(staticEntry: entry) }
+        for name in neverIndexedNames { map[name, default: NameTraits()].neverIndex = true }
+        for name in uniqueValueNames { map[name, default: NameTraits()].uniqueValue = true }
+        return map
+    }()
+
     private var table: IndexedHeaderTable
     /// Size updates owed at the start of the next block (RFC 7541 §4.2): the smallest
     /// size set since the last block, then the final one.
@@ -105,33 +120,40 @@ public struct HPACKEncoder: Sendable {
 
     /// Appends the representation of one field (after ``beginBlock(into:)``).
     public mutating func encodeField(name: String, value: String, neverIndex: Bool, into buffer: inout [UInt8]) {
-        let match = table.find(name: name, value: value)
-        if neverIndex || Self.neverIndexedNames.contains(name) {
-            // §6.2.3 Literal Header Field Never Indexed: 0001xxxx.
-            switch match {
-            case .full(let i), .name(let i): encodeInteger(i, prefixBits: 4, flags: 0x10, into: &buffer)
-            case .none:
+        let traits = Self.traits[name]
+        if neverIndex || traits?.neverIndex == true {
+            // §6.2.3 Literal Header Field Never Indexed: 0001xxxx, name reference only.
+            let nameIndex = traits?.staticEntry?.firstIndex
+                ?? table.dynamic.index(ofName: name).map { $0 + StaticHeaderTable.count + 1 }
+            if let i = nameIndex {
+                encodeInteger(i, prefixBits: 4, flags: 0x10, into: &buffer)
+            } else {
                 buffer.append(0x10)
                 writeString(name, into: &buffer)
             }
             writeString(value, into: &buffer)
             return
         }
+        let uniqueValue = indexingPolicy == .automatic && traits?.uniqueValue == true
+        let match = table.find(name: name, value: value, staticEntry: traits?.staticEntry,
+                               matchDynamicValue: !uniqueValue)
         switch match {
         case .full(let i):
             // §6.1 Indexed Header Field.
             encodeInteger(i, prefixBits: 7, flags: 0x80, into: &buffer)
         case .name(let i):
-            if shouldIndex(name: name, value: value, nameKnown: true) {
+            if shouldIndex(name: name, value: value, nameKnown: true, uniqueValue: uniqueValue) {
+                // §6.2.1 Literal Header Field with Incremental Indexing, indexed name.
                 encodeInteger(i, prefixBits: 6, flags: 0x40, into: &buffer)
                 writeString(value, into: &buffer)
                 table.dynamic.add(name: name, value: value)
             } else {
+                // §6.2.2 Literal Header Field without Indexing, indexed name.
                 encodeInteger(i, prefixBits: 4, flags: 0x00, into: &buffer)
                 writeString(value, into: &buffer)
             }
         case .none:
-            if shouldIndex(name: name, value: value, nameKnown: false) {
+            if shouldIndex(name: name, value: value, nameKnown: false, uniqueValue: uniqueValue) {
                 buffer.append(0x40)
                 writeString(name, into: &buffer)
                 writeString(value, into: &buffer)
@@ -145,7 +167,7 @@ public struct HPACKEncoder: Sendable {
     }
 
     @inline(__always)
-    private func shouldIndex(name: String, value: String, nameKnown: Bool) -> Bool {
+    private func shouldIndex(name: String, value: String, nameKnown: Bool, uniqueValue: Bool) -> Bool {
         switch indexingPolicy {
         case .never: return false
         case .always: return DynamicHeaderTable.entrySize(name: name, value: value) <= table.dynamic.capacity
@@ -154,7 +176,7 @@ public struct HPACKEncoder: Sendable {
                 return false
             }
             // A unique-value field is indexed only to put its name in the table.
-            return !nameKnown || !Self.uniqueValueNames.contains(name)
+            return !nameKnown || !uniqueValue
         }
     }
 
@@ -168,7 +190,11 @@ public struct HPACKEncoder: Sendable {
                 let encoded = HuffmanCoding.encodedLength(bytes)
                 if encoded <= bytes.count {  // ties go to Huffman, as in RFC 7541 C.6.2
                     encodeInteger(encoded, prefixBits: 7, flags: 0x80, into: &buffer)
-                    HuffmanCoding.encode(bytes, into: &buffer)
+                    let start = buffer.count
+                    buffer.append(contentsOf: repeatElement(0, count: encoded))
+                    buffer.withUnsafeMutableBufferPointer { out in
+                        HuffmanCoding.encode(bytes, into: UnsafeMutableBufferPointer(rebasing: out[start...]))
+                    }
                     return
                 }
             }

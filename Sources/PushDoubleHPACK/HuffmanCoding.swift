@@ -96,22 +96,38 @@ enum HuffmanCoding {
     /// Appends the Huffman encoding of `bytes`, padded with the most significant bits of
     /// EOS (all ones) to a byte boundary.
     static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into buffer: inout [UInt8]) {
+        let start = buffer.count
+        let length = encodedLength(bytes)
+        buffer.append(contentsOf: repeatElement(0, count: length))
+        buffer.withUnsafeMutableBufferPointer { out in
+            encode(bytes, into: UnsafeMutableBufferPointer(rebasing: out[start...]))
+        }
+    }
+
+    /// Writes the Huffman encoding of `bytes` into `out`, which must be exactly
+    /// `encodedLength(bytes)` long.
+    static func encode(_ bytes: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>) {
         HuffmanTable.codes.withUnsafeBufferPointer { codes in
             HuffmanTable.lengths.withUnsafeBufferPointer { lengths in
                 var acc: UInt64 = 0
                 var bits: UInt64 = 0
+                var o = 0
                 for b in bytes {
                     let len = UInt64(lengths[Int(b)])
                     acc = (acc << len) | UInt64(codes[Int(b)])
                     bits += len
+                    // Flush whole bytes; at most 30 + 7 bits are ever pending.
                     while bits >= 8 {
                         bits -= 8
-                        buffer.append(UInt8(truncatingIfNeeded: acc >> bits))
+                        out[o] = UInt8(truncatingIfNeeded: acc >> bits)
+                        o += 1
                     }
                 }
                 if bits > 0 {
-                    buffer.append(UInt8(truncatingIfNeeded: (acc << (8 - bits)) | (0xff >> bits)))
+                    out[o] = UInt8(truncatingIfNeeded: (acc << (8 - bits)) | (0xff >> bits))
+                    o += 1
                 }
+                precondition(o == out.count, "Huffman output buffer has the wrong size")
             }
         }
     }

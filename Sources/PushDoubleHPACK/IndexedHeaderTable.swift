@@ -32,12 +32,24 @@ struct IndexedHeaderTable: Sendable {
         case none
     }
 
-    @inline(__always)
+    /// Best match for (name, value); see ``find(name:value:staticEntry:matchDynamicValue:)``.
     func find(name: String, value: String) -> Match {
-        let key = NameValue(name: name, value: value)
-        if let i = StaticHeaderTable.exactIndex[key] { return .full(i) }
-        if let d = dynamic.index(of: key) { return .full(d + StaticHeaderTable.count + 1) }
-        if let i = StaticHeaderTable.nameIndex[name] { return .name(i) }
+        find(name: name, value: value, staticEntry: StaticHeaderTable.byName[name], matchDynamicValue: true)
+    }
+
+    /// Best match for (name, value), given the static table's entry for the name (already
+    /// looked up by the caller). With `matchDynamicValue` off, the dynamic table is only
+    /// searched by name (for values that are not expected to repeat).
+    @inline(__always)
+    func find(name: String, value: String, staticEntry: StaticHeaderTable.NameEntry?,
+              matchDynamicValue: Bool) -> Match {
+        if let entry = staticEntry {
+            for v in entry.values where v.value == value { return .full(v.index) }
+        }
+        if matchDynamicValue, let d = dynamic.index(of: NameValue(name: name, value: value)) {
+            return .full(d + StaticHeaderTable.count + 1)
+        }
+        if let entry = staticEntry { return .name(entry.firstIndex) }
         if let d = dynamic.index(ofName: name) { return .name(d + StaticHeaderTable.count + 1) }
         return .none
     }

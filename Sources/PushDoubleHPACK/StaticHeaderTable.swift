@@ -89,6 +89,24 @@ enum StaticHeaderTable {
         for (i, e) in entries.enumerated() where map[e.name] == nil { map[e.name] = i + 1 }
         return map
     }()
+
+    /// What the static table holds for one name: its lowest index and its non-empty
+    /// values, so a full match costs one hash of the name and a few short comparisons.
+    struct NameEntry: Sendable {
+        let firstIndex: Int
+        let values: [(value: String, index: Int)]
+    }
+
+    static let byName: [String: NameEntry] = {
+        var map: [String: NameEntry] = [:]
+        for (i, e) in entries.enumerated() {
+            let old = map[e.name]
+            var values = old?.values ?? []
+            if !e.value.isEmpty { values.append((e.value, i + 1)) }
+            map[e.name] = NameEntry(firstIndex: old?.firstIndex ?? i + 1, values: values)
+        }
+        return map
+    }()
 }
 
 /// A (name, value) pair used as a dictionary key by the header tables.

@@ -149,3 +149,33 @@ final class AES128GCMContentCodingTests: XCTestCase {
         PushDoubleCryptoTests.b64(s, file: file, line: line)
     }
 }
+
+extension AES128GCMContentCodingTests {
+    func testUnreasonableParametersAreTypedErrors() {
+        let ikm = [UInt8](repeating: 1, count: 16), salt = [UInt8](repeating: 2, count: 16)
+        assertThrows(matching: { if case .invalidArgument = $0 { return true }; return false }) {
+            try AES128GCMContentCoding.encrypt(plaintext: [1], ikm: ikm, salt: salt, recordSize: 18, padding: 1 << 29)
+        }
+        assertThrows(matching: { if case .invalidArgument = $0 { return true }; return false }) {
+            try AES128GCMContentCoding.encrypt(plaintext: [1], ikm: ikm, salt: salt, recordSize: 1 << 40)
+        }
+        assertThrows(.invalidKeyLength(what: "salt", expected: 16, actual: 3)) {
+            try AES128GCMContentCoding.encrypt(plaintext: [1], ikm: ikm, salt: [1, 2, 3])
+        }
+        assertThrows(matching: { if case .invalidArgument = $0 { return true }; return false }) {
+            try AES128GCMContentCoding.encrypt(plaintext: [1, 2], ikm: ikm, salt: salt, keyID: [], recordSize: 100,
+                                               records: [.init(dataLength: 1, paddingLength: 0)])
+        }
+    }
+
+    func testRandomGarbageNeverCrashes() {
+        // Random bodies with a plausible header: every outcome must be a typed error.
+        var rng = SystemRandomNumberGenerator()
+        let ikm = [UInt8](repeating: 3, count: 16)
+        for _ in 0..<300 {
+            var body = (0..<Int.random(in: 0...200, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            if body.count > 21 { body[16...19] = [0, 0, 0, UInt8.random(in: 0...40, using: &rng)]; body[20] = UInt8.random(in: 0...3, using: &rng) }
+            XCTAssertThrowsError(try AES128GCMContentCoding.decrypt(body: body, ikm: ikm)) { XCTAssertTrue($0 is CryptoError) }
+        }
+    }
+}

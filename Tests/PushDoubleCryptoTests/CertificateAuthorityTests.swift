@@ -67,3 +67,26 @@ final class CertificateAuthorityTests: XCTestCase {
         }
     }
 }
+
+extension CertificateAuthorityTests {
+    func testClientCertificateLikeAnAPNsProviderCertificate() throws {
+        let dir = try temporaryDirectory(self)
+        let ca = try CertificateAuthority.generate(commonName: "Client CA", validityDays: 5)
+        let client = try ca.issueClientCertificate(
+            commonName: "Apple Push Services: com.example.pushdouble",
+            subjectEntries: [("UID", "com.example.pushdouble"), ("OU", "PDTESTTEAM")], validityDays: 2)
+        let caPath = try writeFile(dir, "ca.pem", ca.certificate.pem)
+        let path = try writeFile(dir, "client.pem", client.certificatePEM)
+        XCTAssertEqual(try openssl(["verify", "-CAfile", caPath, "-purpose", "sslclient", path]).trimmingCharacters(in: .whitespacesAndNewlines),
+                       "\(path): OK")
+        // Not usable as a server certificate.
+        XCTAssertNotEqual(try runOpenSSL(["verify", "-CAfile", caPath, "-purpose", "sslserver", path]).status, 0)
+        let subject = try openssl(["x509", "-in", path, "-noout", "-subject", "-nameopt", "RFC2253"])
+        XCTAssertTrue(subject.contains("UID=com.example.pushdouble"), subject)
+        XCTAssertTrue(subject.contains("OU=PDTESTTEAM"), subject)
+        XCTAssertEqual(client.certificate.subjectCommonName, "Apple Push Services: com.example.pushdouble")
+        assertThrows(matching: { if case .invalidArgument = $0 { return true }; return false }) {
+            try ca.issueClientCertificate(commonName: "x", subjectEntries: [("NOSUCHFIELD", "v")])
+        }
+    }
+}

@@ -89,15 +89,15 @@ public struct ParsedOptions: Sendable {
     }
 }
 
-/// Thread-safe line writer for stdout/stderr (exchange logs come from event-loop threads).
+/// Thread-safe text writer for stdout/stderr (exchange logs come from event-loop threads).
 public final class Console: Sendable {
     private let lock = Locked<Void>(())
-    private let handle: FileHandle
-    public init(_ handle: FileHandle) { self.handle = handle }
+    private let sink: @Sendable (String) -> Void
+    public init(_ handle: FileHandle) { sink = { handle.write(Data($0.utf8)) } }
+    /// A console that hands text to `sink` (tests capture output this way).
+    public init(sink: @escaping @Sendable (String) -> Void) { self.sink = sink }
     public static let standardOutput = Console(.standardOutput)
     public static let standardError = Console(.standardError)
-    public func write(_ text: String) {
-        lock.withLock { _ in handle.write(Data(text.utf8)) }
-    }
+    public func write(_ text: String) { lock.withLock { _ in sink(text) } }
     public func line(_ text: String) { write(text + "\n") }
 }

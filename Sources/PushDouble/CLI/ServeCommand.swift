@@ -34,6 +34,15 @@ public enum ServeCommand {
 
     enum Mode { case serve, replay }
 
+    /// SIGINT/SIGTERM are ignored once per process, before the first dispatch signal
+    /// source exists, so they reach the sources instead of killing the process. Only
+    /// once: on Linux libdispatch installs its own handler when a source is first
+    /// registered, and setting SIG_IGN again later would silently replace it.
+    static let ignoreStopSignalsOnce: Void = {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+    }()
+
     static func run(_ arguments: [String], mode: Mode, out: Console, err: Console,
                     fakes: [FakeListenerSpec]? = nil, credentials: DoubleCredentials?? = nil) -> Int32 {
         let command = mode == .serve ? "serve" : "replay"
@@ -84,8 +93,8 @@ public enum ServeCommand {
         // Signal handlers first: a stop request that arrives while starting is not lost.
         let stop = DispatchSemaphore(value: 0)
         var sources: [DispatchSourceSignal] = []
+        _ = ServeCommand.ignoreStopSignalsOnce
         for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
             let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             s.setEventHandler { stop.signal() }
             s.resume()

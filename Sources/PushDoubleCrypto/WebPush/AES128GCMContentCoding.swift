@@ -98,6 +98,10 @@ public enum AES128GCMContentCoding {
         guard rs >= minimumRecordSize else { throw .recordSizeTooSmall(recordSize: rs, minimum: minimumRecordSize) }
         guard dataLength >= 0, padding >= 0 else { throw .invalidArgument("negative length or padding") }
         let capacity = rs - tagLength - 1
+        // Bound the work a caller can ask for: at most 1 GiB of content and 2^20 records.
+        guard dataLength <= 1 << 30, padding <= 1 << 30, (dataLength + padding) / capacity < 1 << 20 else {
+            throw .invalidArgument("\(dataLength) bytes + \(padding) padding in records of \(rs) is too much")
+        }
         var remainingData = dataLength, remainingPad = padding
         var out: [RecordPlan] = []
         repeat {
@@ -123,9 +127,8 @@ public enum AES128GCMContentCoding {
                                recordSize rs: Int, records: [RecordPlan]) throws(CryptoError) -> [UInt8] {
         guard salt.count == 16 else { throw .invalidKeyLength(what: "salt", expected: 16, actual: salt.count) }
         guard keyID.count <= 255 else { throw .invalidArgument("keyid longer than 255 bytes") }
-        guard rs >= minimumRecordSize, rs <= Int(UInt32.max) else {
-            throw .recordSizeTooSmall(recordSize: rs, minimum: minimumRecordSize)
-        }
+        guard rs >= minimumRecordSize else { throw .recordSizeTooSmall(recordSize: rs, minimum: minimumRecordSize) }
+        guard rs <= Int(UInt32.max) else { throw .invalidArgument("rs \(rs) does not fit 32 bits") }
         guard !records.isEmpty, records.reduce(0, { $0 + $1.dataLength }) == plaintext.count else {
             throw .invalidArgument("record plan covers \(records.reduce(0) { $0 + $1.dataLength }) of \(plaintext.count) bytes")
         }

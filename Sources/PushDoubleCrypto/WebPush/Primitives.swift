@@ -48,6 +48,8 @@ public enum HKDF {
 final class AES128GCM {
     private let ctx: OpaquePointer
     private let key: [UInt8]
+    /// OpenSSL takes `int` lengths: one record is limited to 1 GiB here.
+    static let maximumLength = 1 << 30
 
     init(key: [UInt8]) throws(CryptoError) {
         guard key.count == 16 else { throw .invalidKeyLength(what: "AES-128 key", expected: 16, actual: key.count) }
@@ -59,6 +61,7 @@ final class AES128GCM {
 
     /// Encrypts `plaintext`, returning ciphertext ‖ tag (16 bytes longer).
     func seal(nonce: [UInt8], plaintext: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8] {
+        guard plaintext.count <= AES128GCM.maximumLength else { throw .invalidArgument("record of \(plaintext.count) bytes") }
         guard EVP_EncryptInit_ex(ctx, EVP_aes_128_gcm(), nil, key, nonce) == 1 else { throw OpenSSL.failure("EVP_EncryptInit_ex") }
         var out = [UInt8](repeating: 0, count: plaintext.count + 16)
         var len: Int32 = 0
@@ -81,6 +84,7 @@ final class AES128GCM {
     /// Decrypts ciphertext ‖ tag; returns nil when authentication fails.
     func open(nonce: [UInt8], sealed: ArraySlice<UInt8>) throws(CryptoError) -> [UInt8]? {
         guard sealed.count >= 16 else { return nil }
+        guard sealed.count <= AES128GCM.maximumLength else { throw .invalidArgument("record of \(sealed.count) bytes") }
         guard EVP_DecryptInit_ex(ctx, EVP_aes_128_gcm(), nil, key, nonce) == 1 else { throw OpenSSL.failure("EVP_DecryptInit_ex") }
         let n = sealed.count - 16
         var out = [UInt8](repeating: 0, count: max(n, 1))

@@ -111,7 +111,7 @@ public enum WebPushCipher {
         guard salt.count == 16 else { throw .invalidKeyLength(what: "salt", expected: 16, actual: salt.count) }
         var rs = 4096
         if let rsText = enc["rs"] {
-            guard let v = Int(rsText), v >= 0 else { throw .invalidArgument("Encryption rs=\(rsText) is not a number") }
+            guard let v = Int(rsText), v >= 0, v <= Int(UInt32.max) else { throw .invalidArgument("Encryption rs=\(rsText) is not a number") }
             rs = v
         }
         guard rs >= legacyMinimumRecordSize else { throw .recordSizeTooSmall(recordSize: rs, minimum: legacyMinimumRecordSize) }

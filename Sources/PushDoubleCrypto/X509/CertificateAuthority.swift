@@ -78,7 +78,31 @@ public struct CertificateAuthority: Sendable {
     }
 }
 
-/// A certificate with its private key, as a TLS server loads them.
+extension CertificateAuthority {
+    /// Issues a TLS client certificate (EKU clientAuth), e.g. to imitate an APNs provider
+    /// certificate: Apple's carry `UID=<bundle id>, CN=Apple Push Services: <bundle id>,
+    /// OU=<team id>`. Extra subject entries are added before the CN in the order given
+    /// (OpenSSL short names such as `UID`, `OU`, `C`).
+    public func issueClientCertificate(commonName: String, subjectEntries: [(String, String)] = [],
+                                       validityDays: Int = defaultServerValidityDays,
+                                       key: P256PrivateKey? = nil) throws(CryptoError) -> IssuedCertificate {
+        let leafKey: P256PrivateKey
+        if let key { leafKey = key } else { leafKey = try P256PrivateKey.generate() }
+        let cert = try CertificateBuilder.build(
+            commonName: commonName, organization: "PushDouble TEST ONLY", subjectKey: leafKey.key, issuer: certificate,
+            issuerKey: privateKey.key, validityDays: validityDays,
+            extensions: [
+                (NID_basic_constraints, "critical,CA:FALSE"),
+                (NID_key_usage, "critical,digitalSignature"),
+                (NID_ext_key_usage, "clientAuth"),
+                (NID_subject_key_identifier, "hash"),
+                (NID_authority_key_identifier, "keyid:always"),
+            ], extraNameEntries: subjectEntries)
+        return IssuedCertificate(certificate: cert, privateKey: leafKey, issuer: certificate)
+    }
+}
+
+/// A certificate with its private key, as a TLS endpoint loads them.
 public struct IssuedCertificate: Sendable {
     public let certificate: X509Certificate
     public let privateKey: P256PrivateKey
@@ -94,7 +118,8 @@ public struct IssuedCertificate: Sendable {
 /// Assembles and signs one certificate.
 enum CertificateBuilder {
     static func build(commonName: String, organization: String?, subjectKey: EVPKey, issuer: X509Certificate?,
-                      issuerKey: EVPKey, validityDays: Int, extensions: [(Int32, String)]) throws(CryptoError) -> X509Certificate {
+                      issuerKey: EVPKey, validityDays: Int, extensions: [(Int32, String)],
+                      extraNameEntries: [(String, String)] = []) throws(CryptoError) -> X509Certificate {
         guard validityDays > 0, validityDays <= 36_500 else { throw .invalidArgument("validityDays \(validityDays)") }
         guard let x = X509_new() else { throw OpenSSL.failure("X509_new") }
         let box = X509Box(taking: x)
@@ -119,6 +144,11 @@ enum CertificateBuilder {
         if let organization {
             guard X509_NAME_add_entry_by_txt(name, "O", MBSTRING_UTF8, organization, -1, -1, 0) == 1 else {
                 throw OpenSSL.failure("X509_NAME_add_entry(O)")
+            }
+        }
+        for (field, value) in extraNameEntries {
+            guard X509_NAME_add_entry_by_txt(name, field, MBSTRING_UTF8, value, -1, -1, 0) == 1 else {
+                throw .invalidArgument("subject entry \(field)=\(value): \(OpenSSL.drainErrors())")
             }
         }
         guard X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_UTF8, commonName, -1, -1, 0) == 1 else {

@@ -35,8 +35,6 @@ final class EventLoop: LoopExecutor, @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
-    /// The loop thread's pthread, for `inLoop` checks.
-    private let loopThreadID = Atomic<UInt>(0)
 
     // Loop-confined state.
     private var registrations: [Registration?] = []
@@ -88,8 +86,6 @@ final class EventLoop: LoopExecutor, @unchecked Sendable {
         execute { [self] in self.stopping.store(true, ordering: .relaxed) }
         finished.wait()
     }
-
-    var inLoop: Bool { loopThreadID.load(ordering: .relaxed) == UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(bitPattern: UInt(pthread_self()))) ) }
 
     // MARK: LoopExecutor
 
@@ -163,7 +159,8 @@ final class EventLoop: LoopExecutor, @unchecked Sendable {
     // MARK: the loop
 
     private func run() {
-        loopThreadID.store(UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(bitPattern: UInt(pthread_self())))), ordering: .relaxed)
+        // Named from inside: on Linux the name only reaches the OS thread when set by it.
+        pd_set_thread_name("pd-loop-\(index)")
         let maxEvents = 256
         let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: maxEvents)
         defer { events.deallocate() }

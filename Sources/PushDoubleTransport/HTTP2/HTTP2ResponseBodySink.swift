@@ -26,7 +26,7 @@ final class HTTP2ResponseBodySink: ResponseBodySink, @unchecked Sendable {
 
     func write(_ bytes: [UInt8]) {
         if isClosed || bytes.isEmpty { return }
-        let box = UncheckedBox(self)
+        let box = HTTP2LoopBound(self)
         executor.execute {
             let sink = box.value
             sink.connection?.sinkWrite(sink, bytes)
@@ -35,7 +35,7 @@ final class HTTP2ResponseBodySink: ResponseBodySink, @unchecked Sendable {
 
     func finish() {
         if isClosed { return }
-        let box = UncheckedBox(self)
+        let box = HTTP2LoopBound(self)
         executor.execute {
             let sink = box.value
             sink.connection?.sinkFinish(sink)
@@ -68,7 +68,7 @@ final class HTTP2ResponseBodySink: ResponseBodySink, @unchecked Sendable {
 
 /// Carries a loop-confined reference through a `@Sendable` closure that runs on that
 /// same loop.
-struct UncheckedBox<T>: @unchecked Sendable {
+struct HTTP2LoopBound<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
 }

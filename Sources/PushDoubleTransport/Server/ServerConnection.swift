@@ -87,8 +87,13 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         case .lingering:
             drainLingering()
         case .sniffing, .active:
-            if events & EPOLLOUT.rawValue != 0 { flushNow() }
-            if events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0 { readLoop() }
+            var wantRead = events & (EPOLLIN.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
+            if events & EPOLLOUT.rawValue != 0 {
+                // An SSL_read that returned WANT_WRITE is retried once the socket is writable.
+                if tls != nil { wantRead = true }
+                flushNow()
+            }
+            if wantRead && phase != .closed { readLoop() }
         }
     }
 
@@ -174,6 +179,13 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
                     sniff(chunk)
                 } else {
                     handler?.bytesReceived(chunk)
+                }
+                // A short plaintext read drained the socket: skip the read that would only
+                // return EAGAIN (epoll is level-triggered and reports more input). TLS reads
+                // return one record at a time, so they continue until WANT_READ.
+                if tls == nil && n < buf.count {
+                    updateInterest()
+                    return
                 }
             case .wouldBlock:
                 updateInterest()
@@ -265,7 +277,8 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     var pendingWriteBytes: Int { out.count - outStart }
 
     func close() {
-        guard phase == .active || phase == .sniffing || phase == .handshaking else { return }
+        if phase == .handshaking { finalize(abortive: false); return }
+        guard phase == .active || phase == .sniffing else { return }
         closeAfterFlush = true
         updateInterest()
         if !flushQueued {
