@@ -119,3 +119,21 @@ extension HTTP2InteropTests {
         XCTAssertEqual(r.stdout.components(separatedBy: "recv DATA frame").count - 1, 20, r.stdout)
     }
 }
+
+extension HTTP2InteropTests {
+    /// h2load -c10 -m100 against the server (cleartext, 2 loops): every request must
+    /// succeed. Prints the request rate; the rate itself is not asserted (no timed tests).
+    func testH2LoadAllRequestsSucceed() throws {
+        var h2 = HTTP2Configuration()
+        h2.initialMaxConcurrentStreams = 1000
+        let s = HTTPServer(eventLoopCount: 2)
+        server = s
+        let responder = ClosureResponder { _, _ in .respond(HTTPResponse(status: 200, headers: ["apns-id": "00000000-0000-0000-0000-000000000000"])) }
+        let port = try s.start([ListenerConfiguration(name: "h2load", http2: h2, responder: responder)])[0].port
+        let n = ProcessInfo.processInfo.environment["H2LOAD_REQUESTS"] ?? "20000"
+        let r = try runCommand(["h2load", "-n", n, "-c", "10", "-m", "100", "http://127.0.0.1:\(port)/3/device/abc"], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("requests: \(n) total, \(n) started, \(n) done, \(n) succeeded, 0 failed, 0 errored"), r.stdout)
+        print(r.stdout.split(separator: "\n").filter { $0.hasPrefix("finished in") || $0.hasPrefix("requests:") }.joined(separator: "\n"))
+    }
+}

@@ -890,3 +890,23 @@ final class HTTP2ServerConnectionTests: XCTestCase {
         }
     }
 }
+
+extension HTTP2ServerConnectionTests {
+    func testZeroWindowUpdateOnOpenStreamIsStreamError() {
+        let c = H2TestClient(responder: TestResponder { _, _ in .stall })
+        c.handshake()
+        c.request(1)
+        c.sendRaw([0, 0, 4, 8, 0, 0, 0, 0, 1, 0, 0, 0, 0])
+        let f = c.readFrames()
+        XCTAssertEqual(f.first?.rstCode, .protocolError)
+        XCTAssertFalse(c.io.closed)
+    }
+
+    func testZeroWindowUpdateOnIdleStreamIsConnectionError() {
+        let c = H2TestClient()
+        c.handshake()
+        c.sendRaw([0, 0, 4, 8, 0, 0, 0, 0, 9, 0, 0, 0, 0])
+        XCTAssertEqual(c.readFrames().compactMap(\.goAwayInfo).first?.code, .protocolError)
+        XCTAssertTrue(c.io.closed)
+    }
+}

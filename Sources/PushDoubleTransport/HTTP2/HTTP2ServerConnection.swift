@@ -562,6 +562,11 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     /// RST_STREAM for a stream that may not have a stream object.
     private func streamError(_ streamID: UInt32, _ code: HTTP2ErrorCode) {
         if let stream = streams[streamID] { return resetStream(stream, code: code, outcome: .reset) }
+        if streamID > highestStreamID {
+            // A frame-level stream error on an idle stream (e.g. WINDOW_UPDATE increment 0):
+            // §5.1 idle allows only HEADERS and PRIORITY, so this is a connection error.
+            return connectionError(code, "stream error \(code) on idle stream \(streamID)")
+        }
         encoder.appendRstStream(streamID: streamID, code: code, into: &out)
         recentlyReset.insert(streamID)
     }
