@@ -7,6 +7,8 @@
 #include <openssl/evp.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <openssl/core_names.h>
+#include <openssl/params.h>
 
 static inline long pd_BIO_get_mem_data(BIO *bio, char **out) { return BIO_get_mem_data(bio, out); }
 static inline void pd_OPENSSL_free(void *p) { OPENSSL_free(p); }
@@ -26,5 +28,22 @@ static inline void pd_X509V3_set_ctx_nodb(X509V3_CTX *ctx) { X509V3_set_ctx_nodb
 static inline int pd_sk_GENERAL_NAME_num(const GENERAL_NAMES *names) { return sk_GENERAL_NAME_num(names); }
 static inline GENERAL_NAME *pd_sk_GENERAL_NAME_value(const GENERAL_NAMES *names, int i) { return sk_GENERAL_NAME_value(names, i); }
 static inline void pd_GENERAL_NAMES_free(GENERAL_NAMES *names) { GENERAL_NAMES_free(names); }
+
+/* A P-256 public key from an encoded point (65-byte uncompressed or 33-byte compressed)
+ * via EVP_PKEY_fromdata: much cheaper than the OSSL_DECODER path behind d2i_PUBKEY. The
+ * OSSL_PARAM array only lives for this call, which is why this is C and not Swift.
+ * EC import decodes the point with EC_POINT_oct2point, which rejects points off the curve. */
+static inline EVP_PKEY *pd_EVP_PKEY_p256_public_from_point(const unsigned char *point, size_t len) {
+    OSSL_PARAM params[3];
+    EVP_PKEY *pkey = NULL;
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    if (ctx == NULL) return NULL;
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"P-256", 0);
+    params[1] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)point, len);
+    params[2] = OSSL_PARAM_construct_end();
+    if (EVP_PKEY_fromdata_init(ctx) != 1 || EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) != 1) pkey = NULL;
+    EVP_PKEY_CTX_free(ctx);
+    return pkey;
+}
 
 #endif

@@ -168,3 +168,86 @@ final class JWTTests: XCTestCase {
         print("ES256 parse+verify: \(Int(perToken * 1_000_000)) µs/token")
     }
 }
+
+extension JWTTests {
+    func testNonIntegerIatIsNotAnInteger() throws {
+        let key = try P256PrivateKey.generate()
+        let t1 = try JWT.signES256(keyID: "K", claims: ["iss": "T", "iat": "1700000000"], key: key)
+        XCTAssertNil(try JWT.parse(t1).issuedAt)
+        let t2 = try JWT.signES256(keyID: "K", claims: ["iss": "T", "iat": 1.5], key: key)
+        XCTAssertNil(try JWT.parse(t2).issuedAt)
+        let t3 = try JWT.signES256(keyID: "K", claims: ["aud": ["a", "b"]], key: key)
+        XCTAssertEqual(try JWT.parse(t3).audiences, ["a", "b"])
+        XCTAssertNil(try JWT.parse(t3).audience)
+    }
+
+    func testParseFromBytes() throws {
+        var bytes = Array(Self.a3Token.utf8)
+        let jwt = try bytes.withUnsafeMutableBytes { try JWT.parse(bytes: UnsafeRawBufferPointer($0)) }
+        try jwt.verify(with: a3PublicKey())
+        bytes[3] = UInt8(ascii: "!")
+        assertThrows(matching: { if case .jwtSegmentEncoding(.header, _) = $0 { return true }; return false }) {
+            try bytes.withUnsafeBytes { try JWT.parse(bytes: $0) }
+        }
+    }
+
+    func testConcurrentVerificationWithOneKey() throws {
+        // One P256PublicKey shared by many threads, as the APNs fake's event loops do.
+        let key = try P256PrivateKey.generate()
+        let pub = try key.publicKey
+        let tokens = try (0..<64).map { i in try JWT.signES256(keyID: "K", claims: ["iss": "T", "iat": .int(Int64(i))], key: key) }
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: 256) { i in
+            do {
+                let jwt = try JWT.parse(tokens[i % tokens.count])
+                try jwt.verify(with: pub)
+                if i % 2 == 0 {
+                    var sig = jwt.signature
+                    sig[0] ^= 1
+                    let bad = try JWT.parse(String(decoding: jwt.signingInput, as: UTF8.self) + "." + Base64URL.encode(sig))
+                    do { try bad.verify(with: pub); failures.add("tampered token verified") } catch CryptoError.signatureInvalid {}
+                }
+            } catch { failures.add("\(error)") }
+        }
+        XCTAssertEqual(failures.list, [])
+    }
+}
+
+/// Thread-safe failure collector for concurrent tests.
+final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func add(_ s: String) { lock.lock(); items.append(s); lock.unlock() }
+    var list: [String] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+extension JWTTests {
+    func testRandomMutationsNeverCrashOrVerify() throws {
+        // Flip, drop and insert characters of a valid token: the result either fails to parse
+        // with a CryptoError or fails verification; nothing traps and nothing else verifies.
+        let pub = try a3PublicKey()
+        let original = Array(Self.a3Token.utf8)
+        let alphabet = Array("ABCxyz019-_.=+/ {}\"".utf8)
+        var rng = SystemRandomNumberGenerator()
+        var verified = 0
+        for _ in 0..<500 {
+            var t = original
+            for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                let i = Int.random(in: 0..<t.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: t[i] = alphabet.randomElement(using: &rng)!
+                case 1: t.remove(at: i)
+                default: t.insert(alphabet.randomElement(using: &rng)!, at: i)
+                }
+            }
+            do {
+                try JWT.parse(String(decoding: t, as: UTF8.self)).verify(with: pub)
+                if t != original { verified += 1 }
+            } catch {
+                // Typed throws: the compiler guarantees this is a CryptoError.
+                _ = error.description
+            }
+        }
+        XCTAssertEqual(verified, 0)
+    }
+}

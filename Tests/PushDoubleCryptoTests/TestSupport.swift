@@ -72,3 +72,26 @@ func temporaryDirectory(_ test: XCTestCase) throws -> URL {
 
 /// The repository root (Tests/PushDoubleCryptoTests/<file> → ../..).
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+/// Writes `contents` to `name` inside `dir` and returns the path.
+@discardableResult
+func writeFile(_ dir: URL, _ name: String, _ contents: [UInt8]) throws -> String {
+    let url = dir.appendingPathComponent(name)
+    try Data(contents).write(to: url)
+    return url.path
+}
+
+@discardableResult
+func writeFile(_ dir: URL, _ name: String, _ contents: String) throws -> String {
+    try writeFile(dir, name, Array(contents.utf8))
+}
+
+func readFile(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(fileURLWithPath: path))) }
+
+/// Runs openssl and fails the test (returning stdout anyway) when it exits non-zero.
+@discardableResult
+func openssl(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    let r = try runOpenSSL(arguments)
+    XCTAssertEqual(r.status, 0, "openssl \(arguments.joined(separator: " ")): \(r.stderr)", file: file, line: line)
+    return r.stdout
+}

@@ -35,6 +35,15 @@ public protocol ProviderFake: Sendable {
     /// Whether a token is well-formed for this provider (unknown well-formed tokens are
     /// active in an open world).
     func isWellFormedToken(_ token: String) -> Bool
+
+    /// The reason a quota rule answers with when it names none (APNs "TooManyRequests",
+    /// FCM "QUOTA_EXCEEDED", ...), rendered through `errorResponse`. Default: nil (a bare
+    /// 429 with `Retry-After`). Added by the core work (additive).
+    var rateLimitReason: String? { get }
+}
+
+extension ProviderFake {
+    public var rateLimitReason: String? { nil }
 }
 
 /// Shared services a fake may use while answering.

@@ -212,6 +212,9 @@ public enum JOSEJSON {
             defer { depth -= 1 }
             i += 1
             var members: [(name: String, value: JOSEValue)] = []
+            // Linear search for duplicates while small, a set once objects grow (hostile input
+            // with thousands of members must not cost quadratic time).
+            var seen: Set<String>? = nil
             skipSpace()
             if i < b.count, b[i] == UInt8(ascii: "}") { i += 1; return JOSEObject() }
             while true {
@@ -219,9 +222,15 @@ public enum JOSEJSON {
                 guard i < b.count, b[i] == UInt8(ascii: "\"") else { throw fail("expected member name") }
                 let start = i
                 let name = try parseString()
-                if members.contains(where: { $0.name == name }) {
-                    throw ParseError(offset: start, reason: "duplicate member \"\(name)\"")
+                let duplicate: Bool
+                if var set = seen {
+                    duplicate = !set.insert(name).inserted
+                    seen = set
+                } else {
+                    duplicate = members.contains(where: { $0.name == name })
+                    if members.count >= 16 { seen = Set(members.map(\.name) + [name]) }
                 }
+                if duplicate { throw ParseError(offset: start, reason: "duplicate member \"\(name)\"") }
                 skipSpace()
                 guard i < b.count, b[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
                 i += 1

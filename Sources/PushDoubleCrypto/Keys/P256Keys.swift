@@ -62,7 +62,7 @@ public struct P256PrivateKey: Sendable {
 
     /// The matching public key.
     public var publicKey: P256PublicKey {
-        get throws(CryptoError) { try P256PublicKey(key: key.publicOnly()) }
+        get throws(CryptoError) { try P256PublicKey(rawRepresentation: P256PublicKey.rawPoint(of: key)) }
     }
 
     /// ES256 signature over `data`: ECDSA P-256 with SHA-256, returned in JOSE form (raw `r‖s`, 64 bytes).
@@ -135,11 +135,13 @@ public struct P256PublicKey: Sendable, Equatable {
     public init(rawRepresentation point: [UInt8]) throws(CryptoError) {
         guard point.count == 65 else { throw .invalidKeyLength(what: "P-256 public point", expected: 65, actual: point.count) }
         guard point[0] == 0x04 else { throw .invalidPublicPoint(detail: "first byte 0x\(String(point[0], radix: 16)), expected 0x04 (uncompressed)") }
-        let k: EVPKey
-        do { k = try EVPKey.publicKey(der: P256.spkiHeader + point) } catch {
+        // EVP_PKEY_fromdata (C shim) instead of d2i_PUBKEY on the fixed SPKI header: same
+        // checks (oct2point rejects points off the curve), a fraction of the cost.
+        guard let k = point.withUnsafeBufferPointer({ pd_EVP_PKEY_p256_public_from_point($0.baseAddress, $0.count) }) else {
+            _ = OpenSSL.drainErrors()
             throw .invalidPublicPoint(detail: "not on the P-256 curve")
         }
-        self.key = k
+        self.key = EVPKey(taking: k)
         self.rawRepresentation = point
     }
 
@@ -165,6 +167,15 @@ public struct P256PublicKey: Sendable, Equatable {
     public static func == (a: P256PublicKey, b: P256PublicKey) -> Bool { a.rawRepresentation == b.rawRepresentation }
 
     static func rawPoint(of key: EVPKey) throws(CryptoError) -> [UInt8] {
+        // Fast path: the encoded point, when the key keeps it uncompressed (all keys made here).
+        var encoded = [UInt8](repeating: 0, count: 65)
+        var len = 0
+        if EVP_PKEY_get_octet_string_param(key.pointer, OSSL_PKEY_PARAM_PUB_KEY, &encoded, 65, &len) == 1,
+           len == 65, encoded[0] == 0x04 {
+            return encoded
+        }
+        _ = OpenSSL.drainErrors()
+        // Otherwise (e.g. a PEM carrying a compressed point) rebuild it from the coordinates.
         var out: [UInt8] = [0x04]
         out.reserveCapacity(65)
         for name in [OSSL_PKEY_PARAM_EC_PUB_X, OSSL_PKEY_PARAM_EC_PUB_Y] {

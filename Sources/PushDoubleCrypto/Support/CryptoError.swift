@@ -73,6 +73,10 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The legacy `aesgcm` padding length prefix exceeds the record.
     case invalidPadding(record: Int)
 
+    /// A caller-supplied parameter that cannot work (e.g. a record plan that does not cover
+    /// the plaintext, or a header parameter that is not a number).
+    case invalidArgument(String)
+
     // MARK: X.509 / OpenSSL / files
     /// An OpenSSL call failed; `operation` names the step, `detail` is the error queue.
     case openSSL(operation: String, detail: String)
@@ -123,6 +127,7 @@ public enum CryptoError: Error, Equatable, Sendable, CustomStringConvertible {
         case let .invalidKeyIDLength(l): return "content coding: keyid is \(l) bytes, expected 65"
         case let .missingHeaderParameter(h, p): return "content coding: \(h) header lacks \(p)"
         case let .invalidPadding(r): return "content coding: record \(r) has invalid padding"
+        case let .invalidArgument(why): return "invalid argument: \(why)"
         case let .openSSL(op, detail): return "OpenSSL \(op) failed: \(detail)"
         case let .fileIO(path, reason): return "\(path): \(reason)"
         }

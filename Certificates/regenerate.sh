@@ -1,0 +1,29 @@
+#!/bin/sh
+# Regenerates the TEST-ONLY credentials in Certificates/ and the matching
+# Sources/PushDoubleCrypto/TestCredentials/EmbeddedTestCredentials.swift with
+# PushDoubleCrypto's own code (not the openssl CLI): it compiles the module's sources
+# together with a tiny main.swift. Users who just want fresh files run
+# `pushdouble certs --out DIR` instead; this script is for maintainers changing the
+# shipped set (after which the embedded-equals-files test must pass again).
+set -eu
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat > "$work/main.swift" <<'SWIFT'
+import Foundation
+let args = CommandLine.arguments
+let dir = URL(fileURLWithPath: args[1])
+let embedded = URL(fileURLWithPath: args[2])
+do {
+    let set = try TestCredentials.generate(into: dir)
+    try Data(TestCredentials.embeddedSwiftSource(for: set).utf8).write(to: embedded)
+    print("wrote \(TestCredentials.FileName.all.count) files to \(dir.path) and \(embedded.path)")
+} catch {
+    FileHandle.standardError.write(Data("regenerate failed: \(error)\n".utf8))
+    exit(1)
+}
+SWIFT
+swiftc -swift-version 6 -module-name PushDoubleCryptoGen -I "$repo/Sources/COpenSSL" \
+    $(find "$repo/Sources/PushDoubleCrypto" -name '*.swift') "$work/main.swift" \
+    -lssl -lcrypto -o "$work/gen"
+"$work/gen" "$repo/Certificates" "$repo/Sources/PushDoubleCrypto/TestCredentials/EmbeddedTestCredentials.swift"

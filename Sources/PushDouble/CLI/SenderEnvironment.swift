@@ -1,0 +1,119 @@
+import Foundation
+import PushDoubleCore
+
+/// Credential files written for senders (the CA, the APNs key) in a private temp directory.
+struct SenderFiles: Sendable {
+    var directory: URL?
+    var caFile: String?
+    var apnsKeyFile: String?
+
+    static func write(credentials: DoubleCredentials?) throws -> SenderFiles {
+        guard let c = credentials else { return SenderFiles() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushdouble-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        var files = SenderFiles(directory: dir)
+        let ca = dir.appendingPathComponent("ca.pem")
+        try Data(c.caPEM.utf8).write(to: ca)
+        files.caFile = ca.path
+        if let k = c.apnsKeyPEM {
+            let key = dir.appendingPathComponent("AuthKey_\(c.apnsKeyID ?? "TEST").p8")
+            try Data(k.utf8).write(to: key)
+            files.apnsKeyFile = key.path
+        }
+        return files
+    }
+
+    func remove() { if let d = directory { try? FileManager.default.removeItem(at: d) } }
+}
+
+/// The environment variables of the driver protocol (DESIGN §4) for a running double.
+enum SenderEnvironment {
+    static func variables(endpoints: [DoubleEndpoint], credentials: DoubleCredentials?, files: SenderFiles) -> [(String, String)] {
+        var env: [(String, String)] = [("PUSHDOUBLE_PROTOCOL", "1")]
+        func url(_ name: String) -> String? { endpoints.first { $0.name == name }?.url }
+        if let a = url("admin") { env.append(("PUSHDOUBLE_ADMIN_URL", a)) }
+        if let ca = files.caFile {
+            env.append(("SSL_CERT_FILE", ca)); env.append(("REQUESTS_CA_BUNDLE", ca)); env.append(("PUSHDOUBLE_CA_FILE", ca))
+            env.append(("NODE_EXTRA_CA_CERTS", ca))
+        }
+        if let p = url("apns-production") ?? url("apns-sandbox") {
+            env.append(("APNS_URL", p))
+            if let s = url("apns-sandbox") { env.append(("APNS_SANDBOX_URL", s)) }
+            if let k = files.apnsKeyFile { env.append(("APNS_KEY_FILE", k)) }
+            if let v = credentials?.apnsKeyID { env.append(("APNS_KEY_ID", v)) }
+            if let v = credentials?.apnsTeamID { env.append(("APNS_TEAM_ID", v)) }
+            if let v = credentials?.apnsTopic { env.append(("APNS_TOPIC", v)) }
+        }
+        if let f = url("fcm") { env.append(("FCM_URL", f)) }
+        if let o = url("oauth") { env.append(("FCM_TOKEN_URI", o + "/token")) }
+        if let e = url("expo") { env.append(("EXPO_URL", e)) }
+        if let w = url("webpush") { env.append(("WEBPUSH_URL", w)) }
+        return env
+    }
+
+    /// `{"endpoints":[…],"environment":{…}}` for `--endpoints-file`.
+    static func endpointsDocument(endpoints: [DoubleEndpoint], environment: [(String, String)]) -> Data {
+        struct Doc: Encodable { let endpoints: [DoubleEndpoint]; let environment: [String: String] }
+        var env: [String: String] = [:]
+        for (k, v) in environment { env[k] = v }
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return (try? e.encode(Doc(endpoints: endpoints, environment: env))) ?? Data("{}".utf8)
+    }
+
+    /// POSIX shell single-quoting when needed.
+    static func shellQuote(_ s: String) -> String {
+        let safe = s.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/:._-,=+@%".unicodeScalars.contains($0) }
+        return safe && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// How exchanges are printed by `serve` (one line) and `replay` (in detail).
+public enum ExchangeLog {
+    private static func time(_ d: Date) -> String {
+        let iso = DateFormats.iso8601(d)
+        return String(iso.dropFirst(11).dropLast())   // HH:MM:SS.mmm
+    }
+
+    private static func outcome(_ e: Exchange) -> String {
+        var s = e.response.status.map(String.init) ?? e.response.action
+        if e.response.action != "respond" && e.response.status != nil { s += " " + e.response.action }
+        if let r = e.response.reason { s += " " + r }
+        s += " [" + e.decidedBy.stage.rawValue + (e.decidedBy.detail.map { " " + $0 } ?? "") + "]"
+        return s
+    }
+
+    /// `07:35:08.123 #12 apns apns.push POST /3/device/abcd… → 410 Unregistered [device d1] conn=3 stream=5`
+    public static func line(_ e: Exchange) -> String {
+        var path = e.request.path
+        if path.count > 60 { path = String(path.prefix(57)) + "…" }
+        return "\(time(e.receivedAt)) #\(e.seq) \(e.provider) \(e.endpoint) \(e.request.method) \(path) → \(outcome(e)) conn=\(e.transport.connection.id) stream=\(e.transport.streamID)"
+    }
+
+    /// A multi-line block: transport, request head and body, decoded facts, response.
+    public static func detailed(_ e: Exchange) -> String {
+        var s = "── #\(e.seq) \(DateFormats.iso8601(e.receivedAt)) \(e.provider) \(e.endpoint)\n"
+        let c = e.transport.connection
+        s += "   connection \(c.id) (\(c.listener), \(c.peer)\(c.tls.map { ", " + $0.version + ($0.alpn.map { " alpn=" + $0 } ?? "") } ?? "")) \(e.transport.version.rawValue) stream \(e.transport.streamID)\n"
+        s += "   > \(e.request.method) \(e.request.path)\n"
+        for h in e.request.headers where h.count == 2 {
+            let value = h[0].lowercased() == "authorization" && h[1].count > 48 ? String(h[1].prefix(45)) + "…" : h[1]
+            s += "   > \(h[0]): \(value)\n"
+        }
+        if let b = e.request.body, !b.isEmpty { s += "   > " + b.replacingOccurrences(of: "\n", with: "\n   > ") + "\n" }
+        else if e.request.bodyBase64 != nil { s += "   > (\(e.request.bodySize) bytes, not UTF-8)\n" }
+        var facts: [String] = []
+        if let t = e.token { facts.append("token=\(t)") }
+        if let d = e.deviceID { facts.append("device=\(d)") }
+        if let t = e.topic { facts.append("topic=\(t)") }
+        if let env = e.environment { facts.append("environment=\(env)") }
+        if let a = e.auth { facts.append("auth=\(a.scheme)\(a.valid ? "" : " (invalid)")\(a.keyID.map { " kid=" + $0 } ?? "")") }
+        if !facts.isEmpty { s += "   " + facts.joined(separator: " ") + "\n" }
+        s += "   < \(outcome(e))\n"
+        if let d = e.response.delaySeconds { s += "   < after \(d) s\n" }
+        for h in e.response.headers where h.count == 2 { s += "   < \(h[0]): \(h[1])\n" }
+        if let b = e.response.body, !b.isEmpty { s += "   < " + b + "\n" }
+        if let d = e.response.detail { s += "   (\(d))\n" }
+        return s
+    }
+}

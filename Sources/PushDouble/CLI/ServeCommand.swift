@@ -1,0 +1,170 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushDoubleCore
+
+/// `pushdouble serve`: runs every fake and the admin API until SIGINT/SIGTERM.
+///
+/// Prints the endpoints and the environment variables a sender needs (DESIGN §4), then
+/// `ready`; logs one line per exchange unless `--quiet`. Exit status: 0 after a clean
+/// stop, 1 when it cannot start (port in use, bad scenario), 2 for usage errors.
+public enum ServeCommand {
+    public static let options: [OptionSpec] = [
+        OptionSpec("--ephemeral", help: "listen on ephemeral ports instead of the fixed defaults (admin 8720, apns-production 8721, apns-sandbox 8722, fcm 8723, oauth 8724, expo 8725, webpush 8726)"),
+        OptionSpec("--host", value: "ADDR", help: "address to listen on (default 127.0.0.1)"),
+        OptionSpec("--scenario", value: "FILE", repeatable: true, help: "load a scenario file (devices, faults, quotas) before serving"),
+        OptionSpec("--endpoints-file", value: "FILE", help: "write the endpoints and environment as JSON to FILE once listening"),
+        OptionSpec("--history-cap", value: "N", help: "keep at most N exchanges (older ones are dropped and counted; default 100000)"),
+        OptionSpec("--seed", value: "N", help: "seed of the fault engine's generator (default 0)"),
+        OptionSpec("--quiet", help: "do not log each exchange"),
+        OptionSpec("--help", help: "show this help"),
+    ]
+
+    public static var help: String {
+        ParsedOptions.help(usage: "pushdouble serve [options]",
+                           summary: "Serve the push-provider fakes and the admin API on loopback until interrupted (SIGINT/SIGTERM).",
+                           specs: options)
+    }
+
+    /// Runs the command; blocks until SIGINT/SIGTERM. Returns the exit status.
+    public static func run(_ arguments: [String]) -> Int32 {
+        run(arguments, mode: .serve, out: .standardOutput, err: .standardError)
+    }
+
+    enum Mode { case serve, replay }
+
+    /// SIGINT/SIGTERM are ignored once per process, before the first dispatch signal
+    /// source exists, so they reach the sources instead of killing the process. Only
+    /// once: on Linux libdispatch installs its own handler when a source is first
+    /// registered, and setting SIG_IGN again later would silently replace it.
+    static let ignoreStopSignalsOnce: Void = {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+    }()
+
+    static func run(_ arguments: [String], mode: Mode, out: Console, err: Console,
+                    fakes: [FakeListenerSpec]? = nil, credentials: DoubleCredentials?? = nil) -> Int32 {
+        let command = mode == .serve ? "serve" : "replay"
+        let specs = mode == .serve ? options : ReplayCommand.options
+        let parsed: ParsedOptions
+        do {
+            parsed = try ParsedOptions.parse(arguments, specs: specs, maxPositional: mode == .replay ? 8 : 0)
+        } catch {
+            err.line("pushdouble \(command): \(error)\nrun `pushdouble \(command) --help` for usage")
+            return 2
+        }
+        if parsed.flag("--help") {
+            out.write(mode == .serve ? help : ReplayCommand.help)
+            return 0
+        }
+        let started = Date()
+        var creds = FakeRegistry.embeddedCredentials
+        if let c = credentials { creds = c }
+        var config = PushDoubleConfiguration(fakes: fakes, credentials: creds)
+        config.ephemeralPorts = parsed.flag("--ephemeral")
+        if let h = parsed.value("--host") { config.host = h }
+        do {
+            if let v = parsed.value("--history-cap") {
+                guard let n = Int(v), n > 0 else { throw CLIError.invalidValue(option: "--history-cap", value: v, expected: "a positive integer") }
+                config.historyCap = n
+            }
+            if let v = parsed.value("--seed") {
+                guard let n = UInt64(v) else { throw CLIError.invalidValue(option: "--seed", value: v, expected: "a non-negative integer") }
+                config.seed = n
+            }
+            if mode == .replay && parsed.all("--scenario").isEmpty && parsed.positional.isEmpty {
+                throw CLIError.missingArgument("scenario file (pushdouble replay FILE)")
+            }
+        } catch {
+            err.line("pushdouble \(command): \(error)\nrun `pushdouble \(command) --help` for usage")
+            return 2
+        }
+
+        // Scenarios are read before anything listens, so a bad file fails fast.
+        var scenarios: [Scenario] = []
+        for path in parsed.all("--scenario") + parsed.positional {
+            do { scenarios.append(try ScenarioLoader.load(path: path)) } catch {
+                err.line("pushdouble \(command): \(error)")
+                return 1
+            }
+        }
+
+        // Signal handlers first: a stop request that arrives while starting is not lost.
+        let stop = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        _ = ServeCommand.ignoreStopSignalsOnce
+        for sig in [SIGINT, SIGTERM] {
+            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            s.setEventHandler { stop.signal() }
+            s.resume()
+            sources.append(s)
+        }
+        defer { for s in sources { s.cancel() } }
+
+        let server = PushDoubleServer(configuration: config)
+        do {
+            for (i, s) in scenarios.enumerated() { try server.load(scenario: s, merge: i > 0) }
+        } catch {
+            err.line("pushdouble \(command): cannot load scenarios: \(error)")
+            return 1
+        }
+        var subscription: HistorySubscription? = nil
+        if mode == .replay {
+            subscription = server.history.subscribe { e in out.write(ExchangeLog.detailed(e)) }
+        } else if !parsed.flag("--quiet") {
+            subscription = server.history.subscribe { e in out.line(ExchangeLog.line(e)) }
+        }
+        do {
+            try server.start()
+        } catch {
+            err.line("pushdouble \(command): cannot start: \(error)")
+            return 1
+        }
+        defer { server.stop() }
+
+        let files: SenderFiles
+        do { files = try SenderFiles.write(credentials: config.credentials) } catch {
+            err.line("pushdouble \(command): cannot write credential files: \(error)")
+            return 1
+        }
+        defer { files.remove() }
+        let environment = SenderEnvironment.variables(endpoints: server.endpoints, credentials: config.credentials, files: files)
+
+        if let path = parsed.value("--endpoints-file") {
+            do { try SenderEnvironment.endpointsDocument(endpoints: server.endpoints, environment: environment).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+                err.line("pushdouble \(command): cannot write \(path): \(error)")
+                return 1
+            }
+        }
+        var banner = ""
+        for e in server.endpoints {
+            banner += "  " + e.name.padding(toLength: 16, withPad: " ", startingAt: 0) + " " + e.url + "\n"
+        }
+        if scenarios.isEmpty == false { banner += "scenarios: " + scenarios.map(\.id).joined(separator: ", ") + "\n" }
+        banner += "\n# environment for senders:\n"
+        for (k, v) in environment { banner += "export \(k)=\(SenderEnvironment.shellQuote(v))\n" }
+        let ms = Int(Date().timeIntervalSince(started) * 1000)
+        out.write("pushdouble \(command): listening\n" + banner + "ready (\(ms) ms)\n")
+
+        stop.wait()
+        if let s = subscription { server.history.unsubscribe(s) }
+        out.line("pushdouble \(command): stopping (\(server.history.nextSeq - 1) exchanges, \(server.history.dropped) dropped)")
+        return 0
+    }
+}
+
+/// `pushdouble replay FILE`: serve with a scenario loaded, printing each exchange in detail.
+public enum ReplayCommand {
+    public static let options: [OptionSpec] = ServeCommand.options.filter { $0.name != "--quiet" }
+
+    public static var help: String {
+        ParsedOptions.help(usage: "pushdouble replay [options] SCENARIO.json",
+                           summary: "Serve with a scenario loaded (devices, faults, quotas) and print every exchange in detail as it happens, until interrupted.",
+                           specs: options)
+    }
+
+    public static func run(_ arguments: [String]) -> Int32 {
+        ServeCommand.run(arguments, mode: .replay, out: .standardOutput, err: .standardError)
+    }
+}

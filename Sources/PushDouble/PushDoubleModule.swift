@@ -1,2 +1,0 @@
-/// PushDouble module marker.
-public enum PushDoubleModule {}

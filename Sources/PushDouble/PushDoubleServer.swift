@@ -1,0 +1,138 @@
+import Foundation
+import PushDoubleCore
+import PushDoubleTransport
+
+/// The double in-process: provider fakes plus the admin API on loopback listeners, over
+/// one shared ``DoubleState`` (devices, fault rules, history).
+///
+/// Usage from a Swift test:
+/// ```swift
+/// let server = PushDoubleServer(configuration: .ephemeral())
+/// try server.start()
+/// let apns = server.endpoint(named: "apns-production")!.url
+/// // … drive the code under test …
+/// XCTAssertEqual(server.history.query(HistoryQuery(provider: .apns)).count, 1)
+/// server.stop()
+/// ```
+///
+/// Thread-safe; `start`/`stop` must not be called from an event-loop thread.
+public final class PushDoubleServer: Sendable {
+    public let configuration: PushDoubleConfiguration
+    public let double: DoubleState
+    private let server: HTTPServer
+    private let bound = Locked<[DoubleEndpoint]>([])
+    private enum Phase { case idle, running, stopped }
+    private let phase = Locked<Phase>(.idle)
+
+    public init(configuration: PushDoubleConfiguration = PushDoubleConfiguration()) {
+        self.configuration = configuration
+        double = DoubleState(clock: configuration.clock, historyCap: configuration.historyCap, seed: configuration.seed,
+                             defaultWorld: configuration.defaultWorld)
+        server = HTTPServer(eventLoopCount: configuration.eventLoopCount)
+    }
+
+    public var devices: DeviceRegistry { double.devices }
+    public var faults: FaultEngine { double.faults }
+    public var history: HistoryStore { double.history }
+
+    /// Where each listener listens (empty before `start`).
+    public var endpoints: [DoubleEndpoint] { bound.withLock { $0 } }
+
+    public func endpoint(named name: String) -> DoubleEndpoint? { endpoints.first { $0.name == name } }
+
+    /// Opens every listener. Throws ``PushDoubleServerError`` (or the transport's error,
+    /// e.g. a port in use) and then leaves nothing open.
+    public func start() throws {
+        try phase.withLock { p in
+            switch p {
+            case .idle: p = .running
+            case .running: throw PushDoubleServerError.alreadyStarted
+            case .stopped: throw PushDoubleServerError.stopped
+            }
+        }
+        do {
+            try open()
+        } catch {
+            // HTTPServer.start leaves nothing bound when it throws, so start may be retried.
+            phase.withLock { $0 = .idle }
+            throw error
+        }
+    }
+
+    private func port(for name: String, default d: Int) -> Int {
+        if let p = configuration.ports[name] { return p }
+        return configuration.ephemeralPorts ? 0 : d
+    }
+
+    private func open() throws {
+        var listeners: [ListenerConfiguration] = []
+        var meta: [(name: String, provider: ProviderID?, environment: String?, tls: Bool)] = []
+        var names = Set<String>()
+        for spec in configuration.fakes {
+            guard names.insert(spec.name).inserted else { throw PushDoubleServerError.duplicateListener(spec.name) }
+            var tls: TLSServerConfiguration? = nil
+            if spec.useTLS {
+                guard let c = configuration.credentials else { throw PushDoubleServerError.missingCredentials(spec.name) }
+                tls = TLSServerConfiguration(certificateChainPEM: c.serverCertificatePEM, privateKeyPEM: c.serverKeyPEM, alpn: spec.alpn)
+            }
+            let pipeline = double.pipeline(for: spec.fake, environment: spec.environment)
+            listeners.append(ListenerConfiguration(name: spec.name, host: configuration.host, port: port(for: spec.name, default: spec.defaultPort),
+                                                   tls: tls, http2: spec.http2, limits: spec.limits, allowHTTP1: spec.allowHTTP1,
+                                                   allowHTTP2: spec.allowHTTP2, responder: pipeline))
+            meta.append((spec.name, spec.fake.provider, spec.environment, spec.useTLS))
+        }
+        if configuration.admin {
+            guard names.insert("admin").inserted else { throw PushDoubleServerError.duplicateListener("admin") }
+            let endpointsSource = bound
+            let admin = AdminAPI(double: double, endpoints: { endpointsSource.withLock { $0 } },
+                                 streamHeartbeat: configuration.streamHeartbeat)
+            listeners.append(ListenerConfiguration(name: "admin", host: configuration.host, port: port(for: "admin", default: DefaultPorts.admin),
+                                                   tls: nil, responder: admin))
+            meta.append(("admin", nil, nil, false))
+        }
+        let result = try server.start(listeners)
+        var endpoints: [DoubleEndpoint] = []
+        for (i, b) in result.enumerated() {
+            let m = meta.first { $0.name == b.name } ?? meta[i]
+            let hostPart = b.host.contains(":") ? "[\(b.host)]" : b.host
+            endpoints.append(DoubleEndpoint(name: b.name, provider: m.provider, environment: m.environment,
+                                            url: (m.tls ? "https://" : "http://") + hostPart + ":" + String(b.port),
+                                            host: b.host, port: b.port))
+        }
+        bound.withLock { $0 = endpoints }
+    }
+
+    /// Loads a scenario (replacing devices, rules and history unless `merge`).
+    public func load(scenario: Scenario, merge: Bool = false) throws { try double.load(scenario, merge: merge) }
+
+    /// Reads, decodes and loads a scenario file.
+    public func load(scenarioFile path: String, merge: Bool = false) throws { try double.load(ScenarioLoader.load(path: path), merge: merge) }
+
+    /// Forgets devices, rules and history (of one provider, or all).
+    public func reset(provider: ProviderID? = nil) { double.reset(provider: provider) }
+
+    /// Closes every listener and connection (gracefully: HTTP/2 GOAWAY, up to 2 s).
+    /// Idempotent; a stopped server cannot be started again (make a new one).
+    public func stop() {
+        let wasRunning = phase.withLock { p -> Bool in let w = p == .running; if w { p = .stopped }; return w }
+        guard wasRunning else { return }
+        server.stop()
+        bound.withLock { $0 = [] }
+    }
+}
+
+/// Why a ``PushDoubleServer`` could not start.
+public enum PushDoubleServerError: Error, Equatable, CustomStringConvertible {
+    case alreadyStarted
+    case stopped
+    case duplicateListener(String)
+    case missingCredentials(String)
+    public var description: String {
+        switch self {
+        case .alreadyStarted: return "the server is already started"
+        case .stopped: return "the server was stopped; create a new one"
+        case .duplicateListener(let n): return "two listeners are named \"\(n)\""
+        case .missingCredentials(let n): return "listener \"\(n)\" needs TLS but no credentials are configured"
+        }
+    }
+}

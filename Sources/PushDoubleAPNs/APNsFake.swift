@@ -1,0 +1,317 @@
+import Foundation
+import PushDoubleCore
+import PushDoubleTransport
+
+/// The APNs provider API fake: authenticates, validates and answers `POST /3/device/<token>`
+/// exactly as Apple does, as one ``ProviderFake`` the core pipeline drives.
+///
+/// Stages (the core calls them in this order; full rule order in docs/apns.md):
+/// - ``admit(_:context:services:)``: blocked-connection check, header checks
+///   (``APNsRequestValidator``), token auth (``APNsTokenVerifier`` + ``APNsTokenRules``),
+///   then topic permission, payload size and token format.
+/// - ``deliver(_:admission:device:context:services:)``: environment, device state, topic,
+///   per-device rate; 200 otherwise.
+/// - ``errorResponse(reason:status:headers:request:admission:)``: any reason of the table for
+///   fault rules, through the same ``APNsResponseBuilder``.
+///
+/// Threading: Sendable; shared state (keys, JWT cache, rate counters) is behind locks,
+/// per-connection state (``APNsConnectionState``) lives in the connection's storage slot
+/// and is touched only on its loop.
+public final class APNsFake: ProviderFake {
+    public let provider: ProviderID = .apns
+    /// Stable endpoint id recorded in the history.
+    public static let endpoint = "apns.push"
+
+    public let configuration: APNsConfiguration
+    /// Trusted keys and allowed bundle ids; add to them at runtime.
+    public let keys: APNsKeyStore
+    public let verifier: APNsTokenVerifier
+    public let responses: APNsResponseBuilder
+    let rateLimiter: APNsDeviceRateLimiter?
+    /// Used only where the pipeline passes no services (``errorResponse``'s 410 timestamp).
+    let clock: any DoubleClock
+
+    public init(configuration: APNsConfiguration = .shipped, clock: any DoubleClock = SystemClock()) {
+        self.configuration = configuration
+        self.clock = clock
+        keys = APNsKeyStore(keys: configuration.keys, allowedBundleIDs: configuration.allowedBundleIDs)
+        verifier = APNsTokenVerifier(keys: keys, requireExactClaims: configuration.requireExactClaims,
+                                     capacity: configuration.verificationCacheSize)
+        responses = APNsResponseBuilder(environmentKeySpelling: configuration.environmentKeySpelling)
+        rateLimiter = configuration.tooManyRequestsPerDevice.map { APNsDeviceRateLimiter(limit: $0) }
+    }
+
+    /// Adds (or replaces) a trusted signing key at runtime.
+    public func addKey(_ key: APNsSigningKey) { keys.addKey(key) }
+
+    public var rateLimitReason: String? { APNsReason.tooManyRequests.rawValue }
+
+    // MARK: admit
+
+    public func admit(_ request: HTTPRequest, context: RequestContext, services: ProviderServices) -> Admission {
+        let now = services.clock.now()
+        let state = Self.connectionState(context.connection)
+        let environment = environment(of: request)
+        var admission = Admission(endpoint: Self.endpoint, environment: environment.rawValue)
+
+        let (headers, headerFailure) = APNsRequestValidator.checkHeaders(request)
+        admission.token = headers.token
+        admission.topic = headers.topic
+        admission.notification = Self.notification(headers, request)
+        let apnsID = headers.apnsID  // generated only if a refusal needs one
+
+        // A connection blocked after a too-early token update refuses everything.
+        if let blocked = APNsTokenRules.blockedReason(state: state, now: now) {
+            admission.auth = state.currentClaims?.identity
+            admission.refusal = refusal(blocked, apnsID: apnsID, stage: .auth, detail: "connection blocked until \(state.blockedUntil.map { "\($0)" } ?? "?")")
+            return admission
+        }
+        if let headerFailure {
+            admission.refusal = refusal(headerFailure, apnsID: apnsID, stage: .validation)
+            return admission
+        }
+
+        // Token auth.
+        let (identity, authFailure, detail) = authenticate(headers, state: state, environment: environment, now: now)
+        admission.auth = identity
+        if let authFailure {
+            admission.refusal = refusal(authFailure, apnsID: apnsID, stage: .auth, detail: detail)
+            return admission
+        }
+        if !state.streamsRaised {
+            state.streamsRaised = true
+            context.connection.updateSettings(maxConcurrentStreams: configuration.maxConcurrentStreamsAfterAuth)
+        }
+
+        // Checks that depend on who authenticated, then the body, then the token format.
+        let topic = headers.topic ?? ""
+        let bundleID = headers.bundleID ?? topic
+        if !isTopicAllowed(bundleID: bundleID, topic: topic, keyTopics: state.currentClaims?.keyTopics, state: state) {
+            admission.refusal = refusal(.topicDisallowed, apnsID: apnsID, stage: .validation, detail: "bundle id \(bundleID) not allowed")
+            return admission
+        }
+        if request.body.isEmpty {
+            admission.refusal = refusal(.payloadEmpty, apnsID: apnsID, stage: .validation)
+            return admission
+        }
+        let limit = headers.pushType.payloadLimit
+        if request.body.count > limit {
+            admission.refusal = refusal(.payloadTooLarge, apnsID: apnsID, stage: .validation,
+                                        detail: "\(request.body.count) bytes > \(limit) for \(headers.pushType.rawValue)")
+            return admission
+        }
+        if let token = headers.token, !APNsRequestValidator.isWellFormedToken(token) {
+            admission.refusal = refusal(.badDeviceToken, apnsID: apnsID, stage: .validation, detail: "malformed device token")
+            return admission
+        }
+        return admission
+    }
+
+    /// Parses `authorization` and applies the token rules. Returns the identity for the
+    /// history, the failure (if any) and a short explanation.
+    func authenticate(_ headers: APNsPushHeaders, state: APNsConnectionState, environment: APNsEnvironment,
+                      now: Date) -> (AuthIdentity?, APNsReason?, String?) {
+        guard let authorization = headers.authorization else {
+            return (AuthIdentity(scheme: "none", valid: false), .missingProviderToken, "no authorization header")
+        }
+        let claims: APNsVerifiedToken
+        let jwt: String
+        if authorization == state.currentAuthorization, let current = state.currentClaims, let t = state.currentToken {
+            // Fast path: the connection's current token again.
+            claims = current
+            jwt = t
+        } else {
+            guard let token = Self.bearerToken(authorization) else {
+                return (AuthIdentity(scheme: "none", valid: false, extra: ["authorization": "not a bearer token"]),
+                        .missingProviderToken, "authorization is not `bearer <JWT>`")
+            }
+            if token.isEmpty { return (AuthIdentity(scheme: "none", valid: false), .missingProviderToken, "empty bearer token") }
+            switch verifier.verify(token) {
+            case .invalid(let identity, let detail): return (identity, .invalidProviderToken, detail)
+            case .valid(let c): claims = c; jwt = token
+            }
+        }
+        var identity = claims.identity
+        let failure = APNsTokenRules.evaluate(token: jwt, claims: claims, state: state, environment: environment,
+                                              topic: headers.topic, bundleID: headers.bundleID, now: now,
+                                              timing: configuration.tokenTiming)
+        if let failure {
+            identity.valid = false
+            return (identity, failure, Self.explain(failure, claims: claims, state: state, now: now))
+        }
+        state.currentAuthorization = authorization
+        return (identity, nil, nil)
+    }
+
+    static func explain(_ reason: APNsReason, claims: APNsVerifiedToken, state: APNsConnectionState, now: Date) -> String {
+        switch reason {
+        case .expiredProviderToken: return "iat \(claims.issuedAt) is \(Int64(now.timeIntervalSince1970) - claims.issuedAt) s old"
+        case .tooManyProviderTokenUpdates: return "token replaced too early; connection blocked until \(state.blockedUntil.map { "\($0)" } ?? "?")"
+        case .unrelatedKeyIdInToken: return "connection bound to key \(state.keyID ?? "?"), token uses \(claims.keyID)"
+        case .invalidProviderToken:
+            if let team = state.teamID, team != claims.teamID { return "connection bound to team \(team), token from \(claims.teamID)" }
+            return "iat in the future or topic not allowed for key \(claims.keyID)"
+        case .badEnvironmentKeyInToken: return "key \(claims.keyID) is limited to \(claims.keyEnvironments.rawValue)"
+        default: return reason.rawValue
+        }
+    }
+
+    /// The JWT after a case-insensitive `bearer` scheme and spaces; nil if another scheme.
+    static func bearerToken(_ authorization: String) -> String? {
+        let u = authorization.utf8
+        guard u.count >= 6 else { return nil }
+        var i = u.startIndex
+        for expected in "bearer".utf8 {
+            guard u[i] | 0x20 == expected else { return nil }
+            i = u.index(after: i)
+        }
+        if i == u.endIndex { return "" }
+        guard u[i] == 0x20 || u[i] == 0x09 else { return nil }
+        while i != u.endIndex, u[i] == 0x20 || u[i] == 0x09 { i = u.index(after: i) }
+        var end = u.endIndex
+        while end > i, u[u.index(before: end)] == 0x20 || u[u.index(before: end)] == 0x09 { end = u.index(before: end) }
+        return String(Substring(u[i..<end]))
+    }
+
+    private func isTopicAllowed(bundleID: String, topic: String, keyTopics: Set<String>?, state: APNsConnectionState) -> Bool {
+        let generation = keys.generation
+        if state.allowedBundle == bundleID && state.allowedBundleGeneration == generation { return true }
+        guard keys.isAllowed(bundleID: bundleID, topic: topic, keyTopics: keyTopics) else { return false }
+        state.allowedBundle = bundleID
+        state.allowedBundleGeneration = generation
+        return true
+    }
+
+    private func refusal(_ reason: APNsReason, apnsID: String?, stage: Decision.Stage, detail: String? = nil) -> ProviderResponse {
+        // Only reasons of the device stage are 410, and those are answered in `deliver`.
+        let timestamp = reason.status == 410 ? Self.milliseconds(clock.now()) : nil
+        return ProviderResponse(responses.error(reason, apnsID: apnsID ?? APNsMessageID.generate(), timestampMilliseconds: timestamp),
+                                reason: responses.environmentKeySpelling.string(for: reason),
+                                decidedBy: Decision(stage, detail ?? reason.rawValue))
+    }
+
+    // MARK: deliver
+
+    public func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext,
+                        services: ProviderServices) -> ProviderResponse {
+        let environment = admission.environment.flatMap(APNsEnvironment.init(rawValue:)) ?? environment(of: request)
+        let apnsID = Self.apnsID(of: request)
+        let now = services.clock.now()
+        func fail(_ reason: APNsReason, _ detail: String, timestamp: Date? = nil) -> ProviderResponse {
+            let ts = reason.status == 410 ? Self.milliseconds(timestamp ?? now) : nil
+            return ProviderResponse(responses.error(reason, apnsID: apnsID, timestampMilliseconds: ts),
+                                    reason: responses.environmentKeySpelling.string(for: reason),
+                                    decidedBy: Decision(.device, "\(device.deviceID ?? admission.token ?? "?"): \(detail)"))
+        }
+        if device.source == .unknown { return fail(.badDeviceToken, "unknown token (closed world)") }
+        if let e = device.environment.flatMap(APNsEnvironment.init(rawValue:)), e != environment {
+            return fail(.badDeviceToken, "\(e.rawValue) token sent to \(environment.rawValue)")
+        }
+        switch device.state {
+        case .active: break
+        case .invalid: return fail(.badDeviceToken, "invalid token")
+        case .unregistered(let since): return fail(.unregistered, "unregistered", timestamp: since)
+        case .expired: return fail(.expiredToken, "expired token")
+        case .otherApp: return fail(.deviceTokenNotForTopic, "token of another app")
+        case .rateLimited: return fail(.tooManyRequests, "rate-limited device")
+        }
+        if let deviceTopic = device.topic, let topic = admission.topic, deviceTopic != topic,
+           deviceTopic != APNsPushType.splitTopic(topic).bundleID {
+            return fail(.deviceTokenNotForTopic, "token belongs to \(deviceTopic)")
+        }
+        if let limiter = rateLimiter, let token = admission.token, !limiter.admit(token: token, now: now) {
+            return fail(.tooManyRequests, "more than \(limiter.limit) pushes in one second")
+        }
+        let unique = environment == .sandbox ? APNsMessageID.generate() : nil
+        return ProviderResponse(responses.success(apnsID: apnsID, uniqueID: unique), reason: nil,
+                                decidedBy: Decision(.accepted, device.source.rawValue))
+    }
+
+    // MARK: fault rules
+
+    public func errorResponse(reason: String, status: Int?, headers: HTTPHeaders, request: HTTPRequest,
+                              admission: Admission) -> HTTPResponse? {
+        guard let known = APNsReason(wireString: reason) else { return nil }
+        let finalStatus = status ?? known.status
+        let wire = reason == APNsReason.documentedEnvironmentKeySpelling ? reason : responses.environmentKeySpelling.string(for: known)
+        return responses.error(reasonString: wire, status: finalStatus, apnsID: Self.apnsID(of: request),
+                               timestampMilliseconds: finalStatus == 410 ? Self.milliseconds(clock.now()) : nil,
+                               extraHeaders: headers)
+    }
+
+    // MARK: tokens
+
+    public func magicDevice(token: String) -> MagicDevice? { APNsMagicTokens.device(for: token) }
+
+    public func isWellFormedToken(_ token: String) -> Bool { APNsRequestValidator.isWellFormedToken(token) }
+
+    // MARK: helpers
+
+    /// The environment a request addresses: a real APNs host in `:authority` wins, then one
+    /// in SNI, then the listener's name, then ``APNsConfiguration/defaultEnvironment``.
+    public func environment(of request: HTTPRequest) -> APNsEnvironment {
+        if let a = request.authority, let e = APNsEnvironment.fromHost(a) { return e }
+        if let sni = request.info.connection.tls?.serverName, let e = APNsEnvironment.fromHost(sni) { return e }
+        if let e = APNsEnvironment.fromListener(request.info.connection.listener) { return e }
+        return configuration.defaultEnvironment
+    }
+
+    /// The connection's token-auth state, created on first use.
+    static func connectionState(_ connection: any ConnectionControl) -> APNsConnectionState {
+        if let s = connection.storage as? APNsConnectionState { return s }
+        let s = APNsConnectionState()
+        connection.storage = s
+        return s
+    }
+
+    /// The request's `apns-id` in canonical form, or a fresh one.
+    static func apnsID(of request: HTTPRequest) -> String {
+        if let v = request.headers.first(name: "apns-id"), let c = APNsMessageID.canonical(v) { return c }
+        return APNsMessageID.generate()
+    }
+
+    /// `apns-` at the start of a header name, any case, without allocating.
+    static func hasAPNsPrefix(_ name: String) -> Bool {
+        let u = name.utf8
+        guard u.count > 5 else { return false }
+        var i = u.startIndex
+        for expected in "apns-".utf8 {
+            let c = u[i]
+            guard (c >= 0x41 && c <= 0x5A ? c | 0x20 : c) == expected else { return false }
+            i = u.index(after: i)
+        }
+        return true
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// The notification as recorded in the history:
+    /// `{"headers":{<apns-* headers as sent>},"pushType":"alert","priority":10,"payload":<JSON>}`
+    /// plus `"payloadError"` when the body is not valid JSON (APNs documents no reason for that,
+    /// so such a push is not refused).
+    static func notification(_ headers: APNsPushHeaders, _ request: HTTPRequest) -> JSONValue {
+        var sent: [(String, JSONValue)] = []
+        for f in request.headers where hasAPNsPrefix(f.name) {
+            sent.append((f.name.lowercased(), .string(f.value)))
+        }
+        var members: [(String, JSONValue)] = [
+            ("headers", .object(sent)),
+            ("pushType", .string(headers.pushType.rawValue)),
+            ("priority", .int(Int64(headers.priority))),
+        ]
+        if !request.body.isEmpty {
+            switch APNsPayloadDecoder.decode(request.body) {
+            case .success(let v):
+                members.append(("payload", v))
+                if v.objectValue == nil { members.append(("payloadError", .string("payload is not a JSON object"))) }
+                else if v["aps"]?.objectValue == nil { members.append(("payloadError", .string("payload has no aps dictionary"))) }
+            case .failure(let e):
+                members.append(("payload", .null))
+                members.append(("payloadError", .string(e.description)))
+            }
+        } else {
+            members.append(("payload", .null))
+        }
+        return .object(members)
+    }
+}

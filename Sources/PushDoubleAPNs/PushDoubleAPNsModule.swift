@@ -1,2 +1,0 @@
-/// PushDoubleAPNs module marker.
-public enum PushDoubleAPNsModule {}

@@ -1,0 +1,244 @@
+import Foundation
+
+/// The facts about a request that fault rules match on.
+public struct FaultRequest: Sendable, Equatable {
+    public var provider: ProviderID
+    public var endpoint: String
+    public var token: String?
+    /// Registered device id, if the token resolved to one.
+    public var deviceID: String?
+    public var topic: String?
+    public var environment: String?
+    public init(provider: ProviderID, endpoint: String, token: String? = nil, deviceID: String? = nil,
+                topic: String? = nil, environment: String? = nil) {
+        self.provider = provider; self.endpoint = endpoint; self.token = token; self.deviceID = deviceID
+        self.topic = topic; self.environment = environment
+    }
+}
+
+/// A rule that fired for a request: what to do, and why (for the history).
+public struct FaultHit: Sendable, Equatable {
+    public var ruleID: String
+    /// The action to apply. For a quota this is already the rate-limit response with its
+    /// `Retry-After` filled in.
+    public var action: FaultAction
+    /// True when a quota fired (history stage `.quota`).
+    public var isQuota: Bool
+    /// For quotas: the truthful Retry-After in whole seconds.
+    public var retryAfterSeconds: Int?
+}
+
+/// A rule with its live counters, as the admin API shows it.
+public struct FaultRuleStatus: Sendable, Encodable, Equatable {
+    public var rule: FaultRule
+    /// Requests that matched the static criteria so far.
+    public var matched: Int
+    /// Times the rule fired.
+    public var fired: Int
+    /// When the rule was loaded: time windows and fixed-window quotas count from here.
+    public var loadedAt: Date
+
+    enum CodingKeys: String, CodingKey { case rule, matched, fired, loadedAt }
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(rule, forKey: .rule)
+        try c.encode(matched, forKey: .matched)
+        try c.encode(fired, forKey: .fired)
+        try c.encode(DateFormats.iso8601(loadedAt), forKey: .loadedAt)
+    }
+}
+
+/// Evaluates fault rules and quotas, in order, first firing rule wins.
+///
+/// Counting: every rule counts every request that meets its static criteria (so `nth: 2`
+/// means the second such request, whatever earlier rules did with the first); only rules
+/// up to the firing one test `nth`/`everyNth`/`times`, draw from the generator or
+/// consume quota.
+///
+/// Thread-safe: one lock per evaluation, held only to read and update counters, quota
+/// state and the seeded generator; rendering the chosen action happens outside.
+///
+/// Determinism: the generator (SplitMix64) is drawn only for a request that reached a
+/// rule's probability test, so the same seed and the same request sequence give the same
+/// answers. ``reseed(_:)`` restarts the sequence.
+public final class FaultEngine: Sendable {
+    private struct Bucket { var tokens: Double; var last: Date }
+    private struct Window { var index: Int64; var count: Int }
+
+    private struct RuleState {
+        var rule: FaultRule
+        var loadedAt: Date
+        var matched = 0
+        var fired = 0
+        var window: [String: Window] = [:]
+        var bucket: [String: Bucket] = [:]
+    }
+
+    private struct State {
+        var rules: [RuleState] = []
+        var rng: SplitMix64
+        var seed: UInt64
+    }
+
+    /// Per-token quota state is forgotten beyond this many tokens per rule (bounded memory).
+    public static let maxQuotaKeys = 65_536
+
+    private let state: Locked<State>
+    public let clock: any DoubleClock
+
+    public init(clock: any DoubleClock = SystemClock(), seed: UInt64 = 0) {
+        self.clock = clock
+        state = Locked(State(rng: SplitMix64(seed: seed), seed: seed))
+    }
+
+    // MARK: administration
+
+    /// Appends a rule (evaluated after the existing ones). Throws if the id is taken.
+    public func add(_ rule: FaultRule) throws {
+        let now = clock.now()
+        try state.withLock { s in
+            if s.rules.contains(where: { $0.rule.id == rule.id }) { throw FaultEngineError.duplicateID(rule.id) }
+            s.rules.append(RuleState(rule: rule, loadedAt: now))
+        }
+    }
+
+    /// Appends several rules atomically (none are added if one id is taken).
+    public func add(contentsOf rules: [FaultRule]) throws {
+        let now = clock.now()
+        try state.withLock { s in
+            var ids = Set(s.rules.map(\.rule.id))
+            for r in rules where !ids.insert(r.id).inserted { throw FaultEngineError.duplicateID(r.id) }
+            s.rules.append(contentsOf: rules.map { RuleState(rule: $0, loadedAt: now) })
+        }
+    }
+
+    @discardableResult
+    public func remove(id: String) -> Bool {
+        state.withLock { s in
+            guard let i = s.rules.firstIndex(where: { $0.rule.id == id }) else { return false }
+            s.rules.remove(at: i)
+            return true
+        }
+    }
+
+    /// Rules in evaluation order, with their counters.
+    public func list() -> [FaultRuleStatus] {
+        state.withLock { s in s.rules.map { FaultRuleStatus(rule: $0.rule, matched: $0.matched, fired: $0.fired, loadedAt: $0.loadedAt) } }
+    }
+
+    public func rule(id: String) -> FaultRuleStatus? {
+        list().first { $0.rule.id == id }
+    }
+
+    /// Removes every rule (or those whose `match.provider` is `provider`) and restarts the
+    /// generator from the current seed.
+    public func reset(provider: ProviderID? = nil) {
+        state.withLock { s in
+            if let p = provider { s.rules.removeAll { $0.rule.match.provider == p } } else { s.rules.removeAll() }
+            s.rng = SplitMix64(seed: s.seed)
+        }
+    }
+
+    /// Sets a new seed and restarts the generator.
+    public func reseed(_ seed: UInt64) {
+        state.withLock { s in s.seed = seed; s.rng = SplitMix64(seed: seed) }
+    }
+
+    public var seed: UInt64 { state.withLock { $0.seed } }
+
+    // MARK: request path
+
+    /// The first rule that fires for `request`, updating counters and quota state.
+    /// `rateLimitReason` is the provider's reason for a quota without its own reason.
+    public func evaluate(_ request: FaultRequest, rateLimitReason: String? = nil) -> FaultHit? {
+        let now = clock.now()
+        return state.withLock { s -> FaultHit? in
+            if s.rules.isEmpty { return nil }
+            var hit: FaultHit? = nil
+            for i in s.rules.indices {
+                guard Self.matchesStatically(s.rules[i], request, now: now) else { continue }
+                s.rules[i].matched += 1
+                if hit == nil {
+                    hit = Self.decide(&s.rules[i], request, now: now, rng: &s.rng, rateLimitReason: rateLimitReason)
+                }
+            }
+            return hit
+        }
+    }
+
+    /// The static criteria: provider, endpoint, token, device, topic, environment, time window.
+    private static func matchesStatically(_ r: RuleState, _ q: FaultRequest, now: Date) -> Bool {
+        let m = r.rule.match
+        if let p = m.provider, p != q.provider { return false }
+        if let e = m.endpoint, e != q.endpoint { return false }
+        if let t = m.token, t != q.token { return false }
+        if let d = m.device, d != q.deviceID { return false }
+        if let t = m.topic, t != q.topic { return false }
+        if let e = m.environment, e != q.environment { return false }
+        let elapsed = now.timeIntervalSince(r.loadedAt)
+        if let f = m.from, elapsed < f { return false }
+        if let u = m.until, elapsed >= u { return false }
+        return true
+    }
+
+    /// For a statically matching request (already counted): nth / everyNth, times,
+    /// probability, quota state.
+    private static func decide(_ r: inout RuleState, _ q: FaultRequest, now: Date, rng: inout SplitMix64,
+                               rateLimitReason: String?) -> FaultHit? {
+        let m = r.rule.match
+        if let n = m.nth, r.matched != n { return nil }
+        if let n = m.everyNth, r.matched % n != 0 { return nil }
+        if let t = r.rule.times, r.fired >= t { return nil }
+        if let p = m.probability, !(rng.nextUnit() < p) { return nil }
+
+        if case .quota(let quota) = r.rule.action {
+            guard let wait = consume(&r, quota, key: quota.per == .token ? (q.token ?? "") : "", now: now) else { return nil }
+            r.fired += 1
+            let spec = ResponseSpec(reason: quota.reason ?? rateLimitReason, status: quota.status, retryAfter: .seconds(wait))
+            return FaultHit(ruleID: r.rule.id, action: .respond(spec), isQuota: true, retryAfterSeconds: wait)
+        }
+        r.fired += 1
+        return FaultHit(ruleID: r.rule.id, action: r.rule.action, isQuota: false, retryAfterSeconds: nil)
+    }
+
+    /// Counts one request against a quota: nil if allowed, else the whole seconds until the
+    /// next request would be allowed (at least 1).
+    private static func consume(_ r: inout RuleState, _ quota: QuotaSpec, key: String, now: Date) -> Int? {
+        let elapsed = now.timeIntervalSince(r.loadedAt)
+        switch quota.kind {
+        case .fixedWindow(let limit, let seconds):
+            let index = Int64((max(0, elapsed) / seconds).rounded(.down))
+            var w = r.window[key] ?? Window(index: index, count: 0)
+            if w.index != index { w = Window(index: index, count: 0) }
+            if w.count < limit {
+                w.count += 1
+                if r.window.count >= maxQuotaKeys && r.window[key] == nil { r.window.removeAll() }
+                r.window[key] = w
+                return nil
+            }
+            let resetAt = Double(index + 1) * seconds
+            return max(1, Int((resetAt - elapsed - 1e-9).rounded(.up)))
+        case .tokenBucket(let rate, let burst):
+            var b = r.bucket[key] ?? Bucket(tokens: Double(burst), last: now)
+            b.tokens = min(Double(burst), b.tokens + max(0, now.timeIntervalSince(b.last)) * rate)
+            b.last = now
+            defer {
+                if r.bucket.count >= maxQuotaKeys && r.bucket[key] == nil { r.bucket.removeAll() }
+                r.bucket[key] = b
+            }
+            if b.tokens >= 1 - 1e-9 {
+                b.tokens = max(0, b.tokens - 1)
+                return nil
+            }
+            return max(1, Int(((1 - b.tokens) / rate - 1e-9).rounded(.up)))
+        }
+    }
+}
+
+/// Why a fault rule could not be added.
+public enum FaultEngineError: Error, Equatable, CustomStringConvertible {
+    case duplicateID(String)
+    public var description: String {
+        switch self { case .duplicateID(let id): return "a fault rule with id \"\(id)\" already exists" }
+    }
+}

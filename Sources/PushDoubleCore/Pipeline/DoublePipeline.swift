@@ -1,0 +1,238 @@
+import Foundation
+import PushDoubleTransport
+
+/// The one request path of every fake: admit ▶ device lookup ▶ fault rules and quotas ▶
+/// deliver ▶ count the delivery ▶ history.
+///
+/// A `Responder` for one listener of one provider fake. Every fault kind is applied here
+/// and nowhere else, so every provider gets all of them.
+///
+/// Order (and why the lookup comes before the faults): the device lookup is a pure read
+/// (it only applies time transitions that are due anyway) and lets rules match on the
+/// registered device id. Accepted (2xx) deliveries to registered devices are counted
+/// after the fake answered, which may trigger "dies after its n-th push" transitions.
+///
+/// Cost per request: one lock each in the registry, the fault engine and the history
+/// (plus one more in the registry when a registered device accepted a delivery); the
+/// history stores structs, JSON is produced only when someone reads it.
+public final class DoublePipeline: Responder {
+    public let fake: any ProviderFake
+    public let double: DoubleState
+    /// Environment of the listener ("production" / "sandbox"), used when the fake's
+    /// admission does not name one.
+    public let environment: String?
+    private let services: ProviderServices
+    private let provider: ProviderID
+    private let rateLimitReason: String?
+
+    public init(fake: any ProviderFake, double: DoubleState, environment: String? = nil) {
+        self.fake = fake
+        self.double = double
+        self.environment = environment
+        self.provider = fake.provider
+        self.rateLimitReason = fake.rateLimitReason
+        self.services = ProviderServices(clock: double.clock, devices: double.devices)
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
+        let receivedAt = double.clock.now()
+        var admission = fake.admit(request, context: context, services: services)
+        if admission.environment == nil { admission.environment = environment }
+        if let refusal = admission.refusal {
+            record(request, admission, deviceID: nil, action: refusal.action, reason: refusal.reason,
+                   decision: refusal.decidedBy, detail: nil, receivedAt: receivedAt)
+            return refusal.action
+        }
+
+        let lookup: DeviceLookup
+        if let token = admission.token {
+            lookup = double.devices.lookup(provider: provider, token: token, fake: fake)
+        } else {
+            lookup = DeviceLookup(deviceID: nil, state: .active, source: .openWorld)
+        }
+        let registeredID = lookup.source == .registered ? lookup.deviceID : nil
+
+        let hit = double.faults.evaluate(FaultRequest(provider: provider, endpoint: admission.endpoint, token: admission.token,
+                                                      deviceID: registeredID, topic: admission.topic,
+                                                      environment: admission.environment),
+                                         rateLimitReason: rateLimitReason)
+        guard let hit else {
+            let delivered = fake.deliver(request, admission: admission, device: lookup, context: context, services: services)
+            countDelivery(delivered.action, admission: admission, lookup: lookup)
+            record(request, admission, deviceID: registeredID, action: delivered.action, reason: delivered.reason,
+                   decision: delivered.decidedBy, detail: nil, receivedAt: receivedAt)
+            return delivered.action
+        }
+
+        var rendering = Rendering(pipeline: self, request: request, admission: admission, lookup: lookup,
+                                  context: context, hit: hit)
+        let action = rendering.render(hit.action)
+        let faultDecision = Decision(hit.isQuota ? .quota : .fault, hit.ruleID)
+        var decision = faultDecision
+        var reason = rendering.reason
+        var detail = "\(hit.isQuota ? "quota" : "fault") \(hit.ruleID): \(hit.action.typeName)"
+        if let delivered = rendering.delivered {
+            // The rule wrapped a normal answer (delay, goaway-then, dribble, truncate).
+            decision = delivered.decidedBy
+            reason = reason ?? delivered.reason
+            if rendering.countsDelivery { countDelivery(delivered.action, admission: admission, lookup: lookup) }
+            detail += " (answer decided by \(delivered.decidedBy.stage.rawValue))"
+        }
+        record(request, admission, deviceID: registeredID, action: action, reason: reason, decision: decision,
+               detail: detail, receivedAt: receivedAt)
+        return action
+    }
+
+    private func countDelivery(_ action: ResponseAction, admission: Admission, lookup: DeviceLookup) {
+        guard lookup.source == .registered, let token = admission.token,
+              let status = Self.status(of: action), (200..<300).contains(status) else { return }
+        double.devices.recordDelivery(provider: provider, token: token)
+    }
+
+    private func record(_ request: HTTPRequest, _ admission: Admission, deviceID: String?, action: ResponseAction,
+                        reason: String?, decision: Decision, detail: String?, receivedAt: Date) {
+        var response = Self.recorded(action)
+        response.reason = reason
+        if let detail { response.detail = response.detail.map { detail + "; " + $0 } ?? detail }
+        let exchange = Exchange(seq: 0, provider: provider, endpoint: admission.endpoint, transport: request.info,
+                                request: RecordedRequest(request), token: admission.token, topic: admission.topic,
+                                environment: admission.environment, deviceID: deviceID, auth: admission.auth,
+                                notification: admission.notification, response: response, decidedBy: decision,
+                                receivedAt: receivedAt, respondedAt: double.clock.now())
+        double.history.append(exchange)
+    }
+
+    // MARK: rendering a fired rule
+
+    /// Turns a rule's action into a ResponseAction, running the normal delivery when the
+    /// action wraps it (at most once).
+    private struct Rendering {
+        let pipeline: DoublePipeline
+        let request: HTTPRequest
+        let admission: Admission
+        let lookup: DeviceLookup
+        let context: RequestContext
+        let hit: FaultHit
+        var delivered: ProviderResponse? = nil
+        var reason: String? = nil
+        /// False when the wrapped answer never fully reaches the client (truncate).
+        var countsDelivery = true
+
+        init(pipeline: DoublePipeline, request: HTTPRequest, admission: Admission, lookup: DeviceLookup,
+             context: RequestContext, hit: FaultHit) {
+            self.pipeline = pipeline; self.request = request; self.admission = admission; self.lookup = lookup
+            self.context = context; self.hit = hit
+        }
+
+        mutating func normal() -> ProviderResponse {
+            if let d = delivered { return d }
+            let d = pipeline.fake.deliver(request, admission: admission, device: lookup, context: context, services: pipeline.services)
+            delivered = d
+            return d
+        }
+
+        mutating func response(_ spec: ResponseSpec) -> HTTPResponse {
+            let now = pipeline.double.clock.now()
+            var headers = HTTPHeaders()
+            if let ra = spec.retryAfter { headers.add(name: "retry-after", value: ra.headerValue(now: now)) }
+            for h in spec.headers { headers.add(name: h.name, value: h.value) }
+            if let r = spec.reason {
+                reason = r
+                if let rendered = pipeline.fake.errorResponse(reason: r, status: spec.status, headers: headers,
+                                                              request: request, admission: admission) {
+                    return rendered
+                }
+            }
+            // Raw response, or a reason this provider does not know: answer it literally.
+            let status = spec.status ?? 500
+            let body = spec.body ?? spec.reason.map { r -> String in
+                var s = "{\"reason\":"; JSONValue.writeString(r, into: &s); return s + "}"
+            } ?? ""
+            if !body.isEmpty {
+                let type = spec.contentType ?? ((try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed])) != nil
+                                                 ? "application/json" : "text/plain; charset=utf-8")
+                headers.replaceOrAdd(name: "content-type", value: type)
+            }
+            return HTTPResponse(status: status, headers: headers, body: Array(body.utf8))
+        }
+
+        mutating func render(_ action: FaultAction) -> ResponseAction {
+            switch action {
+            case .respond(let spec): return .respond(response(spec))
+            case .continue, .quota: return normal().action
+            case .delay(let s, let then): return .delayed(seconds: s, then: render(then))
+            case .drop: return .dropConnection
+            case .goAway(let last, let code, let debug, let then):
+                return .goAway(lastStreamID: last, errorCode: code, debugData: debug.bytes, then: then.map { render($0) })
+            case .reset(let code): return .resetStream(code)
+            case .stall: return .stall
+            case .dribble(let size, let interval, let spec):
+                let base: ResponseAction = spec.map { .respond(response($0)) } ?? normal().action
+                if case .respond(let r) = base { return .dribble(r, chunkSize: size, interval: interval) }
+                return base
+            case .truncate(let n, let spec):
+                let base: ResponseAction = spec.map { .respond(response($0)) } ?? normal().action
+                countsDelivery = false
+                if case .respond(let r) = base { return .truncate(r, bodyBytes: n) }
+                return base
+            }
+        }
+    }
+
+    // MARK: recording
+
+    /// The HTTP status an action ends up sending, if it sends one.
+    public static func status(of action: ResponseAction) -> Int? {
+        switch action {
+        case .respond(let r), .dribble(let r, _, _), .truncate(let r, _), .stream(let r, _): return r.status
+        case .delayed(_, let then): return status(of: then)
+        case .goAway(_, _, _, let then): return then.flatMap { status(of: $0) }
+        case .resetStream, .dropConnection, .stall: return nil
+        }
+    }
+
+    /// What the history records for an action.
+    public static func recorded(_ action: ResponseAction) -> RecordedResponse {
+        func fromResponse(_ kind: String, _ r: HTTPResponse) -> RecordedResponse {
+            RecordedResponse(action: kind, status: r.status, headers: r.headers.fields.map { [$0.name, $0.value] },
+                             body: r.body.isEmpty ? nil : String(decoding: r.body, as: UTF8.self))
+        }
+        switch action {
+        case .respond(let r): return fromResponse("respond", r)
+        case .delayed(let s, let then):
+            var inner = recorded(then)
+            let innerKind = inner.action
+            inner.action = "delayed"
+            inner.delaySeconds = s + (inner.delaySeconds ?? 0)
+            inner.detail = "then " + innerKind + (inner.detail.map { " (" + $0 + ")" } ?? "")
+            return inner
+        case .resetStream(let code): return RecordedResponse(action: "reset", status: nil, detail: "RST_STREAM \(code.name)")
+        case .goAway(let last, let code, let debug, let then):
+            var out = then.map { recorded($0) } ?? RecordedResponse(action: "goaway", status: nil)
+            let lastText: String
+            switch last {
+            case .beforeThisStream: lastText = "before-this-stream"
+            case .thisStream: lastText = "this-stream"
+            case .highestSeen: lastText = "highest-seen"
+            case .explicit(let n): lastText = String(n)
+            }
+            var d = "GOAWAY last=\(lastText) \(code.name)"
+            if !debug.isEmpty { d += " debug=" + String(decoding: debug, as: UTF8.self) }
+            if then != nil { d += "; then " + out.action + (out.detail.map { " (" + $0 + ")" } ?? "") }
+            out.action = "goaway"
+            out.detail = d
+            return out
+        case .dropConnection: return RecordedResponse(action: "drop", status: nil, detail: "connection dropped")
+        case .stall: return RecordedResponse(action: "stall", status: nil, detail: "never answered")
+        case .dribble(let r, let size, let interval):
+            var out = fromResponse("dribble", r)
+            out.detail = "body in \(size)-byte pieces every \(interval) s"
+            return out
+        case .truncate(let r, let n):
+            var out = fromResponse("truncate", r)
+            out.detail = "connection dropped after \(n) body bytes"
+            return out
+        case .stream(let r, _): return fromResponse("stream", r)
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Everything one running double shares across its fakes: clock, devices, fault rules,
+/// history. Provider-agnostic; fakes plug in through ``pipeline(for:environment:)``.
+///
+/// Thread-safe (each component has its own lock).
+public final class DoubleState: Sendable {
+    public let clock: any DoubleClock
+    public let devices: DeviceRegistry
+    public let faults: FaultEngine
+    public let history: HistoryStore
+    private let fakes = Locked<[ProviderID: any ProviderFake]>([:])
+    private let loaded = Locked<[String]>([])
+
+    /// - Parameters:
+    ///   - historyCap: most exchanges kept; older ones are dropped and counted.
+    ///   - seed: seed of the fault engine's generator.
+    ///   - defaultWorld: world mode of providers a scenario does not set.
+    public init(clock: any DoubleClock = SystemClock(), historyCap: Int = 100_000, seed: UInt64 = 0,
+                defaultWorld: WorldMode = .open) {
+        self.clock = clock
+        devices = DeviceRegistry(clock: clock, defaultWorld: defaultWorld)
+        faults = FaultEngine(clock: clock, seed: seed)
+        history = HistoryStore(cap: historyCap)
+    }
+
+    /// The request path for one listener of `fake` (also registers the fake by provider).
+    public func pipeline(for fake: any ProviderFake, environment: String? = nil) -> DoublePipeline {
+        fakes.withLock { $0[fake.provider] = fake }
+        return DoublePipeline(fake: fake, double: self, environment: environment)
+    }
+
+    /// Providers with a fake plugged in.
+    public var providers: [ProviderID] { fakes.withLock { Array($0.keys) }.sorted { $0.rawValue < $1.rawValue } }
+
+    /// Ids of scenarios loaded since the last full reset, in order.
+    public var loadedScenarios: [String] { loaded.withLock { $0 } }
+
+    /// Applies a scenario: world modes, seed, devices, then fault rules and quotas.
+    ///
+    /// - Parameter merge: false (default) resets devices, rules and history first, so the
+    ///   scenario runs from a clean state; true adds to what is loaded (ids must not clash).
+    public func load(_ scenario: Scenario, merge: Bool = false) throws {
+        if !merge { reset() }
+        let rules = scenario.rules
+        try faults.add(contentsOf: rules)
+        do {
+            for d in scenario.devices { try devices.register(d) }
+        } catch {
+            for r in rules { faults.remove(id: r.id) }
+            throw error
+        }
+        for (name, options) in scenario.providers {
+            if let w = options.world { devices.setWorld(w, for: ProviderID(rawValue: name)) }
+        }
+        if let seed = scenario.seed { faults.reseed(seed) }
+        loaded.withLock { $0.append(scenario.id) }
+    }
+
+    /// Forgets devices, fault rules and history, of one provider or all (the generator
+    /// restarts from its seed).
+    public func reset(provider: ProviderID? = nil) {
+        devices.reset(provider: provider)
+        faults.reset(provider: provider)
+        if let p = provider { history.clear(provider: p) } else {
+            history.clear()
+            loaded.withLock { $0.removeAll() }
+        }
+    }
+}

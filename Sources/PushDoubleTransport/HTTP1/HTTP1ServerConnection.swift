@@ -1,0 +1,555 @@
+import Foundation
+import Synchronization
+
+/// The HTTP/1.1 server protocol engine of one connection: parses requests, calls the
+/// ``Responder``, and writes responses in request order (pipelining), mapping every
+/// ``ResponseAction`` to its nearest HTTP/1.1 behaviour.
+///
+/// Threading: loop-confined, like every ``ConnectionProtocolHandler``; only the
+/// ``ResponseBodySink`` it hands out may be used from other threads (it hops to the loop).
+final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl {
+    private let io: any ConnectionIO
+    private let responder: any Responder
+    private let limits: ServerLimits
+    private let scheme: String
+    private var parser: HTTP1RequestParser
+    private var stash: [UInt8] = []
+    private var dateCache = HTTPDateCache()
+
+    /// The request being received.
+    private var current: (head: HTTP1RequestHead, body: [UInt8], headAt: Date)?
+    private var requestCount: UInt32 = 0
+    /// Responses owed, in request order.
+    private var queue: [Slot] = []
+    /// No more requests are read (after `Connection: close`, an error or a graceful close).
+    private var acceptingRequests = true
+    /// Close once every queued response is written.
+    private var closeWhenDrained = false
+    private var closed = false
+    private var pausedForPipelining = false
+    private var pendingContinue = false
+    private var out: [UInt8] = []
+
+    // Timeouts: one timer, re-armed at the nearest deadline.
+    private var readDeadline: UInt64?
+    private var lastActivity: UInt64 = Posix.monotonicNanos()
+    private var timer: TimerToken?
+    private var timerAt: UInt64 = 0
+
+    /// Most pipelined requests kept waiting for their responses before reading pauses.
+    static let maxPipelined = 64
+
+    var storage: AnyObject?
+    var info: ConnectionInfo { io.info }
+    var version: HTTPVersion { .http1_1 }
+
+    final class Slot {
+        enum State { case waiting, ready(ResponseAction), active, done }
+        let info: RequestInfo
+        let isHEAD: Bool
+        var closeAfter: Bool
+        var state: State
+        var sink: HTTP1BodySink?
+        init(info: RequestInfo, isHEAD: Bool, closeAfter: Bool) {
+            self.info = info; self.isHEAD = isHEAD; self.closeAfter = closeAfter; self.state = .waiting
+        }
+    }
+
+    init(io: any ConnectionIO, responder: any Responder, limits: ServerLimits) {
+        self.io = io
+        self.responder = responder
+        self.limits = limits
+        self.scheme = io.info.tls == nil ? "http" : "https"
+        self.parser = HTTP1RequestParser(maxHeadSize: limits.maxHeaderListSize, maxBodySize: limits.maxBodySize)
+    }
+
+    // MARK: ConnectionProtocolHandler
+
+    func connectionStarted(initialBytes: [UInt8]) {
+        armTimer()
+        if !initialBytes.isEmpty {
+            initialBytes.withUnsafeBytes { bytesReceived($0) }
+        }
+    }
+
+    func bytesReceived(_ bytes: UnsafeRawBufferPointer) {
+        lastActivity = Posix.monotonicNanos()
+        guard acceptingRequests, !closed else { return }
+        if readDeadline == nil && bytes.count > 0 {
+            readDeadline = lastActivity &+ UInt64(limits.requestReadTimeout * 1e9)
+            armTimer()
+        }
+        if stash.isEmpty {
+            let used = process(bytes)
+            if used < bytes.count && acceptingRequests { stash.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...])) }
+        } else {
+            stash.append(contentsOf: bytes)
+            processStash()
+        }
+    }
+
+    func writeBufferDrained() {}
+
+    func inputClosed() {
+        acceptingRequests = false
+        // Answer what was fully received, then close.
+        closeWhenDrained = true
+        if queue.isEmpty { io.close() }
+    }
+
+    func connectionClosed() {
+        closed = true
+        let now = Date()
+        for slot in queue {
+            if case .done = slot.state { continue }
+            slot.state = .done
+            slot.sink?.markClosed()
+            responder.responseCompleted(for: slot.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
+        }
+        queue.removeAll()
+        storage = nil
+    }
+
+    // MARK: ConnectionControl
+
+    func updateSettings(maxConcurrentStreams: UInt32?) {}
+
+    func closeGracefully(errorCode: HTTP2ErrorCode, debugData: [UInt8]) {
+        acceptingRequests = false
+        closeWhenDrained = true
+        // Tell the client with `connection: close` on the last response not yet started.
+        if let last = queue.last {
+            switch last.state {
+            case .waiting, .ready: last.closeAfter = true
+            default: break
+            }
+        }
+        if queue.isEmpty { io.close() }
+    }
+
+    // MARK: input
+
+    private func processStash() {
+        let used = stash.withUnsafeBytes { process($0) }
+        if used > 0 { stash.removeFirst(min(used, stash.count)) }
+        if !acceptingRequests { stash.removeAll() }
+    }
+
+    /// Parses as much of `buf` as possible; returns the bytes consumed.
+    private func process(_ buf: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        while offset < buf.count || parser.pendingEnd {
+            guard acceptingRequests, !closed else { return buf.count }
+            if parser.isIdle && current == nil && queue.count >= Self.maxPipelined {
+                pausedForPipelining = true
+                io.pauseReading()
+                return offset
+            }
+            let result: (consumed: Int, event: HTTP1RequestParser.Event?)
+            if parser.takeEnd() {
+                result = (0, .end(trailers: HTTPHeaders()))
+            } else {
+                do {
+                    result = try parser.parse(UnsafeRawBufferPointer(rebasing: buf[offset...]))
+                } catch {
+                    refuse(error)
+                    return buf.count
+                }
+            }
+            if result.consumed == 0 && result.event == nil { return offset }
+            offset += result.consumed
+            guard let event = result.event else { continue }
+            switch event {
+            case .head(let head):
+                requestCount &+= 1
+                var body: [UInt8] = []
+                if let cl = head.contentLength, cl > 0 { body.reserveCapacity(cl) }
+                current = (head, body, Date())
+                if !head.hasBody {
+                    finishRequest(trailers: HTTPHeaders())
+                } else if head.expectContinue && head.minorVersion == 1 {
+                    if queue.isEmpty { io.write(HTTP1Serializer.continueResponse) } else { pendingContinue = true }
+                }
+            case .body(let chunk):
+                current?.body.append(contentsOf: chunk)
+            case .end(let trailers):
+                finishRequest(trailers: trailers)
+            }
+        }
+        return offset
+    }
+
+    private func finishRequest(trailers: HTTPHeaders) {
+        guard let cur = current else { return }
+        current = nil
+        pendingContinue = false
+        readDeadline = nil
+        var headers = cur.head.headers
+        for t in trailers { headers.add(name: t.name, value: t.value) }
+        let info = RequestInfo(connection: io.info, streamID: requestCount, version: .http1_1, headReceivedAt: cur.headAt, bodyReceivedAt: Date())
+        let request = HTTPRequest(method: cur.head.method, path: cur.head.target, scheme: scheme, authority: cur.head.host,
+                                  headers: headers, body: cur.body, info: info)
+        let slot = Slot(info: info, isHEAD: cur.head.method == "HEAD", closeAfter: !cur.head.keepAlive)
+        if slot.closeAfter { acceptingRequests = false }
+        queue.append(slot)
+        let action = responder.respond(to: request, context: RequestContext(connection: self))
+        resolve(slot, action)
+        pump()
+    }
+
+    /// A request broke a limit or the grammar: answer with the responder's error (or
+    /// close), after the earlier responses, and read nothing more.
+    private func refuse(_ error: HTTP1ParseError) {
+        acceptingRequests = false
+        readDeadline = nil
+        stash.removeAll()
+        requestCount &+= 1
+        let now = Date()
+        let head = error.head ?? current?.head
+        current = nil
+        let info = RequestInfo(connection: io.info, streamID: requestCount, version: .http1_1, headReceivedAt: now, bodyReceivedAt: now)
+        let request = HTTPRequest(method: head?.method ?? "", path: head?.target ?? "", scheme: scheme, authority: head?.host,
+                                  headers: head?.headers ?? HTTPHeaders(), body: [], info: info)
+        let violation = LimitViolation(kind: error.kind, message: error.message)
+        let slot = Slot(info: info, isHEAD: false, closeAfter: true)
+        queue.append(slot)
+        if let response = responder.limitExceeded(violation, head: request, context: RequestContext(connection: self)) {
+            slot.state = .ready(.respond(response))
+        } else {
+            slot.state = .ready(.resetStream(.protocolError))
+        }
+        pump()
+    }
+
+    // MARK: output
+
+    private func resolve(_ slot: Slot, _ action: ResponseAction) {
+        if case .delayed(let seconds, let then) = action {
+            slot.state = .waiting
+            io.schedule(after: seconds) { [weak self, slot] in
+                guard let self, !self.closed else { return }
+                self.resolve(slot, then)
+                self.pump()
+            }
+        } else {
+            slot.state = .ready(action)
+        }
+    }
+
+    /// Starts the responses at the head of the queue that are ready, in order.
+    private func pump() {
+        while !closed, let slot = queue.first {
+            switch slot.state {
+            case .waiting, .active:
+                return
+            case .done:
+                queue.removeFirst()
+                if slot.closeAfter {
+                    finishConnection()
+                    return
+                }
+                continue
+            case .ready(let action):
+                slot.state = .active
+                start(action, slot)
+            }
+        }
+        guard !closed else { return }
+        if queue.isEmpty {
+            if closeWhenDrained { io.close(); return }
+            if pendingContinue, current != nil {
+                pendingContinue = false
+                io.write(HTTP1Serializer.continueResponse)
+            }
+        }
+        if pausedForPipelining && queue.count < Self.maxPipelined / 2 {
+            pausedForPipelining = false
+            io.resumeReading()
+            if !stash.isEmpty { processStash() }
+        }
+    }
+
+    private func finishConnection() {
+        acceptingRequests = false
+        let now = Date()
+        for s in queue {
+            if case .done = s.state { continue }
+            s.state = .done
+            responder.responseCompleted(for: s.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
+        }
+        queue.removeAll()
+        io.close()
+    }
+
+    private func complete(_ slot: Slot, _ kind: ResponseOutcome.Kind) {
+        slot.state = .done
+        lastActivity = Posix.monotonicNanos()
+        responder.responseCompleted(for: slot.info, outcome: ResponseOutcome(kind: kind, at: Date()))
+    }
+
+    private func writeHead(_ r: HTTPResponse, slot: Slot, chunked: Bool, bodyLength: Int?) {
+        out.removeAll(keepingCapacity: true)
+        let noBody = HTTP1Serializer.statusForbidsBody(r.status)
+        HTTP1Serializer.writeHead(status: r.status, headers: r.headers,
+                                  contentLength: noBody ? nil : bodyLength, chunked: chunked && !noBody,
+                                  close: slot.closeAfter, keepAliveHeader: false, date: dateCache.current(), into: &out)
+    }
+
+    private func flushOut() {
+        if !out.isEmpty { io.write(out) }
+        out.removeAll(keepingCapacity: true)
+    }
+
+    private func start(_ action: ResponseAction, _ slot: Slot) {
+        switch action {
+        case .respond(let r):
+            let sendBody = !slot.isHEAD && !HTTP1Serializer.statusForbidsBody(r.status)
+            if case .chunked(let maxChunk) = r.framing {
+                writeHead(r, slot: slot, chunked: true, bodyLength: nil)
+                if sendBody {
+                    let step = max(1, maxChunk)
+                    var i = 0
+                    while i < r.body.count {
+                        let e = min(r.body.count, i + step)
+                        HTTP1Serializer.writeChunk(r.body[i..<e], into: &out)
+                        i = e
+                    }
+                    out.append(contentsOf: HTTP1Serializer.lastChunk)
+                }
+            } else {
+                writeHead(r, slot: slot, chunked: false, bodyLength: r.body.count)
+                if sendBody { out.append(contentsOf: r.body) }
+            }
+            flushOut()
+            complete(slot, .completed)
+
+        case .delayed:
+            resolve(slot, action)
+
+        case .resetStream:
+            complete(slot, .reset)
+            abortAfterEarlierResponses()
+
+        case .goAway(_, _, _, let then):
+            slot.closeAfter = true
+            acceptingRequests = false
+            if let then {
+                resolve(slot, then)
+            } else {
+                complete(slot, .reset)
+            }
+
+        case .dropConnection:
+            complete(slot, .connectionDropped)
+            io.abort()
+
+        case .stall:
+            slot.state = .waiting
+
+        case .dribble(let r, let chunkSize, let interval):
+            writeHead(r, slot: slot, chunked: false, bodyLength: r.body.count)
+            flushOut()
+            if slot.isHEAD || HTTP1Serializer.statusForbidsBody(r.status) || r.body.isEmpty {
+                complete(slot, .completed)
+                return
+            }
+            dribble(r.body, from: 0, chunkSize: max(1, chunkSize), interval: interval, slot: slot)
+            return
+
+        case .truncate(let r, let bodyBytes):
+            writeHead(r, slot: slot, chunked: false, bodyLength: r.body.count)
+            if !slot.isHEAD { out.append(contentsOf: r.body.prefix(max(0, bodyBytes))) }
+            flushOut()
+            complete(slot, .connectionDropped)
+            // FIN after the partial body: the client sees fewer bytes than Content-Length.
+            queue.removeAll { $0 === slot }
+            finishConnection()
+
+        case .stream(let r, let source):
+            writeHead(r, slot: slot, chunked: true, bodyLength: nil)
+            flushOut()
+            if slot.isHEAD || HTTP1Serializer.statusForbidsBody(r.status) {
+                complete(slot, .completed)
+                return
+            }
+            let sink = HTTP1BodySink(connection: self, slot: slot, executor: io.loopExecutor)
+            slot.sink = sink
+            source.start(sink)
+        }
+    }
+
+    private func abortAfterEarlierResponses() {
+        acceptingRequests = false
+        closed = true
+        let now = Date()
+        for s in queue {
+            if case .done = s.state { continue }
+            s.state = .done
+            responder.responseCompleted(for: s.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
+        }
+        queue.removeAll()
+        // Earlier responses are queued in the runtime: flush them, then close. With nothing
+        // pending the close is abortive (RST), the nearest thing to RST_STREAM.
+        if io.pendingWriteBytes == 0 { io.abort() } else { io.close() }
+    }
+
+    private func dribble(_ body: [UInt8], from: Int, chunkSize: Int, interval: Double, slot: Slot) {
+        io.schedule(after: interval) { [weak self, slot] in
+            guard let self, !self.closed else { return }
+            let end = min(body.count, from + chunkSize)
+            self.io.write(Array(body[from..<end]))
+            self.lastActivity = Posix.monotonicNanos()
+            if end >= body.count {
+                self.complete(slot, .completed)
+                self.pump()
+            } else {
+                self.dribble(body, from: end, chunkSize: chunkSize, interval: interval, slot: slot)
+            }
+        }
+    }
+
+    // Called by the sink on the loop.
+    fileprivate func streamWrite(_ slot: Slot, _ bytes: [UInt8]) {
+        guard !closed, case .active = slot.state else { return }
+        out.removeAll(keepingCapacity: true)
+        HTTP1Serializer.writeChunk(bytes[...], into: &out)
+        flushOut()
+        lastActivity = Posix.monotonicNanos()
+    }
+
+    fileprivate func streamFinish(_ slot: Slot) {
+        guard !closed, case .active = slot.state else { return }
+        io.write(HTTP1Serializer.lastChunk)
+        complete(slot, .completed)
+        slot.sink?.markClosed()
+        pump()
+    }
+
+    // MARK: timeouts
+
+    private func nextDeadline() -> UInt64 {
+        let idle = lastActivity &+ UInt64(limits.idleTimeout * 1e9)
+        if let r = readDeadline { return min(r, idle) }
+        return idle
+    }
+
+    private func armTimer() {
+        let at = nextDeadline()
+        if let t = timer {
+            if timerAt <= at { return }
+            io.cancelTimer(t)
+        }
+        timerAt = at
+        let now = Posix.monotonicNanos()
+        let delay = at > now ? Double(at - now) / 1e9 : 0
+        timer = io.schedule(after: delay) { [weak self] in self?.timerFired() }
+    }
+
+    private func timerFired() {
+        timer = nil
+        guard !closed else { return }
+        let now = Posix.monotonicNanos()
+        if let r = readDeadline, r <= now {
+            // Slowloris protection: the request did not arrive in time.
+            readDeadline = nil
+            acceptingRequests = false
+            stash.removeAll()
+            current = nil
+            if queue.isEmpty {
+                let body = Array("The request was not received within \(limits.requestReadTimeout) seconds.\n".utf8)
+                var h = HTTPHeaders()
+                h.add(name: "content-type", value: "text/plain; charset=utf-8")
+                out.removeAll(keepingCapacity: true)
+                HTTP1Serializer.writeHead(status: 408, headers: h, contentLength: body.count, chunked: false, close: true,
+                                          keepAliveHeader: false, date: dateCache.current(), into: &out)
+                out.append(contentsOf: body)
+                flushOut()
+                closed = true
+                io.close()
+            } else {
+                closeWhenDrained = true
+            }
+            return
+        }
+        if lastActivity &+ UInt64(limits.idleTimeout * 1e9) <= now {
+            closed = true
+            connectionClosedByIdle()
+            return
+        }
+        armTimer()
+    }
+
+    private func connectionClosedByIdle() {
+        let now = Date()
+        for s in queue {
+            if case .done = s.state { continue }
+            s.state = .done
+            s.sink?.markClosed()
+            responder.responseCompleted(for: s.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
+        }
+        queue.removeAll()
+        io.close()
+    }
+}
+
+/// Holds a loop-confined object so that a `Sendable` closure can carry it back to its loop.
+/// `@unchecked Sendable`: `value` is only dereferenced inside closures run by the owning
+/// loop's executor, never on the thread that created the box.
+struct LoopBound<T: AnyObject>: @unchecked Sendable {
+    weak var value: T?
+    init(_ value: T) { self.value = value }
+}
+
+/// The ``ResponseBodySink`` of a streamed HTTP/1.1 response: each write becomes one chunk.
+final class HTTP1BodySink: ResponseBodySink {
+    private let connection: LoopBound<HTTP1ServerConnection>
+    private let slot: LoopBound<HTTP1ServerConnection.Slot>
+    private let executor: any LoopExecutor
+    private let state = Mutex<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
+
+    init(connection: HTTP1ServerConnection, slot: HTTP1ServerConnection.Slot, executor: any LoopExecutor) {
+        self.connection = LoopBound(connection)
+        self.slot = LoopBound(slot)
+        self.executor = executor
+    }
+
+    func write(_ bytes: [UInt8]) {
+        guard !isClosed, !bytes.isEmpty else { return }
+        let c = connection, s = slot
+        executor.execute {
+            guard let conn = c.value, let slot = s.value else { return }
+            conn.streamWrite(slot, bytes)
+        }
+    }
+
+    func finish() {
+        guard !isClosed else { return }
+        let c = connection, s = slot
+        executor.execute {
+            guard let conn = c.value, let slot = s.value else { return }
+            conn.streamFinish(slot)
+        }
+    }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    func onClose(_ callback: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { st -> Bool in
+            if st.closed { return true }
+            st.callbacks.append(callback)
+            return false
+        }
+        if runNow { callback() }
+    }
+
+    func markClosed() {
+        let cbs = state.withLock { st -> [@Sendable () -> Void] in
+            if st.closed { return [] }
+            st.closed = true
+            let c = st.callbacks
+            st.callbacks = []
+            return c
+        }
+        for cb in cbs { cb() }
+    }
+}

@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Synchronization
+import COpenSSL
+
+/// The TLS identity and ALPN protocols of a listener.
+public struct TLSServerConfiguration: Sendable {
+    /// Leaf certificate first, then intermediates (PEM).
+    public var certificateChainPEM: String
+    /// The leaf's private key (PEM, PKCS#8 or traditional).
+    public var privateKeyPEM: String
+    /// ALPN protocols offered, in server preference order: `["h2"]` for APNs,
+    /// `["h2", "http/1.1"]` for general use. A client that offers ALPN but none of these
+    /// gets alert 120 (no_application_protocol).
+    public var alpn: [String]
+    public init(certificateChainPEM: String, privateKeyPEM: String, alpn: [String] = ["h2", "http/1.1"]) {
+        self.certificateChainPEM = certificateChainPEM; self.privateKeyPEM = privateKeyPEM; self.alpn = alpn
+    }
+}
+
+/// One address to listen on, with how to serve it.
+public struct ListenerConfiguration: Sendable {
+    /// A name recorded in every ``ConnectionInfo`` (e.g. "apns-production").
+    public var name: String
+    /// A numeric IPv4/IPv6 address, or "localhost".
+    public var host: String
+    /// 0 picks an ephemeral port (see ``BoundListener/port``).
+    public var port: Int
+    /// nil = cleartext (HTTP/1.1 and h2c prior knowledge side by side).
+    public var tls: TLSServerConfiguration?
+    public var http2: HTTP2Configuration
+    public var limits: ServerLimits
+    public var allowHTTP1: Bool
+    public var allowHTTP2: Bool
+    public var responder: any Responder
+
+    public init(name: String, host: String = "127.0.0.1", port: Int = 0, tls: TLSServerConfiguration? = nil,
+                http2: HTTP2Configuration = HTTP2Configuration(), limits: ServerLimits = ServerLimits(),
+                allowHTTP1: Bool = true, allowHTTP2: Bool = true, responder: any Responder) {
+        self.name = name; self.host = host; self.port = port; self.tls = tls; self.http2 = http2
+        self.limits = limits; self.allowHTTP1 = allowHTTP1; self.allowHTTP2 = allowHTTP2; self.responder = responder
+    }
+}
+
+/// Where a listener actually listens.
+public struct BoundListener: Sendable, Equatable {
+    public var name: String
+    public var host: String
+    public var port: Int
+}
+
+/// Per-listener state shared by its acceptors on every loop.
+final class ListenerRuntime: Sendable {
+    let config: ListenerConfiguration
+    let tls: TLSContext?
+    let connections = Atomic<Int>(0)
+    let serverCount: ServerCounters
+
+    init(config: ListenerConfiguration, tls: TLSContext?, serverCount: ServerCounters) {
+        self.config = config; self.tls = tls; self.serverCount = serverCount
+    }
+
+    /// Reserves a connection slot; false when the listener is at `maxConnections`.
+    func tryAdmit() -> Bool {
+        let n = connections.add(1, ordering: .relaxed).newValue
+        if n > config.limits.maxConnections {
+            connections.subtract(1, ordering: .relaxed)
+            return false
+        }
+        serverCount.open.add(1, ordering: .relaxed)
+        return true
+    }
+
+    func connectionEnded() {
+        connections.subtract(1, ordering: .relaxed)
+        serverCount.open.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// Counters of one server.
+final class ServerCounters: Sendable {
+    let open = Atomic<Int>(0)
+}
+
+/// The listening socket of one listener on one loop (SO_REUSEPORT: the kernel spreads
+/// incoming connections over the loops' sockets).
+final class Acceptor: Selectable {
+    let fd: Int32
+    let loop: EventLoop
+    let runtime: ListenerRuntime
+    private var closed = false
+
+    init(fd: Int32, loop: EventLoop, runtime: ListenerRuntime) {
+        self.fd = fd; self.loop = loop; self.runtime = runtime
+    }
+
+    func handleEvents(_ events: UInt32) {
+        var st = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        for _ in 0..<64 where !closed {
+            len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let r = try? withUnsafeMutablePointer(to: &st) { p in
+                try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { try Posix.accept(fd, $0, &len) }
+            }
+            guard case .processed(let cfd)? = r else { return }
+            guard runtime.tryAdmit() else {
+                Posix.close(cfd)
+                continue
+            }
+            try? Posix.setOption(cfd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+            let peer = SocketAddress.describe(&st).0
+            let conn = ServerConnection(fd: cfd, loop: loop, listener: runtime, peer: peer, localPort: SocketAddress.localPort(of: cfd))
+            if !conn.start() { conn.finalize(abortive: true) }
+        }
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        loop.deregister(fd: fd)
+        Posix.close(fd)
+    }
+}
+
+/// An HTTP server: N event loops serving any number of listeners (HTTP/1.1, h2c prior
+/// knowledge, and TLS with ALPN h2 / http/1.1).
+///
+/// Threading model: each loop is one thread with its own epoll set. Each listener has one
+/// SO_REUSEPORT listening socket per loop, so the kernel spreads connections over the
+/// loops; a connection then lives on exactly one loop for its whole life, and its
+/// ``Responder`` calls happen on that loop's thread. `start` and `stop` may be called from
+/// any thread except a loop thread.
+public final class HTTPServer: Sendable {
+    private let group: EventLoopGroup
+    private let counters = ServerCounters()
+    private let state = Mutex<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
+
+    /// - Parameter eventLoopCount: number of loop threads; default = number of cores.
+    public init(eventLoopCount: Int? = nil) {
+        Posix.ignoreSIGPIPE()
+        let n = eventLoopCount ?? ProcessInfo.processInfo.activeProcessorCount
+        do {
+            group = try EventLoopGroup(count: n)
+        } catch {
+            preconditionFailure("cannot create event loops: \(error)")
+        }
+    }
+
+    deinit { stop() }
+
+    /// Open connections across all listeners.
+    public var connectionCount: Int { counters.open.load(ordering: .relaxed) }
+
+    /// Binds every listener and starts accepting. Throws ``PosixError`` (e.g. address in
+    /// use) or ``TLSConfigurationError``; on error nothing of this call stays bound.
+    public func start(_ listeners: [ListenerConfiguration]) throws -> [BoundListener] {
+        var bound: [BoundListener] = []
+        var opened: [(EventLoop, Int32, ListenerRuntime)] = []
+        do {
+            for cfg in listeners {
+                var ctx: TLSContext?
+                if let t = cfg.tls {
+                    ctx = try TLSContext(certificateChainPEM: t.certificateChainPEM, privateKeyPEM: t.privateKeyPEM, alpn: t.alpn)
+                }
+                let runtime = ListenerRuntime(config: cfg, tls: ctx, serverCount: counters)
+                var port = cfg.port
+                for loop in group.loops {
+                    let fd = try Self.listen(host: cfg.host, port: port)
+                    opened.append((loop, fd, runtime))
+                    if port == 0 { port = SocketAddress.localPort(of: fd) }
+                }
+                bound.append(BoundListener(name: cfg.name, host: cfg.host, port: port))
+            }
+        } catch {
+            for (_, fd, _) in opened { Posix.close(fd) }
+            throw error
+        }
+        let registered = DispatchGroup()
+        for (loop, fd, runtime) in opened {
+            registered.enter()
+            loop.execute {
+                let acceptor = Acceptor(fd: fd, loop: loop, runtime: runtime)
+                _ = try? loop.register(fd: fd, events: EPOLLIN.rawValue, acceptor)
+                registered.leave()
+            }
+        }
+        registered.wait()
+        state.withLock { st in for (loop, fd, _) in opened { st.acceptors.append((loop.index, fd)) } }
+        return bound
+    }
+
+    /// Graceful stop: stop accepting, ask every connection to finish (HTTP/2 GOAWAY,
+    /// HTTP/1.1 close after the current response), wait up to `timeout` seconds for them,
+    /// then close the rest and stop the loops. Idempotent.
+    public func stop(timeout: Double = 2) {
+        let already = state.withLock { st -> Bool in
+            let was = st.stopped
+            st.stopped = true
+            return was
+        }
+        if already { return }
+        let done = DispatchGroup()
+        for loop in group.loops {
+            done.enter()
+            loop.execute {
+                for obj in loop.registeredObjects {
+                    if let a = obj as? Acceptor { a.close() } else if let c = obj as? ServerConnection { c.beginGracefulShutdown() }
+                }
+                done.leave()
+            }
+        }
+        done.wait()
+        let deadline = Date().addingTimeInterval(timeout)
+        while counters.open.load(ordering: .relaxed) > 0 && Date() < deadline { usleep(5_000) }
+        for loop in group.loops {
+            done.enter()
+            loop.execute {
+                for obj in loop.registeredObjects {
+                    if let c = obj as? ServerConnection { c.finalize(abortive: true) }
+                }
+                done.leave()
+            }
+        }
+        done.wait()
+        group.shutdown()
+    }
+
+    /// A non-blocking listening socket with SO_REUSEADDR and SO_REUSEPORT.
+    static func listen(host: String, port: Int) throws(PosixError) -> Int32 {
+        let h = host == "localhost" ? "127.0.0.1" : host
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        let isV4 = inet_pton(AF_INET, h, &v4) == 1
+        let isV6 = !isV4 && inet_pton(AF_INET6, h, &v6) == 1
+        guard isV4 || isV6 else { throw PosixError(call: "inet_pton(\(host))", errno: EINVAL) }
+        let fd = try Posix.socket(isV4 ? AF_INET : AF_INET6)
+        do throws(PosixError) {
+            try Posix.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+            try Posix.setOption(fd, SOL_SOCKET, SO_REUSEPORT, 1)
+            var rc: Int32
+            if isV4 {
+                var a = sockaddr_in()
+                a.sin_family = sa_family_t(AF_INET)
+                a.sin_port = UInt16(port).bigEndian
+                a.sin_addr = v4
+                rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            } else {
+                var a = sockaddr_in6()
+                a.sin6_family = sa_family_t(AF_INET6)
+                a.sin6_port = UInt16(port).bigEndian
+                a.sin6_addr = v6
+                rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+            }
+            if rc != 0 { throw PosixError(call: "bind(\(host):\(port))", errno: errno) }
+            if Glibc.listen(fd, 1024) != 0 { throw PosixError(call: "listen", errno: errno) }
+        } catch {
+            Posix.close(fd)
+            throw error
+        }
+        return fd
+    }
+}

@@ -1,0 +1,93 @@
+import COpenSSL
+
+/// One server-side TLS session running directly on a non-blocking socket (`SSL_set_fd`):
+/// OpenSSL does the socket reads and writes itself, so there is no extra copy through
+/// memory BIOs. Loop-confined: used only on the owning event loop's thread.
+final class TLSConnection {
+    let ssl: OpaquePointer
+    private let context: TLSContext // keeps the SSL_CTX (and its ALPN list) alive
+
+    enum Progress: Equatable { case done, wantRead, wantWrite, failed(String) }
+    enum ReadResult { case bytes(Int), wantRead, wantWrite, eof, failed(String) }
+    enum WriteResult { case wrote(Int), wantRead, wantWrite, failed(String) }
+
+    init?(context: TLSContext, fd: Int32) {
+        guard let ssl = SSL_new(context.ctx) else { return nil }
+        self.ssl = ssl
+        self.context = context
+        SSL_set_fd(ssl, fd)
+        SSL_set_accept_state(ssl)
+    }
+
+    deinit { SSL_free(ssl) }
+
+    private func failure(_ rc: Int32) -> String {
+        let err = SSL_get_error(ssl, rc)
+        let q = TLSConfigurationError.drainErrors()
+        return "SSL error \(err)" + (q.isEmpty ? "" : ": " + q)
+    }
+
+    func handshake() -> Progress {
+        ERR_clear_error()
+        let rc = SSL_do_handshake(ssl)
+        if rc == 1 { return .done }
+        switch SSL_get_error(ssl, rc) {
+        case SSL_ERROR_WANT_READ: return .wantRead
+        case SSL_ERROR_WANT_WRITE: return .wantWrite
+        default: return .failed(failure(rc))
+        }
+    }
+
+    func read(into buf: UnsafeMutableRawBufferPointer) -> ReadResult {
+        ERR_clear_error()
+        var n = 0
+        let rc = SSL_read_ex(ssl, buf.baseAddress, buf.count, &n)
+        if rc == 1 { return .bytes(n) }
+        switch SSL_get_error(ssl, rc) {
+        case SSL_ERROR_WANT_READ: return .wantRead
+        case SSL_ERROR_WANT_WRITE: return .wantWrite
+        case SSL_ERROR_ZERO_RETURN: return .eof
+        case SSL_ERROR_SYSCALL:
+            // EOF without close_notify (common with HTTP clients) or a socket error.
+            return .eof
+        default: return .failed(failure(rc))
+        }
+    }
+
+    func write(_ ptr: UnsafeRawPointer, _ count: Int) -> WriteResult {
+        ERR_clear_error()
+        var n = 0
+        let rc = SSL_write_ex(ssl, ptr, count, &n)
+        if rc == 1 { return .wrote(n) }
+        switch SSL_get_error(ssl, rc) {
+        case SSL_ERROR_WANT_READ: return .wantRead
+        case SSL_ERROR_WANT_WRITE: return .wantWrite
+        default: return .failed(failure(rc))
+        }
+    }
+
+    /// Bytes already decrypted and buffered inside OpenSSL.
+    var pending: Int { Int(SSL_pending(ssl)) }
+
+    /// Sends close_notify (best effort, non-blocking).
+    func shutdown() {
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+        ERR_clear_error()
+    }
+
+    /// What was negotiated; valid after the handshake.
+    var info: TLSInfo {
+        let version = SSL_get_version(ssl).map { String(cString: $0) } ?? "unknown"
+        var alpnPtr: UnsafePointer<UInt8>?
+        var alpnLen: UInt32 = 0
+        SSL_get0_alpn_selected(ssl, &alpnPtr, &alpnLen)
+        var alpn: String?
+        if let alpnPtr, alpnLen > 0 {
+            alpn = String(decoding: UnsafeBufferPointer(start: alpnPtr, count: Int(alpnLen)), as: UTF8.self)
+        }
+        let sni = SSL_get_servername(ssl, pd_TLSEXT_NAMETYPE_host_name()).map { String(cString: $0) }
+        let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) }
+        return TLSInfo(version: version, alpn: alpn, serverName: sni, cipher: cipher)
+    }
+}

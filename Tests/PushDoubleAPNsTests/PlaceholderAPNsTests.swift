@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderAPNsTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }

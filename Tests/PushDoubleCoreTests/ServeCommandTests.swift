@@ -1,0 +1,128 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushDoubleCore
+@testable import PushDouble
+
+/// `serve` / `replay` run in-process (the built binary is not wired to them yet).
+final class ServeCommandTests: XCTestCase {
+    final class Captured: Sendable {
+        let text = Locked("")
+        var console: Console { Console(sink: { s in self.text.withLock { $0 += s } }) }
+        var value: String { text.withLock { $0 } }
+    }
+
+    let spec = FakeListenerSpec(name: "test", defaultPort: 0, fake: TestFake(), useTLS: false)
+
+    private func tempDir() throws -> URL {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("pd-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        return d
+    }
+
+    func testHelpAndUsageErrors() {
+        let out = Captured(), err = Captured()
+        XCTAssertEqual(ServeCommand.run(["--help"], mode: .serve, out: out.console, err: err.console), 0)
+        XCTAssertTrue(out.value.contains("--ephemeral"))
+        XCTAssertTrue(out.value.contains("--scenario FILE"))
+        XCTAssertEqual(ServeCommand.run(["--bogus"], mode: .serve, out: out.console, err: err.console), 2)
+        XCTAssertTrue(err.value.contains("unknown option --bogus"), err.value)
+        XCTAssertEqual(ServeCommand.run(["--seed", "x"], mode: .serve, out: out.console, err: err.console), 2)
+        XCTAssertEqual(ServeCommand.run(["--history-cap"], mode: .serve, out: out.console, err: err.console), 2)
+        XCTAssertEqual(ServeCommand.run(["--quiet", "--quiet"], mode: .serve, out: out.console, err: err.console), 2)
+        XCTAssertEqual(ServeCommand.run([], mode: .replay, out: out.console, err: err.console), 2)
+        XCTAssertTrue(err.value.contains("missing scenario file"), err.value)
+    }
+
+    func testBadScenarioFailsBeforeListening() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = dir.appendingPathComponent("broken.json")
+        try Data(#"{"id":"b","devices":[{"id":"d","provider":"test","token":5}]}"#.utf8).write(to: f)
+        let out = Captured(), err = Captured()
+        XCTAssertEqual(ServeCommand.run(["--ephemeral", "--scenario", f.path], mode: .serve, out: out.console, err: err.console, fakes: [spec], credentials: .some(nil)), 1)
+        XCTAssertTrue(err.value.contains("broken.json: devices[0].token: expected string, found number"), err.value)
+    }
+
+    func testServeStartsAnswersLogsAndStopsOnSIGTERM() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let endpointsFile = dir.appendingPathComponent("endpoints.json")
+        let scenarioFile = dir.appendingPathComponent("t.dead.json")
+        try Data(#"{"id":"t.dead","devices":[{"id":"d1","provider":"test","token":"dead","state":"unregistered"}]}"#.utf8).write(to: scenarioFile)
+        let out = Captured(), err = Captured()
+        let status = Locked<Int32?>(nil)
+        let finished = DispatchSemaphore(value: 0)
+        let spec = self.spec
+        let args = ["--ephemeral", "--endpoints-file", endpointsFile.path, "--scenario", scenarioFile.path, "--seed", "7", "--history-cap", "50"]
+        let started = Date()
+        Thread.detachNewThread {
+            let s = ServeCommand.run(args, mode: .serve, out: out.console, err: err.console, fakes: [spec], credentials: .some(nil))
+            status.withLock { $0 = s }
+            finished.signal()
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while !out.value.contains("ready") && Date() < deadline { usleep(2_000) }
+        let readyAfter = Date().timeIntervalSince(started)
+        XCTAssertTrue(out.value.contains("ready"), out.value + err.value)
+        print("serve ready after \(Int(readyAfter * 1000)) ms (in-process, including the thread start)")
+
+        let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: endpointsFile)) as? [String: Any])
+        let endpoints = try XCTUnwrap(doc["endpoints"] as? [[String: Any]])
+        let env = try XCTUnwrap(doc["environment"] as? [String: String])
+        let admin = try XCTUnwrap(endpoints.first { $0["name"] as? String == "admin" }?["url"] as? String)
+        let fake = try XCTUnwrap(endpoints.first { $0["name"] as? String == "test" }?["url"] as? String)
+        XCTAssertEqual(env["PUSHDOUBLE_ADMIN_URL"], admin)
+        XCTAssertEqual(env["PUSHDOUBLE_PROTOCOL"], "1")
+        XCTAssertTrue(out.value.contains("export PUSHDOUBLE_ADMIN_URL=\(admin)"), out.value)
+
+        XCTAssertEqual(try Curl.call("GET", admin + "/health").code, 200)
+        let dead = try Curl.call("POST", fake + "/push/dead", body: "{}", headers: ["authorization: ok"])
+        XCTAssertEqual(dead.code, 410)
+        XCTAssertEqual(try Curl.call("POST", fake + "/push/alive", body: "{}", headers: ["authorization: ok"]).code, 200)
+        let logDeadline = Date().addingTimeInterval(3)
+        while !out.value.contains("#2 ") && Date() < logDeadline { usleep(5_000) }
+        XCTAssertTrue(out.value.contains("#1 test test.push POST /push/dead → 410 Unregistered [device d1]"), out.value)
+        XCTAssertTrue(out.value.contains("#2 test test.push POST /push/alive → 200 [accepted]"), out.value)
+
+        kill(getpid(), SIGTERM)
+        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(status.withLock { $0 }, 0)
+        XCTAssertTrue(out.value.contains("stopping (2 exchanges, 0 dropped)"), out.value)
+        // The listeners are closed.
+        XCTAssertNotEqual(try Curl.call("GET", admin + "/health", timeout: 2).exit, 0)
+    }
+
+    func testReplayPrintsEachExchangeInDetail() throws {
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let endpointsFile = dir.appendingPathComponent("endpoints.json")
+        let scenarioFile = dir.appendingPathComponent("t.fault.json")
+        try Data(#"{"id":"t.fault","faults":[{"id":"f1","action":{"type":"respond","reason":"ServiceUnavailable","retryAfter":7}}]}"#.utf8).write(to: scenarioFile)
+        let out = Captured(), err = Captured()
+        let finished = DispatchSemaphore(value: 0)
+        let spec = self.spec
+        Thread.detachNewThread {
+            _ = ServeCommand.run(["--ephemeral", "--endpoints-file", endpointsFile.path, scenarioFile.path], mode: .replay,
+                                 out: out.console, err: err.console, fakes: [spec], credentials: .some(nil))
+            finished.signal()
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while !out.value.contains("ready") && Date() < deadline { usleep(2_000) }
+        let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: endpointsFile)) as? [String: Any])
+        let fake = try XCTUnwrap((doc["endpoints"] as? [[String: Any]])?.first { $0["name"] as? String == "test" }?["url"] as? String)
+        XCTAssertEqual(try Curl.call("POST", fake + "/push/abc", body: #"{"aps":{}}"#, headers: ["authorization: ok"]).code, 503)
+        let logDeadline = Date().addingTimeInterval(3)
+        while !out.value.contains("< retry-after") && Date() < logDeadline { usleep(5_000) }
+        kill(getpid(), SIGINT)
+        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
+        let text = out.value
+        XCTAssertTrue(text.contains("scenarios: t.fault"), text)
+        XCTAssertTrue(text.contains("> POST /push/abc"), text)
+        XCTAssertTrue(text.contains(#"> {"aps":{}}"#), text)
+        XCTAssertTrue(text.contains("< 503 ServiceUnavailable [fault f1]"), text)
+        XCTAssertTrue(text.contains("< retry-after: 7"), text)
+    }
+}

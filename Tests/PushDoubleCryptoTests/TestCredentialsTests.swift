@@ -1,0 +1,105 @@
+import XCTest
+@testable import PushDoubleCrypto
+
+/// The shipped test credentials in Certificates/: every file parses, the chain verifies with
+/// openssl, the SAN list is complete, and the embedded constants equal the files.
+final class TestCredentialsTests: XCTestCase {
+    let certificates = repositoryRoot.appendingPathComponent("Certificates")
+
+    func path(_ name: String) -> String { certificates.appendingPathComponent(name).path }
+    func text(_ name: String) throws -> String { try String(contentsOfFile: path(name), encoding: .utf8) }
+
+    func testEveryShippedFileParses() throws {
+        typealias F = TestCredentials.FileName
+        for name in F.all { XCTAssertTrue(FileManager.default.fileExists(atPath: path(name)), name) }
+        let ca = try CertificateAuthority(certificatePEM: text(F.caCertificate), privateKeyPEM: text(F.caKey))
+        XCTAssertTrue(ca.certificate.isCertificateAuthority)
+        XCTAssertEqual(ca.certificate.subjectCommonName, TestCredentials.caCommonName)
+        let server = try X509Certificate(pem: text(F.serverCertificate))
+        XCTAssertEqual(try server.p256PublicKey, try P256PrivateKey(pem: text(F.serverKey)).publicKey)
+        XCTAssertTrue(server.isSigned(by: ca.certificate))
+
+        let apns = try P256PrivateKey(pem: text(F.apnsKey))
+        let info = try XCTUnwrap(JOSEValue.parse(json: Array(text(F.apnsKeyInfo).utf8)).objectValue)
+        XCTAssertEqual(info.string("keyId"), "PDTESTKEY1")
+        XCTAssertEqual(info.string("teamId"), "PDTESTTEAM")
+        XCTAssertEqual(info.string("topic"), "com.example.pushdouble")
+        let token = try JWT.signES256(keyID: "PDTESTKEY1", claims: ["iss": "PDTESTTEAM", "iat": 1], key: apns)
+        try JWT.parse(token).verify(with: apns.publicKey)
+
+        let sa = try XCTUnwrap(JOSEValue.parse(json: Array(text(F.firebaseServiceAccount).utf8)).objectValue)
+        XCTAssertEqual(sa.keys, ["type", "project_id", "private_key_id", "private_key", "client_email", "client_id", "auth_uri",
+                                 "token_uri", "auth_provider_x509_cert_url", "client_x509_cert_url", "universe_domain"])
+        XCTAssertEqual(sa.string("type"), "service_account")
+        XCTAssertEqual(sa.string("project_id"), "pushdouble-test")
+        XCTAssertEqual(sa.string("client_email"), "pushdouble-test@pushdouble-test.iam.gserviceaccount.com")
+        XCTAssertEqual(sa.string("token_uri"), "https://127.0.0.1:8724/token")
+        XCTAssertEqual(sa.string("private_key_id")?.count, 40)
+        XCTAssertEqual(sa.string("client_id")?.count, 21)
+        let rsa = try RSAPrivateKey(pem: XCTUnwrap(sa.string("private_key")))
+        XCTAssertEqual(rsa.bits, 2048)
+        let assertion = try JWT.signRS256(keyID: sa.string("private_key_id"), claims: [
+            "iss": .string(TestCredentials.firebaseClientEmail), "scope": "https://www.googleapis.com/auth/firebase.messaging",
+            "aud": "https://oauth2.googleapis.com/token", "iat": 1, "exp": 3601,
+        ], key: rsa)
+        try JWT.parse(assertion).verify(with: rsa.publicKey)
+
+        XCTAssertFalse(try text(F.expoAccessToken).isEmpty)
+        let vapid = try P256PrivateKey(pem: text(F.vapidPrivateKey))
+        XCTAssertEqual(try Base64URL.decode(text(F.vapidPublicKey)), try vapid.publicKey.rawRepresentation)
+        XCTAssertEqual(try Base64URL.decode(text(F.vapidPrivateKeyRaw)), try vapid.rawPrivateScalar)
+    }
+
+    func testShippedServerCertificateVerifiesWithOpenSSLAndHasEverySAN() throws {
+        typealias F = TestCredentials.FileName
+        let out = try openssl(["verify", "-CAfile", path(F.caCertificate), "-purpose", "sslserver", path(F.serverCertificate)])
+        XCTAssertEqual(out.trimmingCharacters(in: .whitespacesAndNewlines), "\(path(F.serverCertificate)): OK")
+        let text = try openssl(["x509", "-in", path(F.serverCertificate), "-noout", "-text"])
+        // The line after "X509v3 Subject Alternative Name:" lists "DNS:a, DNS:b, IP Address:…".
+        let lines = text.components(separatedBy: "\n")
+        let i = try XCTUnwrap(lines.firstIndex { $0.contains("X509v3 Subject Alternative Name") })
+        let entries = lines[i + 1].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let dns = entries.filter { $0.hasPrefix("DNS:") }.map { String($0.dropFirst(4)) }
+        let ips = entries.filter { $0.hasPrefix("IP Address:") }.map { String($0.dropFirst(11)) }
+        XCTAssertEqual(Set(dns), ["localhost", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
+                                  "fcm.googleapis.com", "oauth2.googleapis.com", "exp.host", "push.pushdouble.test"])
+        // openssl 3.0 prints ::1 in full form.
+        XCTAssertEqual(Set(ips), ["127.0.0.1", "0:0:0:0:0:0:0:1"])
+        XCTAssertTrue(text.contains("TLS Web Server Authentication"))
+        let server = try X509Certificate(pem: try String(contentsOfFile: path(F.serverCertificate), encoding: .utf8))
+        XCTAssertEqual(server.dnsNames, TestCredentials.serverDNSNames)
+        XCTAssertEqual(server.ipAddresses, TestCredentials.serverIPAddresses)
+    }
+
+    func testEmbeddedConstantsEqualTheFiles() throws {
+        let fromFiles = try GeneratedCredentialSet.load(from: certificates)
+        XCTAssertEqual(fromFiles, GeneratedCredentialSet.embedded)
+        XCTAssertEqual(EmbeddedTestCredentials.apnsKeyID, "PDTESTKEY1")
+        XCTAssertEqual(EmbeddedTestCredentials.apnsTeamID, "PDTESTTEAM")
+        XCTAssertEqual(EmbeddedTestCredentials.apnsTopic, "com.example.pushdouble")
+        // And the generated source file is exactly what the generator makes from the files.
+        let source = repositoryRoot.appendingPathComponent("Sources/PushDoubleCrypto/TestCredentials/EmbeddedTestCredentials.swift")
+        XCTAssertEqual(try String(contentsOf: source, encoding: .utf8), TestCredentials.embeddedSwiftSource(for: fromFiles))
+        // The derived files match too.
+        XCTAssertEqual(try String(contentsOf: certificates.appendingPathComponent(TestCredentials.FileName.apnsKeyInfo), encoding: .utf8),
+                       fromFiles.apnsKeyInfoJSON)
+    }
+
+    func testGenerateIntoDirectoryWritesALoadableSet() throws {
+        let dir = try temporaryDirectory(self).appendingPathComponent("nested/certs")
+        let set = try TestCredentials.generate(into: dir)
+        XCTAssertEqual(try GeneratedCredentialSet.load(from: dir), set)
+        XCTAssertNotEqual(set, GeneratedCredentialSet.embedded, "fresh keys each time")
+        let attrs = try FileManager.default.attributesOfItem(atPath: dir.appendingPathComponent(TestCredentials.FileName.apnsKey).path)
+        XCTAssertEqual((attrs[.posixPermissions] as? NSNumber)?.intValue, 0o600)
+        let ca = dir.appendingPathComponent(TestCredentials.FileName.caCertificate).path
+        let server = dir.appendingPathComponent(TestCredentials.FileName.serverCertificate).path
+        XCTAssertEqual(try openssl(["verify", "-CAfile", ca, server]).trimmingCharacters(in: .whitespacesAndNewlines), "\(server): OK")
+    }
+
+    func testLoadFromMissingDirectoryIsAFileError() {
+        assertThrows(matching: { if case .fileIO = $0 { return true }; return false }) {
+            try GeneratedCredentialSet.load(from: URL(fileURLWithPath: "/nonexistent/pushdouble"))
+        }
+    }
+}

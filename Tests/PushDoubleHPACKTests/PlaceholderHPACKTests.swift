@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderHPACKTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }

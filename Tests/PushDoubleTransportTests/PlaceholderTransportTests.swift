@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderTransportTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }
