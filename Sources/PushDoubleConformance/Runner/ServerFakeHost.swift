@@ -53,7 +53,8 @@ public struct ServerFakeHost: FakeHost {
 
     public func start(_ scenario: ConformanceScenario, seed: UInt64) throws -> any FakeSession {
         let files = try CredentialFiles.shared()
-        let core = try coreScenario(scenario)
+        var core = try coreScenario(scenario)
+        core.seed = seed
         let apnsConfig = try apnsConfiguration(scenario)
         // The APNs module's own listeners (TLS, ALPN h2 only, Apple's SETTINGS); ports are ephemeral below.
         let specs = APNsFake.listenerSpecs(configuration: apnsConfig)

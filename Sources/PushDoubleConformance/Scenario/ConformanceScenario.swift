@@ -16,7 +16,7 @@ public struct ConformanceScenario: Sendable {
     public var devices: [ScenarioDevice]
     public var steps: [ScenarioStep]
     public var checks: [CheckInvocation]
-    /// Seed from the file, if any (the CLI's `--seed` overrides it).
+    /// Seed from the file, if any (`--seed` overrides it).
     public var seed: UInt64?
     /// Where it was loaded from (nil for scenarios built in code).
     public var file: String?
