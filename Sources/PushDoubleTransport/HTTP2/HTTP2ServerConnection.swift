@@ -795,7 +795,17 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         var hasLength = false
         for f in response.headers {
             let name = Self.lowercased(f.name)
-            if name == "content-length" { hasLength = true }
+            switch name.utf8.first {
+            case 0x63, 0x6b, 0x70, 0x74, 0x75: // c k p t u
+                switch name {
+                case "content-length": hasLength = true
+                // §8.2.2: connection-specific fields must not appear in HTTP/2; a responder
+                // written for HTTP/1.1 may set them, so they are dropped here.
+                case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": continue
+                default: break
+                }
+            default: break
+            }
             fields.append((name, f.value))
         }
         if addLength && !hasLength {
