@@ -158,6 +158,17 @@ final class ReferenceSenderAPNsTests: XCTestCase {
         for r in try s.requests() { XCTAssertEqual((r["duplicateHeaders"] as? [Any])?.count, 0) }
     }
 
+    func testAConnectionIdleFor50MinutesIsReplaced() throws {
+        let s = try startScriptedSender()
+        _ = try s.send(["title": "x"], [F.device("d", token: F.token(1))])
+        try s.advanceClock(49 * 60)
+        _ = try s.send(["title": "x"], [F.device("d", token: F.token(1))])
+        XCTAssertEqual(try s.stats()["connectionsOpened"], 1, "49 min idle: reused")
+        try s.advanceClock(51 * 60)
+        _ = try s.send(["title": "x"], [F.device("d", token: F.token(1))])
+        XCTAssertEqual(try s.stats()["connectionsOpened"], 2, "51 min idle: replaced")
+    }
+
     // MARK: failures (G1–G5, A1–A8)
 
     func testUnregisteredIsDeadAndTheTokenIsNeverUsedAgain() throws {
