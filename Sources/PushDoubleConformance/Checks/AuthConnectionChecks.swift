@@ -152,13 +152,14 @@ enum AuthConnectionChecks {
         var peakAll = 0
         for conn in Set(h.pushes.map(\.connection)).sorted() {
             let ps = h.pushes.filter { $0.connection == conn }
-            // Until the first valid-JWT push on this connection was answered, the initial limit applies.
-            let unlockedAt = ps.filter { $0.exchange.auth?.valid ?? $0.accepted }.map(\.end).min()
+            // The fake raises the limit while it admits the first push with a valid JWT (before
+            // answering it), so the initial limit applies to streams opened before that.
+            let unlockedAt = ps.filter { $0.exchange.auth?.valid ?? $0.accepted }.map(\.exchange.receivedAt).min()
             for p in ps {
                 let open = ps.filter { $0.start <= p.start && $0.end > p.start }
                 peakAll = max(peakAll, open.count)
                 let applicable: Int64
-                if let i = initial, unlockedAt == nil || p.start < unlockedAt! { applicable = i } else { applicable = limit }
+                if let i = initial, unlockedAt == nil || p.start <= unlockedAt! { applicable = i } else { applicable = limit }
                 if open.count > applicable {
                     problems.append(Evidence("connection \(conn): \(open.count) streams open at \(h.time(p.start)) (limit \(applicable))",
                                              seqs: open.map(\.seq)))
