@@ -9,7 +9,7 @@ final class RuntimeEventLoopTests: XCTestCase {
         let group = try EventLoopGroup(count: 1)
         defer { group.shutdown() }
         let loop = group.loops[0]
-        let fired = Mutex<[Int]>([])
+        let fired = Locked<[Int]>([])
         let done = DispatchSemaphore(value: 0)
         loop.execute {
             for (i, d) in [0.08, 0.02, 0.05, 0.0].enumerated() {
@@ -27,8 +27,8 @@ final class RuntimeEventLoopTests: XCTestCase {
         let group = try EventLoopGroup(count: 2)
         defer { group.shutdown() }
         let loop = group.loops[1]
-        let count = Mutex(0)
-        let threads = Mutex(Set<String>())
+        let count = Locked(0)
+        let threads = Locked(Set<String>())
         let done = DispatchGroup()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<500 {
@@ -58,7 +58,7 @@ final class RuntimeEventLoopTests: XCTestCase {
         let server = HTTPServer(eventLoopCount: 1)
         defer { server.stop() }
         // A port held by a socket without SO_REUSEPORT cannot be taken.
-        let blocker = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let blocker = socket(AF_INET, 1 /* SOCK_STREAM */, 0)
         defer { close(blocker) }
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)

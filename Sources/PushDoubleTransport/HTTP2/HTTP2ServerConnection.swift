@@ -762,6 +762,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     }
 
     private static let statusStrings: [String] = (0..<600).map { String($0) }
+    private static let zeroFrameHeader = [UInt8](repeating: 0, count: HTTP2Limits.frameHeaderLength)
 
     private func startResponse(_ stream: HTTP2ServerStream, _ response: HTTPResponse, kind: ResponseKind) {
         guard stream.machine.localOpen, !stream.headersSent else { return }
@@ -788,22 +789,44 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         }
 
         // Header block: :status, the responder's fields (lowercased), content-length.
-        var fields: [(String, String)] = []
-        fields.reserveCapacity(response.headers.count + 2)
+        // Encoded straight into the output behind a reserved frame header; only a block
+        // larger than one frame is moved out again and split into CONTINUATION frames.
+        let headerAt = out.count
+        out.append(contentsOf: Self.zeroFrameHeader)
+        hpackEncoder.beginBlock(into: &out)
         let status = response.status
-        fields.append((":status", status >= 0 && status < 600 ? Self.statusStrings[status] : String(status)))
+        hpackEncoder.encodeField(name: ":status", value: status >= 0 && status < 600 ? Self.statusStrings[status] : String(status),
+                                 neverIndex: false, into: &out)
         var hasLength = false
         for f in response.headers {
             let name = Self.lowercased(f.name)
-            if name == "content-length" { hasLength = true }
-            fields.append((name, f.value))
+            switch name.utf8.first {
+            case 0x63, 0x6b, 0x70, 0x74, 0x75: // c k p t u
+                switch name {
+                case "content-length": hasLength = true
+                // §8.2.2: connection-specific fields must not appear in HTTP/2; a responder
+                // written for HTTP/1.1 may set them, so they are dropped here.
+                case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": continue
+                default: break
+                }
+            default: break
+            }
+            hpackEncoder.encodeField(name: name, value: f.value, neverIndex: false, into: &out)
         }
         if addLength && !hasLength {
-            fields.append(("content-length", String(response.body.count)))
+            hpackEncoder.encodeField(name: "content-length", value: String(response.body.count), neverIndex: false, into: &out)
         }
-        blockScratch.removeAll(keepingCapacity: true)
-        hpackEncoder.encode(fields, into: &blockScratch)
-        encoder.appendHeaderBlock(streamID: stream.id, block: blockScratch, endStream: endOnHeaders, into: &out)
+        let blockLength = out.count - headerAt - HTTP2Limits.frameHeaderLength
+        if blockLength <= encoder.maxFrameSize {
+            var flags: HTTP2FrameFlags = .endHeaders
+            if endOnHeaders { flags.insert(.endStream) }
+            HTTP2FrameEncoder.writeFrameHeader(length: blockLength, type: .headers, flags: flags, streamID: stream.id, into: &out, at: headerAt)
+        } else {
+            blockScratch.removeAll(keepingCapacity: true)
+            blockScratch.append(contentsOf: out[(headerAt + HTTP2Limits.frameHeaderLength)...])
+            out.removeSubrange(headerAt...)
+            encoder.appendHeaderBlock(streamID: stream.id, block: blockScratch, endStream: endOnHeaders, into: &out)
+        }
         stream.headersSent = true
         if endOnHeaders {
             stream.machine.sendEndStream()

@@ -90,6 +90,7 @@ final class Acceptor: Selectable {
     let fd: Int32
     let loop: EventLoop
     let runtime: ListenerRuntime
+    var generation: UInt32 = 0
     private var closed = false
 
     init(fd: Int32, loop: EventLoop, runtime: ListenerRuntime) {
@@ -101,10 +102,27 @@ final class Acceptor: Selectable {
         var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
         for _ in 0..<64 where !closed {
             len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let r = try? withUnsafeMutablePointer(to: &st) { p in
-                try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { try Posix.accept(fd, $0, &len) }
+            let r: IOResult<Int32>
+            do {
+                r = try withUnsafeMutablePointer(to: &st) { p throws(PosixError) in
+                    try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { a throws(PosixError) in try Posix.accept(fd, a, &len) }
+                }
+            } catch {
+                switch error.errno {
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors/memory: the socket stays readable, so stop watching
+                    // it for a moment instead of spinning.
+                    loop.modify(fd: fd, generation: generation, events: 0)
+                    loop.scheduleTimer(after: 0.1) { [weak self] in
+                        guard let self, !self.closed else { return }
+                        self.loop.modify(fd: self.fd, generation: self.generation, events: EPOLLIN.rawValue)
+                    }
+                    return
+                default:
+                    continue // ECONNABORTED, EPROTO, ...: that one connection is gone.
+                }
             }
-            guard case .processed(let cfd)? = r else { return }
+            guard case .processed(let cfd) = r else { return }
             guard runtime.tryAdmit() else {
                 Posix.close(cfd)
                 continue
@@ -135,7 +153,7 @@ final class Acceptor: Selectable {
 public final class HTTPServer: Sendable {
     private let group: EventLoopGroup
     private let counters = ServerCounters()
-    private let state = Mutex<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
+    private let state = Locked<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
 
     /// - Parameter eventLoopCount: number of loop threads; default = number of cores.
     public init(eventLoopCount: Int? = nil) {
@@ -182,7 +200,7 @@ public final class HTTPServer: Sendable {
             registered.enter()
             loop.execute {
                 let acceptor = Acceptor(fd: fd, loop: loop, runtime: runtime)
-                _ = try? loop.register(fd: fd, events: EPOLLIN.rawValue, acceptor)
+                acceptor.generation = (try? loop.register(fd: fd, events: EPOLLIN.rawValue, acceptor)) ?? 0
                 registered.leave()
             }
         }

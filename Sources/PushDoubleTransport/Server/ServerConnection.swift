@@ -268,6 +268,11 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         } else {
             out.append(contentsOf: bytes)
         }
+        // Above the high-water mark: stop reading (after the current handler call) until
+        // the output drains to half; the handler then hears `writeBufferDrained`.
+        if !backPressured && out.count - outStart > listener.config.limits.maxBufferedOutput {
+            backPressured = true
+        }
         if !flushQueued {
             flushQueued = true
             loop.enqueueFlush(self)
@@ -388,7 +393,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         let high = listener.config.limits.maxBufferedOutput
         if pending > high {
             backPressured = true
-        } else if backPressured && pending <= high / 2 {
+        } else if backPressured && pending <= high / 2 && phase == .active {
             backPressured = false
             updateInterest()
             handler?.writeBufferDrained()
