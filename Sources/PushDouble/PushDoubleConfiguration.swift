@@ -32,8 +32,9 @@ public struct PushDoubleConfiguration: Sendable {
     public var ports: [String: Int] = [:]
     /// Serve the admin API.
     public var admin: Bool = true
-    /// The fakes to serve; default: every provider module wired in (see ``FakeRegistry``).
-    public var fakes: [FakeListenerSpec]
+    /// The fakes to serve; nil (default) = every provider module wired in (see
+    /// ``FakeRegistry``), built at start with this configuration's clock.
+    public var fakes: [FakeListenerSpec]?
     /// TLS identity; default: the embedded test credentials (when available).
     public var credentials: DoubleCredentials?
     public var historyCap: Int = 100_000
@@ -47,7 +48,7 @@ public struct PushDoubleConfiguration: Sendable {
 
     public init(fakes: [FakeListenerSpec]? = nil, credentials: DoubleCredentials? = FakeRegistry.embeddedCredentials) {
         self.credentials = credentials
-        self.fakes = fakes ?? FakeRegistry.defaultListeners(credentials: credentials)
+        self.fakes = fakes
     }
 
     /// A configuration with every listener on an ephemeral port (for tests).

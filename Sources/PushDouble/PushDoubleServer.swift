@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushDoubleCore
 import PushDoubleTransport
 
@@ -68,7 +71,7 @@ public final class PushDoubleServer: Sendable {
         var listeners: [ListenerConfiguration] = []
         var meta: [(name: String, provider: ProviderID?, environment: String?, tls: Bool)] = []
         var names = Set<String>()
-        for spec in configuration.fakes {
+        for spec in configuration.fakes ?? FakeRegistry.defaultListeners(clock: configuration.clock) {
             guard names.insert(spec.name).inserted else { throw PushDoubleServerError.duplicateListener(spec.name) }
             var tls: TLSServerConfiguration? = nil
             if spec.useTLS {
@@ -90,6 +93,11 @@ public final class PushDoubleServer: Sendable {
                                                    tls: nil, responder: admin))
             meta.append(("admin", nil, nil, false))
         }
+        // The transport binds with SO_REUSEPORT, so a second double on the same fixed
+        // port would silently share it; probe fixed ports without it first.
+        for l in listeners where l.port != 0 {
+            if !Self.portIsFree(host: l.host, port: l.port) { throw PushDoubleServerError.portInUse(name: l.name, port: l.port) }
+        }
         let result = try server.start(listeners)
         var endpoints: [DoubleEndpoint] = []
         for (i, b) in result.enumerated() {
@@ -100,6 +108,24 @@ public final class PushDoubleServer: Sendable {
                                             host: b.host, port: b.port))
         }
         bound.withLock { $0 = endpoints }
+    }
+
+    /// Whether `host:port` can be bound by a socket without SO_REUSEPORT (IPv4 literals and
+    /// "localhost"; other hosts are left to the transport).
+    static func portIsFree(host: String, port: Int) -> Bool {
+        var addr = in_addr()
+        guard inet_pton(AF_INET, host == "localhost" ? "127.0.0.1" : host, &addr) == 1 else { return true }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return true }
+        defer { close(fd) }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var a = sockaddr_in()
+        a.sin_family = sa_family_t(AF_INET)
+        a.sin_port = UInt16(port).bigEndian
+        a.sin_addr = addr
+        let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        return rc == 0 || errno != EADDRINUSE
     }
 
     /// Loads a scenario (replacing devices, rules and history unless `merge`).
@@ -127,12 +153,14 @@ public enum PushDoubleServerError: Error, Equatable, CustomStringConvertible {
     case stopped
     case duplicateListener(String)
     case missingCredentials(String)
+    case portInUse(name: String, port: Int)
     public var description: String {
         switch self {
         case .alreadyStarted: return "the server is already started"
         case .stopped: return "the server was stopped; create a new one"
         case .duplicateListener(let n): return "two listeners are named \"\(n)\""
         case .missingCredentials(let n): return "listener \"\(n)\" needs TLS but no credentials are configured"
+        case .portInUse(let n, let p): return "port \(p) for listener \"\(n)\" is already in use (another pushdouble? try --ephemeral)"
         }
     }
 }

@@ -210,3 +210,23 @@ final class DoublePipelineTests: XCTestCase {
         XCTAssertEqual(double.providers, ["test"])
     }
 }
+
+/// Not a timed assertion: prints the pipeline's in-process cost for the report.
+final class DoublePipelineCostTests: XCTestCase {
+    func testPipelineCostPerRequest() throws {
+        let d = DoubleState(historyCap: 10_000)
+        let p = d.pipeline(for: TestFake())
+        try d.devices.register(Device(id: "d", provider: "test", token: "registered"))
+        let h = Harness()
+        let requests = (0..<1000).map { h.request("/push/" + ($0 % 2 == 0 ? "registered" : "t\($0)"), headers: [("authorization", "ok"), ("x-topic", "com.example")], body: #"{"aps":{"alert":"hello"}}"#) }
+        let ctx = RequestContext(connection: h.connection)
+        let n = 100_000
+        let start = Date()
+        for i in 0..<n { _ = p.respond(to: requests[i % requests.count], context: ctx) }
+        let secs = Date().timeIntervalSince(start)
+        print("pipeline: \(Int(Double(n) / secs)) requests/s on one thread (\(String(format: "%.2f", secs * 1e6 / Double(n))) µs each, history cap 10000)")
+        XCTAssertEqual(d.history.count, 10_000)
+        XCTAssertEqual(d.history.dropped, UInt64(n - 10_000))
+        XCTAssertEqual(d.devices.device(id: "d")?.deliveries, n / 2)
+    }
+}

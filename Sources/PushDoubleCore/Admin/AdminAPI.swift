@@ -24,21 +24,80 @@ public struct DoubleEndpoint: Sendable, Codable, Equatable {
 /// `GET|DELETE /history`, `GET /history/stream` (server-sent events),
 /// `GET|POST|DELETE /devices`, `GET|PUT|DELETE /devices/{id}`, `GET|POST|DELETE /faults`,
 /// `GET|DELETE /faults/{id}`, `GET /providers`, `PUT /providers/{id}`, `POST /scenarios`,
-/// `POST /reset`. Errors are `{"error":"…"}` with a 4xx status.
+/// `POST /reset`. Errors are `{"error":"…"}` with a 4xx status. Routing is the
+/// transport's ``Router``; the handlers live in ``AdminHandlers``.
 public final class AdminAPI: Responder {
-    public let double: DoubleState
-    private let endpoints: @Sendable () -> [DoubleEndpoint]
-    /// Called after a scenario was loaded through the API (e.g. to log it).
-    private let onScenarioLoaded: (@Sendable (Scenario) -> Void)?
-    /// Seconds between keep-alive comments on `/history/stream`.
-    public let streamHeartbeat: Double
+    public let handlers: AdminHandlers
+    private let router: RouterResponder
+
+    public var double: DoubleState { handlers.double }
 
     public init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint] = { [] },
                 streamHeartbeat: Double = 15, onScenarioLoaded: (@Sendable (Scenario) -> Void)? = nil) {
-        self.double = double
-        self.streamHeartbeat = streamHeartbeat
-        self.endpoints = endpoints
-        self.onScenarioLoaded = onScenarioLoaded
+        let h = AdminHandlers(double: double, endpoints: endpoints, streamHeartbeat: streamHeartbeat, onScenarioLoaded: onScenarioLoaded)
+        handlers = h
+        var r = Router()
+        func on(_ method: String, _ pattern: String, _ body: @escaping @Sendable (AdminHandlers, AdminHandlers.Call) throws -> ResponseAction) {
+            r.on(method, pattern) { request, params, _ in h.run(request, params, body) }
+        }
+        on("GET", "/") { h, _ in h.index() }
+        on("GET", "/health") { h, _ in h.json(200, h.health()) }
+        on("GET", "/endpoints") { h, _ in h.json(200, h.endpoints()) }
+        on("GET", "/providers") { h, _ in try h.listProviders() }
+        on("PUT", "/providers/:id") { h, c in try h.setProvider(c) }
+        on("GET", "/history") { h, c in try h.getHistory(c) }
+        on("DELETE", "/history") { h, c in h.deleteHistory(c) }
+        on("GET", "/history/stream") { h, c in try h.streamHistory(c) }
+        on("GET", "/devices") { h, c in h.listDevices(c) }
+        on("POST", "/devices") { h, c in try h.createDevices(c) }
+        on("DELETE", "/devices") { h, c in h.deleteDevices(c) }
+        on("GET", "/devices/:id") { h, c in try h.getDevice(c) }
+        on("PUT", "/devices/:id") { h, c in try h.putDevice(c) }
+        on("DELETE", "/devices/:id") { h, c in try h.deleteDevice(c) }
+        on("GET", "/faults") { h, _ in h.json(200, h.double.faults.list()) }
+        on("POST", "/faults") { h, c in try h.createFaults(c) }
+        on("DELETE", "/faults") { h, c in h.deleteFaults(c) }
+        on("GET", "/faults/:id") { h, c in try h.getFault(c) }
+        on("DELETE", "/faults/:id") { h, c in try h.deleteFault(c) }
+        on("POST", "/scenarios") { h, c in try h.loadScenario(c) }
+        on("POST", "/reset") { h, c in h.reset(c) }
+        r.notFound = { request, _ in .respond(AdminHandlers.error(404, "no such endpoint: \(request.method) \(request.pathWithoutQuery)")) }
+        r.methodNotAllowed = { request, allowed, _ in
+            var response = AdminHandlers.error(405, "method \(request.method) not allowed on \(request.pathWithoutQuery); allowed: \(allowed.joined(separator: ", "))")
+            response.headers.add(name: "allow", value: allowed.joined(separator: ", "))
+            return .respond(response)
+        }
+        router = r.build()
+    }
+
+    public func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
+        router.respond(to: request, context: context)
+    }
+}
+
+/// The admin API's handlers over one ``DoubleState`` (thread-safe: no state of its own).
+public final class AdminHandlers: Sendable {
+    public let double: DoubleState
+    let endpoints: @Sendable () -> [DoubleEndpoint]
+    /// Called after a scenario was loaded through the API (e.g. to log it).
+    let onScenarioLoaded: (@Sendable (Scenario) -> Void)?
+    /// Seconds between keep-alive comments on `/history/stream`.
+    public let streamHeartbeat: Double
+
+    init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint], streamHeartbeat: Double,
+         onScenarioLoaded: (@Sendable (Scenario) -> Void)?) {
+        self.double = double; self.endpoints = endpoints; self.streamHeartbeat = streamHeartbeat; self.onScenarioLoaded = onScenarioLoaded
+    }
+
+    /// One request as a handler sees it: the request, its decoded path parameters and query.
+    struct Call {
+        var request: HTTPRequest
+        var params: RouteParameters
+        var query: [(String, String)]
+        func param(_ name: String) -> String? { query.last { $0.0 == name }?.1 }
+        /// A path parameter, percent-decoded.
+        func path(_ name: String) -> String { QueryString.decode((params[name] ?? "")[...], plusAsSpace: false) }
+        var provider: ProviderID? { param("provider").map { ProviderID(rawValue: $0) } }
     }
 
     /// A failed admin request: status plus message, rendered as `{"error":"…"}`.
@@ -48,9 +107,9 @@ public final class AdminAPI: Responder {
         init(_ status: Int, _ message: String) { self.status = status; self.message = message }
     }
 
-    public func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
+    func run(_ request: HTTPRequest, _ params: RouteParameters, _ body: (AdminHandlers, Call) throws -> ResponseAction) -> ResponseAction {
         do {
-            return try route(request)
+            return try body(self, Call(request: request, params: params, query: QueryString.parse(request.query)))
         } catch let f as Failure {
             return .respond(Self.error(f.status, f.message))
         } catch {
@@ -58,164 +117,133 @@ public final class AdminAPI: Responder {
         }
     }
 
-    // MARK: routing
+    func index() -> ResponseAction { json(200, IndexDoc()) }
 
-    private func route(_ request: HTTPRequest) throws -> ResponseAction {
-        let path = String(request.pathWithoutQuery)
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true).map { QueryString.decode($0) }
-        let query = QueryString.parse(request.query)
-        let method = request.method
-        func param(_ name: String) -> String? { query.last { $0.0 == name }?.1 }
-        func only(_ allowed: String...) throws {
-            if !allowed.contains(method) { throw Failure(405, "method \(method) not allowed on \(path); allowed: \(allowed.joined(separator: ", "))") }
-        }
-
-        switch segments.first {
-        case nil:
-            try only("GET")
-            return json(200, IndexDoc())
-        case "health":
-            try only("GET")
-            return json(200, health())
-        case "endpoints":
-            try only("GET")
-            return json(200, endpoints())
-        case "history" where segments.count == 1:
-            try only("GET", "DELETE")
-            if method == "DELETE" {
-                if let p = param("provider") { double.history.clear(provider: ProviderID(rawValue: p)) } else { double.history.clear() }
-                return json(200, ["cleared": true])
-            }
-            let q = try historyQuery(query)
-            let exchanges = double.history.query(q)
-            if param("format") == "jsonl" {
-                var h = HTTPHeaders()
-                h.add(name: "content-type", value: "application/x-ndjson")
-                h.add(name: "x-pushdouble-dropped", value: String(double.history.dropped))
-                return .respond(HTTPResponse(status: 200, headers: h, body: ExchangeEncoding.jsonLines(exchanges)))
-            }
-            return .respond(HTTPResponse(status: 200, headers: ["content-type": "application/json"],
-                                         body: ExchangeEncoding.document(exchanges, dropped: double.history.dropped, nextSeq: double.history.nextSeq)))
-        case "history" where segments.count == 2 && segments[1] == "stream":
-            try only("GET")
-            var q = try historyQuery(query)
-            if q.afterSeq == nil, let last = request.headers["last-event-id"], let n = UInt64(last) { q.afterSeq = n }
+    func getHistory(_ c: Call) throws -> ResponseAction {
+        let q = try historyQuery(c.query)
+        let exchanges = double.history.query(q)
+        if c.param("format") == "jsonl" {
             var h = HTTPHeaders()
-            h.add(name: "content-type", value: "text/event-stream")
-            h.add(name: "cache-control", value: "no-cache")
-            return .stream(HTTPResponse(status: 200, headers: h), source: HistoryEventStream(history: double.history, query: q, heartbeat: streamHeartbeat))
-        case "devices":
-            return try devices(method, segments, param, request)
-        case "faults":
-            return try faults(method, segments, param, request)
-        case "providers":
-            return try providers(method, segments, request)
-        case "scenarios" where segments.count == 1:
-            try only("POST")
-            let scenario: Scenario
-            do { scenario = try ScenarioLoader.decode(Data(request.body), file: param("name") ?? "request body") } catch let e as ScenarioError {
-                throw Failure(400, e.description)
-            }
-            do { try double.load(scenario, merge: param("merge") == "true") } catch {
-                throw Failure(409, "\(error)")
-            }
-            onScenarioLoaded?(scenario)
-            return json(201, ["loaded": scenario.id, "devices": String(scenario.devices.count), "rules": String(scenario.rules.count)])
-        case "reset" where segments.count == 1:
-            try only("POST")
-            let p = param("provider").map { ProviderID(rawValue: $0) }
-            double.reset(provider: p)
-            return json(200, ["reset": p?.rawValue ?? "all"])
-        default:
-            throw Failure(404, "no such endpoint: \(method) \(path)")
+            h.add(name: "content-type", value: "application/x-ndjson")
+            h.add(name: "x-pushdouble-dropped", value: String(double.history.dropped))
+            return .respond(HTTPResponse(status: 200, headers: h, body: ExchangeEncoding.jsonLines(exchanges)))
         }
+        return .respond(HTTPResponse(status: 200, headers: ["content-type": "application/json"],
+                                     body: ExchangeEncoding.document(exchanges, dropped: double.history.dropped, nextSeq: double.history.nextSeq)))
+    }
+
+    func deleteHistory(_ c: Call) -> ResponseAction {
+        if let p = c.provider { double.history.clear(provider: p) } else { double.history.clear() }
+        return json(200, ["cleared": c.provider?.rawValue ?? "all"])
+    }
+
+    func streamHistory(_ c: Call) throws -> ResponseAction {
+        var q = try historyQuery(c.query)
+        if q.afterSeq == nil, let last = c.request.headers["last-event-id"], let n = UInt64(last) { q.afterSeq = n }
+        var h = HTTPHeaders()
+        h.add(name: "content-type", value: "text/event-stream")
+        h.add(name: "cache-control", value: "no-cache")
+        return .stream(HTTPResponse(status: 200, headers: h), source: HistoryEventStream(history: double.history, query: q, heartbeat: streamHeartbeat))
+    }
+
+    func loadScenario(_ c: Call) throws -> ResponseAction {
+        let scenario: Scenario
+        do { scenario = try ScenarioLoader.decode(Data(c.request.body), file: c.param("name") ?? "request body") } catch let e as ScenarioError {
+            throw Failure(400, e.description)
+        }
+        do { try double.load(scenario, merge: c.param("merge") == "true") } catch {
+            throw Failure(409, "\(error)")
+        }
+        onScenarioLoaded?(scenario)
+        return json(201, ["loaded": scenario.id, "devices": String(scenario.devices.count), "rules": String(scenario.rules.count)])
+    }
+
+    func reset(_ c: Call) -> ResponseAction {
+        double.reset(provider: c.provider)
+        return json(200, ["reset": c.provider?.rawValue ?? "all"])
     }
 
     // MARK: resources
 
-    private func devices(_ method: String, _ seg: [String], _ param: (String) -> String?, _ request: HTTPRequest) throws -> ResponseAction {
-        if seg.count == 1 {
-            switch method {
-            case "GET":
-                return json(200, double.devices.list(provider: param("provider").map { ProviderID(rawValue: $0) }))
-            case "POST":
-                let list = try decodeOneOrMany(Device.self, request.body)
-                var created: [Device] = []
-                for d in list {
-                    do { created.append(try double.devices.register(d)) } catch { throw Failure(409, "\(error)") }
-                }
-                return json(201, created.count == 1 && !isArray(request.body) ? AnyEncodable(created[0]) : AnyEncodable(created))
-            case "DELETE":
-                double.devices.reset(provider: param("provider").map { ProviderID(rawValue: $0) })
-                return json(200, ["deleted": "all"])
-            default: throw Failure(405, "method \(method) not allowed on /devices; allowed: GET, POST, DELETE")
-            }
+    func listDevices(_ c: Call) -> ResponseAction { json(200, double.devices.list(provider: c.provider)) }
+
+    func createDevices(_ c: Call) throws -> ResponseAction {
+        let list = try decodeOneOrMany(Device.self, c.request.body)
+        var created: [Device] = []
+        for d in list {
+            do { created.append(try double.devices.register(d)) } catch { throw Failure(409, "\(error)") }
         }
-        guard seg.count == 2 else { throw Failure(404, "no such endpoint: /" + seg.joined(separator: "/")) }
-        let id = seg[1]
-        switch method {
-        case "GET":
-            guard let d = double.devices.device(id: id) else { throw Failure(404, "no device with id \"\(id)\"") }
-            return json(200, d)
-        case "PUT":
-            var value = try decodeBody(JSONValue.self, request.body)
-            guard case .object(var members) = value else { throw Failure(400, "expected a JSON object") }
-            if let given = value["id"] {
-                guard given == .string(id) else { throw Failure(400, "id: must match the path (\"\(id)\")") }
-            } else {
-                members.append(("id", .string(id)))
-                value = .object(members)
-            }
-            let device = try decodeBody(Device.self, Array(value.compactJSON.utf8))
-            do { return json(200, try double.devices.upsert(device)) } catch { throw Failure(409, "\(error)") }
-        case "DELETE":
-            guard double.devices.remove(id: id) else { throw Failure(404, "no device with id \"\(id)\"") }
-            return json(200, ["deleted": id])
-        default: throw Failure(405, "method \(method) not allowed on /devices/{id}; allowed: GET, PUT, DELETE")
-        }
+        return json(201, created.count == 1 && !isArray(c.request.body) ? AnyEncodable(created[0]) : AnyEncodable(created))
     }
 
-    private func faults(_ method: String, _ seg: [String], _ param: (String) -> String?, _ request: HTTPRequest) throws -> ResponseAction {
-        if seg.count == 1 {
-            switch method {
-            case "GET": return json(200, double.faults.list())
-            case "POST":
-                let rules = try decodeOneOrMany(FaultRule.self, request.body)
-                do { try double.faults.add(contentsOf: rules) } catch { throw Failure(409, "\(error)") }
-                let added = rules.compactMap { double.faults.rule(id: $0.id) }
-                return json(201, rules.count == 1 && !isArray(request.body) ? AnyEncodable(added[0]) : AnyEncodable(added))
-            case "DELETE":
-                double.faults.reset(provider: param("provider").map { ProviderID(rawValue: $0) })
-                return json(200, ["deleted": "all"])
-            default: throw Failure(405, "method \(method) not allowed on /faults; allowed: GET, POST, DELETE")
-            }
+    func deleteDevices(_ c: Call) -> ResponseAction {
+        double.devices.reset(provider: c.provider)
+        return json(200, ["deleted": c.provider.map { "all \($0) devices" } ?? "all"])
+    }
+
+    func getDevice(_ c: Call) throws -> ResponseAction {
+        let id = c.path("id")
+        guard let d = double.devices.device(id: id) else { throw Failure(404, "no device with id \"\(id)\"") }
+        return json(200, d)
+    }
+
+    func putDevice(_ c: Call) throws -> ResponseAction {
+        let id = c.path("id")
+        var value = try decodeBody(JSONValue.self, c.request.body)
+        guard case .object(var members) = value else { throw Failure(400, "expected a JSON object") }
+        if let given = value["id"] {
+            guard given == .string(id) else { throw Failure(400, "id: must match the path (\"\(id)\")") }
+        } else {
+            members.append(("id", .string(id)))
+            value = .object(members)
         }
-        guard seg.count == 2 else { throw Failure(404, "no such endpoint: /" + seg.joined(separator: "/")) }
-        let id = seg[1]
-        switch method {
-        case "GET":
-            guard let r = double.faults.rule(id: id) else { throw Failure(404, "no fault rule with id \"\(id)\"") }
-            return json(200, r)
-        case "DELETE":
-            guard double.faults.remove(id: id) else { throw Failure(404, "no fault rule with id \"\(id)\"") }
-            return json(200, ["deleted": id])
-        default: throw Failure(405, "method \(method) not allowed on /faults/{id}; allowed: GET, DELETE")
-        }
+        let device = try decodeBody(Device.self, Array(value.compactJSON.utf8))
+        do { return json(200, try double.devices.upsert(device)) } catch { throw Failure(409, "\(error)") }
+    }
+
+    func deleteDevice(_ c: Call) throws -> ResponseAction {
+        let id = c.path("id")
+        guard double.devices.remove(id: id) else { throw Failure(404, "no device with id \"\(id)\"") }
+        return json(200, ["deleted": id])
+    }
+
+    func createFaults(_ c: Call) throws -> ResponseAction {
+        let rules = try decodeOneOrMany(FaultRule.self, c.request.body)
+        do { try double.faults.add(contentsOf: rules) } catch { throw Failure(409, "\(error)") }
+        let added = rules.compactMap { double.faults.rule(id: $0.id) }
+        return json(201, rules.count == 1 && !isArray(c.request.body) ? AnyEncodable(added[0]) : AnyEncodable(added))
+    }
+
+    func deleteFaults(_ c: Call) -> ResponseAction {
+        double.faults.reset(provider: c.provider)
+        return json(200, ["deleted": c.provider.map { "all \($0) rules" } ?? "all"])
+    }
+
+    func getFault(_ c: Call) throws -> ResponseAction {
+        let id = c.path("id")
+        guard let r = double.faults.rule(id: id) else { throw Failure(404, "no fault rule with id \"\(id)\"") }
+        return json(200, r)
+    }
+
+    func deleteFault(_ c: Call) throws -> ResponseAction {
+        let id = c.path("id")
+        guard double.faults.remove(id: id) else { throw Failure(404, "no fault rule with id \"\(id)\"") }
+        return json(200, ["deleted": id])
     }
 
     private struct ProviderDoc: Encodable { let provider: String; let world: WorldMode; let devices: Int }
 
-    private func providers(_ method: String, _ seg: [String], _ request: HTTPRequest) throws -> ResponseAction {
-        if seg.count == 1 {
-            guard method == "GET" else { throw Failure(405, "method \(method) not allowed on /providers; allowed: GET") }
-            return json(200, double.providers.map { ProviderDoc(provider: $0.rawValue, world: double.devices.world(for: $0), devices: double.devices.list(provider: $0).count) })
-        }
-        guard seg.count == 2 else { throw Failure(404, "no such endpoint: /" + seg.joined(separator: "/")) }
-        guard method == "PUT" else { throw Failure(405, "method \(method) not allowed on /providers/{id}; allowed: PUT") }
-        let p = ProviderID(rawValue: seg[1])
-        let options = try decodeBody(ProviderOptions.self, request.body)
+    private func providerDoc(_ p: ProviderID) -> ProviderDoc {
+        ProviderDoc(provider: p.rawValue, world: double.devices.world(for: p), devices: double.devices.list(provider: p).count)
+    }
+
+    func listProviders() throws -> ResponseAction { json(200, double.providers.map { providerDoc($0) }) }
+
+    func setProvider(_ c: Call) throws -> ResponseAction {
+        let p = ProviderID(rawValue: c.path("id"))
+        let options = try decodeBody(ProviderOptions.self, c.request.body)
         if let w = options.world { double.devices.setWorld(w, for: p) }
-        return json(200, ProviderDoc(provider: p.rawValue, world: double.devices.world(for: p), devices: double.devices.list(provider: p).count))
+        return json(200, providerDoc(p))
     }
 
     private struct IndexDoc: Encodable {
@@ -226,7 +254,7 @@ public final class AdminAPI: Responder {
                       "POST /scenarios", "POST /reset"]
     }
 
-    private struct HealthDoc: Encodable {
+    struct HealthDoc: Encodable {
         struct History: Encodable { let count: Int; let dropped: UInt64; let nextSeq: UInt64; let cap: Int }
         let status = "ok"
         let providers: [String]
@@ -236,7 +264,7 @@ public final class AdminAPI: Responder {
         let history: History
     }
 
-    private func health() -> HealthDoc {
+    func health() -> HealthDoc {
         let h = double.history
         return HealthDoc(providers: double.providers.map(\.rawValue), devices: double.devices.list().count, faults: double.faults.list().count,
                          scenarios: double.loadedScenarios, history: .init(count: h.count, dropped: h.dropped, nextSeq: h.nextSeq, cap: h.cap))
@@ -291,7 +319,7 @@ public final class AdminAPI: Responder {
         }
     }
 
-    private func json<T: Encodable>(_ status: Int, _ value: T) -> ResponseAction {
+    func json<T: Encodable>(_ status: Int, _ value: T) -> ResponseAction {
         let body = (try? ExchangeEncoding.makeEncoder().encode(value)).map { Array($0) + [0x0a] } ?? Array("{}\n".utf8)
         return .respond(HTTPResponse(status: status, headers: ["content-type": "application/json"], body: body))
     }

@@ -11,13 +11,14 @@ public enum QueryString {
         }
     }
 
-    /// Percent-decodes; invalid escapes are kept literally.
-    public static func decode(_ s: Substring) -> String {
+    /// Percent-decodes (and `+` → space unless `plusAsSpace` is false, as in path
+    /// segments); invalid escapes are kept literally.
+    public static func decode(_ s: Substring, plusAsSpace: Bool = true) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(s.utf8.count)
         var it = Array(s.utf8)[...]
         while let c = it.popFirst() {
-            if c == UInt8(ascii: "+") { bytes.append(0x20); continue }
+            if plusAsSpace && c == UInt8(ascii: "+") { bytes.append(0x20); continue }
             if c == UInt8(ascii: "%"), it.count >= 2, let h = hex(it[it.startIndex]), let l = hex(it[it.startIndex + 1]) {
                 bytes.append(h << 4 | l)
                 it = it.dropFirst(2)
