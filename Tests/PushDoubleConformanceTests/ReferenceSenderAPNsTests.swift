@@ -225,9 +225,9 @@ final class ReferenceSenderAPNsTests: XCTestCase {
         XCTAssertEqual(r["d"]?["providerMessageId"] as? String, reqs[0].headers()["apns-id"])
         let sleeps = try s.sleeps()
         XCTAssertEqual(sleeps.count, 3)
-        XCTAssertTrue((0.15...0.2).contains(sleeps[0]), "\(sleeps)")
-        XCTAssertTrue((0.3...0.4).contains(sleeps[1]), "\(sleeps)")
-        XCTAssertTrue((0.6...0.8).contains(sleeps[2]), "\(sleeps)")
+        XCTAssertTrue((0.18...0.2).contains(sleeps[0]), "\(sleeps)")
+        XCTAssertTrue((0.54...0.6).contains(sleeps[1]), "\(sleeps)")
+        XCTAssertTrue((1.62...1.8).contains(sleeps[2]), "\(sleeps)")
     }
 
     func testRetriesAreCappedAndEndFailedWithTheLastReason() throws {
