@@ -133,12 +133,18 @@ final class AuthConnectionChecksTests: XCTestCase {
         delayed.push("d1", at: 0.10, action: "delayed", delay: 0.5)
         delayed.push("d2", at: 0.20)
         XCTAssertVerdict(delayed.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":1}"#)), .fail)
-        // Initial limit before the first valid JWT is answered.
+        // Initial limit until the fake admitted the first valid JWT (its body arrived at 0.20).
         var initial = HistoryBuilder()
         initial.send(["d1", "d2", "d3"], at: 0, end: 1)
-        initial.push("d1", at: 0.10, duration: 0.1)
+        initial.push("d1", at: 0.10, duration: 0.1, bodyDelay: 0.1)
         initial.push("d2", at: 0.15, duration: 0.1)
         XCTAssertVerdict(initial.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":10,"initialLimit":1}"#)), .fail)
         XCTAssertVerdict(initial.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":10}"#)), .pass)
+        // A second stream opened after the first was admitted (limit raised) but before its delayed answer is fine.
+        var raised = HistoryBuilder()
+        raised.send(["d1", "d2"], at: 0, end: 1)
+        raised.push("d1", at: 0.10, action: "delayed", delay: 0.3)
+        raised.push("d2", at: 0.15)
+        XCTAssertVerdict(raised.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":3,"initialLimit":1}"#)), .pass)
     }
 }

@@ -165,3 +165,31 @@ final class DriverTests: XCTestCase {
         XCTAssertTrue(p.log.contains("bytes of log left out"))
     }
 }
+
+/// Records the seed each case's fakes were started with.
+final class SeedRecordingHost: FakeHost, @unchecked Sendable {
+    let seeds = Locked<[String: UInt64]>([:])
+    func validate(_ scenario: ConformanceScenario) throws {}
+    func start(_ scenario: ConformanceScenario, seed: UInt64) throws -> any FakeSession {
+        seeds.withLock { $0[scenario.id] = seed }
+        return StubSession()
+    }
+}
+
+final class SeedTests: XCTestCase {
+    func testSeedPrecedence() {
+        let script = makeScript("fake_sender.py", fakeSenderPython)
+        let base = ConformanceScenario(id: "apns.x", title: "t", references: [],
+                                       devices: [ScenarioDevice(id: "d1", provider: "apns", token: HistoryBuilder.token(1))],
+                                       steps: [.send(notification: .object([]), devices: ["d1"], repeat: 1)], checks: [])
+        var a = base; a.id = "apns.own"; a.seed = 42
+        var b = base; b.id = "apns.none"; b.seed = nil
+        let host = SeedRecordingHost()
+        var o = RunOptions(senderCommand: "MODE=good python3 \(script)"); o.timeout = 5
+        _ = ConformanceRunner(host: host, options: o).run([a, b])
+        XCTAssertEqual(host.seeds.withLock { $0 }, ["apns.own": 42, "apns.none": 1])
+        o.seed = 7
+        _ = ConformanceRunner(host: host, options: o).run([a, b])
+        XCTAssertEqual(host.seeds.withLock { $0 }, ["apns.own": 7, "apns.none": 7])
+    }
+}

@@ -158,6 +158,17 @@ final class ReferenceSenderAPNsTests: XCTestCase {
         for r in try s.requests() { XCTAssertEqual((r["duplicateHeaders"] as? [Any])?.count, 0) }
     }
 
+    func testAConnectionIdleFor50MinutesIsReplaced() throws {
+        let s = try startScriptedSender()
+        _ = try s.send(["title": "x"], [F.device("d", token: F.token(1))])
+        try s.advanceClock(49 * 60)
+        _ = try s.send(["title": "x"], [F.device("d", token: F.token(1))])
+        XCTAssertEqual(try s.stats()["connectionsOpened"], 1, "49 min idle: reused")
+        try s.advanceClock(51 * 60)
+        _ = try s.send(["title": "x"], [F.device("d", token: F.token(1))])
+        XCTAssertEqual(try s.stats()["connectionsOpened"], 2, "51 min idle: replaced")
+    }
+
     // MARK: failures (G1–G5, A1–A8)
 
     func testUnregisteredIsDeadAndTheTokenIsNeverUsedAgain() throws {
@@ -214,9 +225,9 @@ final class ReferenceSenderAPNsTests: XCTestCase {
         XCTAssertEqual(r["d"]?["providerMessageId"] as? String, reqs[0].headers()["apns-id"])
         let sleeps = try s.sleeps()
         XCTAssertEqual(sleeps.count, 3)
-        XCTAssertTrue((0.15...0.2).contains(sleeps[0]), "\(sleeps)")
-        XCTAssertTrue((0.3...0.4).contains(sleeps[1]), "\(sleeps)")
-        XCTAssertTrue((0.6...0.8).contains(sleeps[2]), "\(sleeps)")
+        XCTAssertTrue((0.18...0.2).contains(sleeps[0]), "\(sleeps)")
+        XCTAssertTrue((0.54...0.6).contains(sleeps[1]), "\(sleeps)")
+        XCTAssertTrue((1.62...1.8).contains(sleeps[2]), "\(sleeps)")
     }
 
     func testRetriesAreCappedAndEndFailedWithTheLastReason() throws {
@@ -277,6 +288,7 @@ final class ReferenceSenderAPNsTests: XCTestCase {
         let reqs = try s.requests()
         XCTAssertEqual(reqs.count, 2)
         XCTAssertNotEqual(reqs[0].headers()["authorization"], reqs[1].headers()["authorization"])
+        XCTAssertNotEqual(reqs[0]["connection"] as? Int, reqs[1]["connection"] as? Int, "the new token goes on a new connection")
 
         try s.script([["token": F.token(2), "status": 403, "reason": "ExpiredProviderToken", "times": -1]])
         let r2 = try s.send(["title": "x"], [F.device("e", token: F.token(2))])

@@ -45,7 +45,7 @@ struct HistoryBuilder {
                        headers: [(String, String)]? = nil, extraHeaders: [(String, String)] = [], body: String = "{\"aps\":{\"alert\":\"hi\"}}",
                        jwt: String? = HistoryBuilder.defaultJWT, env: String = "production", action: String = "respond",
                        responseHeaders: [[String]] = [], duration: Double = 0.005, detail: String? = nil, delay: Double? = nil,
-                       authValid: Bool = true) -> Exchange {
+                       authValid: Bool = true, bodyDelay: Double = 0) -> Exchange {
         let dev = devices.first { $0.id == device }!
         let sid = stream ?? ((streams[conn] ?? 0) + 1)
         streams[conn] = max(streams[conn] ?? 0, sid + 1)
@@ -63,7 +63,8 @@ struct HistoryBuilder {
         let e = Exchange(seq: UInt64(history.count + 1), provider: .apns, endpoint: "apns.push", transport: info, request: RecordedRequest(req),
                          token: dev.token, topic: h.first { $0.0 == "apns-topic" }?.1, environment: env, deviceID: device,
                          auth: AuthIdentity(scheme: "apns-jwt", keyID: Self.keyID, issuer: Self.teamID, valid: authValid),
-                         notification: nil, response: resp, decidedBy: Decision(.accepted), receivedAt: start, respondedAt: start + duration)
+                         notification: nil, response: resp, decidedBy: Decision(.accepted), receivedAt: start + bodyDelay,
+                         respondedAt: start + bodyDelay + duration)
         history.append(e)
         return e
     }

@@ -22,7 +22,7 @@ public enum ConformCommand {
         public var json: String?
         public var baseline: String?
         public var writeBaseline: String?
-        public var seed: UInt64 = 1
+        public var seed: UInt64?
         public var timeout: Double = 60
         public var reuseSender = false
         public var jobs = 4
@@ -41,7 +41,7 @@ public enum ConformCommand {
         ("--json", "FILE", "write a JSON report (everything, with history excerpts)"),
         ("--baseline", "FILE", "known failures: fail only on new ones, report fixed ones"),
         ("--write-baseline", "FILE", "write this run's failures as a baseline file"),
-        ("--seed", "N", "seed for the fakes' random choices (default 1)"),
+        ("--seed", "N", "seed for the fakes' random choices (overrides each scenario's own seed; default: the scenario's, else 1)"),
         ("--timeout", "S", "seconds allowed for each driver reply (default 60)"),
         ("--reuse-sender", nil, "start the sender once for all cases (cases then run one at a time)"),
         ("--jobs", "N", "cases run at the same time (default 4)"),

@@ -8,7 +8,7 @@ import PushDoubleCore
 public protocol FakeHost: Sendable {
     /// Checks the fake-side parts of a scenario (devices, faults, quotas) without starting anything.
     func validate(_ scenario: ConformanceScenario) throws
-    /// Starts fresh fakes loaded with the scenario.
+    /// Starts fresh fakes loaded with the scenario; `seed` replaces the scenario's own.
     func start(_ scenario: ConformanceScenario, seed: UInt64) throws -> any FakeSession
 }
 
@@ -27,7 +27,8 @@ public struct RunOptions: Sendable {
     public var senderCommand: String
     /// Seconds allowed for each driver reply.
     public var timeout: Double = 60
-    public var seed: UInt64 = 1
+    /// Seed for every case; nil = each scenario's own `seed`, else 1.
+    public var seed: UInt64?
     /// Use one sender process for every case (cases then run one at a time).
     public var reuseSender = false
     /// Cases run at the same time.
@@ -86,7 +87,7 @@ public final class ConformanceRunner: Sendable {
     /// Runs one case: fakes, sender, steps, shutdown, judging.
     public func runCase(_ scenario: ConformanceScenario, shared: SharedSender? = nil) -> CaseResult {
         let started = Date()
-        let seed = options.seed
+        let seed = options.seed ?? scenario.seed ?? 1
         var steps: [StepRecord] = []
         var failure: DriverFailure?
         var failureText: String?
@@ -134,7 +135,7 @@ public final class ConformanceRunner: Sendable {
 
         // 1. Fakes.
         let session: any FakeSession
-        do { session = try host.start(scenario, seed: scenario.seed ?? seed) }
+        do { session = try host.start(scenario, seed: seed) }
         catch {
             failureText = "cannot start the fakes: \(error)"
             return finish()

@@ -45,14 +45,15 @@ public struct CaseResult: Sendable, Codable {
 /// A whole run: every case plus what the baseline says.
 public struct RunReport: Sendable, Codable {
     public var sender: String
-    public var seed: UInt64
+    /// The `--seed` given (nil: each scenario used its own).
+    public var seed: UInt64?
     public var startedAt: Date
     public var durationSeconds: Double
     public var cases: [CaseResult]
     /// Baseline entries whose check now passes (or no longer fails).
     public var fixed: [BaselineEntry]
 
-    public init(sender: String, seed: UInt64, startedAt: Date, durationSeconds: Double, cases: [CaseResult], fixed: [BaselineEntry] = []) {
+    public init(sender: String, seed: UInt64?, startedAt: Date, durationSeconds: Double, cases: [CaseResult], fixed: [BaselineEntry] = []) {
         self.sender = sender; self.seed = seed; self.startedAt = startedAt; self.durationSeconds = durationSeconds
         self.cases = cases; self.fixed = fixed
     }

@@ -29,9 +29,7 @@ public struct ServerFakeHost: FakeHost {
 
     /// The APNs fake's settings for a scenario (defaults: Apple's figures).
     func apnsConfiguration(_ s: ConformanceScenario) throws -> APNsConfiguration {
-        let key = try APNsSigningKey(keyID: TestCredentials.apnsKeyID, teamID: TestCredentials.apnsTeamID,
-                                     pem: EmbeddedTestCredentials.apnsKeyPEM)
-        var c = APNsConfiguration(keys: [key])
+        var c = APNsConfiguration.shipped
         let root = try? JSONDecoder().decode(JSONValue.self, from: s.raw)
         guard let o = root?["fakeOptions"]?["apns"] else { return c }
         let file = s.file.map { ($0 as NSString).lastPathComponent } ?? s.id
@@ -55,17 +53,11 @@ public struct ServerFakeHost: FakeHost {
 
     public func start(_ scenario: ConformanceScenario, seed: UInt64) throws -> any FakeSession {
         let files = try CredentialFiles.shared()
-        let core = try coreScenario(scenario)
+        var core = try coreScenario(scenario)
+        core.seed = seed
         let apnsConfig = try apnsConfiguration(scenario)
-        let fake = APNsFake(configuration: apnsConfig)
-        var h2 = HTTP2Configuration()
-        h2.initialMaxConcurrentStreams = apnsConfig.initialMaxConcurrentStreams
-        var limits = ServerLimits()
-        limits.maxConcurrentStreams = apnsConfig.maxConcurrentStreamsAfterAuth
-        let specs = [("apns-production", DefaultPorts.apnsProduction, "production"), ("apns-sandbox", DefaultPorts.apnsSandbox, "sandbox")].map {
-            FakeListenerSpec(name: $0.0, defaultPort: $0.1, fake: fake, alpn: ["h2"], allowHTTP1: false, allowHTTP2: true,
-                             http2: h2, limits: limits, environment: $0.2, useTLS: true)
-        }
+        // The APNs module's own listeners (TLS, ALPN h2 only, Apple's SETTINGS); ports are ephemeral below.
+        let specs = APNsFake.listenerSpecs(configuration: apnsConfig)
         var config = PushDoubleConfiguration(fakes: specs, credentials: DoubleCredentials(
             caPEM: EmbeddedTestCredentials.caPEM, serverCertificatePEM: EmbeddedTestCredentials.serverCertificatePEM,
             serverKeyPEM: EmbeddedTestCredentials.serverKeyPEM, apnsKeyPEM: EmbeddedTestCredentials.apnsKeyPEM,

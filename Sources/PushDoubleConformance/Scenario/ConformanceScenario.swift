@@ -16,7 +16,7 @@ public struct ConformanceScenario: Sendable {
     public var devices: [ScenarioDevice]
     public var steps: [ScenarioStep]
     public var checks: [CheckInvocation]
-    /// Seed from the file, if any (the CLI's `--seed` overrides it).
+    /// Seed from the file, if any (`--seed` overrides it).
     public var seed: UInt64?
     /// Where it was loaded from (nil for scenarios built in code).
     public var file: String?
@@ -161,13 +161,15 @@ extension ConformanceScenario {
         return "\(error)"
     }
 
-    /// Loads every `*.json` file of a directory (sorted by name). Throws the first bad file.
+    /// Loads every `*.json` file of a directory except `*.schema.json` (sorted by name). Throws the first bad file.
     public static func loadDirectory(_ path: String, knownChecks: Set<String>? = nil) throws -> [ConformanceScenario] {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
             throw ScenarioError(file: path, path: "", message: "scenario directory not found (give one with --scenarios DIR)")
         }
-        let names = try FileManager.default.contentsOfDirectory(atPath: path).filter { $0.hasSuffix(".json") }.sorted()
+        // Every `*.json` is a scenario except JSON Schemas (`*.schema.json`, e.g. the core's scenario.schema.json).
+        let names = try FileManager.default.contentsOfDirectory(atPath: path)
+            .filter { $0.hasSuffix(".json") && !$0.hasSuffix(".schema.json") }.sorted()
         var out: [ConformanceScenario] = []
         var seen: [String: String] = [:]
         for n in names {

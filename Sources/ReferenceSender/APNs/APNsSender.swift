@@ -31,7 +31,7 @@ final class APNsSender: Sendable {
          clock: any SenderClock, mutant: Mutant?, policy: RetryPolicy = RetryPolicy()) {
         self.settings = settings
         self.tokens = ProviderTokenCache(signer: signer, perRequest: mutant == .jwtPerRequest)
-        self.pool = ConnectionPool(connector: connector)
+        self.pool = ConnectionPool(connector: connector, clock: clock)
         self.clock = clock
         self.mutant = mutant
         self.decider = RetryDecider(policy: policy, mutant: mutant)

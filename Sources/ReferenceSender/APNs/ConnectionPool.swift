@@ -9,19 +9,33 @@ actor ConnectionPool {
         var teamId: String
     }
 
+    /// A connection unused this long is replaced rather than reused: Apple asks for a
+    /// PING after about an hour idle (apns.md §1), and servers close idle connections.
+    static let maxIdleSeconds: Double = 50 * 60
+
     private let connector: any APNsConnector
+    private let clock: any SenderClock
     private var current: [Key: any APNsConnection] = [:]
+    private var lastUsed: [Key: Double] = [:]
     private var connecting: [Key: Task<Result<any APNsConnection, TransportFailure>, Never>] = [:]
     /// Retired connections still finishing in-flight streams; closed by ``closeRetired()``.
     private var retired: [any APNsConnection] = []
     private(set) var opened = 0
 
-    init(connector: any APNsConnector) { self.connector = connector }
+    init(connector: any APNsConnector, clock: any SenderClock) {
+        self.connector = connector
+        self.clock = clock
+    }
 
     /// The pooled connection for `key`, opening one if needed.
     func connection(for key: Key) async -> Result<any APNsConnection, TransportFailure> {
+        let now = clock.now()
         if let c = current[key] {
-            if c.isUsable { return .success(c) }
+            let idle = now - (lastUsed[key] ?? now)
+            if c.isUsable && idle < Self.maxIdleSeconds {
+                lastUsed[key] = now
+                return .success(c)
+            }
             current[key] = nil
             retired.append(c)
         }
@@ -35,6 +49,7 @@ actor ConnectionPool {
         if case .success(let c) = result {
             opened += 1
             current[key] = c
+            lastUsed[key] = clock.now()
         }
         return result
     }

@@ -60,15 +60,18 @@ struct RetryPolicy: Sendable {
     /// A Retry-After longer than this is not waited for: the push ends `failed`.
     var maxRetryAfter: Double = 30
 
+    /// Growth factor between steps. 3 rather than 2: the growth must stay visible on the
+    /// wire even when network and scheduling latency add ~0.1–0.2 s to every gap.
+    var multiplier: Double = 3
     /// Share of each step that is random (the rest is fixed).
-    var jitterShare: Double = 0.25
+    var jitterShare: Double = 0.1
 
     /// Exponential backoff with jitter before retry number `retry` (1 = first retry):
-    /// step = min(cap, base·2^(retry−1)), delay uniform in [step·(1−jitterShare), step].
-    /// Partial rather than full jitter, so that each delay is at least 1.5× the previous
-    /// one's minimum (the growth is observable) while concurrent retries still spread out.
+    /// step = min(cap, base·multiplier^(retry−1)), delay uniform in [step·(1−jitterShare), step].
+    /// Partial rather than full jitter, so that each delay is clearly longer than the one
+    /// before (the growth is observable) while concurrent retries still spread out.
     func backoff(retry: Int, random: Double) -> Double {
-        let step = min(cap, base * pow(2, Double(max(0, retry - 1))))
+        let step = min(cap, base * pow(multiplier, Double(max(0, retry - 1))))
         return step * (1 - jitterShare) + step * jitterShare * min(max(random, 0), 1)
     }
 }
@@ -161,7 +164,9 @@ struct RetryDecider: Sendable {
         case 403 where reason == APNsReason.expiredProviderToken:
             guard !state.refreshedToken else { return .finish(.failed, reason: reason, markDead: false) }
             state.refreshedToken = true
-            return .retry(RetryAction(counted: false, refreshToken: true, reason: reason))
+            // The retry goes on a fresh connection: a connection counts every new token as
+            // an update, and one within 20 min of the last blocks it (apns.md §5, A8).
+            return .retry(RetryAction(counted: false, retireConnection: true, refreshToken: true, reason: reason))
         case 403 where reason == APNsReason.unrelatedKeyIdInToken:
             guard !state.reconnectedForKey else { return .finish(.failed, reason: reason, markDead: false) }
             state.reconnectedForKey = true
