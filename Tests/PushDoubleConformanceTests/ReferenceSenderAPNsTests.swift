@@ -279,6 +279,15 @@ final class ReferenceSenderAPNsTests: XCTestCase {
         XCTAssertEqual(try s.requests().count, 1, "no retry earlier than Retry-After")
     }
 
+    func testRetriesStopBeforeTheReplyDeadline() throws {
+        let s = try startScriptedSender()
+        try s.script([["status": 503, "reason": "ServiceUnavailable", "headers": ["Retry-After": "20"], "times": -1]])
+        let r = try s.send(["title": "x"], [F.device("d", token: F.token(1))])
+        XCTAssertEqual(r["d"]?.outcome(), "failed")
+        XCTAssertEqual(try s.sleeps(), [20, 20], "a third 20 s wait would end 60 s after the first attempt (limit 45 s)")
+        XCTAssertEqual(try s.requests().count, 3)
+    }
+
     func testExpiredProviderTokenMintsANewJWTAndRetriesOnce() throws {
         let s = try startScriptedSender()
         try s.script([["token": F.token(1), "status": 403, "reason": "ExpiredProviderToken"]])

@@ -126,6 +126,20 @@ final class ReferenceSenderEndToEndTests: XCTestCase {
         }
     }
 
+    func testALargeBatchGoesOverOneConnectionWithinTheStreamLimit() throws {
+        let run = try start()
+        let devices = (0..<2000).map { device("d\($0)", Self.token($0)) }
+        let started = Date()
+        let r = try run.sender.send(["title": "bulk"], devices)
+        let seconds = Date().timeIntervalSince(started)
+        print(String(format: "reference sender: %d pushes in %.3f s (%.0f/s)", devices.count, seconds, Double(devices.count) / seconds))
+        XCTAssertEqual(r.values.filter { $0.outcome() == "sent" }.count, devices.count)
+        let history = run.server.history.all
+        XCTAssertEqual(history.count, devices.count, "no retries, no duplicates")
+        XCTAssertEqual(Set(history.map(\.transport.connection.id)).count, 1)
+        XCTAssertEqual(Set(history.map(\.transport.streamID)).count, devices.count, "one stream per push")
+    }
+
     func testOversizedPayloadNeverReachesTheFake() throws {
         let run = try start()
         let r = try run.sender.send(["body": String(repeating: "x", count: 5000)], [device("d", Self.token(1))])

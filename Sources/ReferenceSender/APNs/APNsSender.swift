@@ -104,6 +104,7 @@ final class APNsSender: Sendable {
         let endpoint = push.environment == .sandbox ? settings.sandbox : settings.production
         let key = ConnectionPool.Key(endpoint: endpoint, teamId: settings.teamId)
         var state = RetryState()
+        let started = clock.now()
         while true {
             let connected = mutant == .connectionPerPush
                 ? await pool.unpooledConnection(for: key)
@@ -147,6 +148,11 @@ final class APNsSender: Sendable {
                     tokens.invalidate(teamId: settings.teamId, keyId: settings.keyId, token: usedToken)
                 }
                 let wait = decider.delay(for: action, failedAttempts: state.failedAttempts, random: Double.random(in: 0...1))
+                if clock.now() + wait - started > decider.policy.maxTotalSeconds {
+                    Log.info("device \(deviceID): failed (\(action.reason)); no time left for another attempt")
+                    return Delivery(result: DeviceResult(device: deviceID, outcome: .failed, reason: action.reason),
+                                    connection: connection, push: push)
+                }
                 Log.info("device \(deviceID): retrying after \(action.reason) in \(wait) s")
                 await clock.sleep(seconds: wait)
             }

@@ -59,6 +59,9 @@ struct RetryPolicy: Sendable {
     var maxUnprocessedResends: Int = 6
     /// A Retry-After longer than this is not waited for: the push ends `failed`.
     var maxRetryAfter: Double = 30
+    /// No retry starts later than this after the push's first attempt, so a `send` stays
+    /// inside the runner's 60 s reply deadline.
+    var maxTotalSeconds: Double = 45
 
     /// Growth factor between steps. 3 rather than 2: the growth must stay visible on the
     /// wire even when network and scheduling latency add ~0.1–0.2 s to every gap.
