@@ -1059,3 +1059,28 @@ extension HTTP2ServerConnectionTests {
         assertGoAway(c.readFrames(), .settingsTimeout, c)
     }
 }
+
+extension HTTP2ServerConnectionTests {
+    /// A second GOAWAY never raises last-stream-id, and streams above the first one's stay
+    /// unprocessed.
+    func testSecondGoAwayKeepsTheLowerLastStreamID() {
+        let c = H2TestClient(responder: TestResponder { req, _ in
+            switch req.info.streamID {
+            case 1: return .stall
+            case 3: return .goAway(lastStreamID: .explicit(1), errorCode: .noError, debugData: [], then: nil)
+            default: return .stall
+            }
+        })
+        c.handshake()
+        c.request(1)
+        c.request(3)
+        c.request(5) // ignored: above last-stream-id
+        XCTAssertEqual(c.responder.requests.map(\.info.streamID), [1, 3])
+        XCTAssertEqual(c.readFrames().compactMap(\.goAwayInfo).map(\.last), [1])
+        c.connection.closeGracefully(errorCode: .noError, debugData: [])
+        XCTAssertEqual(c.readFrames().compactMap(\.goAwayInfo).map(\.last), [1], "not raised to 5")
+        XCTAssertEqual(c.connection.testsOnly_openStreamCount, 1)
+        c.send(.rstStream(streamID: 1, .cancel))
+        XCTAssertTrue(c.io.closed)
+    }
+}
