@@ -277,6 +277,31 @@ final class ClientScriptedHTTP2Tests: XCTestCase {
         server.finish()
     }
 
+    func testQueuedRequestsTimeOutToo() async throws {
+        let server = ScriptedServer { s in
+            try s.handshake(settings: [HTTP2Setting(.maxConcurrentStreams, 1)])
+            _ = s.frames(for: 1.0)  // never answers
+        }
+        var config = h2c
+        config.requestTimeout = 0.3
+        let c = try await connect(server, config: config)
+        let start = Date()
+        let errors = await withTaskGroup(of: HTTPClientError?.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    do throws(HTTPClientError) { _ = try await c.send(Self.get()); return nil } catch { return error }
+                }
+            }
+            var all: [HTTPClientError?] = []
+            for await e in group { all.append(e) }
+            return all
+        }
+        XCTAssertEqual(errors, [.timeout, .timeout, .timeout])
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        c.close()
+        server.finish()
+    }
+
     func testBadHPACKFromServerIsAConnectionError() async throws {
         let server = ScriptedServer { s in
             try s.handshake()
