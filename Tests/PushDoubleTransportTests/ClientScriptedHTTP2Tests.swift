@@ -302,6 +302,35 @@ final class ClientScriptedHTTP2Tests: XCTestCase {
         server.finish()
     }
 
+    func testRandomServerBytesGiveTypedErrorsNotCrashes() async throws {
+        // Seeded garbage after a valid preface, then close: every request must end with
+        // a typed error or a response, never a crash or a hang.
+        for round in 0..<40 {
+            let garbage = clientTestBytes(Int(7 + (round * 37) % 300), seed: UInt64(round + 100))
+            let server = ScriptedServer { s in
+                try s.handshake()
+                _ = try s.readRequestHeaders()
+                // Half the rounds: a plausible frame header first, so the decoder reaches payloads.
+                if round % 2 == 0 { s.write([0, 0, UInt8(garbage.count % 64), UInt8(round % 10), 0, 0, 0, 0, 1]) }
+                s.write(garbage)
+                _ = s.frames(for: 0.05)
+            }
+            var config = h2c
+            config.requestTimeout = 2
+            let c = try await connect(server, config: config)
+            do throws(HTTPClientError) {
+                _ = try await c.send(Self.get())
+            } catch {
+                switch error {
+                case .protocolError, .connectionClosed, .streamReset, .goAway: break
+                default: XCTFail("round \(round): unexpected \(error)")
+                }
+            }
+            c.close()
+            server.finish()
+        }
+    }
+
     func testBadHPACKFromServerIsAConnectionError() async throws {
         let server = ScriptedServer { s in
             try s.handshake()
