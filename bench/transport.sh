@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Transport benchmark (not a test): PushDouble's bare transport vs nghttpd (h2 over TLS)
 # and vs nginx (HTTP/1.1 keep-alive), same machine, same run.
-#   bench/transport.sh [requests] [loops]
+#   bench/transport.sh [requests] [loops] [reusePort|roundRobin]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-200000}
 LOOPS=${2:-1}
+ACCEPT=${3:-reusePort}
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
@@ -24,7 +25,7 @@ echo "body: $(wc -c <"$WORK/body.json") bytes"
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PD_TLS=$(port); PD_PLAIN=$(port); NG_PORT=$(port); NGINX_PORT=$(port)
 
-"$BIN" "$WORK/cert.pem" "$WORK/key.pem" "$PD_TLS" "$PD_PLAIN" "$LOOPS" >"$WORK/pd.log" 2>&1 & PIDS+=($!)
+"$BIN" "$WORK/cert.pem" "$WORK/key.pem" "$PD_TLS" "$PD_PLAIN" "$LOOPS" "$ACCEPT" >"$WORK/pd.log" 2>&1 & PIDS+=($!)
 mkdir -p "$WORK/htdocs/3/device"; : >"$WORK/htdocs/3/device/x"
 nghttpd -d "$WORK/htdocs" "$NG_PORT" "$WORK/key.pem" "$WORK/cert.pem" >/dev/null 2>&1 & PIDS+=($!)
 cat >"$WORK/nginx.conf" <<NGINX
@@ -50,7 +51,7 @@ h1() { h2load --h1 -n "$N" -c 10 -m 1 "$1" 2>&1; }
 best() { python3 -c 'import sys; print(max(float(x) for x in sys.argv[1:]))' "$@"; }
 ROUNDS=${ROUNDS:-3}
 
-echo "== h2 over TLS, POST 300-byte JSON, h2load -c10 -m100 -n $N (PushDouble loops=$LOOPS; nghttpd 1 thread); best of $ROUNDS alternating rounds"
+echo "== h2 over TLS, POST 300-byte JSON, h2load -c10 -m100 -n $N (PushDouble loops=$LOOPS accept=$ACCEPT; nghttpd 1 thread); best of $ROUNDS alternating rounds"
 h2 "https://127.0.0.1:$NG_PORT/3/device/x" >/dev/null || true   # warm-up
 PDS=(); NGS=()
 for i in $(seq "$ROUNDS"); do

@@ -273,3 +273,23 @@ extension HTTP1ServerTests {
         XCTAssertGreaterThan(received, total * big.count)
     }
 }
+
+extension HTTP1ServerTests {
+    /// The server refuses a body it has not read while the client keeps uploading: the 413
+    /// still arrives, with `connection: close`. (On loopback an RST would not destroy data
+    /// already delivered, so this checks the answer, not the lingering close itself.)
+    func testRefusalSurvivesUnreadUpload() throws {
+        let (_, port) = try startServer(self, configure: { $0.limits.maxBodySize = 100 }, responder: echoResponder())
+        let c = try RawClient(port: port)
+        // Head and (part of the) body in one go: unread bytes sit in the server's receive
+        // buffer when it closes.
+        let payload = Array("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n".utf8) + [UInt8](repeating: 0x41, count: 1_000_000)
+        let fd = c.fd
+        DispatchQueue.global().async {
+            _ = payload.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        let text = c.read(until: "bytes.")
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 413 Content Too Large\r\n"), text)
+        XCTAssertTrue(text.contains("connection: close"))
+    }
+}

@@ -5,6 +5,19 @@ import XCTest
 /// Real HTTP/2 clients against the in-process server on an ephemeral port: the Python
 /// `h2` library (scripts in Tests/Interop/h2_*.py) and curl with prior knowledge.
 final class HTTP2InteropTests: XCTestCase {
+    /// Writes three server-sent events from its own thread, 20 ms apart, then finishes.
+    struct ThreadedEvents: ResponseBodySource {
+        func start(_ sink: ResponseBodySink) {
+            Thread.detachNewThread {
+                for i in 0..<3 {
+                    Thread.sleep(forTimeInterval: 0.02)
+                    sink.write(Array("data: \(i)\n\n".utf8))
+                }
+                sink.finish()
+            }
+        }
+    }
+
     /// Routes by path to one response shape per ResponseFraming / action.
     static func routes() -> ClosureResponder {
         ClosureResponder { req, ctx in
@@ -21,6 +34,10 @@ final class HTTP2InteropTests: XCTestCase {
                 return .respond(HTTPResponse(status: 200, contentType: "text/plain",
                                              body: "\(req.method) \(req.path) \(req.body.count)\n"))
             case "/stall": return .stall
+            case "/sse":
+                return .stream(HTTPResponse(status: 200, headers: ["content-type": "text/event-stream"]), source: ThreadedEvents())
+            case "/dribble":
+                return .dribble(HTTPResponse(status: 200, body: Array("0123456789".utf8)), chunkSize: 4, interval: 0.05)
             case "/raise":
                 ctx.connection.updateSettings(maxConcurrentStreams: 1000)
                 return .respond(HTTPResponse(status: 200))
@@ -40,12 +57,12 @@ final class HTTP2InteropTests: XCTestCase {
         server = nil
     }
 
-    private func start(maxStreams: UInt32? = nil) throws -> Int {
+    private func start(maxStreams: UInt32? = nil, h2Only: Bool = false) throws -> Int {
         var h2 = HTTP2Configuration()
         h2.initialMaxConcurrentStreams = maxStreams
         let s = HTTPServer(eventLoopCount: 1)
         server = s
-        let bound = try s.start([ListenerConfiguration(name: "h2-interop", http2: h2, responder: Self.routes())])
+        let bound = try s.start([ListenerConfiguration(name: "h2-interop", http2: h2, allowHTTP1: !h2Only, responder: Self.routes())])
         return bound[0].port
     }
 
@@ -140,5 +157,19 @@ extension HTTP2InteropTests {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("requests: \(n) total, \(n) started, \(n) done, \(n) succeeded, 0 failed, 0 errored"), r.stdout)
         print(r.stdout.split(separator: "\n").filter { $0.hasPrefix("finished in") || $0.hasPrefix("requests:") }.joined(separator: "\n"))
+    }
+}
+
+extension HTTP2InteropTests {
+    func testRawProtocolErrorsOverSocket() throws {
+        let out = try runScript("h2_errors.py", port: try start(h2Only: true))
+        XCTAssertTrue(out.contains("ok connection still answers PING afterwards"))
+    }
+}
+
+extension HTTP2InteropTests {
+    func testPythonH2StreamedAndDribbledBodies() throws {
+        let out = try runScript("h2_streaming.py", port: try start())
+        XCTAssertTrue(out.contains("ok dribble"))
     }
 }

@@ -982,3 +982,80 @@ extension HTTP2ServerConnectionTests {
         XCTAssertEqual(c.decodeHeaders(c.readFrames()[0]).map(\.0), [":status", "x-kept", "content-length"])
     }
 }
+
+extension HTTP2ServerConnectionTests {
+    /// The same byte stream fed whole and one byte at a time gives the same output.
+    func testByteAtATimeInputGivesSameOutput() {
+        func run(chunk: Int) -> [HTTP2Frame] {
+            let c = H2TestClient(responder: TestResponder { req, _ in
+                .respond(HTTPResponse(status: 200, body: Array(req.path.utf8)))
+            })
+            c.connection.connectionStarted(initialBytes: [])
+            var bytes = http2ClientPreface
+            c.encoder.encode(.settings([HTTP2Setting(.initialWindowSize, 1000)]), into: &bytes)
+            for id in stride(from: UInt32(1), through: 9, by: 2) {
+                c.encoder.encode(c.headersFrame(id, H2TestClient.requestFields(method: "POST", path: "/p\(id)"), endStream: false), into: &bytes)
+                c.encoder.encode(.data(streamID: id, Array(repeating: UInt8(id), count: 300), endStream: true, padding: 3), into: &bytes)
+            }
+            c.encoder.encode(.ping(5), into: &bytes)
+            var i = 0
+            while i < bytes.count {
+                c.sendRaw(Array(bytes[i..<min(i + chunk, bytes.count)]))
+                i += chunk
+            }
+            XCTAssertEqual(c.responder.requests.map(\.body.count), [300, 300, 300, 300, 300])
+            return c.readFrames()
+        }
+        let whole = run(chunk: 1 << 20)
+        XCTAssertEqual(run(chunk: 1), whole)
+        XCTAssertEqual(run(chunk: 7), whole)
+        XCTAssertEqual(whole.filter { $0.type == .headers }.count, 5)
+    }
+
+    func testUnfinishedHeaderBlockTimesOut() {
+        var limits = ServerLimits()
+        limits.requestReadTimeout = 5
+        let c = H2TestClient(limits: limits)
+        c.handshake()
+        let block = c.headerBlock(H2TestClient.requestFields())
+        c.send(.headers(streamID: 1, fragment: Array(block.prefix(2)), endStream: true, endHeaders: false))
+        c.io.advance(by: 6)
+        assertGoAway(c.readFrames(), .protocolError, c)
+    }
+
+    func testStreamSourceOutrunningFlowControlIsReset() {
+        final class Source: ResponseBodySource, @unchecked Sendable {
+            var sink: ResponseBodySink?
+            func start(_ sink: ResponseBodySink) { self.sink = sink }
+        }
+        let source = Source()
+        var limits = ServerLimits()
+        limits.maxBufferedOutput = 1000
+        let c = H2TestClient(responder: TestResponder { _, _ in .stream(HTTPResponse(status: 200), source: source) }, limits: limits)
+        c.handshake(settings: [HTTP2Setting(.initialWindowSize, 0)])
+        c.request(1)
+        _ = c.readFrames()
+        source.sink?.write(Array(repeating: 1, count: 600))
+        source.sink?.write(Array(repeating: 1, count: 600))
+        c.io.executor.drain()
+        assertRst(c.readFrames(), stream: 1, .internalError)
+        XCTAssertTrue(source.sink?.isClosed ?? false)
+    }
+}
+
+extension HTTP2ServerConnectionTests {
+    func testPeerNeverAckingSettingsIsSettingsTimeout() {
+        let c = H2TestClient(responder: TestResponder { _, ctx in
+            ctx.connection.updateSettings(maxConcurrentStreams: 10)
+            return .respond(HTTPResponse(status: 200))
+        })
+        c.connection.connectionStarted(initialBytes: [])
+        var bytes = http2ClientPreface
+        c.encoder.encode(.settings([]), into: &bytes)
+        c.sendRaw(bytes) // never ACKs the server's SETTINGS
+        for i in 0..<HTTP2ServerConnection.maxUnackedSettings {
+            c.request(UInt32(2 * i + 1))
+        }
+        assertGoAway(c.readFrames(), .settingsTimeout, c)
+    }
+}

@@ -178,7 +178,8 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
             case .head(let head):
                 requestCount &+= 1
                 var body: [UInt8] = []
-                if let cl = head.contentLength, cl > 0 { body.reserveCapacity(cl) }
+                // Reserve from the declared length, capped: a client may declare much and send nothing.
+                if let cl = head.contentLength, cl > 0 { body.reserveCapacity(min(cl, 64 * 1024)) }
                 current = (head, body, Date())
                 if !head.hasBody {
                     finishRequest(trailers: HTTPHeaders())
@@ -521,7 +522,7 @@ final class HTTP1BodySink: ResponseBodySink {
     private let connection: LoopBound<HTTP1ServerConnection>
     private let slot: LoopBound<HTTP1ServerConnection.Slot>
     private let executor: any LoopExecutor
-    private let state = Locked<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
+    private let state = PthreadLocked<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
 
     init(connection: HTTP1ServerConnection, slot: HTTP1ServerConnection.Slot, executor: any LoopExecutor) {
         self.connection = LoopBound(connection)
