@@ -9,8 +9,8 @@ import Glibc
 /// A responder built from a closure, recording completions.
 final class ClosureResponder: Responder {
     let body: @Sendable (HTTPRequest, RequestContext) -> ResponseAction
-    let completions = Locked<[(RequestInfo, ResponseOutcome)]>([])
-    let requests = Locked<[HTTPRequest]>([])
+    let completions = PthreadLocked<[(RequestInfo, ResponseOutcome)]>([])
+    let requests = PthreadLocked<[HTTPRequest]>([])
     init(_ body: @escaping @Sendable (HTTPRequest, RequestContext) -> ResponseAction) { self.body = body }
     func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
         requests.withLock { $0.append(request) }
@@ -45,7 +45,7 @@ func runCommand(_ args: [String], input: Data? = nil, timeout: Double = 30) thro
     try p.run()
     if let input { inPipe.fileHandleForWriting.write(input) }
     try? inPipe.fileHandleForWriting.close()
-    let outData = Locked<Data>(Data()), errData = Locked<Data>(Data())
+    let outData = PthreadLocked<Data>(Data()), errData = PthreadLocked<Data>(Data())
     let g = DispatchGroup()
     g.enter(); DispatchQueue.global().async { let d = out.fileHandleForReading.readDataToEndOfFile(); outData.withLock { $0 = d }; g.leave() }
     g.enter(); DispatchQueue.global().async { let d = err.fileHandleForReading.readDataToEndOfFile(); errData.withLock { $0 = d }; g.leave() }

@@ -180,7 +180,7 @@ public final class HTTPServer: Sendable {
     private let group: EventLoopGroup
     private let acceptStrategy: AcceptStrategy
     private let counters = ServerCounters()
-    private let state = Locked<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
+    private let state = PthreadLocked<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
 
     /// - Parameters:
     ///   - eventLoopCount: number of loop threads; default = number of cores.

@@ -6,7 +6,7 @@ import Foundation
 /// on Linux `Mutex` is built on raw futexes that ThreadSanitizer cannot see, so every
 /// access through it is reported as a race; with a pthread mutex TSan runs stay clean and
 /// meaningful. `@unchecked Sendable`: `value` is only touched while `lock` is held.
-final class Locked<Value>: @unchecked Sendable {
+final class PthreadLocked<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()
 
