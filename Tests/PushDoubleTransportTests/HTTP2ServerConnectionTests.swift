@@ -1084,3 +1084,27 @@ extension HTTP2ServerConnectionTests {
         XCTAssertTrue(c.io.closed)
     }
 }
+
+extension HTTP2ServerConnectionTests {
+    /// Until the client ACKs our SETTINGS_INITIAL_WINDOW_SIZE it may assume 65535 per
+    /// stream; from the ACK on, the smaller window applies to open streams too.
+    func testSmallInitialWindowAppliesOnlyOnceAcked() {
+        var config = HTTP2Configuration()
+        config.initialWindowSize = 100
+        let c = H2TestClient(responder: TestResponder { _, _ in .stall }, configuration: config)
+        c.connection.connectionStarted(initialBytes: [])
+        var bytes = http2ClientPreface
+        c.encoder.encode(.settings([]), into: &bytes)
+        c.encoder.encode(c.headersFrame(1, H2TestClient.requestFields(method: "POST"), endStream: false), into: &bytes)
+        c.encoder.encode(.data(streamID: 1, Array(repeating: 0, count: 300)), into: &bytes)
+        c.sendRaw(bytes)
+        var f = c.readFrames()
+        XCTAssertFalse(f.contains { $0.type == .rstStream || $0.type == .goAway }, "300 bytes fit the default window before the ACK")
+        XCTAssertFalse(f.contains { $0.type == .windowUpdate && $0.streamID == 1 }, "300 bytes are below half the assumed 65535 window")
+        c.send(.settingsAck)
+        // Window now 65535 - 300 + (100 - 65535) = -200: any DATA is too much.
+        c.send(.data(streamID: 1, [1]))
+        f = c.readFrames()
+        XCTAssertEqual(f.first { $0.type == .rstStream }?.rstCode, .flowControlError)
+    }
+}
