@@ -1108,3 +1108,45 @@ extension HTTP2ServerConnectionTests {
         XCTAssertEqual(f.first { $0.type == .rstStream }?.rstCode, .flowControlError)
     }
 }
+
+extension HTTP2ServerConnectionTests {
+    /// Connection credit is withheld while too much partial request body is buffered, and
+    /// released when a stream giving it up is reset (here by the read timeout).
+    func testConnectionCreditWithheldWhileBodiesBufferedThenReleased() {
+        var config = HTTP2Configuration()
+        config.connectionWindowSize = 65535
+        var limits = ServerLimits()
+        limits.maxBodySize = 100_000
+        limits.requestReadTimeout = 5
+        let c = H2TestClient(configuration: config, limits: limits)
+        c.handshake()
+        func credit(_ frames: [HTTP2Frame]) -> Int {
+            frames.compactMap { f -> Int? in
+                if case .windowUpdate(let inc) = f.payload, f.streamID == 0 { return Int(inc) }
+                return nil
+            }.reduce(0, +)
+        }
+        // A well-behaved client: half-received streams of 40000 bytes each, sent only
+        // while the connection window allows.
+        var window = 65535
+        var id: UInt32 = 1
+        var streams = 0
+        while window >= 40000 && streams < 1000 {
+            c.send(c.headersFrame(id, H2TestClient.requestFields(method: "POST"), endStream: false))
+            c.send(.data(streamID: id, Array(repeating: 0, count: 16384)), .data(streamID: id, Array(repeating: 0, count: 16384)),
+                   .data(streamID: id, Array(repeating: 0, count: 7232)))
+            window -= 40000
+            window += credit(c.readFrames())
+            id += 2
+            streams += 1
+        }
+        XCTAssertFalse(c.io.closed)
+        XCTAssertGreaterThan(streams * 40000, 16 << 20, "credit flowed up to the buffered-body cap (16 MiB)")
+        XCTAssertLessThan(streams, 1000, "then stopped")
+        c.io.advance(by: 6) // the read timeout resets every stream, releasing its body
+        let f = c.readFrames()
+        XCTAssertEqual(f.filter { $0.type == .rstStream }.count, streams)
+        window += credit(f)
+        XCTAssertEqual(window, 65535, "all credit returned once the bodies are gone")
+    }
+}

@@ -23,7 +23,6 @@ extension HTTP2ServerConnection {
             guard let frame else { break }
             receive(frame)
         }
-        if phase == .active { returnConnectionWindow(force: false) }
     }
 
     func receive(_ frame: HTTP2Frame) {

@@ -230,6 +230,9 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     func endEvent() {
         eventDepth -= 1
         guard eventDepth == 0 else { return }
+        // Credit held back while too much request body was buffered goes out as soon as any
+        // event (a reset, a timeout) has released some.
+        if phase == .active && connRecvPending > 0 { returnConnectionWindow(force: false) }
         flush()
     }
 
