@@ -76,7 +76,9 @@ public final class APNsFake: ProviderFake {
         var admission = Admission(endpoint: Self.endpoint, environment: environment.rawValue)
 
         let (headers, headerFailure) = APNsRequestValidator.checkHeaders(request)
-        admission.token = headers.token
+        // Hex tokens name bytes, so case does not matter to APNs: device lookups, fault
+        // matching and the history use the lowercase form.
+        admission.token = headers.token.map(Self.lowercasedHex)
         admission.topic = headers.topic
         admission.notification = Self.notification(headers, request)
         let apnsID = headers.apnsID  // generated only if a refusal needs one
@@ -289,6 +291,12 @@ public final class APNsFake: ProviderFake {
     static func apnsID(of request: HTTPRequest) -> String {
         if let v = request.headers.first(name: "apns-id"), let c = APNsMessageID.canonical(v) { return c }
         return APNsMessageID.generate()
+    }
+
+    /// `token` with A–F folded to a–f (no allocation when already lowercase).
+    static func lowercasedHex(_ token: String) -> String {
+        guard token.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return token }
+        return String(decoding: token.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     /// `apns-` at the start of a header name, any case, without allocating.

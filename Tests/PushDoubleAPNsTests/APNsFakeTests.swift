@@ -297,6 +297,15 @@ final class APNsFakeTests: XCTestCase {
         XCTAssertEqual(h.double.history.all.last?.decidedBy.stage, .device)
     }
 
+    func testTokensAreMatchedCaseInsensitively() throws {
+        let h = APNsHarness()
+        let dead = String(repeating: "ab", count: 32)
+        try h.double.devices.register(Device(id: "dead", provider: .apns, token: dead, state: .unregistered(since: Date(timeIntervalSince1970: 1))))
+        XCTAssertEqual(h.send(token: dead.uppercased(), connection: FakeConnection()).status, 410)
+        XCTAssertEqual(h.double.history.all.last?.token, dead)
+        XCTAssertEqual(h.double.history.all.last?.request.path, "/3/device/" + dead.uppercased())
+    }
+
     func testClosedWorldUnknownTokenIsBadDeviceToken() {
         let h = APNsHarness()
         h.double.devices.setWorld(.closed, for: .apns)

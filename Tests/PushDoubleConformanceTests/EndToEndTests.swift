@@ -67,3 +67,14 @@ extension EndToEndTests {
         XCTAssertTrue(out.hasSuffix("4 passed, 0 failed, 0 warned\n"), out + err)
     }
 }
+
+extension EndToEndTests {
+    /// One sender process for several cases: every case is initialized afresh and still passes
+    /// (shipped cases use distinct tokens, so a sender's memory of dead tokens cannot leak).
+    func testReuseSenderAgainstRealFakes() {
+        let (code, out, err) = runCLI(["--sender", "python3 \(Self.httpxAdapter)", "--scenarios", shippedScenarioDirectory, "--timeout", "30",
+                                       "--reuse-sender", "--only", "apns.unregistered,apns.happy-path,apns.device-token-not-for-topic"])
+        XCTAssertEqual(code, 0, out + err)
+        XCTAssertTrue(out.hasSuffix("3 passed, 0 failed, 0 warned\n"), out + err)
+    }
+}

@@ -69,3 +69,11 @@ final class DocsTests: XCTestCase {
         for e in MutantTable.entries { XCTAssertTrue(doc.contains("`\(e.mutant)`"), e.mutant) }
     }
 }
+
+extension ScenarioTests {
+    /// Device tokens are unique across the shipped suite (a reused sender's state cannot leak between cases).
+    func testShippedTokensAreUnique() throws {
+        let tokens = try ConformanceScenario.loadDirectory(shippedScenarioDirectory).flatMap { $0.devices.map(\.token) }
+        XCTAssertEqual(Set(tokens).count, tokens.count)
+    }
+}

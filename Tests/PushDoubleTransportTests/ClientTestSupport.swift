@@ -315,6 +315,39 @@ final class ScriptedSocket: @unchecked Sendable {
         return got
     }
 
+    private var h1Buffer: [UInt8] = []
+
+    /// Reads one HTTP/1.1 request (head + Content-Length body).
+    func readHTTP1Request() throws -> (head: String, body: [UInt8]) {
+        func headEnd() -> Int? {
+            guard h1Buffer.count >= 4 else { return nil }
+            for i in 0...(h1Buffer.count - 4) where h1Buffer[i] == 13 && h1Buffer[i + 1] == 10 && h1Buffer[i + 2] == 13 && h1Buffer[i + 3] == 10 {
+                return i
+            }
+            return nil
+        }
+        while headEnd() == nil {
+            guard let more = readSome() else { throw ScriptError("EOF before a request head") }
+            h1Buffer += more
+        }
+        let end = headEnd()!
+        let head = String(decoding: h1Buffer[0..<end], as: UTF8.self)
+        h1Buffer.removeFirst(end + 4)
+        var length = 0
+        for line in head.components(separatedBy: "\r\n") where line.lowercased().hasPrefix("content-length:") {
+            length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+        }
+        while h1Buffer.count < length {
+            guard let more = readSome() else { throw ScriptError("EOF inside a request body") }
+            h1Buffer += more
+        }
+        let body = Array(h1Buffer[0..<length])
+        h1Buffer.removeFirst(length)
+        return (head, body)
+    }
+
+    func write(_ text: String) { write(Array(text.utf8)) }
+
     var sawPriority: Bool {
         received.contains { if case .priority = $0.payload { return true }; return $0.headersPriority != nil }
     }

@@ -40,12 +40,12 @@ final class HTTP2InteropTests: XCTestCase {
         server = nil
     }
 
-    private func start(maxStreams: UInt32? = nil) throws -> Int {
+    private func start(maxStreams: UInt32? = nil, h2Only: Bool = false) throws -> Int {
         var h2 = HTTP2Configuration()
         h2.initialMaxConcurrentStreams = maxStreams
         let s = HTTPServer(eventLoopCount: 1)
         server = s
-        let bound = try s.start([ListenerConfiguration(name: "h2-interop", http2: h2, responder: Self.routes())])
+        let bound = try s.start([ListenerConfiguration(name: "h2-interop", http2: h2, allowHTTP1: !h2Only, responder: Self.routes())])
         return bound[0].port
     }
 
@@ -140,5 +140,12 @@ extension HTTP2InteropTests {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.contains("requests: \(n) total, \(n) started, \(n) done, \(n) succeeded, 0 failed, 0 errored"), r.stdout)
         print(r.stdout.split(separator: "\n").filter { $0.hasPrefix("finished in") || $0.hasPrefix("requests:") }.joined(separator: "\n"))
+    }
+}
+
+extension HTTP2InteropTests {
+    func testRawProtocolErrorsOverSocket() throws {
+        let out = try runScript("h2_errors.py", port: try start(h2Only: true))
+        XCTAssertTrue(out.contains("ok connection still answers PING afterwards"))
     }
 }

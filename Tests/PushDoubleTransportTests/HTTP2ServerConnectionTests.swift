@@ -1042,3 +1042,20 @@ extension HTTP2ServerConnectionTests {
         XCTAssertTrue(source.sink?.isClosed ?? false)
     }
 }
+
+extension HTTP2ServerConnectionTests {
+    func testPeerNeverAckingSettingsIsSettingsTimeout() {
+        let c = H2TestClient(responder: TestResponder { _, ctx in
+            ctx.connection.updateSettings(maxConcurrentStreams: 10)
+            return .respond(HTTPResponse(status: 200))
+        })
+        c.connection.connectionStarted(initialBytes: [])
+        var bytes = http2ClientPreface
+        c.encoder.encode(.settings([]), into: &bytes)
+        c.sendRaw(bytes) // never ACKs the server's SETTINGS
+        for i in 0..<HTTP2ServerConnection.maxUnackedSettings {
+            c.request(UInt32(2 * i + 1))
+        }
+        assertGoAway(c.readFrames(), .settingsTimeout, c)
+    }
+}

@@ -84,3 +84,23 @@ final class RuntimeEventLoopTests: XCTestCase {
         XCTAssertTrue(r.recorded.first?.info.connection.peer.hasPrefix("[::1]:") ?? false)
     }
 }
+
+extension RuntimeEventLoopTests {
+    func testRoundRobinAcceptStrategyServesOnEveryLoop() throws {
+        let server = HTTPServer(eventLoopCount: 2, acceptStrategy: .roundRobin)
+        defer { server.stop(timeout: 0.5) }
+        let loopsSeen = Locked(Set<String>())
+        let r = ClosureResponder { req, _ in
+            var name = [CChar](repeating: 0, count: 32)
+            pd_get_thread_name(&name)
+            loopsSeen.withLock { _ = $0.insert(String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+            return .respond(HTTPResponse(status: 200, contentType: "text/plain", body: req.path))
+        }
+        let port = try server.start([ListenerConfiguration(name: "rr", responder: r)])[0].port
+        for i in 0..<4 {
+            let res = try runCommand(["curl", "-sS", i % 2 == 0 ? "--http1.1" : "--http2-prior-knowledge", "http://127.0.0.1:\(port)/\(i)"])
+            XCTAssertEqual(res.stdout, "/\(i)", res.stderr)
+        }
+        XCTAssertEqual(loopsSeen.withLock { $0 }, ["pd-loop-0", "pd-loop-1"])
+    }
+}

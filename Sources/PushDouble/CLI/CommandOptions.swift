@@ -101,3 +101,44 @@ public final class Console: Sendable {
     public func write(_ text: String) { lock.withLock { _ in sink(text) } }
     public func line(_ text: String) { write(text + "\n") }
 }
+
+/// Hands exchange log text to a ``Console`` from a background queue, so an event-loop
+/// thread never blocks on a slow or full stdout. Bounded: beyond `maxPending` queued
+/// pieces, text is dropped and counted (reported in the next write).
+public final class AsyncLog: Sendable {
+    private struct State { var pending: [String] = []; var dropped = 0; var scheduled = false }
+    private let state = Locked(State())
+    private let console: Console
+    private let queue = DispatchQueue(label: "pushdouble.log")
+    public let maxPending: Int
+
+    public init(_ console: Console, maxPending: Int = 10_000) { self.console = console; self.maxPending = maxPending }
+
+    public func write(_ text: String) {
+        let schedule = state.withLock { s -> Bool in
+            if s.pending.count >= maxPending { s.dropped += 1; return false }
+            s.pending.append(text)
+            if s.scheduled { return false }
+            s.scheduled = true
+            return true
+        }
+        if schedule { queue.async { self.flush() } }
+    }
+
+    /// Writes everything queued so far (also called before exiting).
+    public func flush() {
+        let (lines, dropped) = state.withLock { s -> ([String], Int) in
+            let out = (s.pending, s.dropped)
+            s.pending.removeAll(keepingCapacity: true)
+            s.dropped = 0
+            s.scheduled = false
+            return out
+        }
+        var text = lines.joined()
+        if dropped > 0 { text += "(\(dropped) log lines dropped: output too slow)\n" }
+        if !text.isEmpty { console.write(text) }
+    }
+
+    /// Waits until queued text is written.
+    public func drain() { queue.sync { self.flush() } }
+}

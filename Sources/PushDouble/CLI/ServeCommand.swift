@@ -110,10 +110,11 @@ public enum ServeCommand {
             return 1
         }
         var subscription: HistorySubscription? = nil
+        let log = AsyncLog(out)
         if mode == .replay {
-            subscription = server.history.subscribe { e in out.write(ExchangeLog.detailed(e)) }
+            subscription = server.history.subscribe { e in log.write(ExchangeLog.detailed(e)) }
         } else if !parsed.flag("--quiet") {
-            subscription = server.history.subscribe { e in out.line(ExchangeLog.line(e)) }
+            subscription = server.history.subscribe { e in log.write(ExchangeLog.line(e) + "\n") }
         }
         do {
             try server.start()
@@ -149,6 +150,7 @@ public enum ServeCommand {
 
         stop.wait()
         if let s = subscription { server.history.unsubscribe(s) }
+        log.drain()
         out.line("pushdouble \(command): stopping (\(server.history.nextSeq - 1) exchanges, \(server.history.dropped) dropped)")
         return 0
     }

@@ -155,14 +155,21 @@ enum AuthConnectionChecks {
             // The fake raises the limit while it admits the first push with a valid JWT (before
             // answering it), so the initial limit applies to streams opened before that.
             let unlockedAt = ps.filter { $0.exchange.auth?.valid ?? $0.accepted }.map(\.exchange.receivedAt).min()
-            for p in ps {
-                let open = ps.filter { $0.start <= p.start && $0.end > p.start }
+            // Sweep over stream openings and closings (closings first at equal times): O(n log n).
+            var events: [(Date, Int, Int)] = []  // (time, +1 open / -1 close, index)
+            for (i, p) in ps.enumerated() { events.append((p.start, 1, i)); events.append((max(p.end, p.start.addingTimeInterval(1e-6)), -1, i)) }
+            events.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+            var open: Set<Int> = []
+            for (_, delta, i) in events {
+                if delta < 0 { open.remove(i); continue }
+                open.insert(i)
                 peakAll = max(peakAll, open.count)
+                let p = ps[i]
                 let applicable: Int64
-                if let i = initial, unlockedAt == nil || p.start <= unlockedAt! { applicable = i } else { applicable = limit }
+                if let initial, unlockedAt == nil || p.start <= unlockedAt! { applicable = initial } else { applicable = limit }
                 if open.count > applicable {
                     problems.append(Evidence("connection \(conn): \(open.count) streams open at \(h.time(p.start)) (limit \(applicable))",
-                                             seqs: open.map(\.seq)))
+                                             seqs: open.sorted().map { ps[$0].seq }))
                     break
                 }
             }

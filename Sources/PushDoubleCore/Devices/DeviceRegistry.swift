@@ -140,8 +140,9 @@ public final class DeviceRegistry: Sendable {
     // MARK: request path
 
     /// What the double knows about `token` for `provider` (see the type's resolution order).
-    public func lookup(provider: ProviderID, token: String, fake: any ProviderFake) -> DeviceLookup {
-        let now = clock.now()
+    /// `now` defaults to the registry's clock (the pipeline passes the time it already read).
+    public func lookup(provider: ProviderID, token: String, fake: any ProviderFake, now: Date? = nil) -> DeviceLookup {
+        let now = now ?? clock.now()
         let (found, world): (DeviceLookup?, WorldMode) = state.withLock { s in
             let world = s.worlds[provider] ?? defaultWorld
             guard let id = s.byToken[provider]?[token], var e = s.byID[id] else { return (nil, world) }
@@ -163,8 +164,8 @@ public final class DeviceRegistry: Sendable {
     /// Counts one accepted delivery to a registered device and applies the transitions it
     /// triggers. Returns the device after the update (nil if the token is not registered).
     @discardableResult
-    public func recordDelivery(provider: ProviderID, token: String) -> Device? {
-        let now = clock.now()
+    public func recordDelivery(provider: ProviderID, token: String, now: Date? = nil) -> Device? {
+        let now = now ?? clock.now()
         return state.withLock { s in
             guard let id = s.byToken[provider]?[token], var e = s.byID[id] else { return nil }
             e.device.deliveries += 1

@@ -150,8 +150,8 @@ public final class FaultEngine: Sendable {
 
     /// The first rule that fires for `request`, updating counters and quota state.
     /// `rateLimitReason` is the provider's reason for a quota without its own reason.
-    public func evaluate(_ request: FaultRequest, rateLimitReason: String? = nil) -> FaultHit? {
-        let now = clock.now()
+    public func evaluate(_ request: FaultRequest, rateLimitReason: String? = nil, now: Date? = nil) -> FaultHit? {
+        let now = now ?? clock.now()
         return state.withLock { s -> FaultHit? in
             if s.rules.isEmpty { return nil }
             var hit: FaultHit? = nil

@@ -1,4 +1,5 @@
 import Foundation
+import PushDoubleTransport
 
 /// Which exchanges a history query returns. Every field present must hold.
 public struct HistoryQuery: Sendable, Equatable {
@@ -37,15 +38,88 @@ public struct HistoryQuery: Sendable, Equatable {
 /// Handle returned by ``HistoryStore/subscribe(_:)``; pass it to `unsubscribe`.
 public struct HistorySubscription: Hashable, Sendable { public let id: UInt64 }
 
+/// An exchange as the request path records it: references only (the request as received,
+/// the action as returned), no copies, no text conversion, no encoding. It becomes an
+/// ``Exchange`` when someone reads the history.
+public struct ExchangeRecord: Sendable {
+    public var provider: ProviderID
+    public var endpoint: String
+    public var request: HTTPRequest
+    public var token: String?
+    public var topic: String?
+    public var environment: String?
+    public var deviceID: String?
+    public var auth: AuthIdentity?
+    public var notification: JSONValue?
+    /// What was done (rendered to a ``RecordedResponse`` on read).
+    public var action: ResponseAction
+    public var reason: String?
+    /// Prefix for the recorded response's detail (e.g. "fault f1: delay").
+    public var detail: String?
+    public var decidedBy: Decision
+    public var receivedAt: Date
+    public var respondedAt: Date
+
+    public init(provider: ProviderID, endpoint: String, request: HTTPRequest, token: String?, topic: String?, environment: String?,
+                deviceID: String?, auth: AuthIdentity?, notification: JSONValue?, action: ResponseAction, reason: String?,
+                detail: String?, decidedBy: Decision, receivedAt: Date, respondedAt: Date) {
+        self.provider = provider; self.endpoint = endpoint; self.request = request; self.token = token; self.topic = topic
+        self.environment = environment; self.deviceID = deviceID; self.auth = auth; self.notification = notification
+        self.action = action; self.reason = reason; self.detail = detail; self.decidedBy = decidedBy
+        self.receivedAt = receivedAt; self.respondedAt = respondedAt
+    }
+
+    /// The full history record.
+    public func exchange(seq: UInt64) -> Exchange {
+        var response = RecordedResponse(action)
+        response.reason = reason
+        if let detail { response.detail = response.detail.map { detail + "; " + $0 } ?? detail }
+        return Exchange(seq: seq, provider: provider, endpoint: endpoint, transport: request.info, request: RecordedRequest(request),
+                        token: token, topic: topic, environment: environment, deviceID: deviceID, auth: auth,
+                        notification: notification, response: response, decidedBy: decidedBy,
+                        receivedAt: receivedAt, respondedAt: respondedAt)
+    }
+}
+
 /// The append-only record of every exchange, bounded by a cap with a visible `dropped` count.
 ///
 /// Thread-safe. `append` takes the lock once, assigns the sequence number and stores the
-/// record as a struct (no encoding on the request path); subscribers are called after the
-/// lock is released, on the appending thread, so they must be quick and thread-safe.
-/// When the cap is reached the oldest exchange is dropped and `dropped` grows: never silent.
+/// record as it came (an ``ExchangeRecord`` holds references only); ``Exchange`` values and
+/// JSON are made when the history is read. An exchange evicted by the cap is released
+/// after the lock. Subscribers are called after the lock is released, on the appending
+/// thread, so they must be quick and thread-safe. When the cap is reached the oldest
+/// exchange is dropped and `dropped` grows: never silent.
 public final class HistoryStore: Sendable {
+    /// One stored exchange, in its cheap or its full form.
+    enum Entry: Sendable {
+        case record(UInt64, ExchangeRecord)
+        case exchange(Exchange)
+
+        var seq: UInt64 { switch self { case .record(let s, _): return s; case .exchange(let e): return e.seq } }
+        var provider: ProviderID { switch self { case .record(_, let r): return r.provider; case .exchange(let e): return e.provider } }
+
+        func matches(_ q: HistoryQuery) -> Bool {
+            switch self {
+            case .exchange(let e): return q.matches(e)
+            case .record(let seq, let r):
+                if let p = q.provider, r.provider != p { return false }
+                if let d = q.device, r.deviceID != d && r.token != d { return false }
+                if let t = q.token, r.token != t { return false }
+                if let ep = q.endpoint, r.endpoint != ep { return false }
+                if let s = q.since, r.receivedAt < s { return false }
+                if let u = q.until, r.receivedAt >= u { return false }
+                if let a = q.afterSeq, seq <= a { return false }
+                return true
+            }
+        }
+
+        var exchange: Exchange {
+            switch self { case .record(let seq, let r): return r.exchange(seq: seq); case .exchange(let e): return e }
+        }
+    }
+
     private struct State {
-        var ring: [Exchange] = []
+        var ring: [Entry] = []
         /// Index in `ring` of the oldest element once the ring is full.
         var head = 0
         var nextSeq: UInt64 = 1
@@ -53,6 +127,38 @@ public final class HistoryStore: Sendable {
         var cap: Int
         var subscribers: [UInt64: @Sendable (Exchange) -> Void] = [:]
         var nextSubscriber: UInt64 = 1
+
+        /// Stores an entry made from the next sequence number; returns the seq, the
+        /// subscribers to call and the evicted entry (released by the caller, unlocked).
+        mutating func store(_ make: (UInt64) -> Entry) -> (UInt64, [@Sendable (Exchange) -> Void], Entry?) {
+            let seq = nextSeq
+            nextSeq += 1
+            var entry = make(seq)
+            var evicted: Entry? = nil
+            if ring.count < cap {
+                if ring.capacity == 0 { ring.reserveCapacity(min(cap, 1024)) }
+                ring.append(entry)
+            } else {
+                swap(&ring[head], &entry)
+                evicted = entry
+                head = (head + 1) % cap
+                dropped += 1
+            }
+            return (seq, subscribers.isEmpty ? [] : Array(subscribers.values), evicted)
+        }
+
+        func entries(_ query: HistoryQuery) -> [Entry] {
+            var out: [Entry] = []
+            let n = ring.count
+            for k in 0..<n {
+                let e = ring[(head + k) % n]
+                if e.matches(query) {
+                    out.append(e)
+                    if let l = query.limit, out.count >= l { break }
+                }
+            }
+            return out
+        }
     }
 
     private let state: Locked<State>
@@ -62,24 +168,28 @@ public final class HistoryStore: Sendable {
         state = Locked(State(cap: max(1, cap)))
     }
 
+    /// Stores a record from the request path with the next sequence number; returns it.
+    @discardableResult
+    public func append(_ record: ExchangeRecord) -> UInt64 {
+        let (seq, subs, evicted) = state.withLock { $0.store { .record($0, record) } }
+        _ = evicted  // released here, outside the lock
+        if !subs.isEmpty {
+            let e = record.exchange(seq: seq)
+            for f in subs { f(e) }
+        }
+        return seq
+    }
+
     /// Stores `exchange` with the next sequence number (its `seq` is overwritten) and
     /// returns that number.
     @discardableResult
     public func append(_ exchange: Exchange) -> UInt64 {
-        var e = exchange
-        let (seq, subs): (UInt64, [@Sendable (Exchange) -> Void]) = state.withLock { s in
-            e.seq = s.nextSeq
-            s.nextSeq += 1
-            if s.ring.count < s.cap {
-                s.ring.append(e)
-            } else {
-                s.ring[s.head] = e
-                s.head = (s.head + 1) % s.cap
-                s.dropped += 1
-            }
-            return (e.seq, s.subscribers.isEmpty ? [] : Array(s.subscribers.values))
+        var stored = exchange
+        let (seq, subs, evicted) = state.withLock { s in
+            s.store { seq in stored.seq = seq; return .exchange(stored) }
         }
-        for f in subs { f(e) }
+        _ = evicted
+        for f in subs { f(stored) }
         return seq
     }
 
@@ -90,20 +200,9 @@ public final class HistoryStore: Sendable {
     public var count: Int { state.withLock { $0.ring.count } }
     public var cap: Int { state.withLock { $0.cap } }
 
-    /// Exchanges matching `query`, oldest first.
+    /// Exchanges matching `query`, oldest first (made into ``Exchange`` values outside the lock).
     public func query(_ query: HistoryQuery = HistoryQuery()) -> [Exchange] {
-        state.withLock { s in
-            var out: [Exchange] = []
-            let n = s.ring.count
-            for k in 0..<n {
-                let e = s.ring[(s.head + k) % n]
-                if query.matches(e) {
-                    out.append(e)
-                    if let l = query.limit, out.count >= l { break }
-                }
-            }
-            return out
-        }
+        state.withLock { $0.entries(query) }.map(\.exchange)
     }
 
     /// Every exchange, oldest first.
@@ -111,17 +210,25 @@ public final class HistoryStore: Sendable {
 
     /// Forgets every exchange and the dropped count; sequence numbers keep increasing.
     public func clear() {
-        state.withLock { s in s.ring.removeAll(keepingCapacity: false); s.head = 0; s.dropped = 0 }
+        let old = state.withLock { s -> [Entry] in
+            let o = s.ring
+            s.ring = []; s.head = 0; s.dropped = 0
+            return o
+        }
+        _ = old
     }
 
     /// Forgets the exchanges of one provider (the dropped count is kept).
     public func clear(provider: ProviderID) {
-        state.withLock { s in
+        let old = state.withLock { s -> [Entry] in
             let n = s.ring.count
-            var kept: [Exchange] = []
+            var kept: [Entry] = []
             for k in 0..<n { let e = s.ring[(s.head + k) % n]; if e.provider != provider { kept.append(e) } }
+            let o = s.ring
             s.ring = kept; s.head = 0
+            return o
         }
+        _ = old
     }
 
     /// Calls `handler` for every exchange appended from now on (on the appending thread).
@@ -137,15 +244,15 @@ public final class HistoryStore: Sendable {
     /// Atomically returns the stored exchanges matching `query` and subscribes `handler`
     /// for later ones, so a live stream neither misses nor repeats an exchange.
     public func subscribe(backlog query: HistoryQuery, _ handler: @escaping @Sendable (Exchange) -> Void) -> ([Exchange], HistorySubscription) {
-        state.withLock { s in
-            var out: [Exchange] = []
-            let n = s.ring.count
-            for k in 0..<n { let e = s.ring[(s.head + k) % n]; if query.matches(e) { out.append(e) } }
+        var q = query
+        q.limit = nil
+        let (entries, sub) = state.withLock { s -> ([Entry], HistorySubscription) in
             let id = s.nextSubscriber
             s.nextSubscriber += 1
             s.subscribers[id] = handler
-            return (out, HistorySubscription(id: id))
+            return (s.entries(q), HistorySubscription(id: id))
         }
+        return (entries.map(\.exchange), sub)
     }
 
     public func unsubscribe(_ subscription: HistorySubscription) {

@@ -46,7 +46,7 @@ public final class DoublePipeline: Responder {
 
         let lookup: DeviceLookup
         if let token = admission.token {
-            lookup = double.devices.lookup(provider: provider, token: token, fake: fake)
+            lookup = double.devices.lookup(provider: provider, token: token, fake: fake, now: receivedAt)
         } else {
             lookup = DeviceLookup(deviceID: nil, state: .active, source: .openWorld)
         }
@@ -55,10 +55,10 @@ public final class DoublePipeline: Responder {
         let hit = double.faults.evaluate(FaultRequest(provider: provider, endpoint: admission.endpoint, token: admission.token,
                                                       deviceID: registeredID, topic: admission.topic,
                                                       environment: admission.environment),
-                                         rateLimitReason: rateLimitReason)
+                                         rateLimitReason: rateLimitReason, now: receivedAt)
         guard let hit else {
             let delivered = fake.deliver(request, admission: admission, device: lookup, context: context, services: services)
-            countDelivery(delivered.action, admission: admission, lookup: lookup)
+            countDelivery(delivered.action, admission: admission, lookup: lookup, now: receivedAt)
             record(request, admission, deviceID: registeredID, action: delivered.action, reason: delivered.reason,
                    decision: delivered.decidedBy, detail: nil, receivedAt: receivedAt)
             return delivered.action
@@ -75,7 +75,7 @@ public final class DoublePipeline: Responder {
             // The rule wrapped a normal answer (delay, goaway-then, dribble, truncate).
             decision = delivered.decidedBy
             reason = reason ?? delivered.reason
-            if rendering.countsDelivery { countDelivery(delivered.action, admission: admission, lookup: lookup) }
+            if rendering.countsDelivery { countDelivery(delivered.action, admission: admission, lookup: lookup, now: receivedAt) }
             detail += " (answer decided by \(delivered.decidedBy.stage.rawValue))"
         }
         record(request, admission, deviceID: registeredID, action: action, reason: reason, decision: decision,
@@ -83,23 +83,19 @@ public final class DoublePipeline: Responder {
         return action
     }
 
-    private func countDelivery(_ action: ResponseAction, admission: Admission, lookup: DeviceLookup) {
+    private func countDelivery(_ action: ResponseAction, admission: Admission, lookup: DeviceLookup, now: Date) {
         guard lookup.source == .registered, let token = admission.token,
               let status = Self.status(of: action), (200..<300).contains(status) else { return }
-        double.devices.recordDelivery(provider: provider, token: token)
+        double.devices.recordDelivery(provider: provider, token: token, now: now)
     }
 
     private func record(_ request: HTTPRequest, _ admission: Admission, deviceID: String?, action: ResponseAction,
                         reason: String?, decision: Decision, detail: String?, receivedAt: Date) {
-        var response = Self.recorded(action)
-        response.reason = reason
-        if let detail { response.detail = response.detail.map { detail + "; " + $0 } ?? detail }
-        let exchange = Exchange(seq: 0, provider: provider, endpoint: admission.endpoint, transport: request.info,
-                                request: RecordedRequest(request), token: admission.token, topic: admission.topic,
-                                environment: admission.environment, deviceID: deviceID, auth: admission.auth,
-                                notification: admission.notification, response: response, decidedBy: decision,
-                                receivedAt: receivedAt, respondedAt: double.clock.now())
-        double.history.append(exchange)
+        double.history.append(ExchangeRecord(provider: provider, endpoint: admission.endpoint, request: request,
+                                             token: admission.token, topic: admission.topic, environment: admission.environment,
+                                             deviceID: deviceID, auth: admission.auth, notification: admission.notification,
+                                             action: action, reason: reason, detail: detail, decidedBy: decision,
+                                             receivedAt: receivedAt, respondedAt: double.clock.now()))
     }
 
     // MARK: rendering a fired rule
@@ -188,51 +184,6 @@ public final class DoublePipeline: Responder {
         case .delayed(_, let then): return status(of: then)
         case .goAway(_, _, _, let then): return then.flatMap { status(of: $0) }
         case .resetStream, .dropConnection, .stall: return nil
-        }
-    }
-
-    /// What the history records for an action.
-    public static func recorded(_ action: ResponseAction) -> RecordedResponse {
-        func fromResponse(_ kind: String, _ r: HTTPResponse) -> RecordedResponse {
-            RecordedResponse(action: kind, status: r.status, headers: r.headers.fields.map { [$0.name, $0.value] },
-                             body: r.body.isEmpty ? nil : String(decoding: r.body, as: UTF8.self))
-        }
-        switch action {
-        case .respond(let r): return fromResponse("respond", r)
-        case .delayed(let s, let then):
-            var inner = recorded(then)
-            let innerKind = inner.action
-            inner.action = "delayed"
-            inner.delaySeconds = s + (inner.delaySeconds ?? 0)
-            inner.detail = "then " + innerKind + (inner.detail.map { " (" + $0 + ")" } ?? "")
-            return inner
-        case .resetStream(let code): return RecordedResponse(action: "reset", status: nil, detail: "RST_STREAM \(code.name)")
-        case .goAway(let last, let code, let debug, let then):
-            var out = then.map { recorded($0) } ?? RecordedResponse(action: "goaway", status: nil)
-            let lastText: String
-            switch last {
-            case .beforeThisStream: lastText = "before-this-stream"
-            case .thisStream: lastText = "this-stream"
-            case .highestSeen: lastText = "highest-seen"
-            case .explicit(let n): lastText = String(n)
-            }
-            var d = "GOAWAY last=\(lastText) \(code.name)"
-            if !debug.isEmpty { d += " debug=" + String(decoding: debug, as: UTF8.self) }
-            if then != nil { d += "; then " + out.action + (out.detail.map { " (" + $0 + ")" } ?? "") }
-            out.action = "goaway"
-            out.detail = d
-            return out
-        case .dropConnection: return RecordedResponse(action: "drop", status: nil, detail: "connection dropped")
-        case .stall: return RecordedResponse(action: "stall", status: nil, detail: "never answered")
-        case .dribble(let r, let size, let interval):
-            var out = fromResponse("dribble", r)
-            out.detail = "body in \(size)-byte pieces every \(interval) s"
-            return out
-        case .truncate(let r, let n):
-            var out = fromResponse("truncate", r)
-            out.detail = "connection dropped after \(n) body bytes"
-            return out
-        case .stream(let r, _): return fromResponse("stream", r)
         }
     }
 }

@@ -26,6 +26,8 @@ struct HTTP2ClientSession {
         var bodySent = 0
         var sendWindow: Int
         var receivedUnacked = 0
+        /// What the peer may still send on this stream (RFC 9113 §6.9).
+        var receiveWindow = HTTP2ClientSession.localStreamWindow
         /// HEADERS + CONTINUATION fragments not yet decoded.
         var headerBlock: [UInt8] = []
         var headerBlockEndsStream = false
@@ -47,6 +49,9 @@ struct HTTP2ClientSession {
     private var nextStreamID: UInt32 = 1
     private var connectionSendWindow = HTTP2Limits.defaultInitialWindowSize
     private var connectionReceivedUnacked = 0
+    private var connectionReceiveWindow = HTTP2ClientSession.localConnectionWindow
+    /// Largest response body collected for one stream.
+    static let maxResponseBody = 64 << 20
     /// Stream whose header block is still open (CONTINUATION expected).
     private var continuationStream: UInt32?
     /// A header block for a stream we no longer track: decoded (HPACK state) then dropped.
@@ -316,9 +321,17 @@ struct HTTP2ClientSession {
             }
         case .data(let bytes, _):
             let flowLength = frame.wireLength
+            connectionReceiveWindow -= flowLength
+            if connectionReceiveWindow < 0 {
+                // §6.9.1: a sender "MUST NOT send a flow-controlled frame with a length that
+                // exceeds the space available"; the receiver answers FLOW_CONTROL_ERROR.
+                connectionError(.flowControlError, "peer overran the connection window", out: &out, completions: &completions)
+                return
+            }
             connectionReceivedUnacked += flowLength
             if connectionReceivedUnacked >= Self.localConnectionWindow / 2 {
                 frameEncoder.appendWindowUpdate(streamID: 0, increment: UInt32(connectionReceivedUnacked), into: &out)
+                connectionReceiveWindow += connectionReceivedUnacked
                 connectionReceivedUnacked = 0
             }
             guard var s = streams[frame.streamID] else {
@@ -335,6 +348,16 @@ struct HTTP2ClientSession {
                 startWaiting(out: &out)
                 return
             }
+            s.receiveWindow -= flowLength
+            if s.receiveWindow < 0 || s.responseBody.count + bytes.count > Self.maxResponseBody {
+                let overran = s.receiveWindow < 0
+                streams[frame.streamID] = nil
+                frameEncoder.appendRstStream(streamID: frame.streamID, code: overran ? .flowControlError : .cancel, into: &out)
+                let why = overran ? "peer overran the stream window" : "response body exceeds \(Self.maxResponseBody) bytes"
+                completions.append(.response(s.waiter, .failure(.protocolError(why))))
+                startWaiting(out: &out)
+                return
+            }
             s.frames.append(.data(length: bytes.count, endStream: frame.endStream))
             s.responseBody.append(contentsOf: bytes)
             s.receivedUnacked += flowLength
@@ -345,6 +368,7 @@ struct HTTP2ClientSession {
             }
             if s.receivedUnacked >= Self.localStreamWindow / 2 {
                 frameEncoder.appendWindowUpdate(streamID: frame.streamID, increment: UInt32(s.receivedUnacked), into: &out)
+                s.receiveWindow += s.receivedUnacked
                 s.receivedUnacked = 0
             }
             streams[frame.streamID] = s

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import Foundation
-import Synchronization
 
 /// One client connection (HTTP/1.1 or HTTP/2, TLS or cleartext) used with async/await.
 ///
@@ -74,7 +73,7 @@ public final class HTTPClientConnection: Sendable {
 
 /// The shared state and the I/O thread of one ``HTTPClientConnection``.
 ///
-/// `@unchecked Sendable`: `state` is a Mutex; `socket`, `tls`, `pendingWrite` and the read
+/// `@unchecked Sendable`: `state` is behind a lock; `socket`, `tls`, `pendingWrite` and the read
 /// buffer are touched only by the I/O thread once it has started (before that, only by
 /// `init`); the wake pipe's descriptors are immutable and writing to a pipe is thread-safe.
 final class ClientConnectionCore: @unchecked Sendable {
@@ -96,10 +95,10 @@ final class ClientConnectionCore: @unchecked Sendable {
         }
     }
 
-    private static let idCounter = Mutex(0)
+    private static let idCounter = ClientLocked(0)
 
     let id: Int
-    let state = Mutex(State())
+    let state = ClientLocked(State())
     private let host: String
     private let port: Int
     private let useTLS: Bool
@@ -270,6 +269,8 @@ final class ClientConnectionCore: @unchecked Sendable {
         var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
         var reason = "closed"
         var wakeBuffer = [UInt8](repeating: 0, count: 64)
+        /// Once closing, how long a blocked final flush (GOAWAY etc.) may take.
+        var closeDeadline: Double?
         mainLoop: while true {
             let now = clientMonotonicNow()
             // Timeouts, connection completion and close decisions.
@@ -327,9 +328,12 @@ final class ClientConnectionCore: @unchecked Sendable {
                 }
             }
             let writeBlocked = pendingWriteOffset < pendingWrite.count
-            if shouldClose && !writeBlocked {
-                reason = "closed"
-                break mainLoop
+            if shouldClose {
+                if closeDeadline == nil { closeDeadline = clientMonotonicNow() + 2 }
+                if !writeBlocked || clientMonotonicNow() >= closeDeadline! {
+                    reason = "closed"
+                    break mainLoop
+                }
             }
 
             // Wait for input, writability, a wake-up or the next deadline.
@@ -421,5 +425,24 @@ final class ClientConnectionCore: @unchecked Sendable {
         connectWaiter?.resume(returning: .failure(connectError ?? .connectionClosed(reason)))
         tls = nil
         socket = nil
+    }
+}
+
+/// A value behind a `pthread` mutex (via NSLock).
+///
+/// Used instead of `Synchronization.Mutex` because ThreadSanitizer understands pthread
+/// mutexes but not the raw futex calls `Mutex` makes on Linux, which would make every
+/// access here look like a race under `--sanitize=thread`.
+final class ClientLocked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    @inline(__always)
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }

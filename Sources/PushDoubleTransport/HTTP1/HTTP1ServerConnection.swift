@@ -178,7 +178,8 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
             case .head(let head):
                 requestCount &+= 1
                 var body: [UInt8] = []
-                if let cl = head.contentLength, cl > 0 { body.reserveCapacity(cl) }
+                // Reserve from the declared length, capped: a client may declare much and send nothing.
+                if let cl = head.contentLength, cl > 0 { body.reserveCapacity(min(cl, 64 * 1024)) }
                 current = (head, body, Date())
                 if !head.hasBody {
                     finishRequest(trailers: HTTPHeaders())

@@ -177,8 +177,15 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         if let m = maxConcurrentStreams { list.append(HTTP2Setting(.maxConcurrentStreams, m)) }
         guard !list.isEmpty else { return }
         beginEvent()
-        encoder.appendSettings(list, into: &out)
-        unackedLocalSettings.append(list)
+        if unackedLocalSettings.count >= Self.maxUnackedSettings {
+            // §6.5.3: "If the sender of a SETTINGS frame does not receive an acknowledgment
+            // within a reasonable amount of time, it MAY issue a connection error of type
+            // SETTINGS_TIMEOUT." A peer that leaves this many unanswered is not answering.
+            connectionError(.settingsTimeout, "\(unackedLocalSettings.count) SETTINGS frames not acknowledged")
+        } else {
+            encoder.appendSettings(list, into: &out)
+            unackedLocalSettings.append(list)
+        }
         endEvent()
     }
 
@@ -195,7 +202,22 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
 
     /// Events may nest (a responder calling `updateSettings` during `respond`); only the
     /// outermost one writes.
-    private func beginEvent() { eventDepth += 1 }
+    private func beginEvent() {
+        if eventDepth == 0 { eventDateCache = nil }
+        eventDepth += 1
+    }
+
+    /// The wall-clock time of the current event, read once per event: every timestamp an
+    /// event produces (head/body received, response done) is the moment its bytes arrived
+    /// or its timer fired, and one clock read per event keeps the hot path cheap.
+    private var eventDateCache: Date?
+    private func eventDate() -> Date {
+        if eventDepth == 0 { return Date() }
+        if let d = eventDateCache { return d }
+        let d = Date()
+        eventDateCache = d
+        return d
+    }
 
     private func endEvent() {
         eventDepth -= 1
@@ -278,7 +300,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
                 headerBlockComplete(streamID: frame.streamID, block: h.fragment, endStream: frame.endStream, priority: h.priority)
             } else {
                 headerBlock = PendingHeaderBlock(streamID: frame.streamID, block: h.fragment, endStream: frame.endStream,
-                                                 priority: h.priority, startedMono: now())
+                                                 priority: h.priority, startedMono: lastActivityMono)
                 armReadTimeoutTimer()
             }
         case .priority:
@@ -372,11 +394,11 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
             // PROTOCOL_ERROR or REFUSED_STREAM."
             return streamError(streamID, .refusedStream)
         }
-        let arrived = Date()
+        let arrived = eventDate()
         let stream = HTTP2ServerStream(id: streamID, endStream: endStream,
                                        sendWindow: peerSettings.initialWindowSize,
                                        recvWindow: Int(configuration.initialWindowSize),
-                                       now: arrived, mono: now())
+                                       now: arrived, mono: lastActivityMono)
         var head = HTTP2RequestHeadValidator()
         for f in fields where !head.add(name: f.name, value: f.value) { break }
         let malformed = head.finish()
@@ -631,7 +653,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         bufferedBodyBytes -= body.count
         stream.body = []
         let info = RequestInfo(connection: info, streamID: stream.id, version: .http2,
-                               headReceivedAt: stream.headReceivedAt, bodyReceivedAt: body.isEmpty ? stream.headReceivedAt : Date())
+                               headReceivedAt: stream.headReceivedAt, bodyReceivedAt: body.isEmpty ? stream.headReceivedAt : eventDate())
         let request = HTTPRequest(method: stream.method, path: stream.path, scheme: stream.scheme,
                                   authority: stream.authority, headers: stream.headers, body: body, info: info)
         stream.requestInfo = info
@@ -647,8 +669,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         stream.requestDone = true
         bufferedBodyBytes -= stream.body.count
         stream.body = []
-        let now = Date()
-        let info = RequestInfo(connection: info, streamID: stream.id, version: .http2, headReceivedAt: stream.headReceivedAt, bodyReceivedAt: now)
+        let info = RequestInfo(connection: info, streamID: stream.id, version: .http2, headReceivedAt: stream.headReceivedAt, bodyReceivedAt: eventDate())
         let head = HTTPRequest(method: stream.method, path: stream.path, scheme: stream.scheme,
                                authority: stream.authority, headers: stream.headers, body: [], info: info)
         stream.requestInfo = info
@@ -678,7 +699,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         stream.sink = nil
         if let info = stream.requestInfo {
             stream.requestInfo = nil
-            responder.responseCompleted(for: info, outcome: ResponseOutcome(kind: outcome, at: Date()))
+            responder.responseCompleted(for: info, outcome: ResponseOutcome(kind: outcome, at: eventDate()))
         }
         closeIfDrained()
     }
@@ -761,6 +782,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         encoder.appendGoAway(lastStreamID: last, errorCode: errorCode, debugData: debugData, into: &out)
     }
 
+    /// Unacknowledged SETTINGS frames tolerated before SETTINGS_TIMEOUT.
+    static let maxUnackedSettings = 16
     private static let statusStrings: [String] = (0..<600).map { String($0) }
     private static let zeroFrameHeader = [UInt8](repeating: 0, count: HTTP2Limits.frameHeaderLength)
 
@@ -1001,7 +1024,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         } else if let info = s.requestInfo {
             // Half-closed (local): the peer's END_STREAM is still due; the response is done.
             s.requestInfo = nil
-            responder.responseCompleted(for: info, outcome: ResponseOutcome(kind: .completed, at: Date()))
+            responder.responseCompleted(for: info, outcome: ResponseOutcome(kind: .completed, at: eventDate()))
         }
     }
 
