@@ -17,7 +17,7 @@ enum Mutant: String, CaseIterable, Sendable {
     var summary: String {
         switch self {
         case .retryDeadTokens: return "retries 410 Unregistered/ExpiredToken and 400 BadDeviceToken, and keeps sending to dead tokens (G4, A1, A2)"
-        case .jwtPerRequest: return "mints a fresh provider JWT with a new iat for every request (A6)"
+        case .jwtPerRequest: return "mints a fresh provider JWT (newly signed, current iat) for every request (A6)"
         case .ignoreRetryAfter: return "retries at once when the response carries Retry-After (G1, G2, A3)"
         case .noBackoff: return "retries transient errors (429, 500, 503, lost connections) with no delay (G3, A4)"
         case .connectionPerPush: return "opens a new HTTP/2 connection for every push (A10)"

@@ -20,10 +20,14 @@ final class ReferenceSenderMutantTests: XCTestCase {
 
     func testJWTPerRequest() throws {
         let s = try startScriptedSender(mutant: "jwt-per-request")
-        _ = try s.send(["title": "x"], (0..<5).map { F.device("d\($0)", token: F.token($0)) })
-        let iats = try s.requests().compactMap { (($0["jwt"] as? [String: Any])?["claims"] as? [String: Any])?["iat"] as? Int }
-        XCTAssertEqual(iats.count, 5)
-        XCTAssertEqual(Set(iats).count, 5, "a new iat for every request")
+        _ = try s.send(["title": "x"], (0..<3).map { F.device("d\($0)", token: F.token($0)) })
+        try s.advanceClock(1)
+        _ = try s.send(["title": "x"], (3..<5).map { F.device("d\($0)", token: F.token($0)) })
+        let reqs = try s.requests()
+        XCTAssertEqual(Set(reqs.compactMap { $0.headers()["authorization"] }).count, 5, "a new JWT for every request")
+        let iats = reqs.compactMap { (($0["jwt"] as? [String: Any])?["claims"] as? [String: Any])?["iat"] as? Int }
+        XCTAssertEqual(Set(iats), [1_800_000_000, 1_800_000_001], "iat is the current time, never in the future")
+        XCTAssertEqual(try s.stats()["jwtMints"], 5)
     }
 
     func testIgnoreRetryAfter() throws {

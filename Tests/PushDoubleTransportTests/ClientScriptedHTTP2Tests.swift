@@ -277,6 +277,60 @@ final class ClientScriptedHTTP2Tests: XCTestCase {
         server.finish()
     }
 
+    func testQueuedRequestsTimeOutToo() async throws {
+        let server = ScriptedServer { s in
+            try s.handshake(settings: [HTTP2Setting(.maxConcurrentStreams, 1)])
+            _ = s.frames(for: 1.0)  // never answers
+        }
+        var config = h2c
+        config.requestTimeout = 0.3
+        let c = try await connect(server, config: config)
+        let start = Date()
+        let errors = await withTaskGroup(of: HTTPClientError?.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    do throws(HTTPClientError) { _ = try await c.send(Self.get()); return nil } catch { return error }
+                }
+            }
+            var all: [HTTPClientError?] = []
+            for await e in group { all.append(e) }
+            return all
+        }
+        XCTAssertEqual(errors, [.timeout, .timeout, .timeout])
+        XCTAssertLessThan(Date().timeIntervalSince(start), 2)
+        c.close()
+        server.finish()
+    }
+
+    func testRandomServerBytesGiveTypedErrorsNotCrashes() async throws {
+        // Seeded garbage after a valid preface, then close: every request must end with
+        // a typed error or a response, never a crash or a hang.
+        for round in 0..<40 {
+            let garbage = clientTestBytes(Int(7 + (round * 37) % 300), seed: UInt64(round + 100))
+            let server = ScriptedServer { s in
+                try s.handshake()
+                _ = try s.readRequestHeaders()
+                // Half the rounds: a plausible frame header first, so the decoder reaches payloads.
+                if round % 2 == 0 { s.write([0, 0, UInt8(garbage.count % 64), UInt8(round % 10), 0, 0, 0, 0, 1]) }
+                s.write(garbage)
+                _ = s.frames(for: 0.05)
+            }
+            var config = h2c
+            config.requestTimeout = 2
+            let c = try await connect(server, config: config)
+            do throws(HTTPClientError) {
+                _ = try await c.send(Self.get())
+            } catch {
+                switch error {
+                case .protocolError, .connectionClosed, .streamReset, .goAway: break
+                default: XCTFail("round \(round): unexpected \(error)")
+                }
+            }
+            c.close()
+            server.finish()
+        }
+    }
+
     func testBadHPACKFromServerIsAConnectionError() async throws {
         let server = ScriptedServer { s in
             try s.handshake()

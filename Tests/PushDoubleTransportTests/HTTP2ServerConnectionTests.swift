@@ -1059,3 +1059,94 @@ extension HTTP2ServerConnectionTests {
         assertGoAway(c.readFrames(), .settingsTimeout, c)
     }
 }
+
+extension HTTP2ServerConnectionTests {
+    /// A second GOAWAY never raises last-stream-id, and streams above the first one's stay
+    /// unprocessed.
+    func testSecondGoAwayKeepsTheLowerLastStreamID() {
+        let c = H2TestClient(responder: TestResponder { req, _ in
+            switch req.info.streamID {
+            case 1: return .stall
+            case 3: return .goAway(lastStreamID: .explicit(1), errorCode: .noError, debugData: [], then: nil)
+            default: return .stall
+            }
+        })
+        c.handshake()
+        c.request(1)
+        c.request(3)
+        c.request(5) // ignored: above last-stream-id
+        XCTAssertEqual(c.responder.requests.map(\.info.streamID), [1, 3])
+        XCTAssertEqual(c.readFrames().compactMap(\.goAwayInfo).map(\.last), [1])
+        c.connection.closeGracefully(errorCode: .noError, debugData: [])
+        XCTAssertEqual(c.readFrames().compactMap(\.goAwayInfo).map(\.last), [1], "not raised to 5")
+        XCTAssertEqual(c.connection.testsOnly_openStreamCount, 1)
+        c.send(.rstStream(streamID: 1, .cancel))
+        XCTAssertTrue(c.io.closed)
+    }
+}
+
+extension HTTP2ServerConnectionTests {
+    /// Until the client ACKs our SETTINGS_INITIAL_WINDOW_SIZE it may assume 65535 per
+    /// stream; from the ACK on, the smaller window applies to open streams too.
+    func testSmallInitialWindowAppliesOnlyOnceAcked() {
+        var config = HTTP2Configuration()
+        config.initialWindowSize = 100
+        let c = H2TestClient(responder: TestResponder { _, _ in .stall }, configuration: config)
+        c.connection.connectionStarted(initialBytes: [])
+        var bytes = http2ClientPreface
+        c.encoder.encode(.settings([]), into: &bytes)
+        c.encoder.encode(c.headersFrame(1, H2TestClient.requestFields(method: "POST"), endStream: false), into: &bytes)
+        c.encoder.encode(.data(streamID: 1, Array(repeating: 0, count: 300)), into: &bytes)
+        c.sendRaw(bytes)
+        var f = c.readFrames()
+        XCTAssertFalse(f.contains { $0.type == .rstStream || $0.type == .goAway }, "300 bytes fit the default window before the ACK")
+        XCTAssertFalse(f.contains { $0.type == .windowUpdate && $0.streamID == 1 }, "300 bytes are below half the assumed 65535 window")
+        c.send(.settingsAck)
+        // Window now 65535 - 300 + (100 - 65535) = -200: any DATA is too much.
+        c.send(.data(streamID: 1, [1]))
+        f = c.readFrames()
+        XCTAssertEqual(f.first { $0.type == .rstStream }?.rstCode, .flowControlError)
+    }
+}
+
+extension HTTP2ServerConnectionTests {
+    /// Connection credit is withheld while too much partial request body is buffered, and
+    /// released when a stream giving it up is reset (here by the read timeout).
+    func testConnectionCreditWithheldWhileBodiesBufferedThenReleased() {
+        var config = HTTP2Configuration()
+        config.connectionWindowSize = 65535
+        var limits = ServerLimits()
+        limits.maxBodySize = 100_000
+        limits.requestReadTimeout = 5
+        let c = H2TestClient(configuration: config, limits: limits)
+        c.handshake()
+        func credit(_ frames: [HTTP2Frame]) -> Int {
+            frames.compactMap { f -> Int? in
+                if case .windowUpdate(let inc) = f.payload, f.streamID == 0 { return Int(inc) }
+                return nil
+            }.reduce(0, +)
+        }
+        // A well-behaved client: half-received streams of 40000 bytes each, sent only
+        // while the connection window allows.
+        var window = 65535
+        var id: UInt32 = 1
+        var streams = 0
+        while window >= 40000 && streams < 1000 {
+            c.send(c.headersFrame(id, H2TestClient.requestFields(method: "POST"), endStream: false))
+            c.send(.data(streamID: id, Array(repeating: 0, count: 16384)), .data(streamID: id, Array(repeating: 0, count: 16384)),
+                   .data(streamID: id, Array(repeating: 0, count: 7232)))
+            window -= 40000
+            window += credit(c.readFrames())
+            id += 2
+            streams += 1
+        }
+        XCTAssertFalse(c.io.closed)
+        XCTAssertGreaterThan(streams * 40000, 16 << 20, "credit flowed up to the buffered-body cap (16 MiB)")
+        XCTAssertLessThan(streams, 1000, "then stopped")
+        c.io.advance(by: 6) // the read timeout resets every stream, releasing its body
+        let f = c.readFrames()
+        XCTAssertEqual(f.filter { $0.type == .rstStream }.count, streams)
+        window += credit(f)
+        XCTAssertEqual(window, 65535, "all credit returned once the bodies are gone")
+    }
+}

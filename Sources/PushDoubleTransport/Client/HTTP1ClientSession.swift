@@ -116,8 +116,10 @@ struct HTTP1ClientSession {
             fail(error: .timeout, completions: &completions)
             return nil
         }
-        for p in queue.removeAll(where: { $0.deadline <= now }) {
-            completions.append(.response(p.waiter, .failure(.timeout)))
+        // The FIFO is in deadline order (one timeout per connection).
+        while let q = queue.first, q.deadline <= now {
+            _ = queue.popFirst()
+            completions.append(.response(q.waiter, .failure(.timeout)))
         }
         var next = current?.deadline
         if let q = queue.first { next = min(next ?? q.deadline, q.deadline) }

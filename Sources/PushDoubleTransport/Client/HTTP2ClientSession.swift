@@ -58,6 +58,8 @@ struct HTTP2ClientSession {
     private var orphanBlock: [UInt8] = []
     private var pings: [UInt64: (start: Double, deadline: Double, waiter: ClientPingWaiter)] = [:]
     private var pingCounter: UInt64 = 0
+    /// Earliest request/ping deadline as of the last timeout scan (nil: none pending).
+    private var earliestDeadline: Double?
 
     /// The peer's SETTINGS, RFC defaults until its first SETTINGS frame arrives.
     private(set) var peer = HTTP2SettingsValues()
@@ -103,6 +105,7 @@ struct HTTP2ClientSession {
             return
         }
         waiting.append(p)
+        earliestDeadline = min(earliestDeadline ?? p.deadline, p.deadline)
         startWaiting(out: &out)
     }
 
@@ -183,6 +186,7 @@ struct HTTP2ClientSession {
         pingCounter &+= 1
         let opaque = 0x5044_0000_0000_0000 | pingCounter  // "PD" + counter
         pings[opaque] = (now, deadline, waiter)
+        earliestDeadline = min(earliestDeadline ?? deadline, deadline)
         frameEncoder.appendPing(opaque, ack: false, into: &out)
     }
 
@@ -512,6 +516,9 @@ struct HTTP2ClientSession {
     /// Fails requests and pings past their deadline (RST_STREAM CANCEL for open streams);
     /// returns the earliest remaining deadline.
     mutating func checkTimeouts(now: Double, out: inout [UInt8], completions: inout [ClientCompletion]) -> Double? {
+        // Deadlines only get later as requests arrive, so nothing can expire before the
+        // earliest one seen at the last full scan: skip the O(streams) scan until then.
+        if let earliest = earliestDeadline, now < earliest { return earliest }
         var next: Double?
         var freed = false
         for (id, s) in streams {
@@ -524,8 +531,10 @@ struct HTTP2ClientSession {
                 next = min(next ?? s.deadline, s.deadline)
             }
         }
-        for p in waiting.removeAll(where: { $0.deadline <= now }) {
-            completions.append(.response(p.waiter, .failure(.timeout)))
+        // The FIFO is in deadline order (one timeout per connection).
+        while let q = waiting.first, q.deadline <= now {
+            _ = waiting.popFirst()
+            completions.append(.response(q.waiter, .failure(.timeout)))
         }
         if let q = waiting.first { next = min(next ?? q.deadline, q.deadline) }
         for (opaque, p) in pings {
@@ -537,6 +546,7 @@ struct HTTP2ClientSession {
             }
         }
         if freed { startWaiting(out: &out) }
+        earliestDeadline = next
         return next
     }
 }

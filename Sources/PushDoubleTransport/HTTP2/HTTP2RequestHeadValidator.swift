@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// Builds and checks an HTTP/2 request head from decoded header fields (RFC 9113 §8.2,
 /// §8.3.1), one field at a time, stopping at the first rule broken.
 ///
@@ -30,64 +33,87 @@ public struct HTTP2RequestHeadValidator: Sendable {
         return true
     }
 
-    private mutating func check(name: String, value: String) -> String? {
-        // One pass over the name bytes: validity (§8.2.1: no 0x00-0x20, no uppercase
-        // 0x41-0x5a, no 0x7f-0xff; a colon only as the pseudo-header prefix).
-        var nameCopy = name
-        let nameCheck: String? = nameCopy.withUTF8 { n -> String? in
-            if n.isEmpty { return "empty header field name" }
-            var i = 0
-            while i < n.count {
-                let c = n[i]
-                if c <= 0x20 || c >= 0x7f { return "invalid character 0x\(String(c, radix: 16)) in header field name" }
-                if c >= 0x41 && c <= 0x5a { return "uppercase character in header field name" }
-                if c == 0x3a && i != 0 { return "colon inside header field name" }
-                i += 1
-            }
-            return nil
-        }
-        if let nameCheck { return nameCheck }
-        if let v = Self.checkValue(value) { return "\(v) in the value of \(name)" }
+    /// What a field name means to the rules, found in the same pass that validates it.
+    private enum NameKind {
+        case invalid(String)
+        case regular
+        case method, path, scheme, authority, unknownPseudo
+        case connectionSpecific, te, contentLength
+    }
 
-        let first = name.utf8.first!
-        if first == 0x3a {
+    private static func classify(_ n: UnsafeBufferPointer<UInt8>) -> NameKind {
+        if n.isEmpty { return .invalid("empty header field name") }
+        // §8.2.1: no 0x00-0x20, no uppercase 0x41-0x5a, no 0x7f-0xff; a colon only as the
+        // pseudo-header prefix.
+        var i = 0
+        while i < n.count {
+            let c = n[i]
+            if c <= 0x20 || c >= 0x7f { return .invalid("invalid character 0x\(String(c, radix: 16)) in header field name") }
+            if c >= 0x41 && c <= 0x5a { return .invalid("uppercase character in header field name") }
+            if c == 0x3a && i != 0 { return .invalid("colon inside header field name") }
+            i += 1
+        }
+        // Byte comparisons keyed by length: no String comparison on the hot path.
+        @inline(__always) func eq(_ lit: StaticString) -> Bool {
+            lit.utf8CodeUnitCount == n.count && memcmp(lit.utf8Start, n.baseAddress!, n.count) == 0
+        }
+        if n[0] == 0x3a {
+            switch n.count {
+            case 5 where eq(":path"): return .path
+            case 7 where eq(":method"): return .method
+            case 7 where eq(":scheme"): return .scheme
+            case 10 where eq(":authority"): return .authority
+            default: return .unknownPseudo
+            }
+        }
+        switch n.count {
+        case 2 where eq("te"): return .te
+        case 7 where eq("upgrade"): return .connectionSpecific
+        case 10 where eq("connection") || eq("keep-alive"): return .connectionSpecific
+        case 14 where eq("content-length"): return .contentLength
+        case 16 where eq("proxy-connection"): return .connectionSpecific
+        case 17 where eq("transfer-encoding"): return .connectionSpecific
+        default: return .regular
+        }
+    }
+
+    private mutating func check(name: String, value: String) -> String? {
+        var nameCopy = name
+        let kind = nameCopy.withUTF8 { Self.classify($0) }
+        if case .invalid(let reason) = kind { return reason }
+        if let v = Self.checkValue(value) { return "\(v) in the value of \(name)" }
+        switch kind {
+        case .method, .path, .scheme, .authority, .unknownPseudo:
             // §8.3: "Pseudo-header fields MUST NOT appear in a trailer section" and
             // "All pseudo-header fields MUST appear in a field block before all regular field lines".
             if isTrailers { return "pseudo-header \(name) in trailers" }
             if sawRegular { return "pseudo-header \(name) after a regular header field" }
-            switch name {
-            case ":method": if method != nil { return "duplicate :method" }; method = value
-            case ":path": if path != nil { return "duplicate :path" }; path = value
-            case ":scheme": if scheme != nil { return "duplicate :scheme" }; scheme = value
-            case ":authority": if authority != nil { return "duplicate :authority" }; authority = value
+            switch kind {
+            case .method: if method != nil { return "duplicate :method" }; method = value
+            case .path: if path != nil { return "duplicate :path" }; path = value
+            case .scheme: if scheme != nil { return "duplicate :scheme" }; scheme = value
+            case .authority: if authority != nil { return "duplicate :authority" }; authority = value
             default:
                 // "Endpoints MUST treat a request or response that contains undefined or
                 // invalid pseudo-header fields as malformed."
                 return "pseudo-header \(name) not allowed in a request"
             }
             return nil
+        case .connectionSpecific:
+            // §8.2.2: connection-specific header fields make the message malformed.
+            return "connection-specific header field \(name)"
+        case .te:
+            // §8.2.2: "The only exception to this is the TE header field, which MAY be present in
+            // an HTTP/2 request; when it is, it MUST NOT contain any value other than "trailers"."
+            if value != "trailers" { return "te header with a value other than \"trailers\"" }
+        case .contentLength:
+            guard let n = Self.parseContentLength(value) else { return "invalid content-length \"\(value)\"" }
+            if let prev = contentLength, prev != n { return "conflicting content-length values" }
+            contentLength = n
+        case .regular, .invalid:
+            break
         }
         sawRegular = true
-        // Only names starting with c, k, p, t or u can be special: skip the string
-        // comparisons for every other field.
-        switch first {
-        case 0x63, 0x6b, 0x70, 0x74, 0x75:
-            switch name {
-            case "connection", "proxy-connection", "keep-alive", "transfer-encoding", "upgrade":
-                // §8.2.2: connection-specific header fields make the message malformed.
-                return "connection-specific header field \(name)"
-            case "te":
-                // §8.2.2: "The only exception to this is the TE header field, which MAY be present in
-                // an HTTP/2 request; when it is, it MUST NOT contain any value other than "trailers"."
-                if value != "trailers" { return "te header with a value other than \"trailers\"" }
-            case "content-length":
-                guard let n = Self.parseContentLength(value) else { return "invalid content-length \"\(value)\"" }
-                if let prev = contentLength, prev != n { return "conflicting content-length values" }
-                contentLength = n
-            default: break
-            }
-        default: break
-        }
         headers.add(name: name, value: value)
         return nil
     }

@@ -23,7 +23,6 @@ extension HTTP2ServerConnection {
             guard let frame else { break }
             receive(frame)
         }
-        if phase == .active { returnConnectionWindow(force: false) }
     }
 
     func receive(_ frame: HTTP2Frame) {
@@ -151,7 +150,7 @@ extension HTTP2ServerConnection {
         let arrived = eventDate()
         let stream = HTTP2ServerStream(id: streamID, endStream: endStream,
                                        sendWindow: peerSettings.initialWindowSize,
-                                       recvWindow: Int(configuration.initialWindowSize),
+                                       recvWindow: localInitialWindowSize,
                                        now: arrived, mono: lastActivityMono)
         var head = HTTP2RequestHeadValidator()
         for f in fields where !head.add(name: f.name, value: f.value) { break }
@@ -231,7 +230,7 @@ extension HTTP2ServerConnection {
                 return resetStream(stream, code: .protocolError, outcome: .reset)
             }
             requestComplete(stream)
-        } else if stream.recvPending >= Int(configuration.initialWindowSize) / 2 {
+        } else if stream.recvPending >= max(1, localInitialWindowSize / 2) {
             let inc = stream.recvPending
             stream.recvPending = 0
             _ = stream.recvWindow.adjust(by: inc)
@@ -294,8 +293,18 @@ extension HTTP2ServerConnection {
     func receiveSettingsAck() {
         guard !unackedLocalSettings.isEmpty else { return }
         let acked = unackedLocalSettings.removeFirst()
-        for s in acked where s.id == .maxConcurrentStreams {
-            maxConcurrentStreams = s.value
+        for s in acked {
+            switch s.id {
+            case .maxConcurrentStreams:
+                maxConcurrentStreams = s.value
+            case .initialWindowSize:
+                // §6.9.2: from the ACK on, the peer applies the difference to every stream it
+                // has open; mirror that on our receive windows.
+                let delta = Int(s.value) - localInitialWindowSize
+                localInitialWindowSize = Int(s.value)
+                for stream in streams.values { _ = stream.recvWindow.adjust(by: delta) }
+            default: break
+            }
         }
     }
 

@@ -37,12 +37,14 @@ extension HTTP2ServerConnection {
             case .explicit(let v): last = v
             }
             sendGoAway(lastStreamID: last, errorCode: code, debugData: debug)
+            // An earlier GOAWAY may have announced a lower id; that one stands.
+            let effective = goAwayLastStreamID ?? last
             // Streams above last-stream-id were not processed: forget them without a frame.
-            for s in streams.values.sorted(by: { $0.id < $1.id }) where s.id > last {
+            for s in streams.values.sorted(by: { $0.id < $1.id }) where s.id > effective {
                 closeStream(s, reset: true, outcome: .abandoned)
             }
             closeWhenDrained = true
-            if stream.id <= last, streams[stream.id] === stream {
+            if stream.id <= effective, streams[stream.id] === stream {
                 if let then {
                     execute(then, on: stream)
                 } else {

@@ -58,6 +58,9 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     var maxConcurrentStreams: UInt32
     var connSendWindow = HTTP2FlowControlWindow(HTTP2Limits.defaultInitialWindowSize)
     var connRecvWindow = HTTP2FlowControlWindow(HTTP2Limits.defaultInitialWindowSize)
+    /// The stream receive window the peer assumes: 65535 until it ACKs our
+    /// SETTINGS_INITIAL_WINDOW_SIZE, then that value (RFC 9113 §6.9.2).
+    var localInitialWindowSize = HTTP2Limits.defaultInitialWindowSize
     /// Received bytes not yet returned with a connection WINDOW_UPDATE.
     var connRecvPending = 0
     /// Request-body bytes held in streams waiting for END_STREAM (bounded per connection).
@@ -227,6 +230,9 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     func endEvent() {
         eventDepth -= 1
         guard eventDepth == 0 else { return }
+        // Credit held back while too much request body was buffered goes out as soon as any
+        // event (a reset, a timeout) has released some.
+        if phase == .active && connRecvPending > 0 { returnConnectionWindow(force: false) }
         flush()
     }
 

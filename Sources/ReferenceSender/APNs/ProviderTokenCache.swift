@@ -23,7 +23,7 @@ final class ProviderTokenCache: Sendable {
     private let signer: any ProviderTokenSigner
     private let perRequest: Bool
 
-    /// - Parameter perRequest: the `jwt-per-request` mutant: a new token (new `iat`) every call.
+    /// - Parameter perRequest: the `jwt-per-request` mutant: a newly signed token every call.
     init(signer: any ProviderTokenSigner, perRequest: Bool = false) {
         self.signer = signer
         self.perRequest = perRequest
@@ -40,9 +40,9 @@ final class ProviderTokenCache: Sendable {
             if let t = table[key], !perRequest, nowSeconds - t.issuedAt < APNs.jwtRefreshSeconds, nowSeconds >= t.issuedAt {
                 return t
             }
-            // The mutant makes every iat distinct, even within one second.
-            let iat = perRequest ? max(nowSeconds, (table[key]?.issuedAt ?? 0) + 1) : nowSeconds
-            let t = Token(jwt: try signer.sign(keyId: keyId, teamId: teamId, issuedAt: iat), issuedAt: iat)
+            // The mutant signs anew each time: a distinct JWT string per request (ECDSA
+            // signatures are randomised), with the current iat — so only the reuse rule breaks.
+            let t = Token(jwt: try signer.sign(keyId: keyId, teamId: teamId, issuedAt: nowSeconds), issuedAt: nowSeconds)
             table[key] = t
             mints.withLock { $0 += 1 }
             return t
