@@ -170,12 +170,14 @@ final class HTTP2ServerConnectionTests: XCTestCase {
     }
 
     func testHeadersOnly() {
-        let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 200, framing: .headersOnly)) })
+        let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 200, headers: ["apns-id": "X"], framing: .headersOnly)) })
         c.handshake()
         c.request(1)
         let f = c.readFrames()
         XCTAssertEqual(types(f), [.headers])
         XCTAssertTrue(f[0].endStream)
+        // Exactly the responder's fields: no content-length (APNs success is :status + apns-id).
+        XCTAssertEqual(c.decodeHeaders(f[0]).map(\.0), [":status", "apns-id"])
     }
 
     func testSingleDataFrame() {

@@ -20,7 +20,8 @@ public enum ResponseFraming: Sendable, Equatable {
 public struct HTTPResponse: Sendable, Equatable {
     public var status: Int
     /// Regular header fields (no `:status`). The transport adds `content-length` (unless
-    /// chunked) and, on HTTP/1.1, `date`/`connection` only if they are absent.
+    /// chunked, or on HTTP/2 headers-only) and, on HTTP/1.1, `date`/`connection` only if
+    /// they are absent.
     public var headers: HTTPHeaders
     public var body: [UInt8]
     public var framing: ResponseFraming
