@@ -33,6 +33,32 @@ public struct APNsSigningKey: Sendable {
     }
 }
 
+/// The JSON form of a signing key, for scenario files and the admin API:
+/// `{"keyID":"ABC123DEFG","teamID":"TEAM000001","pem":"-----BEGIN PUBLIC KEY-----…",
+///   "environments":"sandbox","topics":["com.acme.app"],"family":"acme"}`.
+/// `pem` may be the public key or the `.p8` private key; only `keyID`, `teamID` and `pem`
+/// are required (environments default to `both`, topics to all).
+public struct APNsKeySpec: Sendable, Equatable, Codable {
+    public var keyID: String
+    public var teamID: String
+    public var pem: String
+    public var environments: APNsKeyEnvironments?
+    public var topics: [String]?
+    public var family: String?
+
+    public init(keyID: String, teamID: String, pem: String, environments: APNsKeyEnvironments? = nil,
+                topics: [String]? = nil, family: String? = nil) {
+        self.keyID = keyID; self.teamID = teamID; self.pem = pem; self.environments = environments
+        self.topics = topics; self.family = family
+    }
+
+    /// The key; throws the crypto error when `pem` is not a P-256 key.
+    public func signingKey() throws -> APNsSigningKey {
+        try APNsSigningKey(keyID: keyID, teamID: teamID, pem: pem, environments: environments ?? .both,
+                           topics: topics.map(Set.init), family: family)
+    }
+}
+
 /// Settings of the APNs fake. A value: build it, then hand it to ``APNsFake``; keys and
 /// bundle ids can still be added at runtime through ``APNsFake/keys``.
 public struct APNsConfiguration: Sendable {

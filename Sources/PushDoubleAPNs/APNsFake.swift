@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PushDoubleCore
 import PushDoubleTransport
 
@@ -28,8 +29,14 @@ public final class APNsFake: ProviderFake {
     public let verifier: APNsTokenVerifier
     public let responses: APNsResponseBuilder
     let rateLimiter: APNsDeviceRateLimiter?
-    /// Used only where the pipeline passes no services (``errorResponse``'s 410 timestamp).
+    /// Used only where the pipeline passes no services (``errorResponse``'s 410 timestamp):
+    /// the double's clock as soon as a request has been admitted, else the one given at init.
     let clock: any DoubleClock
+    private let pipelineClock = Mutex<(any DoubleClock)?>(nil)
+    private let pipelineClockKnown = Atomic<Bool>(false)
+
+    /// The clock 410 timestamps of fault-rule answers are taken from.
+    var faultClock: any DoubleClock { pipelineClock.withLock { $0 } ?? clock }
 
     public init(configuration: APNsConfiguration = .shipped, clock: any DoubleClock = SystemClock()) {
         self.configuration = configuration
@@ -44,18 +51,34 @@ public final class APNsFake: ProviderFake {
     /// Adds (or replaces) a trusted signing key at runtime.
     public func addKey(_ key: APNsSigningKey) { keys.addKey(key) }
 
+    /// Adds (or replaces) a trusted signing key given in its JSON form.
+    public func addKey(_ spec: APNsKeySpec) throws { keys.addKey(try spec.signingKey()) }
+
     public var rateLimitReason: String? { APNsReason.tooManyRequests.rawValue }
 
     // MARK: admit
 
     public func admit(_ request: HTTPRequest, context: RequestContext, services: ProviderServices) -> Admission {
         let now = services.clock.now()
+        if !pipelineClockKnown.load(ordering: .acquiring) {
+            pipelineClock.withLock { $0 = services.clock }
+            pipelineClockKnown.store(true, ordering: .releasing)
+        }
         let state = Self.connectionState(context.connection)
-        let environment = environment(of: request)
+        let environment: APNsEnvironment
+        if let cached = state.lastEnvironment, request.authority == state.lastAuthority {
+            environment = cached  // SNI and listener are fixed per connection; only :authority varies
+        } else {
+            environment = self.environment(of: request)
+            state.lastAuthority = request.authority
+            state.lastEnvironment = environment
+        }
         var admission = Admission(endpoint: Self.endpoint, environment: environment.rawValue)
 
         let (headers, headerFailure) = APNsRequestValidator.checkHeaders(request)
-        admission.token = headers.token
+        // Hex tokens name bytes, so case does not matter to APNs: device lookups, fault
+        // matching and the history use the lowercase form.
+        admission.token = headers.token.map(Self.lowercasedHex)
         admission.topic = headers.topic
         admission.notification = Self.notification(headers, request)
         let apnsID = headers.apnsID  // generated only if a refusal needs one
@@ -131,16 +154,16 @@ public final class APNsFake: ProviderFake {
             case .valid(let c): claims = c; jwt = token
             }
         }
-        var identity = claims.identity
         let failure = APNsTokenRules.evaluate(token: jwt, claims: claims, state: state, environment: environment,
                                               topic: headers.topic, bundleID: headers.bundleID, now: now,
                                               timing: configuration.tokenTiming)
         if let failure {
+            var identity = claims.identity
             identity.valid = false
             return (identity, failure, Self.explain(failure, claims: claims, state: state, now: now))
         }
         state.currentAuthorization = authorization
-        return (identity, nil, nil)
+        return (state.currentIdentity ?? claims.identity, nil, nil)
     }
 
     static func explain(_ reason: APNsReason, claims: APNsVerifiedToken, state: APNsConnectionState, now: Date) -> String {
@@ -184,7 +207,7 @@ public final class APNsFake: ProviderFake {
 
     private func refusal(_ reason: APNsReason, apnsID: String?, stage: Decision.Stage, detail: String? = nil) -> ProviderResponse {
         // Only reasons of the device stage are 410, and those are answered in `deliver`.
-        let timestamp = reason.status == 410 ? Self.milliseconds(clock.now()) : nil
+        let timestamp = reason.status == 410 ? Self.milliseconds(faultClock.now()) : nil
         return ProviderResponse(responses.error(reason, apnsID: apnsID ?? APNsMessageID.generate(), timestampMilliseconds: timestamp),
                                 reason: responses.environmentKeySpelling.string(for: reason),
                                 decidedBy: Decision(stage, detail ?? reason.rawValue))
@@ -235,7 +258,7 @@ public final class APNsFake: ProviderFake {
         let finalStatus = status ?? known.status
         let wire = reason == APNsReason.documentedEnvironmentKeySpelling ? reason : responses.environmentKeySpelling.string(for: known)
         return responses.error(reasonString: wire, status: finalStatus, apnsID: Self.apnsID(of: request),
-                               timestampMilliseconds: finalStatus == 410 ? Self.milliseconds(clock.now()) : nil,
+                               timestampMilliseconds: finalStatus == 410 ? Self.milliseconds(faultClock.now()) : nil,
                                extraHeaders: headers)
     }
 
@@ -270,6 +293,12 @@ public final class APNsFake: ProviderFake {
         return APNsMessageID.generate()
     }
 
+    /// `token` with A–F folded to a–f (no allocation when already lowercase).
+    static func lowercasedHex(_ token: String) -> String {
+        guard token.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return token }
+        return String(decoding: token.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
     /// `apns-` at the start of a header name, any case, without allocating.
     static func hasAPNsPrefix(_ name: String) -> Bool {
         let u = name.utf8
@@ -292,7 +321,9 @@ public final class APNsFake: ProviderFake {
     static func notification(_ headers: APNsPushHeaders, _ request: HTTPRequest) -> JSONValue {
         var sent: [(String, JSONValue)] = []
         for f in request.headers where hasAPNsPrefix(f.name) {
-            sent.append((f.name.lowercased(), .string(f.value)))
+            // HTTP/2 names arrive lowercase; only HTTP/1.1-style names need folding.
+            let name = f.name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? f.name.lowercased() : f.name
+            sent.append((name, .string(f.value)))
         }
         var members: [(String, JSONValue)] = [
             ("headers", .object(sent)),

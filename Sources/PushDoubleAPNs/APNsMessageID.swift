@@ -1,3 +1,5 @@
+import Synchronization
+
 /// APNs notification ids (`apns-id`, `apns-unique-id`): parsing and generation of
 /// canonical 8-4-4-4-12 UUID strings, on bytes, without Foundation.
 ///
@@ -32,13 +34,37 @@ public enum APNsMessageID {
     }
 
     /// A fresh random (version 4) UUID in canonical lowercase form.
+    ///
+    /// Ids must be unique, not secret: they come from a splitmix64 sequence seeded once from
+    /// the system generator, advanced atomically (no syscall per id, unlike
+    /// `SystemRandomNumberGenerator`, which showed up in profiles of the request path).
     public static func generate() -> String {
-        var rng = SystemRandomNumberGenerator()
-        var bytes = (rng.next() as UInt64, rng.next() as UInt64)
+        var bytes = IDSequence.shared.next128()
         // Version 4, variant 10xx (RFC 9562 §5.4).
         bytes.0 = (bytes.0 & ~0x0000_0000_0000_F000) | 0x0000_0000_0000_4000
         bytes.1 = (bytes.1 & ~0xC000_0000_0000_0000) | 0x8000_0000_0000_0000
         return format(high: bytes.0, low: bytes.1)
+    }
+
+    /// Splitmix64 over an atomic counter: thread-safe, lock-free, a full 2^64 period per word.
+    final class IDSequence: Sendable {
+        static let shared = IDSequence()
+        private let counter: Atomic<UInt64>
+        init() {
+            var rng = SystemRandomNumberGenerator()
+            counter = Atomic(rng.next())
+        }
+        static let gamma: UInt64 = 0x9E37_79B9_7F4A_7C15
+        static func mix(_ x: UInt64) -> UInt64 {
+            var z = x
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+        func next128() -> (UInt64, UInt64) {
+            let base = counter.wrappingAdd(2 &* Self.gamma, ordering: .relaxed).oldValue
+            return (Self.mix(base &+ Self.gamma), Self.mix(base &+ 2 &* Self.gamma))
+        }
     }
 
     /// Formats 128 bits as a canonical lowercase UUID.

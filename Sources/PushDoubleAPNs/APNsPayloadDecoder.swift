@@ -125,17 +125,20 @@ public struct APNsPayloadDecoder {
         mutating func string() throws -> String {
             i += 1
             let start = i
-            // Fast path: no escapes.
+            // Fast path: no escapes; ASCII needs no UTF-8 validation.
+            var ascii = true
             while i < b.count {
                 let c = b[i]
                 if c == 0x22 {
-                    let s = String(validating: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
+                    let slice = UnsafeBufferPointer(rebasing: b[start..<i])
+                    let s = ascii ? String(decoding: slice, as: UTF8.self) : String(validating: slice, as: UTF8.self)
                     guard let s else { throw fail("invalid UTF-8 in string") }
                     i += 1
                     return s
                 }
                 if c == 0x5C { break }
                 if c < 0x20 { throw fail("control character in string") }
+                if c >= 0x80 { ascii = false }
                 i += 1
             }
             var out = Array(b[start..<i])

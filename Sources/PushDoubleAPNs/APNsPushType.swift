@@ -30,10 +30,23 @@ public enum APNsPushType: String, Sendable, CaseIterable, Codable {
     /// The push type whose suffix `topic` ends with, and the bundle id before it
     /// (nil type = no known suffix, the topic is a bare bundle id).
     public static func splitTopic(_ topic: String) -> (bundleID: String, suffixType: APNsPushType?) {
-        for (suffix, type) in suffixesLongestFirst where topic.utf8.count > suffix.utf8.count && topic.hasSuffix(suffix) {
-            return (String(topic.dropLast(suffix.count)), type)
+        // Byte comparison: every suffix ends in a letter, and `String.hasSuffix` (Unicode
+        // aware) showed up on the request path. Topics are ASCII when well-formed.
+        var t = topic
+        let found: (Int, APNsPushType)? = t.withUTF8 { u in
+            guard let last = u.last, last >= 0x61 && last <= 0x7A else { return nil }
+            for (suffix, type) in suffixesLongestFirst {
+                let n = suffix.utf8.count
+                guard u.count > n else { continue }
+                var matches = true
+                var j = u.count - n
+                for c in suffix.utf8 { if u[j] != c { matches = false; break }; j += 1 }
+                if matches { return (u.count - n, type) }
+            }
+            return nil
         }
-        return (topic, nil)
+        guard let (bundleBytes, type) = found else { return (topic, nil) }
+        return (String(decoding: topic.utf8.prefix(bundleBytes), as: UTF8.self), type)
     }
 }
 

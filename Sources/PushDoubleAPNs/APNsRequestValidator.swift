@@ -1,3 +1,4 @@
+import Foundation
 import PushDoubleTransport
 
 /// What the header checks made of a push request, filled as far as the checks got.
@@ -121,25 +122,32 @@ public enum APNsRequestValidator {
 
     /// Splits `/3/device/<token>`: anything else (other prefix, query, further segments) is BadPath.
     static func parsePath(_ path: String) -> PathResult {
-        guard path.hasPrefix(pathPrefix) else { return .badPath }
-        let rest = path.utf8.dropFirst(pathPrefix.utf8.count)
-        if rest.isEmpty { return .missingToken }
-        for c in rest where c == 0x2F || c == 0x3F || c == 0x23 { return .badPath }
-        return .token(String(Substring(rest)))
+        var p = path
+        return p.withUTF8 { u -> PathResult in
+            let prefix: StaticString = "/3/device/"
+            let n = prefix.utf8CodeUnitCount
+            guard u.count >= n, memcmp(u.baseAddress!, prefix.utf8Start, n) == 0 else { return .badPath }
+            if u.count == n { return .missingToken }
+            for i in n..<u.count where u[i] == 0x2F || u[i] == 0x3F || u[i] == 0x23 { return .badPath }
+            return .token(String(decoding: UnsafeBufferPointer(rebasing: u[n...]), as: UTF8.self))
+        }
     }
 
     /// A device token APNs could have issued: hex of even length, 64 to 200 digits
     /// (Apple: "don't rely on 64"; 200 bounds it), either case.
     public static func isWellFormedToken(_ token: String) -> Bool {
-        let n = token.utf8.count
-        guard n >= 64, n <= 200, n % 2 == 0 else { return false }
-        for c in token.utf8 {
-            switch c {
-            case 0x30...0x39, 0x41...0x46, 0x61...0x66: continue
-            default: return false
+        var t = token
+        return t.withUTF8 { u in
+            let n = u.count
+            guard n >= 64, n <= 200, n % 2 == 0 else { return false }
+            for c in u {
+                switch c {
+                case 0x30...0x39, 0x41...0x46, 0x61...0x66: continue
+                default: return false
+                }
             }
+            return true
         }
-        return true
     }
 
     /// Topic characters a bundle id (plus suffix) may hold: letters, digits, `.`, `-`, `_`;

@@ -73,6 +73,8 @@ public final class APNsConnectionState {
     /// The whole `authorization` value that carried ``currentToken`` (fast-path comparison).
     var currentAuthorization: String?
     public internal(set) var currentClaims: APNsVerifiedToken?
+    /// ``APNsVerifiedToken/identity`` of ``currentClaims``, built once.
+    var currentIdentity: AuthIdentity?
     public internal(set) var currentTokenAcceptedAt: Date?
     /// While set and in the future, every request is answered 429 TooManyProviderTokenUpdates.
     public internal(set) var blockedUntil: Date?
@@ -83,6 +85,9 @@ public final class APNsConnectionState {
     /// Cache: the last bundle id found allowed, and the configuration generation it was checked at.
     var allowedBundle: String?
     var allowedBundleGeneration: UInt64 = 0
+    /// Cache: the last `:authority` seen and the environment it meant on this connection.
+    var lastAuthority: String?
+    var lastEnvironment: APNsEnvironment?
 
     public init() {}
 }
@@ -137,6 +142,7 @@ public enum APNsTokenRules {
             if state.currentToken != nil { state.tokenUpdates += 1 }
             state.currentToken = token
             state.currentClaims = claims
+            state.currentIdentity = claims.identity
             state.currentTokenAcceptedAt = now
             if state.teamID == nil { state.teamID = claims.teamID }
             if state.keyID == nil { state.keyID = claims.keyID; state.keyFamily = claims.keyFamily }

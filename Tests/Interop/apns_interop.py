@@ -14,7 +14,7 @@ Three clients, each checked against the wire facts of /work/shared/protocols/apn
   2. `httpx` with http2=True: success, Unregistered (ms timestamp), BadDeviceToken, 413.
   3. `aioapns` (unchanged library code): it has no host/port option (the host is the class
      attribute APNS_SERVER, port 443). Its HTTP CONNECT proxy option did not complete the
-     tunnelled TLS connection here (Python 3.11, aioapns 4.x), so the script redirects the
+     tunnelled TLS connection here (Python 3.11, aioapns 4.0), so the script redirects the
      real host names to the fake's ports the way an /etc/hosts entry would (wrapping the
      event loop's create_connection): aioapns still sends SNI and `host` api.push.apple.com /
      api.development.push.apple.com, and only the CA is injected (ssl_context).
@@ -148,6 +148,25 @@ def raw_h2_checks(a):
     c.sock.close()
 
 
+def idle_checks(a):
+    """With a short idle timeout configured, an idle connection gets GOAWAY NO_ERROR."""
+    c = RawH2(a.production_port, a.ca, "api.push.apple.com")
+    bearer = "bearer " + make_jwt(a.key_pem, a.key_id, a.team_id)
+    ok = c.request(f"/3/device/{TOKEN}", [("authorization", bearer), ("apns-topic", a.topic)], b'{"aps":{}}')
+    check(ok["headers"].get(":status") == "200", "idle: first request")
+    started = time.time()
+    try:
+        c.pump_until(lambda: any(isinstance(e, h2.events.ConnectionTerminated) for e in c.events), timeout=10)
+    except (TimeoutError, ConnectionError) as e:
+        check(False, f"idle: no GOAWAY ({e})")
+        return
+    ev = next(e for e in c.events if isinstance(e, h2.events.ConnectionTerminated))
+    check(ev.error_code == 0, f"idle: GOAWAY code {ev.error_code}")
+    check(ev.last_stream_id == 1, f"idle: last stream {ev.last_stream_id}")
+    RESULTS["idle"] = {"seconds": round(time.time() - started, 2), "code": int(ev.error_code), "lastStreamID": ev.last_stream_id,
+                       "debug": (ev.additional_data or b"").decode()}
+
+
 # ---------------------------------------------------------------- 2. httpx
 def httpx_checks(a):
     bearer = "bearer " + make_jwt(a.key_pem, a.key_id, a.team_id)
@@ -235,13 +254,15 @@ def main():
     p.add_argument("--key-id", required=True)
     p.add_argument("--team-id", required=True)
     p.add_argument("--topic", required=True)
-    p.add_argument("--only", choices=["h2", "httpx", "aioapns"])
+    p.add_argument("--only", choices=["h2", "httpx", "aioapns", "idle"])
     a = p.parse_args()
     with open(a.key) as f:
         a.key_pem = f.read()
-    steps = {"h2": lambda: raw_h2_checks(a), "httpx": lambda: httpx_checks(a), "aioapns": lambda: asyncio.run(aioapns_checks(a))}
+    steps = {"h2": lambda: raw_h2_checks(a), "httpx": lambda: httpx_checks(a), "aioapns": lambda: asyncio.run(aioapns_checks(a)),
+             "idle": lambda: idle_checks(a)}
     for name, step in steps.items():
-        if a.only and a.only != name:
+        # Without --only: every client; the idle check only on request (it needs a short idle timeout).
+        if (a.only is not None and a.only != name) or (a.only is None and name == "idle"):
             continue
         try:
             step()

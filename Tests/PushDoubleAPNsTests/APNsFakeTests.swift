@@ -297,6 +297,15 @@ final class APNsFakeTests: XCTestCase {
         XCTAssertEqual(h.double.history.all.last?.decidedBy.stage, .device)
     }
 
+    func testTokensAreMatchedCaseInsensitively() throws {
+        let h = APNsHarness()
+        let dead = String(repeating: "ab", count: 32)
+        try h.double.devices.register(Device(id: "dead", provider: .apns, token: dead, state: .unregistered(since: Date(timeIntervalSince1970: 1))))
+        XCTAssertEqual(h.send(token: dead.uppercased(), connection: FakeConnection()).status, 410)
+        XCTAssertEqual(h.double.history.all.last?.token, dead)
+        XCTAssertEqual(h.double.history.all.last?.request.path, "/3/device/" + dead.uppercased())
+    }
+
     func testClosedWorldUnknownTokenIsBadDeviceToken() {
         let h = APNsHarness()
         h.double.devices.setWorld(.closed, for: .apns)
@@ -410,5 +419,109 @@ final class APNsFakeTests: XCTestCase {
         }
         XCTAssertEqual(seen, Set(APNsReason.providerAPIReasons.map(\.rawValue)),
                        "missing: \(Set(APNsReason.providerAPIReasons.map(\.rawValue)).subtracting(seen).sorted())")
+    }
+}
+
+final class APNsFakeConfigurationTests: XCTestCase {
+    func testFaultTimestampsUseTheDoublesClockOnceKnown() throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_500_000_000))
+        let double = DoubleState(clock: clock)
+        let key = TestKey()
+        let fake = APNsFake(configuration: APNsConfiguration(keys: [key.signingKey()], allowedBundleIDs: nil))  // system clock
+        let pipeline = double.pipeline(for: fake, environment: "production")
+        let conn = FakeConnection()
+        let request = Fixture.request(headers: [("authorization", "bearer " + key.jwt(iat: 1_500_000_000)), ("apns-topic", Fixture.topic)],
+                                      connection: conn)
+        _ = pipeline.respond(to: request, context: RequestContext(connection: conn))
+        let r = try XCTUnwrap(fake.errorResponse(reason: "Unregistered", status: nil, headers: [:], request: request,
+                                                 admission: Admission(endpoint: APNsFake.endpoint)))
+        XCTAssertEqual(String(decoding: r.body, as: UTF8.self), #"{"reason":"Unregistered","timestamp":1500000000000}"#)
+    }
+
+    func testKeySpecJSON() throws {
+        let key = TestKey(keyID: "SPECKEY001", teamID: "SPECTEAM01")
+        let pem = try key.privateKey.publicKey.pem
+        let json = #"{"keyID":"SPECKEY001","teamID":"SPECTEAM01","environments":"sandbox","topics":["com.acme.app"],"pem":"\#(pem.replacingOccurrences(of: "\n", with: "\\n"))"}"#
+        let spec = try JSONDecoder().decode(APNsKeySpec.self, from: Data(json.utf8))
+        let signing = try spec.signingKey()
+        XCTAssertEqual(signing.environments, .sandbox)
+        XCTAssertEqual(signing.topics, ["com.acme.app"])
+        XCTAssertEqual(signing.publicKey, try key.privateKey.publicKey)
+        // The private .p8 form works too, and a fake accepts the key at runtime.
+        let fake = APNsFake(configuration: APNsConfiguration(keys: []))
+        try fake.addKey(APNsKeySpec(keyID: "SPECKEY001", teamID: "SPECTEAM01", pem: try key.privateKey.pemPKCS8))
+        XCTAssertEqual(fake.keys.key(id: "SPECKEY001")?.environments, .both)
+        XCTAssertThrowsError(try APNsKeySpec(keyID: "X", teamID: "Y", pem: "not a key").signingKey())
+    }
+
+    func testShippedConfiguration() throws {
+        let config = APNsConfiguration.shipped
+        XCTAssertEqual(config.keys.map(\.keyID), [EmbeddedTestCredentials.apnsKeyID])
+        XCTAssertEqual(config.keys.first?.teamID, EmbeddedTestCredentials.apnsTeamID)
+        XCTAssertEqual(config.allowedBundleIDs, [EmbeddedTestCredentials.apnsTopic])
+        // A token signed with the shipped private key verifies with the shipped configuration.
+        let fake = APNsFake()
+        let jwt = try JWT.signES256(keyID: EmbeddedTestCredentials.apnsKeyID,
+                                    claims: JOSEObject([("iss", .string(EmbeddedTestCredentials.apnsTeamID)), ("iat", .int(1))]),
+                                    key: try P256PrivateKey(pem: EmbeddedTestCredentials.apnsKeyPEM))
+        guard case .valid(let claims) = fake.verifier.verify(jwt) else { return XCTFail("shipped key does not verify") }
+        XCTAssertEqual(claims.teamID, EmbeddedTestCredentials.apnsTeamID)
+        let specs = fake.listenerSpecs()
+        XCTAssertEqual(specs.map(\.name), ["apns-production", "apns-sandbox"])
+        XCTAssertEqual(specs.map(\.defaultPort), [DefaultPorts.apnsProduction, DefaultPorts.apnsSandbox])
+        XCTAssertEqual(specs.map(\.environment), ["production", "sandbox"])
+        for s in specs {
+            XCTAssertEqual(s.alpn, ["h2"])
+            XCTAssertFalse(s.allowHTTP1)
+            XCTAssertTrue(s.useTLS)
+            XCTAssertEqual(s.http2.initialMaxConcurrentStreams, 1)
+            XCTAssertEqual(s.http2.headerTableSize, 4096)
+            XCTAssertEqual(s.http2.initialWindowSize, 65535)
+            XCTAssertEqual(s.http2.maxFrameSize, 16384)
+            XCTAssertEqual(s.limits.maxHeaderListSize, 8000)
+            XCTAssertEqual(s.limits.maxConcurrentStreams, 1000)
+            XCTAssertEqual(s.limits.idleTimeout, 3600)
+        }
+    }
+}
+
+/// Hostile input never crashes the fake: random bytes in every field always get an APNs answer.
+final class APNsRobustnessTests: XCTestCase {
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    func testRandomInputAlwaysGetsAnAPNsAnswer() {
+        let h = APNsHarness()
+        var rng = SplitMix(state: 42)
+        let alphabet = Array("abcdef0123456789ABCDEF{}[]\":,.-/ ?\\é\u{0}\n".unicodeScalars)
+        func junk(_ max: Int) -> String {
+            String(String.UnicodeScalarView((0..<Int.random(in: 0...max, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }))
+        }
+        let names = ["apns-topic", "apns-id", "apns-priority", "apns-push-type", "apns-expiration", "apns-collapse-id", "authorization", "x-other"]
+        for _ in 0..<1500 {
+            var headers: [(String, String)] = []
+            for _ in 0..<Int.random(in: 0...6, using: &rng) { headers.append((names.randomElement(using: &rng)!, junk(80))) }
+            if Bool.random(using: &rng) { headers.append(("apns-topic", Fixture.topic)) }
+            let path = Bool.random(using: &rng) ? "/3/device/" + junk(130) : junk(40)
+            let body = Bool.random(using: &rng) ? junk(300) : String(repeating: "[", count: Int.random(in: 0...5000, using: &rng))
+            let auth: String? = Bool.random(using: &rng) ? nil : "bearer " + junk(300)
+            let r = h.send(path: path, method: Bool.random(using: &rng) ? "POST" : junk(6), headers: headers, authorization: auth,
+                           body: body, connection: FakeConnection())
+            XCTAssertTrue([200, 400, 403, 404, 405, 410, 413, 429].contains(r.status), "status \(r.status)")
+            if r.status == 200 {
+                XCTAssertEqual(r.framing, .headersOnly)
+            } else {
+                XCTAssertEqual(r.framing, .singleDataFrame)
+                XCTAssertNotNil(reason(r).flatMap(APNsReason.init(wireString:)), String(decoding: r.body, as: UTF8.self))
+            }
+        }
     }
 }

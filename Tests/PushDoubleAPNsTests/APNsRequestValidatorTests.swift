@@ -92,6 +92,18 @@ final class APNsRequestValidatorTests: XCTestCase {
         assertReason(Fixture.request(headers: [("apns-topic", b + ".voip-ptt"), ("apns-push-type", "voip")]), .badTopic)
     }
 
+    func testSplitTopic() {
+        XCTAssertTrue(APNsPushType.splitTopic("com.a.voip") == ("com.a", .voip))
+        XCTAssertTrue(APNsPushType.splitTopic("com.a.voip-ptt") == ("com.a", .pushtotalk))
+        XCTAssertTrue(APNsPushType.splitTopic("com.a.pushkit.fileprovider") == ("com.a", .fileprovider))
+        XCTAssertTrue(APNsPushType.splitTopic("com.a.push-type.liveactivity") == ("com.a", .liveactivity))
+        XCTAssertTrue(APNsPushType.splitTopic("com.a") == ("com.a", nil))
+        XCTAssertTrue(APNsPushType.splitTopic(".voip") == (".voip", nil))
+        XCTAssertTrue(APNsPushType.splitTopic("com.avoip") == ("com.avoip", nil))
+        XCTAssertTrue(APNsPushType.splitTopic("") == ("", nil))
+        XCTAssertTrue(APNsPushType.splitTopic("é.voip") == ("é", .voip))
+    }
+
     func testPushTypeInferredFromSuffixWhenAbsent() {
         let (p, r) = APNsRequestValidator.checkHeaders(Fixture.request(headers: [("apns-topic", Fixture.topic + ".voip")]))
         XCTAssertNil(r)

@@ -136,6 +136,21 @@ final class APNsSocketTests: XCTestCase {
         XCTAssertEqual(s.double.history.count, succeeded)
     }
 
+    func testIdleConnectionGetsGoAway() throws {
+        let s = try start(configure: { $0.idleTimeout = 0.5 })
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Interop/apns_interop.py").path
+        let r = try runCommand(["python3", script, "--production-port", String(s.productionPort), "--sandbox-port", String(s.sandboxPort),
+                                "--ca", s.caPath, "--key", s.keyPath, "--key-id", s.key.keyID, "--team-id", s.key.teamID,
+                                "--topic", Fixture.topic, "--only", "idle"], timeout: 60)
+        XCTAssertEqual(r.status, 0, "stdout: \(r.stdout)\nstderr: \(r.stderr.suffix(2000))")
+        let line = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        let result = try APNsPayloadDecoder.decode(Array(line.utf8)).get()
+        XCTAssertEqual(result["results"]?["idle"]?["code"], .int(0))
+        let seconds = try XCTUnwrap(result["results"]?["idle"]?["seconds"]?.doubleValue)
+        XCTAssertGreaterThanOrEqual(seconds, 0.3)
+    }
+
     func testHTTP1IsRefused() throws {
         let s = try start()
         let r = try runCommand(["curl", "-sS", "--http1.1", "--cacert", s.caPath, "-o", "/dev/null", "-w", "%{http_code}",

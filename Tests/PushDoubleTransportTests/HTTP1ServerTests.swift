@@ -1,5 +1,8 @@
 import Foundation
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 @testable import PushDoubleTransport
 
 final class HTTP1ServerTests: XCTestCase {
@@ -232,5 +235,61 @@ extension HTTP1ServerTests {
         XCTAssertTrue(idle.waitClosed(timeout: 1))
         XCTAssertEqual(server.connectionCount, 0)
         XCTAssertThrowsError(try RawClient(port: port), "no longer accepting")
+    }
+}
+
+extension HTTP1ServerTests {
+    /// A client that pipelines many requests and never reads: the server stops reading once
+    /// its output buffer is full instead of buffering without bound, then serves all once
+    /// the client reads.
+    func testBackPressureBoundsBufferedOutput() throws {
+        let big = [UInt8](repeating: 66, count: 32 * 1024)
+        let r = ClosureResponder { _, _ in .respond(HTTPResponse(status: 200, body: big)) }
+        let (_, port) = try startServer(self, configure: { $0.limits.maxBufferedOutput = 64 * 1024 }, responder: r)
+        let c = try RawClient(port: port)
+        let total = 1000
+        let one = Array("GET /b HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        var all: [UInt8] = []
+        for _ in 0..<total { all += one }
+        // Send from another thread: the server stops reading, so this may block.
+        let fd = c.fd, payload = all
+        DispatchQueue.global().async {
+            _ = payload.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        usleep(500_000)
+        let answeredWhileBlocked = r.recorded.count
+        XCTAssertLessThan(answeredWhileBlocked, total, "the server kept reading although nobody reads its output")
+        // Now read everything.
+        var received = 0
+        let deadline = Date().addingTimeInterval(20)
+        var buf = [UInt8](repeating: 0, count: 65536)
+        let expected = total * (big.count + 60)
+        while received < expected && Date() < deadline {
+            let n = buf.withUnsafeMutableBytes { recv(c.fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            received += n
+        }
+        XCTAssertEqual(r.recorded.count, total)
+        XCTAssertGreaterThan(received, total * big.count)
+    }
+}
+
+extension HTTP1ServerTests {
+    /// The server refuses a body it has not read while the client keeps uploading: the 413
+    /// still arrives, with `connection: close`. (On loopback an RST would not destroy data
+    /// already delivered, so this checks the answer, not the lingering close itself.)
+    func testRefusalSurvivesUnreadUpload() throws {
+        let (_, port) = try startServer(self, configure: { $0.limits.maxBodySize = 100 }, responder: echoResponder())
+        let c = try RawClient(port: port)
+        // Head and (part of the) body in one go: unread bytes sit in the server's receive
+        // buffer when it closes.
+        let payload = Array("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000\r\n\r\n".utf8) + [UInt8](repeating: 0x41, count: 1_000_000)
+        let fd = c.fd
+        DispatchQueue.global().async {
+            _ = payload.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        }
+        let text = c.read(until: "bytes.")
+        XCTAssertTrue(text.hasPrefix("HTTP/1.1 413 Content Too Large\r\n"), text)
+        XCTAssertTrue(text.contains("connection: close"))
     }
 }

@@ -40,12 +40,12 @@ final class HTTP2InteropTests: XCTestCase {
         server = nil
     }
 
-    private func start(maxStreams: UInt32? = nil) throws -> Int {
+    private func start(maxStreams: UInt32? = nil, h2Only: Bool = false) throws -> Int {
         var h2 = HTTP2Configuration()
         h2.initialMaxConcurrentStreams = maxStreams
         let s = HTTPServer(eventLoopCount: 1)
         server = s
-        let bound = try s.start([ListenerConfiguration(name: "h2-interop", http2: h2, responder: Self.routes())])
+        let bound = try s.start([ListenerConfiguration(name: "h2-interop", http2: h2, allowHTTP1: !h2Only, responder: Self.routes())])
         return bound[0].port
     }
 
@@ -117,5 +117,35 @@ extension HTTP2InteropTests {
         let r = try runCommand(["nghttp", "-nv"] + (0..<20).map { "http://127.0.0.1:\(port)/auto-body?\($0)" }, timeout: 20)
         XCTAssertEqual(r.status, 0, r.stdout + r.stderr)
         XCTAssertEqual(r.stdout.components(separatedBy: "recv DATA frame").count - 1, 20, r.stdout)
+    }
+}
+
+extension HTTP2InteropTests {
+    /// h2load -c10 -m100 against the server (cleartext, 2 loops): every request must
+    /// succeed. Prints the request rate; the rate itself is not asserted (no timed tests).
+    func testH2LoadAllRequestsSucceed() throws {
+        var h2 = HTTP2Configuration()
+        h2.initialMaxConcurrentStreams = 1000
+        let s = HTTPServer(eventLoopCount: 2)
+        server = s
+        // Records nothing, so the numbers measure the transport and not the test's bookkeeping.
+        struct FixedResponder: Responder {
+            let response = HTTPResponse(status: 200, headers: ["apns-id": "00000000-0000-0000-0000-000000000000"])
+            func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction { .respond(response) }
+        }
+        let responder = FixedResponder()
+        let port = try s.start([ListenerConfiguration(name: "h2load", http2: h2, responder: responder)])[0].port
+        let n = ProcessInfo.processInfo.environment["H2LOAD_REQUESTS"] ?? "20000"
+        let r = try runCommand(["h2load", "-n", n, "-c", "10", "-m", "100", "http://127.0.0.1:\(port)/3/device/abc"], timeout: 120)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.contains("requests: \(n) total, \(n) started, \(n) done, \(n) succeeded, 0 failed, 0 errored"), r.stdout)
+        print(r.stdout.split(separator: "\n").filter { $0.hasPrefix("finished in") || $0.hasPrefix("requests:") }.joined(separator: "\n"))
+    }
+}
+
+extension HTTP2InteropTests {
+    func testRawProtocolErrorsOverSocket() throws {
+        let out = try runScript("h2_errors.py", port: try start(h2Only: true))
+        XCTAssertTrue(out.contains("ok connection still answers PING afterwards"))
     }
 }

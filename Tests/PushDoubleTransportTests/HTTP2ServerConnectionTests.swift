@@ -890,3 +890,172 @@ final class HTTP2ServerConnectionTests: XCTestCase {
         }
     }
 }
+
+extension HTTP2ServerConnectionTests {
+    func testZeroWindowUpdateOnOpenStreamIsStreamError() {
+        let c = H2TestClient(responder: TestResponder { _, _ in .stall })
+        c.handshake()
+        c.request(1)
+        c.sendRaw([0, 0, 4, 8, 0, 0, 0, 0, 1, 0, 0, 0, 0])
+        let f = c.readFrames()
+        XCTAssertEqual(f.first?.rstCode, .protocolError)
+        XCTAssertFalse(c.io.closed)
+    }
+
+    func testZeroWindowUpdateOnIdleStreamIsConnectionError() {
+        let c = H2TestClient()
+        c.handshake()
+        c.sendRaw([0, 0, 4, 8, 0, 0, 0, 0, 9, 0, 0, 0, 0])
+        XCTAssertEqual(c.readFrames().compactMap(\.goAwayInfo).first?.code, .protocolError)
+        XCTAssertTrue(c.io.closed)
+    }
+}
+
+extension HTTP2ServerConnectionTests {
+    /// The peer's SETTINGS_HEADER_TABLE_SIZE reaches our HPACK encoder: with 0 the next
+    /// response block must start with a dynamic table size update (RFC 7541 §4.2), which
+    /// a decoder limited to 0 requires.
+    func testPeerHeaderTableSizeZero() {
+        let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 200, headers: ["apns-id": "same-every-time"])) })
+        c.handshake()
+        c.request(1)
+        XCTAssertEqual(c.decodeHeaders(c.readFrames()[0]).count, 3)
+        c.send(.settings([HTTP2Setting(.headerTableSize, 0)]))
+        XCTAssertEqual(c.readFrames(), [.settingsAck])
+        c.hpackDecoder = HPACKDecoder(maxTableSize: 0, maxHeaderListSize: 1 << 20)
+        for id in [UInt32(3), 5] {
+            c.request(id)
+            let h = c.decodeHeaders(c.readFrames()[0])
+            XCTAssertEqual(h.map(\.1), ["200", "same-every-time", "0"])
+        }
+    }
+
+    /// A client's dynamic table size update above our SETTINGS_HEADER_TABLE_SIZE is a
+    /// COMPRESSION_ERROR.
+    func testClientTableSizeUpdateAboveOurLimit() {
+        let c = H2TestClient()
+        c.handshake()
+        // 0x3f 0xe1 0x1f = size update to 4096+... (31 + 0x61 + 0x1f<<7 = 4097)
+        c.send(.headers(streamID: 1, fragment: [0x3f, 0xe2, 0x1f, 0x82, 0x86, 0x84], endStream: true))
+        XCTAssertEqual(c.readFrames().compactMap(\.goAwayInfo).first?.code, .compressionError)
+    }
+
+    func testResponseCompletedOncePerRequest() {
+        let c = H2TestClient(responder: TestResponder { req, _ in
+            req.info.streamID == 3 ? .resetStream(.cancel) : .respond(HTTPResponse(status: 200, body: [1]))
+        })
+        c.handshake()
+        c.request(1)
+        c.request(3)
+        c.request(5, method: "POST", body: [1, 2])
+        _ = c.readFrames()
+        XCTAssertEqual(c.responder.completions.map(\.0), [1, 3, 5])
+        XCTAssertEqual(c.responder.completions.map(\.1), [.completed, .reset, .completed])
+    }
+
+    func testLargeResponseHeaderBlockUsesContinuation() {
+        // 40000 × 'h' Huffman-codes to 30000 bytes: more than one 16384-byte frame.
+        let big = String(repeating: "h", count: 40000)
+        let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 200, headers: ["x-big": big])) })
+        c.handshake()
+        c.request(1)
+        let f = c.readFrames()
+        XCTAssertEqual(types(f), [.headers, .continuation])
+        guard f.count == 2 else { return }
+        XCTAssertTrue(f[0].endStream)
+        XCTAssertTrue(f[1].endHeaders)
+        var block: [UInt8] = []
+        if case .headers(let h) = f[0].payload { block += h.fragment }
+        if case .continuation(let b) = f[1].payload { block += b }
+        let fields = try? c.hpackDecoder.decode(block)
+        XCTAssertEqual(fields?.first { $0.name == "x-big" }?.value.count, 40000)
+    }
+}
+
+extension HTTP2ServerConnectionTests {
+    func testConnectionSpecificResponseHeadersDropped() {
+        let c = H2TestClient(responder: TestResponder { _, _ in
+            .respond(HTTPResponse(status: 200, headers: ["Connection": "close", "Keep-Alive": "5", "X-Kept": "1"]))
+        })
+        c.handshake()
+        c.request(1)
+        XCTAssertEqual(c.decodeHeaders(c.readFrames()[0]).map(\.0), [":status", "x-kept", "content-length"])
+    }
+}
+
+extension HTTP2ServerConnectionTests {
+    /// The same byte stream fed whole and one byte at a time gives the same output.
+    func testByteAtATimeInputGivesSameOutput() {
+        func run(chunk: Int) -> [HTTP2Frame] {
+            let c = H2TestClient(responder: TestResponder { req, _ in
+                .respond(HTTPResponse(status: 200, body: Array(req.path.utf8)))
+            })
+            c.connection.connectionStarted(initialBytes: [])
+            var bytes = http2ClientPreface
+            c.encoder.encode(.settings([HTTP2Setting(.initialWindowSize, 1000)]), into: &bytes)
+            for id in stride(from: UInt32(1), through: 9, by: 2) {
+                c.encoder.encode(c.headersFrame(id, H2TestClient.requestFields(method: "POST", path: "/p\(id)"), endStream: false), into: &bytes)
+                c.encoder.encode(.data(streamID: id, Array(repeating: UInt8(id), count: 300), endStream: true, padding: 3), into: &bytes)
+            }
+            c.encoder.encode(.ping(5), into: &bytes)
+            var i = 0
+            while i < bytes.count {
+                c.sendRaw(Array(bytes[i..<min(i + chunk, bytes.count)]))
+                i += chunk
+            }
+            XCTAssertEqual(c.responder.requests.map(\.body.count), [300, 300, 300, 300, 300])
+            return c.readFrames()
+        }
+        let whole = run(chunk: 1 << 20)
+        XCTAssertEqual(run(chunk: 1), whole)
+        XCTAssertEqual(run(chunk: 7), whole)
+        XCTAssertEqual(whole.filter { $0.type == .headers }.count, 5)
+    }
+
+    func testUnfinishedHeaderBlockTimesOut() {
+        var limits = ServerLimits()
+        limits.requestReadTimeout = 5
+        let c = H2TestClient(limits: limits)
+        c.handshake()
+        let block = c.headerBlock(H2TestClient.requestFields())
+        c.send(.headers(streamID: 1, fragment: Array(block.prefix(2)), endStream: true, endHeaders: false))
+        c.io.advance(by: 6)
+        assertGoAway(c.readFrames(), .protocolError, c)
+    }
+
+    func testStreamSourceOutrunningFlowControlIsReset() {
+        final class Source: ResponseBodySource, @unchecked Sendable {
+            var sink: ResponseBodySink?
+            func start(_ sink: ResponseBodySink) { self.sink = sink }
+        }
+        let source = Source()
+        var limits = ServerLimits()
+        limits.maxBufferedOutput = 1000
+        let c = H2TestClient(responder: TestResponder { _, _ in .stream(HTTPResponse(status: 200), source: source) }, limits: limits)
+        c.handshake(settings: [HTTP2Setting(.initialWindowSize, 0)])
+        c.request(1)
+        _ = c.readFrames()
+        source.sink?.write(Array(repeating: 1, count: 600))
+        source.sink?.write(Array(repeating: 1, count: 600))
+        c.io.executor.drain()
+        assertRst(c.readFrames(), stream: 1, .internalError)
+        XCTAssertTrue(source.sink?.isClosed ?? false)
+    }
+}
+
+extension HTTP2ServerConnectionTests {
+    func testPeerNeverAckingSettingsIsSettingsTimeout() {
+        let c = H2TestClient(responder: TestResponder { _, ctx in
+            ctx.connection.updateSettings(maxConcurrentStreams: 10)
+            return .respond(HTTPResponse(status: 200))
+        })
+        c.connection.connectionStarted(initialBytes: [])
+        var bytes = http2ClientPreface
+        c.encoder.encode(.settings([]), into: &bytes)
+        c.sendRaw(bytes) // never ACKs the server's SETTINGS
+        for i in 0..<HTTP2ServerConnection.maxUnackedSettings {
+            c.request(UInt32(2 * i + 1))
+        }
+        assertGoAway(c.readFrames(), .settingsTimeout, c)
+    }
+}

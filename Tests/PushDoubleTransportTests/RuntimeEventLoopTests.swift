@@ -9,7 +9,7 @@ final class RuntimeEventLoopTests: XCTestCase {
         let group = try EventLoopGroup(count: 1)
         defer { group.shutdown() }
         let loop = group.loops[0]
-        let fired = Mutex<[Int]>([])
+        let fired = PthreadLocked<[Int]>([])
         let done = DispatchSemaphore(value: 0)
         loop.execute {
             for (i, d) in [0.08, 0.02, 0.05, 0.0].enumerated() {
@@ -27,8 +27,8 @@ final class RuntimeEventLoopTests: XCTestCase {
         let group = try EventLoopGroup(count: 2)
         defer { group.shutdown() }
         let loop = group.loops[1]
-        let count = Mutex(0)
-        let threads = Mutex(Set<String>())
+        let count = PthreadLocked(0)
+        let threads = PthreadLocked(Set<String>())
         let done = DispatchGroup()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<500 {
@@ -58,7 +58,7 @@ final class RuntimeEventLoopTests: XCTestCase {
         let server = HTTPServer(eventLoopCount: 1)
         defer { server.stop() }
         // A port held by a socket without SO_REUSEPORT cannot be taken.
-        let blocker = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let blocker = socket(AF_INET, 1 /* SOCK_STREAM */, 0)
         defer { close(blocker) }
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
@@ -82,5 +82,25 @@ final class RuntimeEventLoopTests: XCTestCase {
         let res = try runCommand(["curl", "-sS", "--http1.1", "http://[::1]:\(bound[0].port)/six"])
         XCTAssertEqual(res.stdout, "GET /six 0\n", res.stderr)
         XCTAssertTrue(r.recorded.first?.info.connection.peer.hasPrefix("[::1]:") ?? false)
+    }
+}
+
+extension RuntimeEventLoopTests {
+    func testRoundRobinAcceptStrategyServesOnEveryLoop() throws {
+        let server = HTTPServer(eventLoopCount: 2, acceptStrategy: .roundRobin)
+        defer { server.stop(timeout: 0.5) }
+        let loopsSeen = PthreadLocked(Set<String>())
+        let r = ClosureResponder { req, _ in
+            var name = [CChar](repeating: 0, count: 32)
+            pd_get_thread_name(&name)
+            loopsSeen.withLock { _ = $0.insert(String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+            return .respond(HTTPResponse(status: 200, contentType: "text/plain", body: req.path))
+        }
+        let port = try server.start([ListenerConfiguration(name: "rr", responder: r)])[0].port
+        for i in 0..<4 {
+            let res = try runCommand(["curl", "-sS", i % 2 == 0 ? "--http1.1" : "--http2-prior-knowledge", "http://127.0.0.1:\(port)/\(i)"])
+            XCTAssertEqual(res.stdout, "/\(i)", res.stderr)
+        }
+        XCTAssertEqual(loopsSeen.withLock { $0 }, ["pd-loop-0", "pd-loop-1"])
     }
 }

@@ -91,3 +91,41 @@ final class RuntimeTLSTests: XCTestCase {
         }
     }
 }
+
+extension RuntimeTLSTests {
+    /// A connection that completes the handshake (ALPN http/1.1) but never sends a request,
+    /// and a cleartext HTTP/1.1-only connection that sends nothing, are both closed after
+    /// `handshakeTimeout`.
+    func testSilentConnectionsAfterProtocolChoiceAreClosed() throws {
+        let cert = try TestCertificate.make()
+        let server = HTTPServer(eventLoopCount: 1)
+        defer { server.stop(timeout: 0.5) }
+        var limits = ServerLimits()
+        limits.handshakeTimeout = 0.4
+        let bound = try server.start([
+            ListenerConfiguration(name: "tls", tls: TLSServerConfiguration(certificateChainPEM: cert.certPEM, privateKeyPEM: cert.keyPEM),
+                                  limits: limits, responder: echoResponder()),
+            ListenerConfiguration(name: "h1only", limits: limits, allowHTTP2: false, responder: echoResponder()),
+        ])
+        let script = """
+        import socket, ssl, sys, time
+        ctx = ssl.create_default_context(cafile=sys.argv[2]); ctx.set_alpn_protocols(["http/1.1"])
+        s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1]))), server_hostname="localhost")
+        s.settimeout(5); t = time.time()
+        try:
+            data = s.recv(100)
+        except (ConnectionError, ssl.SSLError):
+            data = b""
+        print(s.selected_alpn_protocol(), repr(data), round(time.time() - t, 1))
+        """
+        let res = try runCommand(["python3", "-c", script, String(bound[0].port), cert.certPath], timeout: 10)
+        let parts = res.stdout.split(separator: " ")
+        XCTAssertEqual(parts.first, "http/1.1", res.stdout + res.stderr)
+        XCTAssertEqual(parts.dropFirst().first, "b''", "the server closed without sending anything")
+        XCTAssertLessThan(Double(parts.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "9") ?? 9, 2, res.stdout)
+        let c = try RawClient(port: bound[1].port)
+        XCTAssertTrue(c.waitClosed(timeout: 2))
+        usleep(50_000)
+        XCTAssertEqual(server.connectionCount, 0)
+    }
+}

@@ -9,8 +9,8 @@ import Glibc
 /// A responder built from a closure, recording completions.
 final class ClosureResponder: Responder {
     let body: @Sendable (HTTPRequest, RequestContext) -> ResponseAction
-    let completions = Mutex<[(RequestInfo, ResponseOutcome)]>([])
-    let requests = Mutex<[HTTPRequest]>([])
+    let completions = PthreadLocked<[(RequestInfo, ResponseOutcome)]>([])
+    let requests = PthreadLocked<[HTTPRequest]>([])
     init(_ body: @escaping @Sendable (HTTPRequest, RequestContext) -> ResponseAction) { self.body = body }
     func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
         requests.withLock { $0.append(request) }
@@ -45,7 +45,7 @@ func runCommand(_ args: [String], input: Data? = nil, timeout: Double = 30) thro
     try p.run()
     if let input { inPipe.fileHandleForWriting.write(input) }
     try? inPipe.fileHandleForWriting.close()
-    let outData = Mutex<Data>(Data()), errData = Mutex<Data>(Data())
+    let outData = PthreadLocked<Data>(Data()), errData = PthreadLocked<Data>(Data())
     let g = DispatchGroup()
     g.enter(); DispatchQueue.global().async { let d = out.fileHandleForReading.readDataToEndOfFile(); outData.withLock { $0 = d }; g.leave() }
     g.enter(); DispatchQueue.global().async { let d = err.fileHandleForReading.readDataToEndOfFile(); errData.withLock { $0 = d }; g.leave() }
@@ -63,7 +63,7 @@ func runCommand(_ args: [String], input: Data? = nil, timeout: Double = 30) thro
 final class RawClient {
     let fd: Int32
     init(port: Int, host: String = "127.0.0.1") throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(AF_INET, 1 /* SOCK_STREAM */, 0)
         var a = sockaddr_in()
         a.sin_family = sa_family_t(AF_INET)
         a.sin_port = UInt16(port).bigEndian

@@ -25,13 +25,13 @@ protocol Flushable: AnyObject {
 /// queues a closure under a mutex and wakes the loop through an eventfd.
 ///
 /// `@unchecked Sendable`: the only state touched from other threads is `tasks` (behind a
-/// `Mutex`), the `stopping` atomic and the immutable descriptors; every other field is
+/// lock), the `stopping` atomic and the immutable descriptors; every other field is
 /// read and written on the loop thread only.
 final class EventLoop: LoopExecutor, @unchecked Sendable {
     let index: Int
     private let epfd: Int32
     private let wakeFD: Int32
-    private let tasks = Mutex<[@Sendable () -> Void]>([])
+    private let tasks = PthreadLocked<[@Sendable () -> Void]>([])
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?

@@ -27,6 +27,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     private var closeWhenDrained = false
     private var closed = false
     private var pausedForPipelining = false
+    private var pausedForOutput = false
     private var pendingContinue = false
     private var out: [UInt8] = []
 
@@ -75,10 +76,6 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     func bytesReceived(_ bytes: UnsafeRawBufferPointer) {
         lastActivity = Posix.monotonicNanos()
         guard acceptingRequests, !closed else { return }
-        if readDeadline == nil && bytes.count > 0 {
-            readDeadline = lastActivity &+ UInt64(limits.requestReadTimeout * 1e9)
-            armTimer()
-        }
         if stash.isEmpty {
             let used = process(bytes)
             if used < bytes.count && acceptingRequests { stash.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...])) }
@@ -86,9 +83,19 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
             stash.append(contentsOf: bytes)
             processStash()
         }
+        // Slowloris protection starts when a request is left incomplete; complete requests
+        // never touch the timer.
+        if readDeadline == nil && acceptingRequests && !closed && (current != nil || !stash.isEmpty) && !pausedForPipelining && !pausedForOutput {
+            readDeadline = lastActivity &+ UInt64(limits.requestReadTimeout * 1e9)
+            armTimer()
+        }
     }
 
-    func writeBufferDrained() {}
+    func writeBufferDrained() {
+        guard pausedForOutput, !closed else { return }
+        pausedForOutput = false
+        if !stash.isEmpty && acceptingRequests { processStash() }
+    }
 
     func inputClosed() {
         acceptingRequests = false
@@ -140,10 +147,18 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
         var offset = 0
         while offset < buf.count || parser.pendingEnd {
             guard acceptingRequests, !closed else { return buf.count }
-            if parser.isIdle && current == nil && queue.count >= Self.maxPipelined {
-                pausedForPipelining = true
-                io.pauseReading()
-                return offset
+            if parser.isIdle && current == nil {
+                if queue.count >= Self.maxPipelined {
+                    pausedForPipelining = true
+                    io.pauseReading()
+                    return offset
+                }
+                // Responses not yet taken by the kernel: stop answering already-read
+                // pipelined requests until the runtime says the output drained.
+                if io.pendingWriteBytes > limits.maxBufferedOutput {
+                    pausedForOutput = true
+                    return offset
+                }
             }
             let result: (consumed: Int, event: HTTP1RequestParser.Event?)
             if parser.takeEnd() {
@@ -163,11 +178,13 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
             case .head(let head):
                 requestCount &+= 1
                 var body: [UInt8] = []
-                if let cl = head.contentLength, cl > 0 { body.reserveCapacity(cl) }
+                // Reserve from the declared length, capped: a client may declare much and send nothing.
+                if let cl = head.contentLength, cl > 0 { body.reserveCapacity(min(cl, 64 * 1024)) }
                 current = (head, body, Date())
                 if !head.hasBody {
                     finishRequest(trailers: HTTPHeaders())
-                } else if head.expectContinue && head.minorVersion == 1 {
+                } else if head.expectContinue && head.minorVersion == 1 && offset >= buf.count {
+                    // Only when the client is waiting (no body bytes arrived with the head).
                     if queue.isEmpty { io.write(HTTP1Serializer.continueResponse) } else { pendingContinue = true }
                 }
             case .body(let chunk):
@@ -505,7 +522,7 @@ final class HTTP1BodySink: ResponseBodySink {
     private let connection: LoopBound<HTTP1ServerConnection>
     private let slot: LoopBound<HTTP1ServerConnection.Slot>
     private let executor: any LoopExecutor
-    private let state = Mutex<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
+    private let state = PthreadLocked<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
 
     init(connection: HTTP1ServerConnection, slot: HTTP1ServerConnection.Slot, executor: any LoopExecutor) {
         self.connection = LoopBound(connection)

@@ -24,6 +24,23 @@ public struct HTTP2FrameEncoder: Sendable {
         appendUInt32(streamID & 0x7fff_ffff, into: &out)
     }
 
+    /// Overwrites the 9 bytes at `index` with a frame header (for callers that reserve the
+    /// header, write the payload in place, then fill in its length).
+    @inline(__always)
+    public static func writeFrameHeader(length: Int, type: HTTP2FrameType, flags: HTTP2FrameFlags, streamID: UInt32,
+                                        into out: inout [UInt8], at index: Int) {
+        out[index] = UInt8(truncatingIfNeeded: length >> 16)
+        out[index + 1] = UInt8(truncatingIfNeeded: length >> 8)
+        out[index + 2] = UInt8(truncatingIfNeeded: length)
+        out[index + 3] = type.rawValue
+        out[index + 4] = flags.rawValue
+        let id = streamID & 0x7fff_ffff
+        out[index + 5] = UInt8(truncatingIfNeeded: id >> 24)
+        out[index + 6] = UInt8(truncatingIfNeeded: id >> 16)
+        out[index + 7] = UInt8(truncatingIfNeeded: id >> 8)
+        out[index + 8] = UInt8(truncatingIfNeeded: id)
+    }
+
     @inline(__always)
     static func appendUInt32(_ v: UInt32, into out: inout [UInt8]) {
         out.append(UInt8(truncatingIfNeeded: v >> 24))

@@ -31,31 +31,33 @@ public struct HTTP2RequestHeadValidator: Sendable {
     }
 
     private mutating func check(name: String, value: String) -> String? {
-        var name = name
-        let nameCheck: String? = name.withUTF8 { n -> String? in
+        // One pass over the name bytes: validity (§8.2.1: no 0x00-0x20, no uppercase
+        // 0x41-0x5a, no 0x7f-0xff; a colon only as the pseudo-header prefix).
+        var nameCopy = name
+        let nameCheck: String? = nameCopy.withUTF8 { n -> String? in
             if n.isEmpty { return "empty header field name" }
-            // §8.2.1: a field name MUST NOT contain characters in 0x00-0x20 or 0x41-0x5a
-            // (uppercase) or 0x7f-0xff; a colon only as the pseudo-header prefix.
-            for (i, c) in n.enumerated() {
+            var i = 0
+            while i < n.count {
+                let c = n[i]
                 if c <= 0x20 || c >= 0x7f { return "invalid character 0x\(String(c, radix: 16)) in header field name" }
                 if c >= 0x41 && c <= 0x5a { return "uppercase character in header field name" }
                 if c == 0x3a && i != 0 { return "colon inside header field name" }
+                i += 1
             }
             return nil
         }
         if let nameCheck { return nameCheck }
         if let v = Self.checkValue(value) { return "\(v) in the value of \(name)" }
 
-        if name.utf8.first == 0x3a {
+        let first = name.utf8.first!
+        if first == 0x3a {
             // §8.3: "Pseudo-header fields MUST NOT appear in a trailer section" and
             // "All pseudo-header fields MUST appear in a field block before all regular field lines".
             if isTrailers { return "pseudo-header \(name) in trailers" }
             if sawRegular { return "pseudo-header \(name) after a regular header field" }
             switch name {
             case ":method": if method != nil { return "duplicate :method" }; method = value
-            case ":path":
-                if path != nil { return "duplicate :path" }
-                path = value
+            case ":path": if path != nil { return "duplicate :path" }; path = value
             case ":scheme": if scheme != nil { return "duplicate :scheme" }; scheme = value
             case ":authority": if authority != nil { return "duplicate :authority" }; authority = value
             default:
@@ -66,18 +68,24 @@ public struct HTTP2RequestHeadValidator: Sendable {
             return nil
         }
         sawRegular = true
-        switch name {
-        case "connection", "proxy-connection", "keep-alive", "transfer-encoding", "upgrade":
-            // §8.2.2: connection-specific header fields make the message malformed.
-            return "connection-specific header field \(name)"
-        case "te":
-            // §8.2.2: "The only exception to this is the TE header field, which MAY be present in
-            // an HTTP/2 request; when it is, it MUST NOT contain any value other than "trailers"."
-            if value != "trailers" { return "te header with a value other than \"trailers\"" }
-        case "content-length":
-            guard let n = Self.parseContentLength(value) else { return "invalid content-length \"\(value)\"" }
-            if let prev = contentLength, prev != n { return "conflicting content-length values" }
-            contentLength = n
+        // Only names starting with c, k, p, t or u can be special: skip the string
+        // comparisons for every other field.
+        switch first {
+        case 0x63, 0x6b, 0x70, 0x74, 0x75:
+            switch name {
+            case "connection", "proxy-connection", "keep-alive", "transfer-encoding", "upgrade":
+                // §8.2.2: connection-specific header fields make the message malformed.
+                return "connection-specific header field \(name)"
+            case "te":
+                // §8.2.2: "The only exception to this is the TE header field, which MAY be present in
+                // an HTTP/2 request; when it is, it MUST NOT contain any value other than "trailers"."
+                if value != "trailers" { return "te header with a value other than \"trailers\"" }
+            case "content-length":
+                guard let n = Self.parseContentLength(value) else { return "invalid content-length \"\(value)\"" }
+                if let prev = contentLength, prev != n { return "conflicting content-length values" }
+                contentLength = n
+            default: break
+            }
         default: break
         }
         headers.add(name: name, value: value)

@@ -90,10 +90,19 @@ final class Acceptor: Selectable {
     let fd: Int32
     let loop: EventLoop
     let runtime: ListenerRuntime
+    /// Round-robin mode: the group whose loops take turns serving accepted connections.
+    let distributeTo: EventLoopGroup?
+    var generation: UInt32 = 0
     private var closed = false
 
-    init(fd: Int32, loop: EventLoop, runtime: ListenerRuntime) {
-        self.fd = fd; self.loop = loop; self.runtime = runtime
+    init(fd: Int32, loop: EventLoop, runtime: ListenerRuntime, distributeTo: EventLoopGroup? = nil) {
+        self.fd = fd; self.loop = loop; self.runtime = runtime; self.distributeTo = distributeTo
+    }
+
+    /// Creates the connection on `target` (must run on `target`'s thread).
+    static func serve(fd: Int32, on target: EventLoop, runtime: ListenerRuntime, peer: String) {
+        let conn = ServerConnection(fd: fd, loop: target, listener: runtime, peer: peer, localPort: SocketAddress.localPort(of: fd))
+        if !conn.start() { conn.finalize(abortive: true) }
     }
 
     func handleEvents(_ events: UInt32) {
@@ -101,18 +110,44 @@ final class Acceptor: Selectable {
         var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
         for _ in 0..<64 where !closed {
             len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let r = try? withUnsafeMutablePointer(to: &st) { p in
-                try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { try Posix.accept(fd, $0, &len) }
+            let r: IOResult<Int32>
+            do {
+                r = try withUnsafeMutablePointer(to: &st) { p throws(PosixError) in
+                    try p.withMemoryRebound(to: sockaddr.self, capacity: 1) { a throws(PosixError) in try Posix.accept(fd, a, &len) }
+                }
+            } catch {
+                switch error.errno {
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors/memory: the socket stays readable, so stop watching
+                    // it for a moment instead of spinning.
+                    loop.modify(fd: fd, generation: generation, events: 0)
+                    loop.scheduleTimer(after: 0.1) { [weak self] in
+                        guard let self, !self.closed else { return }
+                        self.loop.modify(fd: self.fd, generation: self.generation, events: EPOLLIN.rawValue)
+                    }
+                    return
+                default:
+                    continue // ECONNABORTED, EPROTO, ...: that one connection is gone.
+                }
             }
-            guard case .processed(let cfd)? = r else { return }
+            guard case .processed(let cfd) = r else { return }
             guard runtime.tryAdmit() else {
                 Posix.close(cfd)
                 continue
             }
             try? Posix.setOption(cfd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
             let peer = SocketAddress.describe(&st).0
-            let conn = ServerConnection(fd: cfd, loop: loop, listener: runtime, peer: peer, localPort: SocketAddress.localPort(of: cfd))
-            if !conn.start() { conn.finalize(abortive: true) }
+            if let group = distributeTo {
+                let target = group.nextLoop()
+                if target === loop {
+                    Self.serve(fd: cfd, on: target, runtime: runtime, peer: peer)
+                } else {
+                    let rt = runtime
+                    target.execute { Acceptor.serve(fd: cfd, on: target, runtime: rt, peer: peer) }
+                }
+            } else {
+                Self.serve(fd: cfd, on: loop, runtime: runtime, peer: peer)
+            }
         }
     }
 
@@ -122,6 +157,15 @@ final class Acceptor: Selectable {
         loop.deregister(fd: fd)
         Posix.close(fd)
     }
+}
+
+/// How accepted connections are spread over the event loops.
+public enum AcceptStrategy: Sendable, Equatable {
+    /// One SO_REUSEPORT listening socket per loop; the kernel picks the loop (by a hash of
+    /// the peer address). No cross-thread hand-off. The default.
+    case reusePort
+    /// One listening socket on the first loop, which hands connections to the loops in turn.
+    case roundRobin
 }
 
 /// An HTTP server: N event loops serving any number of listeners (HTTP/1.1, h2c prior
@@ -134,12 +178,16 @@ final class Acceptor: Selectable {
 /// any thread except a loop thread.
 public final class HTTPServer: Sendable {
     private let group: EventLoopGroup
+    private let acceptStrategy: AcceptStrategy
     private let counters = ServerCounters()
-    private let state = Mutex<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
+    private let state = PthreadLocked<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
 
-    /// - Parameter eventLoopCount: number of loop threads; default = number of cores.
-    public init(eventLoopCount: Int? = nil) {
+    /// - Parameters:
+    ///   - eventLoopCount: number of loop threads; default = number of cores.
+    ///   - acceptStrategy: how connections are spread over the loops.
+    public init(eventLoopCount: Int? = nil, acceptStrategy: AcceptStrategy = .reusePort) {
         Posix.ignoreSIGPIPE()
+        self.acceptStrategy = acceptStrategy
         let n = eventLoopCount ?? ProcessInfo.processInfo.activeProcessorCount
         do {
             group = try EventLoopGroup(count: n)
@@ -166,7 +214,8 @@ public final class HTTPServer: Sendable {
                 }
                 let runtime = ListenerRuntime(config: cfg, tls: ctx, serverCount: counters)
                 var port = cfg.port
-                for loop in group.loops {
+                let acceptLoops = acceptStrategy == .reusePort ? group.loops : [group.loops[0]]
+                for loop in acceptLoops {
                     let fd = try Self.listen(host: cfg.host, port: port)
                     opened.append((loop, fd, runtime))
                     if port == 0 { port = SocketAddress.localPort(of: fd) }
@@ -180,9 +229,10 @@ public final class HTTPServer: Sendable {
         let registered = DispatchGroup()
         for (loop, fd, runtime) in opened {
             registered.enter()
+            let distribute = acceptStrategy == .roundRobin && group.loops.count > 1 ? group : nil
             loop.execute {
-                let acceptor = Acceptor(fd: fd, loop: loop, runtime: runtime)
-                _ = try? loop.register(fd: fd, events: EPOLLIN.rawValue, acceptor)
+                let acceptor = Acceptor(fd: fd, loop: loop, runtime: runtime, distributeTo: distribute)
+                acceptor.generation = (try? loop.register(fd: fd, events: EPOLLIN.rawValue, acceptor)) ?? 0
                 registered.leave()
             }
         }

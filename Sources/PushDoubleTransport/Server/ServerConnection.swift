@@ -45,6 +45,8 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     private var timers = Set<UInt64>()
     private var handshakeTimer: UInt64?
     private var countReleased = false
+    /// Whether any application bytes arrived (ends the handshake/first-bytes timeout).
+    private var receivedBytes = false
 
     init(fd: Int32, loop: EventLoop, listener: ListenerRuntime, peer: String, localPort: Int) {
         self.fd = fd
@@ -70,7 +72,12 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         handshakeTimer = loop.scheduleTimer(after: listener.config.limits.handshakeTimeout) { [weak self] in
             guard let self else { return }
             self.handshakeTimer = nil
-            if self.phase == .handshaking || self.phase == .sniffing { self.finalize(abortive: true) }
+            // Handshake not done, or no request bytes yet (even when the protocol was
+            // chosen without sniffing, e.g. by ALPN).
+            if self.phase == .handshaking || self.phase == .sniffing || (self.phase == .active && !self.receivedBytes) {
+                self.handler?.inputClosed()
+                self.finalize(abortive: true)
+            }
         }
         if tls == nil { chooseCleartextProtocol() }
         return true
@@ -135,7 +142,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     }
 
     private func startProtocol(_ p: ServedProtocol, initialBytes: [UInt8]) {
-        if let t = handshakeTimer { loop.cancelTimer(t); handshakeTimer = nil }
+        if !initialBytes.isEmpty, let t = handshakeTimer { loop.cancelTimer(t); handshakeTimer = nil }
         guard let h = ProtocolFactory.make(p, io: self, listener: listener.config) else {
             finalize(abortive: false)
             return
@@ -174,6 +181,10 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         while (phase == .active || phase == .sniffing) && !readPaused && !backPressured && !inputEOF && !closeAfterFlush {
             switch readOnce(buf) {
             case .bytes(let n):
+                if !receivedBytes {
+                    receivedBytes = true
+                    if let t = handshakeTimer { loop.cancelTimer(t); handshakeTimer = nil }
+                }
                 let chunk = UnsafeRawBufferPointer(rebasing: buf[0..<n])
                 if phase == .sniffing {
                     sniff(chunk)
@@ -267,6 +278,11 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
             outStart = 0
         } else {
             out.append(contentsOf: bytes)
+        }
+        // Above the high-water mark: stop reading (after the current handler call) until
+        // the output drains to half; the handler then hears `writeBufferDrained`.
+        if !backPressured && out.count - outStart > listener.config.limits.maxBufferedOutput {
+            backPressured = true
         }
         if !flushQueued {
             flushQueued = true
@@ -388,7 +404,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         let high = listener.config.limits.maxBufferedOutput
         if pending > high {
             backPressured = true
-        } else if backPressured && pending <= high / 2 {
+        } else if backPressured && pending <= high / 2 && phase == .active {
             backPressured = false
             updateInterest()
             handler?.writeBufferDrained()

@@ -1,5 +1,5 @@
 // Minimal server for bench/transport.sh:
-//   TransportBench <cert.pem> <key.pem> <tlsPort> <cleartextPort> [loops]
+//   TransportBench <cert.pem> <key.pem> <tlsPort> <cleartextPort> [loops] [reusePort|roundRobin]
 // TLS listener (ALPN h2, http/1.1) and a cleartext listener (HTTP/1.1 + h2c), both
 // answering every request with an empty 200 (a single HEADERS frame on HTTP/2).
 import Foundation
@@ -19,7 +19,8 @@ guard args.count >= 5, let tlsPort = Int(args[3]), let plainPort = Int(args[4]) 
 let cert = try String(contentsOfFile: args[1], encoding: .utf8)
 let key = try String(contentsOfFile: args[2], encoding: .utf8)
 let loops = args.count > 5 ? Int(args[5]) : nil
-let server = HTTPServer(eventLoopCount: loops)
+let strategy: AcceptStrategy = args.count > 6 && args[6] == "roundRobin" ? .roundRobin : .reusePort
+let server = HTTPServer(eventLoopCount: loops, acceptStrategy: strategy)
 var limits = ServerLimits()
 limits.maxConnections = 10_000
 let bound = try server.start([

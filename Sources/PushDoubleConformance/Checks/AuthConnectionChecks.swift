@@ -1,0 +1,188 @@
+import Foundation
+import PushDoubleCore
+
+/// Checks on the provider JWT (A6, A7, A9) and on connection use (A10).
+enum AuthConnectionChecks {
+    static let jwtContents = CheckDefinition(
+        id: "apns.jwt-contents", title: "Provider JWT is ES256 with kid, and claims exactly iss and iat",
+        reference: "A9; apns.md §5", severity: .must
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        var seen: Set<String> = []
+        var problems: [Evidence] = []
+        for p in h.pushes {
+            guard let raw = p.jwt else {
+                problems.append(h.evidence(p, "no bearer token in authorization")); continue
+            }
+            if !seen.insert(raw).inserted { continue }
+            guard let jwt = DecodedJWT(raw) else { problems.append(h.evidence(p, "authorization bearer is not a JWT")); continue }
+            var bad: [String] = []
+            if jwt.header["alg"]?.stringValue != "ES256" { bad.append("alg is \(jwt.header["alg"]?.compactJSON ?? "missing"), not ES256") }
+            let headerKeys = Set((jwt.header.objectValue ?? []).map(\.0))
+            if !headerKeys.isSubset(of: ["alg", "kid", "typ"]) { bad.append("unexpected header fields \(headerKeys.subtracting(["alg", "kid", "typ"]).sorted())") }
+            if let kid = jwt.header["kid"]?.stringValue {
+                if let want = ctx.configuration?.apns?.keyId, kid != want { bad.append("kid \(kid) is not the key id \(want)") }
+            } else { bad.append("no kid") }
+            let claimKeys = Set((jwt.claims.objectValue ?? []).map(\.0))
+            if claimKeys != ["iss", "iat"] { bad.append("claims are \(claimKeys.sorted()), must be exactly [iat, iss]") }
+            if let iss = jwt.issuer, let team = ctx.configuration?.apns?.teamId, iss != team { bad.append("iss \(iss) is not the team id \(team)") }
+            if jwt.issuer == nil { bad.append("iss is not a string") }
+            if case .int = jwt.claims["iat"] ?? .null {} else { bad.append("iat is not an integer number of seconds") }
+            if jwt.signatureBytes != 64 { bad.append("signature is \(jwt.signatureBytes) bytes, not 64 (raw r‖s)") }
+            if let a = p.exchange.auth, a.scheme == "apns-jwt", !a.valid { bad.append("the fake could not verify it") }
+            if !bad.isEmpty { problems.append(h.evidence(p, bad.joined(separator: "; "))) }
+        }
+        if h.pushes.isEmpty { return .notApplicable("no pushes") }
+        return problems.isEmpty ? .held("\(seen.count) distinct JWT(s), all well-formed")
+            : .violated("malformed provider JWT", problems)
+    }
+
+    /// Indices of pushes answered ExpiredProviderToken, keyed by the JWT they carried.
+    static func expiredTokens(_ h: APNsHistory) -> Set<String> {
+        Set(h.pushes.filter { $0.reason == "ExpiredProviderToken" }.compactMap(\.jwt))
+    }
+
+    static let jwtReuse = CheckDefinition(
+        id: "apns.jwt-reuse", title: "One JWT is reused for 20–60 min (no JWT per request)",
+        reference: "A6; apns.md §5 (refresh no more often than every 20 minutes)", severity: .must
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        let pushes = h.pushes.filter { $0.jwt != nil }
+        if pushes.isEmpty { return .notApplicable("no token-authenticated pushes") }
+        let expired = expiredTokens(h)
+        var problems: [Evidence] = []
+        // Per connection: a new token within 20 min of the previous one, unless the old one was refused as expired.
+        var current: [UInt64: APNsPush] = [:]
+        for p in pushes {
+            defer { current[p.connection] = p }
+            guard let prev = current[p.connection], prev.jwt != p.jwt else { continue }
+            if let old = prev.jwt, expired.contains(old) { continue }
+            let a = prev.jwt.flatMap(DecodedJWT.init)?.issuedAt, b = p.jwt.flatMap(DecodedJWT.init)?.issuedAt
+            if let a, let b, b - a >= APNsFacts.jwtMinRefreshInterval { continue }
+            problems.append(Evidence("connection \(p.connection): new JWT (iat \(b.map(String.init) ?? "?")) only "
+                + "\((b ?? 0) - (a ?? 0)) s after the previous one (iat \(a.map(String.init) ?? "?")) without ExpiredProviderToken",
+                seqs: [prev.seq, p.seq]))
+            if problems.count >= 5 { break }
+        }
+        // Whole run: a JWT per request (also across one-push connections).
+        let distinct = Set(pushes.compactMap(\.jwt))
+        let allowed = 1 + expired.count
+        if distinct.count > allowed && pushes.count >= 3 && distinct.count * 2 > pushes.count {
+            problems.append(Evidence("\(distinct.count) distinct JWTs for \(pushes.count) pushes (at most \(allowed) expected)",
+                                     seqs: pushes.prefix(10).map(\.seq)))
+        }
+        return problems.isEmpty ? .held("\(distinct.count) JWT(s) for \(pushes.count) push(es)")
+            : .violated("provider JWT minted too often", problems)
+    }
+
+    static let jwtMaxAge = CheckDefinition(
+        id: "apns.jwt-max-age", title: "No JWT older than 60 min is sent",
+        reference: "A6; apns.md §5 (maximum age one hour)", severity: .must
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        var problems: [Evidence] = []
+        var judged = 0
+        for p in h.pushes {
+            guard let iat = p.jwt.flatMap(DecodedJWT.init)?.issuedAt else { continue }
+            judged += 1
+            let age = p.start.timeIntervalSince1970 - Double(iat)
+            if age > APNsFacts.jwtMaxAge + 5 { problems.append(h.evidence(p, String(format: "JWT is %.0f s old", age))) }
+        }
+        if judged == 0 { return .notApplicable("no JWTs") }
+        return problems.isEmpty ? .held("every JWT younger than one hour") : .violated("stale JWT sent", problems)
+    }
+
+    static let jwtRefreshAfterExpired = CheckDefinition(
+        id: "apns.jwt-refresh-after-expired", title: "New JWT and one retry after ExpiredProviderToken",
+        reference: "A7; apns.md §7.2 (ExpiredProviderToken: new JWT, then retry)", severity: .must
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        var problems: [Evidence] = []
+        var judged = 0
+        for g in h.groups {
+            for (i, p) in g.enumerated() where p.reason == "ExpiredProviderToken" {
+                judged += 1
+                guard i + 1 < g.count else {
+                    problems.append(h.evidence(p, "not retried after ExpiredProviderToken")); continue
+                }
+                let next = g[i + 1]
+                if next.jwt == p.jwt {
+                    problems.append(Evidence("retried with the same refused JWT: \(h.describe(next))", seqs: [p.seq, next.seq]))
+                }
+            }
+        }
+        if judged == 0 { return .notApplicable("the fake never answered ExpiredProviderToken") }
+        return problems.isEmpty ? .held("\(judged) ExpiredProviderToken answer(s) followed by a new JWT and a retry")
+            : .violated("ExpiredProviderToken mishandled", problems)
+    }
+
+    static let connectionReuse = CheckDefinition(
+        id: "apns.connection-reuse", title: "Connections are reused (no connection per push)",
+        reference: "A10; apns.md §1 (keep connections open, reuse them for many pushes)", severity: .must
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        guard h.pushes.count >= 3 else { return .notApplicable("fewer than three pushes") }
+        let base = Int(ctx.params["maxConnections"]?.intValue ?? 2)
+        var problems: [Evidence] = []
+        var summary: [String] = []
+        for env in Set(h.pushes.map { $0.exchange.environment ?? "?" }).sorted() {
+            let ps = h.pushes.filter { ($0.exchange.environment ?? "?") == env }
+            var perConn: [UInt64: Int] = [:]
+            for p in ps { perConn[p.connection, default: 0] += 1 }
+            let breaks = ps.filter { FakeEvents.endsConnection($0) }.count
+            let allowed = base + breaks
+            summary.append("\(env): \(ps.count) pushes over \(perConn.count) connection(s)")
+            if perConn.count > allowed {
+                problems.append(Evidence("\(env): \(ps.count) pushes over \(perConn.count) connections (allowed \(allowed)); pushes per connection: "
+                    + perConn.sorted { $0.key < $1.key }.map { "conn \($0.key): \($0.value)" }.prefix(12).joined(separator: ", "),
+                    seqs: ps.prefix(12).map(\.seq)))
+            }
+        }
+        return problems.isEmpty ? .held(summary.joined(separator: "; ")) : .violated("too many connections", problems)
+    }
+
+    static let maxConcurrentStreams = CheckDefinition(
+        id: "apns.max-concurrent-streams", title: "Never more open streams than MAX_CONCURRENT_STREAMS",
+        reference: "A10; apns.md §1, §1.1; RFC 9113 §5.1.2", severity: .must
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        guard let limit = ctx.params["limit"]?.intValue else { return .notApplicable("no advertised limit given to judge against") }
+        let initial = ctx.params["initialLimit"]?.intValue
+        var problems: [Evidence] = []
+        var peakAll = 0
+        for conn in Set(h.pushes.map(\.connection)).sorted() {
+            let ps = h.pushes.filter { $0.connection == conn }
+            // The fake raises the limit while it admits the first push with a valid JWT (before
+            // answering it), so the initial limit applies to streams opened before that.
+            let unlockedAt = ps.filter { $0.exchange.auth?.valid ?? $0.accepted }.map(\.exchange.receivedAt).min()
+            // Sweep over stream openings and closings (closings first at equal times): O(n log n).
+            var events: [(Date, Int, Int)] = []  // (time, +1 open / -1 close, index)
+            for (i, p) in ps.enumerated() { events.append((p.start, 1, i)); events.append((max(p.end, p.start.addingTimeInterval(1e-6)), -1, i)) }
+            events.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+            var open: Set<Int> = []
+            for (_, delta, i) in events {
+                if delta < 0 { open.remove(i); continue }
+                open.insert(i)
+                peakAll = max(peakAll, open.count)
+                let p = ps[i]
+                let applicable: Int64
+                if let initial, unlockedAt == nil || p.start <= unlockedAt! { applicable = initial } else { applicable = limit }
+                if open.count > applicable {
+                    problems.append(Evidence("connection \(conn): \(open.count) streams open at \(h.time(p.start)) (limit \(applicable))",
+                                             seqs: open.sorted().map { ps[$0].seq }))
+                    break
+                }
+            }
+        }
+        if h.pushes.isEmpty { return .notApplicable("no pushes") }
+        return problems.isEmpty ? .held("peak \(peakAll) concurrent stream(s), limit \(limit)")
+            : .violated("stream limit exceeded", problems)
+    }
+}
+
+/// Facts about what the fakes did to a connection.
+enum FakeEvents {
+    static func endsConnection(_ p: APNsPush) -> Bool {
+        ["drop", "goaway", "truncate"].contains(p.action)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import PushDoubleCore
+
+/// Per-request checks: headers, payload, host (A12, A13, A14).
+enum HeaderChecks {
+    /// Runs `judge` on every push; nil = fine, text = violation.
+    static func perPush(_ ctx: CheckContext, filter: (APNsPush) -> Bool = { _ in true }, none: String,
+                        summary: String, violation: String, _ judge: (APNsPush) -> String?) -> Finding {
+        let h = APNsHistory(ctx)
+        let ps = h.pushes.filter(filter)
+        if ps.isEmpty { return .notApplicable(none) }
+        var problems: [Evidence] = []
+        for p in ps { if let why = judge(p) { problems.append(h.evidence(p, why)) } }
+        return problems.isEmpty ? .held("\(ps.count) push(es) \(summary)") : .violated(violation, problems)
+    }
+
+    static func pushType(_ p: APNsPush) -> String { p.header("apns-push-type") ?? "alert" }
+
+    static func aps(_ p: APNsPush) -> JSONValue? {
+        guard let b = p.exchange.request.body, let v = try? JSONDecoder().decode(JSONValue.self, from: Data(b.utf8)) else { return nil }
+        return v["aps"]
+    }
+
+    static let topicSuffix = CheckDefinition(
+        id: "apns.header.topic-suffix", title: "apns-topic has the suffix its apns-push-type needs",
+        reference: "A12; apns.md §3", severity: .must
+    ) { ctx in
+        perPush(ctx, none: "no pushes", summary: "with a correct topic", violation: "wrong apns-topic") { p in
+            let type = pushType(p)
+            guard let entry = APNsFacts.topicSuffix[type] else { return "unknown apns-push-type \(type)" }
+            guard let suffix = entry else { return nil } // not judged (UNCONFIRMED / certificate-defined)
+            guard let topic = p.header("apns-topic") else { return "no apns-topic" }
+            let base = ctx.scenario.device(p.device)?.topic ?? ctx.configuration?.apns?.topic
+            guard let base else { return topic.hasSuffix(suffix) ? nil : "apns-topic \(topic) lacks suffix \(suffix) for \(type)" }
+            return topic == base + suffix ? nil : "apns-topic \(topic) for push type \(type); expected \(base + suffix)"
+        }
+    }
+
+    static let background = CheckDefinition(
+        id: "apns.header.background", title: "Background pushes use priority 5 and carry no alert, sound or badge",
+        reference: "A12; apns.md §3, §9", severity: .must
+    ) { ctx in
+        let required = ctx.params["requirePushType"]?.stringValue
+        return perPush(ctx, filter: { required != nil || pushType($0) == "background" }, none: "no background pushes",
+                       summary: "follow the background rules", violation: "background push rules broken") { p in
+            if let r = required, pushType(p) != r { return "apns-push-type is \(p.header("apns-push-type") ?? "absent"), expected \(r) for a content-available push" }
+            var bad: [String] = []
+            if p.header("apns-priority") != "5" { bad.append("apns-priority is \(p.header("apns-priority") ?? "absent (10)"), must be 5") }
+            if let a = aps(p) {
+                for k in ["alert", "sound", "badge"] where a[k] != nil { bad.append("aps has \(k)") }
+                if a["content-available"]?.intValue != 1 { bad.append("aps lacks content-available: 1") }
+            } else { bad.append("payload has no aps dictionary") }
+            return bad.isEmpty ? nil : bad.joined(separator: "; ")
+        }
+    }
+
+    static let expiration = CheckDefinition(
+        id: "apns.header.expiration", title: "apns-expiration is UNIX time in seconds",
+        reference: "A12; apns.md §2", severity: .must
+    ) { ctx in
+        perPush(ctx, filter: { $0.header("apns-expiration") != nil }, none: "no apns-expiration sent",
+                summary: "with a valid apns-expiration", violation: "bad apns-expiration") { p in
+            let v = p.header("apns-expiration")!
+            guard let n = Int64(v), n >= 0 else { return "apns-expiration \(v) is not a non-negative integer" }
+            if n == 0 { return nil }
+            let now = p.start.timeIntervalSince1970
+            if Double(n) > now + 400 * 86400 { return "apns-expiration \(v) is too far in the future: milliseconds instead of seconds?" }
+            if Double(n) < now - 86400 { return "apns-expiration \(v) is in the past" }
+            return nil
+        }
+    }
+
+    static let collapseID = CheckDefinition(
+        id: "apns.header.collapse-id", title: "apns-collapse-id is at most 64 bytes",
+        reference: "A12; apns.md §2", severity: .must
+    ) { ctx in
+        perPush(ctx, filter: { $0.header("apns-collapse-id") != nil }, none: "no apns-collapse-id sent",
+                summary: "with a collapse id within 64 bytes", violation: "collapse id too long") { p in
+            let n = p.header("apns-collapse-id")!.utf8.count
+            return n <= APNsFacts.collapseIDLimit ? nil : "apns-collapse-id is \(n) bytes (limit \(APNsFacts.collapseIDLimit))"
+        }
+    }
+
+    static func isLowercaseUUID(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        guard u.count == 36 else { return false }
+        for (i, c) in u.enumerated() {
+            if [8, 13, 18, 23].contains(i) { if c != UInt8(ascii: "-") { return false } }
+            else if !((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) { return false }
+        }
+        return true
+    }
+
+    static let apnsID = CheckDefinition(
+        id: "apns.header.apns-id", title: "apns-id, when sent, is a lowercase canonical UUID",
+        reference: "A12; apns.md §2", severity: .must
+    ) { ctx in
+        perPush(ctx, filter: { $0.header("apns-id") != nil }, none: "no apns-id sent",
+                summary: "with a valid apns-id", violation: "bad apns-id") { p in
+            let v = p.header("apns-id")!
+            return isLowercaseUUID(v) ? nil : "apns-id \(v) is not a lowercase 8-4-4-4-12 UUID"
+        }
+    }
+
+    static let noDuplicateHeaders = CheckDefinition(
+        id: "apns.header.no-duplicates", title: "No header is repeated",
+        reference: "A12; apns.md §2 (DuplicateHeaders)", severity: .must
+    ) { ctx in
+        perPush(ctx, none: "no pushes", summary: "without repeated headers", violation: "repeated headers") { p in
+            var seen: Set<String> = [], dup: Set<String> = []
+            for (n, _) in p.headers where !seen.insert(n).inserted { dup.insert(n) }
+            return dup.isEmpty ? nil : "repeated: " + dup.sorted().joined(separator: ", ")
+        }
+    }
+
+    static let payloadLimits = CheckDefinition(
+        id: "apns.payload-limits", title: "Payload is not empty and within 4096 bytes (5120 for voip)",
+        reference: "A13; apns.md §4", severity: .must
+    ) { ctx in
+        perPush(ctx, none: "no pushes", summary: "with a payload within limits", violation: "payload size out of limits") { p in
+            let size = p.exchange.request.bodySize
+            let limit = pushType(p) == "voip" ? APNsFacts.voipPayloadLimit : APNsFacts.payloadLimit
+            if size == 0 { return "empty payload" }
+            return size <= limit ? nil : "payload is \(size) bytes (limit \(limit)); it should have been rejected locally"
+        }
+    }
+
+    static let environmentHost = CheckDefinition(
+        id: "apns.environment-host", title: "Sandbox tokens go to the sandbox host, production tokens to production",
+        reference: "A14; apns.md §8", severity: .must
+    ) { ctx in
+        perPush(ctx, filter: { ctx.scenario.device($0.device)?.environment != nil && $0.exchange.environment != nil },
+                none: "no pushes with a known environment", summary: "sent to the right host", violation: "wrong host for the token's environment") { p in
+            let want = ctx.scenario.device(p.device)!.environment!
+            let got = p.exchange.environment!
+            return want == got ? nil : "\(want) token sent to the \(got) host"
+        }
+    }
+}

@@ -1,2 +1,0 @@
-/// PushDoubleConformance module marker.
-public enum PushDoubleConformanceModule {}

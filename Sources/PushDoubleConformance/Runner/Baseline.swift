@@ -1,0 +1,72 @@
+import Foundation
+
+/// One known failure: a check id on a case id.
+public struct BaselineEntry: Sendable, Codable, Hashable {
+    public var `case`: String
+    public var check: String
+    public init(case c: String, check: String) { self.case = c; self.check = check }
+}
+
+/// Known failures (`--baseline FILE`): a run fails only on new ones and reports fixed ones.
+///
+/// File format: JSON `{"knownFailures":[{"case":"apns.unregistered","check":"apns.no-retry-permanent"}]}`,
+/// or plain text with one `CASE-ID CHECK-ID` pair per line (`#` starts a comment).
+public struct Baseline: Sendable, Equatable {
+    public var entries: Set<BaselineEntry>
+    public init(_ entries: Set<BaselineEntry> = []) { self.entries = entries }
+
+    public struct LoadError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    public static func load(_ path: String) throws -> Baseline {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw LoadError(description: "baseline file \(path) cannot be read")
+        }
+        return try parse(data, name: path)
+    }
+
+    public static func parse(_ data: Data, name: String) throws -> Baseline {
+        let text = String(decoding: data, as: UTF8.self)
+        if text.trimmingCharacters(in: .whitespacesAndNewlines).hasPrefix("{") {
+            struct File: Decodable { var knownFailures: [BaselineEntry] }
+            do { return Baseline(Set(try JSONDecoder().decode(File.self, from: data).knownFailures)) }
+            catch { throw LoadError(description: "baseline \(name): expected {\"knownFailures\":[{\"case\":…,\"check\":…}]} (\(error))") }
+        }
+        var out: Set<BaselineEntry> = []
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)?
+                .trimmingCharacters(in: .whitespaces) ?? ""
+            if line.isEmpty { continue }
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard parts.count == 2 else { throw LoadError(description: "baseline \(name):\(n + 1): expected \"CASE-ID CHECK-ID\"") }
+            out.insert(BaselineEntry(case: String(parts[0]), check: String(parts[1])))
+        }
+        return Baseline(out)
+    }
+
+    /// Marks known failures in `report` and records fixed entries (those whose case ran and no longer fails).
+    public func apply(to report: inout RunReport) {
+        var stillFailing: Set<BaselineEntry> = []
+        for i in report.cases.indices {
+            for j in report.cases[i].checks.indices where report.cases[i].checks[j].verdict == .fail {
+                let e = BaselineEntry(case: report.cases[i].id, check: report.cases[i].checks[j].id)
+                if entries.contains(e) { report.cases[i].checks[j].known = true; stillFailing.insert(e) }
+            }
+        }
+        let ran = Set(report.cases.filter { $0.verdict != .notApplicable }.map(\.id))
+        report.fixed = entries.filter { ran.contains($0.case) && !stillFailing.contains($0) }
+            .sorted { ($0.case, $0.check) < ($1.case, $1.check) }
+    }
+
+    /// The baseline that would excuse every failure of `report`.
+    public static func from(_ report: RunReport) -> Baseline {
+        Baseline(Set(report.cases.flatMap { c in c.checks.filter { $0.verdict == .fail }.map { BaselineEntry(case: c.id, check: $0.id) } }))
+    }
+
+    public func jsonData() -> Data {
+        struct File: Encodable { var knownFailures: [BaselineEntry] }
+        let e = JSONEncoder(); e.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return (try? e.encode(File(knownFailures: entries.sorted { ($0.case, $0.check) < ($1.case, $1.check) }))) ?? Data()
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import PushDoubleCore
+
+/// The conformance runner's view of one scenario file: identity, the devices as the
+/// sender is told about them, the steps to drive and the checks to judge.
+///
+/// The same file also carries the fake-side parts (device states, faults, quotas, world,
+/// seed) that PushDoubleCore's scenario loader reads; this type ignores them except for
+/// what the sender must be told.
+public struct ConformanceScenario: Sendable {
+    /// Stable case id, e.g. "apns.unregistered". Never changes meaning once shipped.
+    public var id: String
+    public var title: String
+    /// Spec references this case enforces (e.g. "A1", "G4", "apns.md §7.2").
+    public var references: [String]
+    public var devices: [ScenarioDevice]
+    public var steps: [ScenarioStep]
+    public var checks: [CheckInvocation]
+    /// Seed from the file, if any (`--seed` overrides it).
+    public var seed: UInt64?
+    /// Where it was loaded from (nil for scenarios built in code).
+    public var file: String?
+    /// The whole file as JSON, for the fake-side loader.
+    public var raw: Data
+
+    /// Providers the scenario needs the sender to support.
+    public var providers: [String] { Array(Set(devices.map(\.provider))).sorted() }
+
+    public func device(_ id: String) -> ScenarioDevice? { devices.first { $0.id == id } }
+
+    public init(id: String, title: String, references: [String], devices: [ScenarioDevice], steps: [ScenarioStep],
+                checks: [CheckInvocation], seed: UInt64? = nil, file: String? = nil, raw: Data = Data("{}".utf8)) {
+        self.id = id; self.title = title; self.references = references; self.devices = devices; self.steps = steps
+        self.checks = checks; self.seed = seed; self.file = file; self.raw = raw
+    }
+}
+
+/// A device of a scenario as the sender sees it in `send.params.devices`.
+public struct ScenarioDevice: Sendable, Equatable {
+    public var id: String
+    public var provider: String
+    public var token: String
+    /// APNs: "production" or "sandbox" (as told to the sender).
+    public var environment: String?
+    public var topic: String?
+
+    public init(id: String, provider: String, token: String, environment: String? = nil, topic: String? = nil) {
+        self.id = id; self.provider = provider; self.token = token; self.environment = environment; self.topic = topic
+    }
+
+    /// The JSON object sent to the sender.
+    public var driverJSON: JSONValue {
+        var m: [(String, JSONValue)] = [("id", .string(id)), ("provider", .string(provider)), ("token", .string(token))]
+        if let e = environment { m.append(("environment", .string(e))) }
+        if let t = topic { m.append(("topic", .string(t))) }
+        return .object(m)
+    }
+}
+
+/// One thing the runner does to the sender.
+public enum ScenarioStep: Sendable, Equatable {
+    /// `send` this notification to these device ids, `repeat` times in a row.
+    case send(notification: JSONValue, devices: [String], repeat: Int)
+    /// `settle`.
+    case settle
+    /// Sleep (real time) before the next step.
+    case wait(seconds: Double)
+
+    public var kind: String {
+        switch self { case .send: return "send"; case .settle: return "settle"; case .wait: return "wait" }
+    }
+}
+
+/// A check to run on a case, with its parameters (the whole object from `checks[]`).
+public struct CheckInvocation: Sendable, Equatable {
+    public var id: String
+    public var params: JSONValue
+    public init(id: String, params: JSONValue = .object([])) { self.id = id; self.params = params }
+}
+
+extension ConformanceScenario {
+    /// Decodes a scenario file's conformance parts. `knownChecks` (if given) rejects unknown check ids.
+    public static func decode(_ data: Data, file: String, knownChecks: Set<String>? = nil) throws -> ConformanceScenario {
+        let root: JSONValue
+        do { root = try JSONDecoder().decode(JSONValue.self, from: data) }
+        catch { throw ScenarioError(file: file, path: "", message: "not valid JSON (\(Self.describe(error)))") }
+        func fail(_ p: String) -> ScenarioError { ScenarioError(file: file, path: "", message: p) }
+        guard case .object = root else { throw fail("the top level must be a JSON object") }
+        guard let id = root["id"]?.stringValue, !id.isEmpty else { throw fail("missing string \"id\" (the stable case id, e.g. \"apns.unregistered\")") }
+        let title = root["title"]?.stringValue ?? id
+        var references: [String] = []
+        if let r = root["references"] ?? root["spec"] {
+            if let s = r.stringValue { references = [s] }
+            else if let a = r.arrayValue { references = a.compactMap(\.stringValue) }
+            else { throw fail("\"references\" must be a string or an array of strings") }
+        }
+        var devices: [ScenarioDevice] = []
+        for (i, d) in (root["devices"]?.arrayValue ?? []).enumerated() {
+            guard let did = d["id"]?.stringValue else { throw fail("devices[\(i)] has no string \"id\"") }
+            let provider = d["provider"]?.stringValue ?? "apns"
+            // What the sender is told may differ from what the fake knows (e.g. a token of the
+            // other environment): top-level "senderDevices": {"d1": {"environment": …}} overrides
+            // environment/topic/token for the driver only (the core's device objects are strict).
+            let o = root["senderDevices"]?[did]
+            guard let token = o?["token"]?.stringValue ?? d["token"]?.stringValue else {
+                throw fail("devices[\(i)] (\(did)) has no string \"token\"")
+            }
+            let env = o?["environment"]?.stringValue ?? d["environment"]?.stringValue
+            if let e = env, e != "production" && e != "sandbox" {
+                throw fail("devices[\(i)] (\(did)): environment must be \"production\" or \"sandbox\", got \"\(e)\"")
+            }
+            if devices.contains(where: { $0.id == did }) { throw fail("duplicate device id \"\(did)\"") }
+            devices.append(ScenarioDevice(id: did, provider: provider, token: token, environment: env,
+                                          topic: o?["topic"]?.stringValue ?? d["topic"]?.stringValue))
+        }
+        var steps: [ScenarioStep] = []
+        for (i, s) in (root["steps"]?.arrayValue ?? []).enumerated() {
+            guard let type = s["type"]?.stringValue else { throw fail("steps[\(i)] has no \"type\" (send, settle or wait)") }
+            switch type {
+            case "send":
+                guard let n = s["notification"], case .object = n else { throw fail("steps[\(i)]: send needs a \"notification\" object") }
+                guard let ds = s["devices"]?.arrayValue, !ds.isEmpty else { throw fail("steps[\(i)]: send needs a non-empty \"devices\" array of device ids") }
+                var ids: [String] = []
+                for d in ds {
+                    guard let did = d.stringValue else { throw fail("steps[\(i)]: \"devices\" must hold device id strings") }
+                    guard devices.contains(where: { $0.id == did }) else { throw fail("steps[\(i)]: unknown device id \"\(did)\"") }
+                    ids.append(did)
+                }
+                let rep = s["repeat"]?.intValue ?? 1
+                guard rep >= 1 && rep <= 10_000 else { throw fail("steps[\(i)]: \"repeat\" must be 1…10000") }
+                steps.append(.send(notification: n, devices: ids, repeat: Int(rep)))
+            case "settle": steps.append(.settle)
+            case "wait":
+                guard let sec = s["seconds"]?.doubleValue, sec >= 0, sec <= 3600 else { throw fail("steps[\(i)]: wait needs \"seconds\" (0…3600)") }
+                steps.append(.wait(seconds: sec))
+            default: throw fail("steps[\(i)]: unknown step type \"\(type)\" (send, settle or wait)")
+            }
+        }
+        var checks: [CheckInvocation] = []
+        for (i, c) in (root["checks"]?.arrayValue ?? []).enumerated() {
+            let cid: String
+            if let s = c.stringValue { cid = s; checks.append(CheckInvocation(id: s)) }
+            else if let s = c["id"]?.stringValue { cid = s; checks.append(CheckInvocation(id: s, params: c)) }
+            else { throw fail("checks[\(i)] must be a check id or an object with \"id\"") }
+            if let known = knownChecks, !known.contains(cid) {
+                throw fail("checks[\(i)]: unknown check id \"\(cid)\" (see `pushdouble conform --list`)")
+            }
+        }
+        let seed = root["seed"]?.intValue.flatMap { UInt64(exactly: $0) }
+        return ConformanceScenario(id: id, title: title, references: references, devices: devices, steps: steps,
+                                   checks: checks, seed: seed, file: file, raw: data)
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let e = error as? DecodingError {
+            switch e {
+            case .dataCorrupted(let c): return c.underlyingError.map { "\($0.localizedDescription)" } ?? c.debugDescription
+            default: return "\(e)"
+            }
+        }
+        return "\(error)"
+    }
+
+    /// Loads every `*.json` file of a directory except `*.schema.json` (sorted by name). Throws the first bad file.
+    public static func loadDirectory(_ path: String, knownChecks: Set<String>? = nil) throws -> [ConformanceScenario] {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else {
+            throw ScenarioError(file: path, path: "", message: "scenario directory not found (give one with --scenarios DIR)")
+        }
+        // Every `*.json` is a scenario except JSON Schemas (`*.schema.json`, e.g. the core's scenario.schema.json).
+        let names = try FileManager.default.contentsOfDirectory(atPath: path)
+            .filter { $0.hasSuffix(".json") && !$0.hasSuffix(".schema.json") }.sorted()
+        var out: [ConformanceScenario] = []
+        var seen: [String: String] = [:]
+        for n in names {
+            let full = (path as NSString).appendingPathComponent(n)
+            guard let data = FileManager.default.contents(atPath: full) else { throw ScenarioError(file: full, path: "", message: "cannot read") }
+            let s = try decode(data, file: full, knownChecks: knownChecks)
+            if let other = seen[s.id] { throw ScenarioError(file: full, path: "id", message: "case id \"\(s.id)\" is also used by \(other)") }
+            seen[s.id] = full
+            out.append(s)
+        }
+        return out
+    }
+}
+
+/// Shell-style glob matching (`*`, `?`) used by `--only` / `--skip`.
+public func globMatch(_ pattern: String, _ text: String) -> Bool {
+    let p = Array(pattern.unicodeScalars), t = Array(text.unicodeScalars)
+    var pi = 0, ti = 0, star = -1, mark = 0
+    while ti < t.count {
+        if pi < p.count && (p[pi] == "?" || p[pi] == t[ti]) { pi += 1; ti += 1 }
+        else if pi < p.count && p[pi] == "*" { star = pi; mark = ti; pi += 1 }
+        else if star >= 0 { pi = star + 1; mark += 1; ti = mark }
+        else { return false }
+    }
+    while pi < p.count && p[pi] == "*" { pi += 1 }
+    return pi == p.count
+}

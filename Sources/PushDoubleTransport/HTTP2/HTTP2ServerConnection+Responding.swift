@@ -1,0 +1,348 @@
+import Foundation
+import PushDoubleHPACK
+
+/// Sending side of ``HTTP2ServerConnection``: carries out each ``ResponseAction`` and
+/// moves response bodies out as flow control allows.
+extension HTTP2ServerConnection {
+    // MARK: - Response actions
+
+    enum ResponseKind {
+        case normal
+        case dribble(chunkSize: Int, interval: Double)
+        case truncate(bodyBytes: Int)
+        case stream(any ResponseBodySource)
+    }
+
+    func execute(_ action: ResponseAction, on stream: HTTP2ServerStream) {
+        switch action {
+        case .respond(let response):
+            startResponse(stream, response, kind: .normal)
+        case .delayed(let seconds, let then):
+            let id = stream.id
+            let token = io.schedule(after: seconds) { [weak self] in
+                guard let self, self.phase == .active, let s = self.streams[id] else { return }
+                self.beginEvent()
+                self.execute(then, on: s)
+                self.endEvent()
+            }
+            stream.timers.append(token)
+        case .resetStream(let code):
+            resetStream(stream, code: code, outcome: .reset)
+        case .goAway(let which, let code, let debug, let then):
+            let last: UInt32
+            switch which {
+            case .beforeThisStream: last = stream.id >= 2 ? stream.id - 2 : 0
+            case .thisStream: last = stream.id
+            case .highestSeen: last = highestStreamID
+            case .explicit(let v): last = v
+            }
+            sendGoAway(lastStreamID: last, errorCode: code, debugData: debug)
+            // Streams above last-stream-id were not processed: forget them without a frame.
+            for s in streams.values.sorted(by: { $0.id < $1.id }) where s.id > last {
+                closeStream(s, reset: true, outcome: .abandoned)
+            }
+            closeWhenDrained = true
+            if stream.id <= last, streams[stream.id] === stream {
+                if let then {
+                    execute(then, on: stream)
+                } else {
+                    closeStream(stream, reset: true, outcome: .abandoned)
+                }
+            }
+            closeIfDrained()
+        case .dropConnection:
+            closeNow(outcome: .connectionDropped, abort: true)
+        case .stall:
+            break
+        case .dribble(let response, let chunkSize, let interval):
+            startResponse(stream, response, kind: .dribble(chunkSize: max(1, chunkSize), interval: interval))
+        case .truncate(let response, let bodyBytes):
+            startResponse(stream, response, kind: .truncate(bodyBytes: max(0, bodyBytes)))
+        case .stream(let response, let source):
+            startResponse(stream, response, kind: .stream(source))
+        }
+    }
+
+    func sendGoAway(lastStreamID: UInt32, errorCode: HTTP2ErrorCode, debugData: [UInt8]) {
+        // §6.8: "Endpoints MUST NOT increase the value they send in the last stream identifier".
+        let last = min(lastStreamID, goAwayLastStreamID ?? .max)
+        goAwayLastStreamID = last
+        encoder.appendGoAway(lastStreamID: last, errorCode: errorCode, debugData: debugData, into: &out)
+    }
+
+    /// Unacknowledged SETTINGS frames tolerated before SETTINGS_TIMEOUT.
+    static let maxUnackedSettings = 16
+    static let statusStrings: [String] = (0..<600).map { String($0) }
+    static let zeroFrameHeader = [UInt8](repeating: 0, count: HTTP2Limits.frameHeaderLength)
+
+    func startResponse(_ stream: HTTP2ServerStream, _ response: HTTPResponse, kind: ResponseKind) {
+        guard stream.machine.localOpen, !stream.headersSent else { return }
+        var body = response.body
+        var framing = response.framing
+        var endOnHeaders = false
+        var addLength = true
+        switch kind {
+        case .normal:
+            switch framing {
+            case .automatic: endOnHeaders = body.isEmpty
+            case .headersOnly: endOnHeaders = true; body = []
+            case .singleDataFrame: break
+            case .chunked: addLength = false
+            }
+        case .dribble:
+            endOnHeaders = body.isEmpty
+            framing = .automatic
+        case .truncate(let n):
+            body = Array(body.prefix(n))
+            framing = .automatic
+        case .stream:
+            addLength = false
+        }
+
+        // Header block: :status, the responder's fields (lowercased), content-length.
+        // Encoded straight into the output behind a reserved frame header; only a block
+        // larger than one frame is moved out again and split into CONTINUATION frames.
+        let headerAt = out.count
+        out.append(contentsOf: Self.zeroFrameHeader)
+        hpackEncoder.beginBlock(into: &out)
+        let status = response.status
+        hpackEncoder.encodeField(name: ":status", value: status >= 0 && status < 600 ? Self.statusStrings[status] : String(status),
+                                 neverIndex: false, into: &out)
+        var hasLength = false
+        for f in response.headers {
+            let name = Self.lowercased(f.name)
+            switch name.utf8.first {
+            case 0x63, 0x6b, 0x70, 0x74, 0x75: // c k p t u
+                switch name {
+                case "content-length": hasLength = true
+                // §8.2.2: connection-specific fields must not appear in HTTP/2; a responder
+                // written for HTTP/1.1 may set them, so they are dropped here.
+                case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": continue
+                default: break
+                }
+            default: break
+            }
+            hpackEncoder.encodeField(name: name, value: f.value, neverIndex: false, into: &out)
+        }
+        if addLength && !hasLength {
+            hpackEncoder.encodeField(name: "content-length", value: String(response.body.count), neverIndex: false, into: &out)
+        }
+        let blockLength = out.count - headerAt - HTTP2Limits.frameHeaderLength
+        if blockLength <= encoder.maxFrameSize {
+            var flags: HTTP2FrameFlags = .endHeaders
+            if endOnHeaders { flags.insert(.endStream) }
+            HTTP2FrameEncoder.writeFrameHeader(length: blockLength, type: .headers, flags: flags, streamID: stream.id, into: &out, at: headerAt)
+        } else {
+            blockScratch.removeAll(keepingCapacity: true)
+            blockScratch.append(contentsOf: out[(headerAt + HTTP2Limits.frameHeaderLength)...])
+            out.removeSubrange(headerAt...)
+            encoder.appendHeaderBlock(streamID: stream.id, block: blockScratch, endStream: endOnHeaders, into: &out)
+        }
+        stream.headersSent = true
+        if endOnHeaders {
+            stream.machine.sendEndStream()
+            return responseFinished(stream)
+        }
+
+        stream.out = body
+        stream.outOffset = 0
+        stream.outReleased = body.count
+        stream.outEnd = true
+        switch kind {
+        case .normal:
+            if case .chunked(let maxChunk) = framing { stream.maxChunk = max(1, maxChunk) }
+            if case .singleDataFrame = framing { stream.singleFrame = true }
+        case .dribble(let chunkSize, let interval):
+            stream.maxChunk = chunkSize
+            stream.outReleased = 0
+            scheduleDribble(stream, chunkSize: chunkSize, interval: interval)
+        case .truncate:
+            stream.outEnd = false
+            stream.abortAfterBody = true
+        case .stream(let source):
+            stream.outEnd = false
+            let sink = HTTP2ResponseBodySink(streamID: stream.id, connection: self, executor: io.loopExecutor)
+            stream.sink = sink
+            source.start(sink)
+        }
+        enqueue(stream)
+        pumpData()
+    }
+
+    static func lowercased(_ name: String) -> String {
+        for c in name.utf8 where c >= 0x41 && c <= 0x5a { return name.lowercased() }
+        return name
+    }
+
+    func scheduleDribble(_ stream: HTTP2ServerStream, chunkSize: Int, interval: Double) {
+        let id = stream.id
+        let token = io.schedule(after: interval) { [weak self] in
+            guard let self, self.phase == .active, let s = self.streams[id] else { return }
+            self.beginEvent()
+            s.outReleased = min(s.out.count, s.outReleased + chunkSize)
+            if s.outReleased < s.out.count { self.scheduleDribble(s, chunkSize: chunkSize, interval: interval) }
+            self.enqueue(s)
+            self.pumpData()
+            self.endEvent()
+        }
+        stream.timers.append(token)
+    }
+
+    func enqueue(_ stream: HTTP2ServerStream) {
+        if !stream.inSendQueue {
+            stream.inSendQueue = true
+            sendQueue.append(stream.id)
+        }
+    }
+
+    /// Sends whatever DATA the flow-control windows allow, stream by stream in queue order.
+    func pumpData() {
+        guard phase == .active, !sendQueue.isEmpty else { return }
+        var i = 0
+        var finished: [HTTP2ServerStream] = []
+        while i < sendQueue.count {
+            guard let s = streams[sendQueue[i]] else {
+                sendQueue.remove(at: i)
+                continue
+            }
+            switch sendData(s) {
+            case .blocked:
+                i += 1
+            case .idle:
+                s.inSendQueue = false
+                sendQueue.remove(at: i)
+            case .done:
+                s.inSendQueue = false
+                sendQueue.remove(at: i)
+                finished.append(s)
+            }
+        }
+        for s in finished { afterBodySent(s) }
+    }
+
+    enum SendProgress {
+        /// The whole body is out (END_STREAM sent when due).
+        case done
+        /// Bytes are ready but the flow-control windows are closed.
+        case blocked
+        /// Nothing to send until the source (dribble timer, sink) releases more.
+        case idle
+    }
+
+    /// Sends what one stream may.
+    func sendData(_ s: HTTP2ServerStream) -> SendProgress {
+        let maxFrame = encoder.maxFrameSize
+        while true {
+            let ready = s.readyBytes
+            if ready == 0 {
+                guard s.outOffset == s.out.count else { return .idle }
+                if s.outEnd {
+                    // Nothing left (or an empty body): END_STREAM on an empty DATA frame,
+                    // which needs no window.
+                    if s.machine.localOpen {
+                        encoder.appendData(streamID: s.id, bytes: s.out, range: s.out.count..<s.out.count, endStream: true, into: &out)
+                        s.machine.sendEndStream()
+                    }
+                    return .done
+                }
+                return s.abortAfterBody ? .done : .idle
+            }
+            let window = min(connSendWindow.value, s.sendWindow.value)
+            if s.singleFrame && ready <= maxFrame {
+                // One DATA frame with the whole body: wait for the window rather than split.
+                guard window >= ready else { return .blocked }
+                let range = s.outOffset..<(s.outOffset + ready)
+                encoder.appendData(streamID: s.id, bytes: s.out, range: range, endStream: true, into: &out)
+                _ = connSendWindow.consume(ready); _ = s.sendWindow.consume(ready)
+                s.outOffset += ready
+                s.machine.sendEndStream()
+                return .done
+            }
+            let n = min(ready, window, maxFrame, s.maxChunk)
+            guard n > 0 else { return .blocked }
+            let range = s.outOffset..<(s.outOffset + n)
+            let last = s.outEnd && range.upperBound == s.out.count
+            encoder.appendData(streamID: s.id, bytes: s.out, range: range, endStream: last, into: &out)
+            _ = connSendWindow.consume(n); _ = s.sendWindow.consume(n)
+            s.outOffset += n
+            if last {
+                s.machine.sendEndStream()
+                return .done
+            }
+        }
+    }
+
+    func afterBodySent(_ s: HTTP2ServerStream) {
+        if s.abortAfterBody {
+            // `.truncate`: the partial body is queued; drop the connection once it is written.
+            s.out = []
+            abortWhenWritten(attempt: 0)
+            return
+        }
+        responseFinished(s)
+    }
+
+    func abortWhenWritten(attempt: Int) {
+        guard phase == .active else { return }
+        // The runtime writes after this event; abort (which discards unwritten output) only
+        // once it has gone out, checking a few times.
+        if attempt > 0 && (io.pendingWriteBytes == 0 || attempt > 50) {
+            closeNow(outcome: .connectionDropped, abort: true)
+            return
+        }
+        io.schedule(after: 0.002) { [weak self] in
+            guard let self else { return }
+            self.beginEvent()
+            self.abortWhenWritten(attempt: attempt + 1)
+            self.endEvent()
+        }
+    }
+
+    /// The response ended with END_STREAM.
+    func responseFinished(_ s: HTTP2ServerStream) {
+        s.out = []
+        if s.resetAfterResponse && s.machine.state != .closed {
+            // §8.1: "A server can send a complete response prior to the client sending an entire
+            // request ... the server MAY request that the client abort transmission of a request
+            // without error by sending a RST_STREAM with an error code of NO_ERROR".
+            return resetStream(s, code: .noError, outcome: .completed)
+        }
+        if s.machine.state == .closed {
+            closeStream(s, reset: false, outcome: .completed)
+        } else if let info = s.requestInfo {
+            // Half-closed (local): the peer's END_STREAM is still due; the response is done.
+            s.requestInfo = nil
+            responder.responseCompleted(for: info, outcome: ResponseOutcome(kind: .completed, at: eventDate()))
+        }
+    }
+
+    // MARK: - Body sink (called on the loop)
+
+    func sinkWrite(_ sink: HTTP2ResponseBodySink, _ bytes: [UInt8]) {
+        guard phase == .active, let s = streams[sink.streamID], s.sink === sink, !s.outEnd else { return }
+        beginEvent()
+        if s.outOffset > 0 && s.outOffset == s.out.count {
+            s.out.removeAll(keepingCapacity: true)
+            s.outOffset = 0
+        }
+        if s.out.count - s.outOffset + bytes.count > limits.maxBufferedOutput {
+            // The source outruns the peer's flow control: refuse to buffer without bound.
+            resetStream(s, code: .internalError, outcome: .reset)
+        } else {
+            s.out.append(contentsOf: bytes)
+            s.outReleased = s.out.count
+            enqueue(s)
+            pumpData()
+        }
+        endEvent()
+    }
+
+    func sinkFinish(_ sink: HTTP2ResponseBodySink) {
+        guard phase == .active, let s = streams[sink.streamID], s.sink === sink, !s.outEnd else { return }
+        beginEvent()
+        s.outEnd = true
+        enqueue(s)
+        pumpData()
+        endEvent()
+    }
+}

@@ -1,0 +1,157 @@
+/// Static APNs settings from `initialize` (or the environment variables).
+struct APNsSettings: Sendable {
+    var production: APNsEndpoint
+    var sandbox: APNsEndpoint
+    var keyId: String
+    var teamId: String
+    /// Bundle id used when a device names no topic.
+    var topic: String?
+}
+
+/// Sends one neutral notification to many APNs devices and reports an outcome for each,
+/// retries included. Owns the process-wide state: JWT cache, connection pool, dead tokens.
+///
+/// Threading: `send` may run on any task; the devices of a batch are delivered
+/// concurrently (a bounded task group); shared state is in actors and mutexes.
+final class APNsSender: Sendable {
+    /// At most this many pushes of one batch are in flight at once (the HTTP/2 client
+    /// additionally keeps to the server's MAX_CONCURRENT_STREAMS).
+    static let maxConcurrentPushes = 64
+
+    let settings: APNsSettings
+    let tokens: ProviderTokenCache
+    let pool: ConnectionPool
+    let dead = DeadTokenRegistry()
+    let clock: any SenderClock
+    let mutant: Mutant?
+    let decider: RetryDecider
+    let builder: APNsRequestBuilder
+
+    init(settings: APNsSettings, signer: any ProviderTokenSigner, connector: any APNsConnector,
+         clock: any SenderClock, mutant: Mutant?, policy: RetryPolicy = RetryPolicy()) {
+        self.settings = settings
+        self.tokens = ProviderTokenCache(signer: signer, perRequest: mutant == .jwtPerRequest)
+        self.pool = ConnectionPool(connector: connector, clock: clock)
+        self.clock = clock
+        self.mutant = mutant
+        self.decider = RetryDecider(policy: policy, mutant: mutant)
+        self.builder = APNsRequestBuilder(mutant: mutant)
+    }
+
+    /// One device's final result and the connection its last attempt used.
+    private struct Delivery: Sendable {
+        var result: DeviceResult
+        var connection: (any APNsConnection)?
+        var push: PreparedPush?
+    }
+
+    func send(_ notification: NeutralNotification, to devices: [TargetDevice]) async -> [DeviceResult] {
+        var deliveries = [Delivery?](repeating: nil, count: devices.count)
+        await withTaskGroup(of: (Int, Delivery).self) { group in
+            var next = 0
+            func addNext() {
+                let i = next
+                let device = devices[i]
+                next += 1
+                group.addTask { (i, await self.deliver(notification, to: device)) }
+            }
+            while next < devices.count && next < Self.maxConcurrentPushes { addNext() }
+            while let (i, d) = await group.next() {
+                deliveries[i] = d
+                if next < devices.count { addNext() }
+            }
+        }
+        var results = deliveries.map { $0!.result }
+
+        if mutant == .resendAllAfterGoaway {
+            // Planted bug: every push that went over a connection that later got a GOAWAY
+            // is sent again, although the server processed it (stream ≤ last-stream-id).
+            for (i, d) in deliveries.enumerated() {
+                guard let d, d.result.outcome == .sent, let c = d.connection, c.receivedGoAway, let push = d.push else { continue }
+                results[i] = await deliver(push, deviceID: d.result.device).result
+            }
+        }
+        await pool.closeRetired()
+        if mutant == .reportSentAlways {
+            results = results.map { DeviceResult(device: $0.device, outcome: .sent, reason: nil, providerMessageId: $0.providerMessageId) }
+        }
+        return results
+    }
+
+    private func deliver(_ n: NeutralNotification, to device: TargetDevice) async -> Delivery {
+        guard device.provider == "apns" else {
+            return Delivery(result: DeviceResult(device: device.id, outcome: .skipped, reason: "UnsupportedProvider"))
+        }
+        if mutant != .retryDeadTokens, let reason = dead.reason(for: device.token) {
+            return Delivery(result: DeviceResult(device: device.id, outcome: .skipped, reason: reason))
+        }
+        let plan = builder.plan(n, device: device, defaultTopic: settings.topic,
+                                now: Int64(clock.now().rounded(.down)), apnsId: APNsRequestBuilder.newApnsId())
+        switch plan {
+        case .rejected(let reason):
+            Log.info("device \(device.id): rejected locally (\(reason))")
+            return Delivery(result: DeviceResult(device: device.id, outcome: .rejected, reason: reason))
+        case .unusableToken(let reason):
+            Log.info("device \(device.id): unusable token (\(reason))")
+            return Delivery(result: DeviceResult(device: device.id, outcome: .dead, reason: reason))
+        case .push(let push):
+            return await deliver(push, deviceID: device.id)
+        }
+    }
+
+    /// The attempt loop for one prepared push (same apns-id on every attempt).
+    private func deliver(_ push: PreparedPush, deviceID: String) async -> Delivery {
+        let endpoint = push.environment == .sandbox ? settings.sandbox : settings.production
+        let key = ConnectionPool.Key(endpoint: endpoint, teamId: settings.teamId)
+        var state = RetryState()
+        while true {
+            let connected = mutant == .connectionPerPush
+                ? await pool.unpooledConnection(for: key)
+                : await pool.connection(for: key)
+            var connection: (any APNsConnection)?
+            var usedToken: ProviderTokenCache.Token?
+            let result: AttemptResult
+            switch connected {
+            case .failure(let f):
+                result = .failure(f)
+            case .success(let c):
+                connection = c
+                let token: ProviderTokenCache.Token
+                do {
+                    token = try tokens.token(teamId: settings.teamId, keyId: settings.keyId, now: clock.now())
+                } catch {
+                    Log.info("device \(deviceID): cannot sign the provider token: \(error)")
+                    return Delivery(result: DeviceResult(device: deviceID, outcome: .failed, reason: "ProviderTokenSigningFailed"))
+                }
+                usedToken = token
+                var headers: [(name: String, value: String)] = [(APNs.Header.authorization, "bearer " + token.jwt)]
+                headers.append(contentsOf: push.headers)
+                result = await c.send(APNsWireRequest(path: push.path, authority: endpoint.authority, headers: headers, body: push.body))
+                if mutant == .connectionPerPush { await c.close() }
+            }
+
+            switch decider.decide(result, state: &state, now: clock.now()) {
+            case .finish(let outcome, let reason, let markDead):
+                if markDead, let reason { dead.markDead(push.token, reason: reason) }
+                var messageId: String?
+                if outcome == .sent {
+                    if case .response(let r) = result { messageId = r.header(APNs.Header.id) }
+                    messageId = messageId ?? push.apnsId
+                }
+                if outcome != .sent { Log.info("device \(deviceID): \(outcome.rawValue) (\(reason ?? "-"))") }
+                return Delivery(result: DeviceResult(device: deviceID, outcome: outcome, reason: reason, providerMessageId: messageId),
+                                connection: connection, push: push)
+            case .retry(let action):
+                if action.retireConnection, let connection { await pool.retire(connection) }
+                if action.refreshToken, let usedToken {
+                    tokens.invalidate(teamId: settings.teamId, keyId: settings.keyId, token: usedToken)
+                }
+                let wait = decider.delay(for: action, failedAttempts: state.failedAttempts, random: Double.random(in: 0...1))
+                Log.info("device \(deviceID): retrying after \(action.reason) in \(wait) s")
+                await clock.sleep(seconds: wait)
+            }
+        }
+    }
+
+    func shutdown() async { await pool.closeAll() }
+}

@@ -1,0 +1,157 @@
+/// The provider-neutral notification of driver protocol v1 (DESIGN.md §4), plus the
+/// optional `pushType` extension for APNs push types other than alert/background.
+struct NeutralNotification: Sendable, Equatable {
+    enum Priority: String, Sendable { case high, normal }
+
+    var title: String?
+    var subtitle: String?
+    var body: String?
+    var data: JSONObject?
+    var collapseKey: String?
+    var ttlSeconds: Int?
+    var priority: Priority?
+    var contentAvailable: Bool = false
+    /// A sound name, or an APNs critical-alert sound dictionary, forwarded as given.
+    var sound: JSON?
+    var badge: Int?
+    var threadId: String?
+    var category: String?
+    var channelId: String?
+    var imageUrl: String?
+    var link: String?
+    var pushType: String?
+
+    init() {}
+
+    /// Decodes the `notification` param. Unknown members are ignored (forward
+    /// compatibility); a known member of the wrong type is an invalid-params error.
+    init(json: JSON) throws(DriverError) {
+        guard let o = json.objectValue else { throw .invalidParams("notification must be an object") }
+        func string(_ k: String) throws(DriverError) -> String? {
+            guard let v = o[k], !v.isNull else { return nil }
+            guard let s = v.stringValue else { throw .invalidParams("notification.\(k) must be a string") }
+            return s
+        }
+        func int(_ k: String) throws(DriverError) -> Int? {
+            guard let v = o[k], !v.isNull else { return nil }
+            guard let n = v.intValue else { throw .invalidParams("notification.\(k) must be an integer") }
+            return n
+        }
+        title = try string("title")
+        subtitle = try string("subtitle")
+        body = try string("body")
+        if let d = o["data"], !d.isNull {
+            guard let obj = d.objectValue else { throw .invalidParams("notification.data must be an object") }
+            data = obj
+        }
+        collapseKey = try string("collapseKey")
+        ttlSeconds = try int("ttlSeconds")
+        if let p = try string("priority") {
+            guard let pr = Priority(rawValue: p) else { throw .invalidParams("notification.priority must be \"high\" or \"normal\"") }
+            priority = pr
+        }
+        if let c = o["contentAvailable"], !c.isNull {
+            if let b = c.boolValue { contentAvailable = b }
+            else if let n = c.intValue { contentAvailable = n != 0 }
+            else { throw .invalidParams("notification.contentAvailable must be a boolean") }
+        }
+        if let s = o["sound"], !s.isNull {
+            guard s.stringValue != nil || s.objectValue != nil else { throw .invalidParams("notification.sound must be a string or an object") }
+            sound = s
+        }
+        badge = try int("badge")
+        threadId = try string("threadId")
+        category = try string("category")
+        channelId = try string("channelId")
+        imageUrl = try string("imageUrl")
+        link = try string("link")
+        pushType = try string("pushType")
+    }
+}
+
+/// One recipient of a `send` (DESIGN.md §4).
+struct TargetDevice: Sendable, Equatable {
+    enum Environment: String, Sendable { case production, sandbox }
+    var id: String
+    var provider: String
+    var token: String
+    var environment: Environment
+    var topic: String?
+
+    init(id: String, provider: String = "apns", token: String, environment: Environment = .production, topic: String? = nil) {
+        self.id = id; self.provider = provider; self.token = token; self.environment = environment; self.topic = topic
+    }
+
+    init(json: JSON, index: Int) throws(DriverError) {
+        guard let o = json.objectValue else { throw .invalidParams("devices[\(index)] must be an object") }
+        guard let id = o["id"]?.stringValue else { throw .invalidParams("devices[\(index)].id must be a string") }
+        self.id = id
+        provider = o["provider"]?.stringValue ?? "apns"
+        token = o["token"]?.stringValue ?? ""
+        if let e = o["environment"], !e.isNull {
+            guard let s = e.stringValue, let env = Environment(rawValue: s) else {
+                throw .invalidParams("devices[\(index)].environment must be \"production\" or \"sandbox\"")
+            }
+            environment = env
+        } else {
+            environment = .production
+        }
+        if let t = o["topic"], !t.isNull {
+            guard let s = t.stringValue else { throw .invalidParams("devices[\(index)].topic must be a string") }
+            topic = s
+        }
+    }
+}
+
+/// The sender's verdict for one device (DESIGN.md §4 outcomes).
+enum Outcome: String, Sendable {
+    case sent, pending, dead, rejected, failed, skipped
+}
+
+/// One entry of the `send` result.
+struct DeviceResult: Sendable, Equatable {
+    var device: String
+    var outcome: Outcome
+    var reason: String?
+    var providerMessageId: String?
+
+    var json: JSON {
+        var o: JSONObject = ["device": .string(device), "outcome": .string(outcome.rawValue)]
+        if let reason { o["reason"] = .string(reason) }
+        if let providerMessageId { o["providerMessageId"] = .string(providerMessageId) }
+        return .object(o)
+    }
+}
+
+/// A driver-protocol failure answered with a JSON-RPC error object.
+enum DriverError: Error, Equatable {
+    case parse(String)
+    case invalidRequest(String)
+    case methodNotFound(String)
+    case invalidParams(String)
+    case notInitialized
+    case internalError(String)
+
+    /// JSON-RPC 2.0 error code (§5.1); -32002 is in the implementation-defined range.
+    var code: Int {
+        switch self {
+        case .parse: return -32700
+        case .invalidRequest: return -32600
+        case .methodNotFound: return -32601
+        case .invalidParams: return -32602
+        case .notInitialized: return -32002
+        case .internalError: return -32603
+        }
+    }
+
+    var message: String {
+        switch self {
+        case .parse(let m): return "Parse error: \(m)"
+        case .invalidRequest(let m): return "Invalid Request: \(m)"
+        case .methodNotFound(let m): return "Method not found: \(m)"
+        case .invalidParams(let m): return "Invalid params: \(m)"
+        case .notInitialized: return "Not initialized: call initialize with an apns provider first"
+        case .internalError(let m): return "Internal error: \(m)"
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+
+/// The server side of driver protocol v1 (DESIGN.md §4): JSON-RPC 2.0, one request per
+/// stdin line, one reply per stdout line, handled in order. Logs go to stderr.
+///
+/// Threading: `run()` handles one request at a time; a `send` fans out to concurrent
+/// tasks inside ``APNsSender``.
+final class DriverServer {
+    static let name = "pushdouble-reference-sender"
+    static let version = "1.0.0"
+
+    let mutant: Mutant?
+    let environment: [String: String]
+    /// Scripted test mode: an in-memory APNs and virtual time (see ScriptedTransport.swift).
+    let scripted: ScriptedAPNs?
+    private var sender: APNsSender?
+    private var initialized = false
+
+    init(mutant: Mutant?, environment: [String: String], scripted: ScriptedAPNs?) {
+        self.mutant = mutant
+        self.environment = environment
+        self.scripted = scripted
+    }
+
+    /// Serves until `shutdown` or end of input; returns the exit status.
+    func run() async -> Int32 {
+        for await event in LineReader.lines() {
+            switch event {
+            case .tooLong:
+                reply(id: .null, error: .invalidRequest("line longer than \(LineReader.maxLineBytes) bytes"))
+            case .line(let bytes):
+                if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+                if await handle(line: bytes) == .exit {
+                    await sender?.shutdown()
+                    return 0
+                }
+            }
+        }
+        await sender?.shutdown()
+        return 0
+    }
+
+    enum Continuation { case keepGoing, exit }
+
+    func handle(line: [UInt8]) async -> Continuation {
+        let message: JSON
+        do {
+            message = try JSON.parse(line)
+        } catch {
+            reply(id: .null, error: .parse(error.description))
+            return .keepGoing
+        }
+        guard let obj = message.objectValue else {
+            reply(id: .null, error: .invalidRequest(message.arrayValue != nil ? "batches are not supported" : "expected an object"))
+            return .keepGoing
+        }
+        // The id, if usable, is echoed even on errors; a missing id makes a notification.
+        let id = obj["id"]
+        let validId = id.map { v -> Bool in
+            switch v { case .string, .number, .null: return true; default: return false }
+        } ?? true
+        guard validId else {
+            reply(id: .null, error: .invalidRequest("id must be a string, a number or null"))
+            return .keepGoing
+        }
+        guard obj["jsonrpc"]?.stringValue == "2.0" else {
+            reply(id: id ?? .null, error: .invalidRequest("jsonrpc must be \"2.0\""))
+            return .keepGoing
+        }
+        guard let method = obj["method"]?.stringValue else {
+            reply(id: id ?? .null, error: .invalidRequest("method must be a string"))
+            return .keepGoing
+        }
+        let params = obj["params"] ?? .object(JSONObject())
+        guard params.objectValue != nil || params.arrayValue != nil else {
+            if let id { reply(id: id, error: .invalidRequest("params must be an object or an array")) }
+            return .keepGoing
+        }
+        do {
+            let result = try await dispatch(method: method, params: params)
+            if let id { reply(id: id, result: result) }
+        } catch {
+            if let id { reply(id: id, error: error) }
+        }
+        return method == "shutdown" ? .exit : .keepGoing
+    }
+
+    private func dispatch(method: String, params: JSON) async throws(DriverError) -> JSON {
+        switch method {
+        case "initialize": return try initialize(params)
+        case "send": return try await send(params)
+        case "settle":
+            // APNs answers synchronously: nothing is deferred, nothing changes later.
+            return .object(["results": .array([])])
+        case "shutdown": return .object(JSONObject())
+        default:
+            if method.hasPrefix("test/"), let scripted { return try await scripted.handle(method: method, params: params, server: self) }
+            throw .methodNotFound(method)
+        }
+    }
+
+    // MARK: initialize
+
+    private func initialize(_ params: JSON) throws(DriverError) -> JSON {
+        if let v = params["protocolVersion"], !v.isNull, v.intValue != 1 {
+            throw .invalidParams("protocolVersion \(v.text) is not supported (this sender speaks 1)")
+        }
+        let given = params["providers"]?["apns"]?.objectValue
+        let old = sender
+        sender = nil
+        initialized = true
+        if let old { Task { await old.shutdown() } }
+        guard let config = try APNsConfiguration(params: given, environment: environment) else {
+            Log.info("initialize: no apns configuration (params or APNS_URL); no provider enabled")
+            return Self.initializeResult(providers: [])
+        }
+        sender = try makeSender(config)
+        Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)"
+                 + (mutant.map { " mutant \($0.rawValue)" } ?? ""))
+        return Self.initializeResult(providers: ["apns"])
+    }
+
+    static func initializeResult(providers: [String]) -> JSON {
+        .object(["name": .string(name), "version": .string(version), "providers": .array(providers.map(JSON.string))])
+    }
+
+    func makeSender(_ config: APNsConfiguration) throws(DriverError) -> APNsSender {
+        guard let production = APNsEndpoint(url: config.url) else { throw .invalidParams("apns.url \(config.url) is not an https URL") }
+        guard let sandbox = APNsEndpoint(url: config.sandboxUrl) else { throw .invalidParams("apns.sandboxUrl \(config.sandboxUrl) is not an https URL") }
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: config.keyFile, encoding: .utf8)
+        } catch {
+            throw .invalidParams("apns.keyFile \(config.keyFile) cannot be read: \(error.localizedDescription)")
+        }
+        let signer: any ProviderTokenSigner
+        do {
+            signer = try ES256ProviderTokenSigner(pem: pem)
+        } catch {
+            throw .invalidParams("apns.keyFile \(config.keyFile) is not a P-256 private key: \(error)")
+        }
+        let settings = APNsSettings(production: production, sandbox: sandbox, keyId: config.keyId, teamId: config.teamId, topic: config.topic)
+        if let scripted {
+            return APNsSender(settings: settings, signer: signer, connector: scripted.connector, clock: scripted.clock, mutant: mutant)
+        }
+        let connector = HTTP2APNsConnector(caFile: config.caFile)
+        return APNsSender(settings: settings, signer: signer, connector: connector, clock: SystemSenderClock(), mutant: mutant)
+    }
+
+    // MARK: send
+
+    private func send(_ params: JSON) async throws(DriverError) -> JSON {
+        if !initialized {
+            // Adapters may skip initialize and rely on the environment alone.
+            _ = try initialize(.object(JSONObject()))
+        }
+        guard let n = params["notification"] else { throw .invalidParams("notification is required") }
+        let notification = try NeutralNotification(json: n)
+        guard let list = params["devices"]?.arrayValue else { throw .invalidParams("devices must be an array") }
+        var devices: [TargetDevice] = []
+        devices.reserveCapacity(list.count)
+        for (i, d) in list.enumerated() { devices.append(try TargetDevice(json: d, index: i)) }
+        let results: [DeviceResult]
+        if let sender {
+            results = await sender.send(notification, to: devices)
+        } else {
+            results = devices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") }
+        }
+        return .object(["results": .array(results.map(\.json))])
+    }
+
+    var currentSender: APNsSender? { sender }
+
+    // MARK: replies
+
+    private func reply(id: JSON, result: JSON) {
+        StdoutWriter.writeLine(JSON.object(["jsonrpc": .string("2.0"), "id": id, "result": result]).bytes)
+    }
+
+    private func reply(id: JSON, error: DriverError) {
+        let e: JSONObject = ["code": .int(error.code), "message": .string(error.message)]
+        StdoutWriter.writeLine(JSON.object(["jsonrpc": .string("2.0"), "id": id, "error": .object(e)]).bytes)
+    }
+}
+
+/// The `providers.apns` member of `initialize`, each field falling back to its
+/// environment variable (DESIGN.md §4).
+struct APNsConfiguration: Sendable, Equatable {
+    var url: String
+    var sandboxUrl: String
+    var caFile: String?
+    var keyFile: String
+    var keyId: String
+    var teamId: String
+    var topic: String?
+
+    /// Nil when neither the params nor the environment configure APNs at all.
+    init?(params: JSONObject?, environment env: [String: String]) throws(DriverError) {
+        func value(_ key: String, _ envName: String) throws(DriverError) -> String? {
+            if let v = params?[key], !v.isNull {
+                guard let s = v.stringValue else { throw .invalidParams("providers.apns.\(key) must be a string") }
+                if !s.isEmpty { return s }
+            }
+            if let s = env[envName], !s.isEmpty { return s }
+            return nil
+        }
+        guard let url = try value("url", "APNS_URL") else {
+            if params != nil { throw .invalidParams("providers.apns.url (or APNS_URL) is required") }
+            return nil
+        }
+        self.url = url
+        sandboxUrl = try value("sandboxUrl", "APNS_SANDBOX_URL") ?? url
+        caFile = try value("caFile", "PUSHDOUBLE_CA_FILE") ?? env["SSL_CERT_FILE"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let keyFile = try value("keyFile", "APNS_KEY_FILE") else { throw .invalidParams("providers.apns.keyFile (or APNS_KEY_FILE) is required") }
+        guard let keyId = try value("keyId", "APNS_KEY_ID") else { throw .invalidParams("providers.apns.keyId (or APNS_KEY_ID) is required") }
+        guard let teamId = try value("teamId", "APNS_TEAM_ID") else { throw .invalidParams("providers.apns.teamId (or APNS_TEAM_ID) is required") }
+        self.keyFile = keyFile
+        self.keyId = keyId
+        self.teamId = teamId
+        topic = try value("topic", "APNS_TOPIC")
+    }
+}

@@ -1,0 +1,32 @@
+/// A planted bug (`--mutant NAME`): each breaks exactly one rule the conformance suite
+/// checks, so a suite that passes the reference sender must fail each mutant.
+enum Mutant: String, CaseIterable, Sendable {
+    case retryDeadTokens = "retry-dead-tokens"
+    case jwtPerRequest = "jwt-per-request"
+    case ignoreRetryAfter = "ignore-retry-after"
+    case noBackoff = "no-backoff"
+    case connectionPerPush = "connection-per-push"
+    case oversizedPayloads = "oversized-payloads"
+    case wrongTopicSuffix = "wrong-topic-suffix"
+    case backgroundPriority10 = "background-priority-10"
+    case resendAllAfterGoaway = "resend-all-after-goaway"
+    case neverRetryTransient = "never-retry-transient"
+    case reportSentAlways = "report-sent-always"
+
+    /// One line: the bug, and the check that should catch it.
+    var summary: String {
+        switch self {
+        case .retryDeadTokens: return "retries 410 Unregistered/ExpiredToken and 400 BadDeviceToken, and keeps sending to dead tokens (G4, A1, A2)"
+        case .jwtPerRequest: return "mints a fresh provider JWT with a new iat for every request (A6)"
+        case .ignoreRetryAfter: return "retries at once when the response carries Retry-After (G1, G2, A3)"
+        case .noBackoff: return "retries transient errors (429, 500, 503, lost connections) with no delay (G3, A4)"
+        case .connectionPerPush: return "opens a new HTTP/2 connection for every push (A10)"
+        case .oversizedPayloads: return "sends payloads over 4096 bytes (5120 for voip) instead of rejecting them locally (A13)"
+        case .wrongTopicSuffix: return "uses the bare bundle id as apns-topic for every push type (A12)"
+        case .backgroundPriority10: return "sends background pushes with apns-priority 10 (A12)"
+        case .resendAllAfterGoaway: return "after a GOAWAY resends every request of the connection, processed ones too (A5)"
+        case .neverRetryTransient: return "reports failed on the first 5xx or 429 without retrying (G3, A3, A4)"
+        case .reportSentAlways: return "reports outcome sent for every device whatever happened (outcome checks)"
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import XCTest
+@testable import PushDoubleConformance
+import PushDoubleCore
+
+final class AuthConnectionChecksTests: XCTestCase {
+    func testJWTContentsPass() {
+        var b = HistoryBuilder()
+        b.send(["d1"], at: 0, end: 1)
+        b.push("d1", at: 0.1)
+        b.push("d2", at: 0.2, jwt: HistoryBuilder.jwt(header: #"{"alg":"ES256","kid":"ABC123DEFG","typ":"JWT"}"#))
+        XCTAssertVerdict(b.run(AuthConnectionChecks.jwtContents), .pass)
+    }
+
+    func testJWTContentsFailures() {
+        let bad: [(String, String)] = [
+            (HistoryBuilder.jwt(header: #"{"alg":"HS256","kid":"ABC123DEFG"}"#), "not ES256"),
+            (HistoryBuilder.jwt(header: #"{"alg":"ES256"}"#), "no kid"),
+            (HistoryBuilder.jwt(header: #"{"alg":"ES256","kid":"OTHERKEY00"}"#), "is not the key id"),
+            (HistoryBuilder.jwt(claims: #"{"iss":"TEAM123456","iat":1800000000,"exp":1800003600}"#), "must be exactly"),
+            (HistoryBuilder.jwt(claims: #"{"iss":"OTHERTEAM0","iat":1800000000}"#), "is not the team id"),
+            (HistoryBuilder.jwt(claims: #"{"iss":"TEAM123456","iat":"1800000000"}"#), "iat is not an integer"),
+            (HistoryBuilder.jwt(sigBytes: 72), "not 64"),
+            ("not-a-jwt", "not a JWT"),
+        ]
+        for (token, expected) in bad {
+            var b = HistoryBuilder()
+            b.send(["d1"], at: 0, end: 1)
+            b.push("d1", at: 0.1, jwt: token)
+            let r = b.run(AuthConnectionChecks.jwtContents)
+            XCTAssertVerdict(r, .fail)
+            XCTAssertTrue(r.evidence.first?.note.contains(expected) ?? false, "\(expected) in \(r.evidence)")
+        }
+        var noAuth = HistoryBuilder()
+        noAuth.send(["d1"], at: 0, end: 1)
+        noAuth.push("d1", at: 0.1, jwt: nil)
+        XCTAssertVerdict(noAuth.run(AuthConnectionChecks.jwtContents), .fail)
+    }
+
+    func testJWTReuse() {
+        var b = HistoryBuilder()
+        b.send(["d1", "d2", "d3"], at: 0, end: 1)
+        for (i, d) in ["d1", "d2", "d3"].enumerated() { b.push(d, at: 0.1 * Double(i + 1)) }
+        XCTAssertVerdict(b.run(AuthConnectionChecks.jwtReuse), .pass)
+
+        var perRequest = HistoryBuilder()
+        perRequest.send(["d1", "d2", "d3"], at: 0, end: 1)
+        for (i, d) in ["d1", "d2", "d3"].enumerated() {
+            perRequest.push(d, at: 0.1 * Double(i + 1), jwt: HistoryBuilder.jwt(salt: UInt8(i + 1)))
+        }
+        XCTAssertVerdict(perRequest.run(AuthConnectionChecks.jwtReuse), .fail)
+
+        // One JWT per connection, one push per connection: still a JWT per request.
+        var perConn = HistoryBuilder()
+        perConn.send(["d1", "d2", "d3"], at: 0, end: 1)
+        for (i, d) in ["d1", "d2", "d3"].enumerated() {
+            perConn.push(d, at: 0.1 * Double(i + 1), conn: UInt64(i + 1), jwt: HistoryBuilder.jwt(salt: UInt8(i + 1)))
+        }
+        XCTAssertVerdict(perConn.run(AuthConnectionChecks.jwtReuse), .fail)
+
+        // A refresh after 20+ minutes is fine.
+        var refresh = HistoryBuilder()
+        refresh.send(["d1", "d2"], at: 0, end: 2000)
+        refresh.push("d1", at: 0.1)
+        refresh.push("d2", at: 1300, jwt: HistoryBuilder.jwt(iat: 1_800_001_300, salt: 9))
+        XCTAssertVerdict(refresh.run(AuthConnectionChecks.jwtReuse), .pass)
+    }
+
+    func testJWTRefreshAfterExpired() {
+        let stale = HistoryBuilder.jwt(iat: 1_799_990_000)
+        let fresh = HistoryBuilder.jwt(iat: 1_800_000_000, salt: 7)
+        var b = HistoryBuilder()
+        b.send(["d1"], at: 0, end: 1)
+        b.push("d1", at: 0.1, status: 403, reason: "ExpiredProviderToken", jwt: stale)
+        b.push("d1", at: 0.2, jwt: fresh)
+        XCTAssertVerdict(b.run(AuthConnectionChecks.jwtRefreshAfterExpired), .pass)
+        XCTAssertVerdict(b.run(AuthConnectionChecks.jwtReuse), .pass)
+
+        var same = HistoryBuilder()
+        same.send(["d1"], at: 0, end: 1)
+        same.push("d1", at: 0.1, status: 403, reason: "ExpiredProviderToken", jwt: stale)
+        same.push("d1", at: 0.2, status: 403, reason: "ExpiredProviderToken", jwt: stale)
+        XCTAssertVerdict(same.run(AuthConnectionChecks.jwtRefreshAfterExpired), .fail)
+
+        var none = HistoryBuilder()
+        none.send(["d1"], at: 0, end: 1)
+        none.push("d1", at: 0.1, status: 403, reason: "ExpiredProviderToken", jwt: stale)
+        XCTAssertVerdict(none.run(AuthConnectionChecks.jwtRefreshAfterExpired), .fail)
+        XCTAssertVerdict(HistoryBuilder().run(AuthConnectionChecks.jwtRefreshAfterExpired), .notApplicable)
+    }
+
+    func testJWTMaxAge() {
+        var b = HistoryBuilder()
+        b.send(["d1"], at: 0, end: 1)
+        b.push("d1", at: 0.1, jwt: HistoryBuilder.jwt(iat: 1_800_000_000 - 3000))
+        XCTAssertVerdict(b.run(AuthConnectionChecks.jwtMaxAge), .pass)
+        var old = HistoryBuilder()
+        old.send(["d1"], at: 0, end: 1)
+        old.push("d1", at: 0.1, jwt: HistoryBuilder.jwt(iat: 1_800_000_000 - 3700))
+        XCTAssertVerdict(old.run(AuthConnectionChecks.jwtMaxAge), .fail)
+    }
+
+    func testConnectionReuse() {
+        var b = HistoryBuilder()
+        b.send(["d1", "d2", "d3", "d4"], at: 0, end: 1)
+        for (i, d) in ["d1", "d2", "d3", "d4"].enumerated() { b.push(d, at: 0.1 * Double(i + 1), conn: 1) }
+        XCTAssertVerdict(b.run(AuthConnectionChecks.connectionReuse), .pass)
+        var each = HistoryBuilder()
+        each.send(["d1", "d2", "d3", "d4"], at: 0, end: 1)
+        for (i, d) in ["d1", "d2", "d3", "d4"].enumerated() { each.push(d, at: 0.1 * Double(i + 1), conn: UInt64(i + 1)) }
+        XCTAssertVerdict(each.run(AuthConnectionChecks.connectionReuse), .fail)
+        // Reconnecting after a drop is allowed.
+        var dropped = HistoryBuilder()
+        dropped.send(["d1", "d2", "d3"], at: 0, end: 1)
+        dropped.push("d1", at: 0.1, conn: 1, status: nil, action: "drop")
+        dropped.push("d1", at: 0.2, conn: 2, status: nil, action: "drop")
+        dropped.push("d1", at: 0.3, conn: 3)
+        dropped.push("d2", at: 0.4, conn: 3)
+        XCTAssertVerdict(dropped.run(AuthConnectionChecks.connectionReuse), .pass)
+    }
+
+    func testMaxConcurrentStreams() {
+        var b = HistoryBuilder()
+        b.send(["d1", "d2", "d3"], at: 0, end: 1)
+        b.push("d1", at: 0.10, duration: 0.2)
+        b.push("d2", at: 0.15, duration: 0.2)
+        b.push("d3", at: 0.35, duration: 0.2) // d1 done at 0.30
+        XCTAssertVerdict(b.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":2}"#)), .pass)
+        XCTAssertVerdict(b.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":1}"#)), .fail)
+        XCTAssertVerdict(b.run(AuthConnectionChecks.maxConcurrentStreams), .notApplicable)
+        // Delayed answers keep the stream open.
+        var delayed = HistoryBuilder()
+        delayed.send(["d1", "d2"], at: 0, end: 1)
+        delayed.push("d1", at: 0.10, action: "delayed", delay: 0.5)
+        delayed.push("d2", at: 0.20)
+        XCTAssertVerdict(delayed.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":1}"#)), .fail)
+        // Initial limit until the fake admitted the first valid JWT (its body arrived at 0.20).
+        var initial = HistoryBuilder()
+        initial.send(["d1", "d2", "d3"], at: 0, end: 1)
+        initial.push("d1", at: 0.10, duration: 0.1, bodyDelay: 0.1)
+        initial.push("d2", at: 0.15, duration: 0.1)
+        XCTAssertVerdict(initial.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":10,"initialLimit":1}"#)), .fail)
+        XCTAssertVerdict(initial.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":10}"#)), .pass)
+        // A second stream opened after the first was admitted (limit raised) but before its delayed answer is fine.
+        var raised = HistoryBuilder()
+        raised.send(["d1", "d2"], at: 0, end: 1)
+        raised.push("d1", at: 0.10, action: "delayed", delay: 0.3)
+        raised.push("d2", at: 0.15)
+        XCTAssertVerdict(raised.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":3,"initialLimit":1}"#)), .pass)
+    }
+}

@@ -1,0 +1,136 @@
+import XCTest
+@testable import PushDoubleConformance
+import PushDoubleCore
+
+final class ConformCommandTests: XCTestCase {
+    var out = ""
+    var err = ""
+
+    func run(_ args: [String], host: any FakeHost = StubHost()) -> Int32 {
+        out = ""; err = ""
+        var o = "", e = ""
+        let code = ConformCommand.run(args, host: host, output: { o += $0 }, errors: { e += $0 })
+        out = o; err = e
+        return code
+    }
+
+    func scenarioDir(_ files: [String: String]) -> String {
+        let dir = NSTemporaryDirectory() + "pd-cli-\(getpid())-\(UUID().uuidString.prefix(8))"
+        try! FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        for (n, t) in files { try! t.write(toFile: dir + "/" + n, atomically: true, encoding: .utf8) }
+        return dir
+    }
+
+    static let token = HistoryBuilder.token(1)
+    static func caseJSON(_ id: String, expect: String = "sent") -> String {
+        #"{"id":"\#(id)","title":"T \#(id)","references":["A1"],"devices":[{"id":"d1","provider":"apns","token":"\#(token)","environment":"production"}],"#
+        + #""steps":[{"type":"send","notification":{"title":"hi"},"devices":["d1"]}],"checks":[{"id":"apns.outcome","expect":{"d1":"\#(expect)"}}]}"#
+    }
+
+    lazy var sender = "MODE=good python3 " + makeScript("fake_sender.py", fakeSenderPython)
+
+    func testParse() throws {
+        let a = try ConformCommand.parse(["conform", "--sender", "x y", "--only", "apns.*,fcm.*", "--skip=apns.slow", "--seed", "7",
+                                          "--timeout", "2.5", "--reuse-sender", "--junit", "j.xml", "--json", "r.json", "--jobs", "2"])
+        XCTAssertEqual(a.sender, "x y")
+        XCTAssertEqual(a.only, ["apns.*", "fcm.*"])
+        XCTAssertEqual(a.skip, ["apns.slow"])
+        XCTAssertEqual(a.seed, 7); XCTAssertEqual(a.timeout, 2.5); XCTAssertTrue(a.reuseSender); XCTAssertEqual(a.jobs, 2)
+        XCTAssertEqual(a.junit, "j.xml"); XCTAssertEqual(a.json, "r.json")
+        XCTAssertThrowsError(try ConformCommand.parse(["--seed", "-1"]))
+        XCTAssertThrowsError(try ConformCommand.parse(["--timeout", "0"]))
+        XCTAssertThrowsError(try ConformCommand.parse(["--sender"]))
+        XCTAssertThrowsError(try ConformCommand.parse(["--frobnicate"]))
+    }
+
+    func testGlob() {
+        XCTAssertTrue(globMatch("apns.*", "apns.unregistered"))
+        XCTAssertTrue(globMatch("*.retry-?fter", "apns.retry-after"))
+        XCTAssertFalse(globMatch("apns.*", "fcm.x"))
+        XCTAssertTrue(globMatch("*", ""))
+    }
+
+    func testUsageErrorsExit2() {
+        let dir = scenarioDir(["a.json": Self.caseJSON("apns.a")])
+        XCTAssertEqual(run(["--scenarios", dir]), 2)
+        XCTAssertTrue(err.contains("--sender \"CMD\" is required"), err)
+        XCTAssertEqual(run(["--bogus"]), 2)
+        XCTAssertTrue(err.contains("unknown option \"--bogus\""), err)
+        XCTAssertEqual(run(["--sender", "definitely-not-a-program-xyz --flag", "--scenarios", dir]), 2)
+        XCTAssertTrue(err.contains("sender not found: \"definitely-not-a-program-xyz\" is not on PATH"), err)
+        XCTAssertEqual(run(["--sender", "/nonexistent/adapter", "--scenarios", dir]), 2)
+        XCTAssertTrue(err.contains("/nonexistent/adapter does not exist"), err)
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", "/nonexistent/dir"]), 2)
+        XCTAssertTrue(err.contains("scenario directory not found"), err)
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--only", "nothing.*"]), 2)
+        XCTAssertTrue(err.contains("no case matches"), err)
+        XCTAssertEqual(run(["--help"]), 0)
+        XCTAssertTrue(out.contains("--reuse-sender"))
+    }
+
+    func testBadScenarioFilesExit2() {
+        let bad = scenarioDir(["x.json": "{ not json"])
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", bad]), 2)
+        XCTAssertTrue(err.contains("bad scenario file") && err.contains("x.json") && err.contains("not valid JSON"), err)
+        let unknownCheck = scenarioDir(["x.json": Self.caseJSON("apns.a").replacingOccurrences(of: "apns.outcome", with: "apns.nope")])
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", unknownCheck]), 2)
+        XCTAssertTrue(err.contains("unknown check id \"apns.nope\""), err)
+        let unknownDevice = scenarioDir(["x.json": Self.caseJSON("apns.a").replacingOccurrences(of: #""devices":["d1"]"#, with: #""devices":["d9"]"#)])
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", unknownDevice]), 2)
+        XCTAssertTrue(err.contains("unknown device id \"d9\""), err)
+        let dup = scenarioDir(["a.json": Self.caseJSON("apns.a"), "b.json": Self.caseJSON("apns.a")])
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", dup]), 2)
+        XCTAssertTrue(err.contains("also used by"), err)
+        let good = scenarioDir(["a.json": Self.caseJSON("apns.a")])
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", good], host: StubHost(failValidation: true)), 2)
+        XCTAssertTrue(err.contains("faults[0]: bad rule"), err)
+    }
+
+    func testListExit0() {
+        let dir = scenarioDir(["a.json": Self.caseJSON("apns.a"), "b.json": Self.caseJSON("apns.b")])
+        XCTAssertEqual(run(["--list", "--scenarios", dir, "--skip", "apns.b"]), 0)
+        XCTAssertTrue(out.contains("apns.a — T apns.a"))
+        XCTAssertFalse(out.contains("apns.b — "))
+        XCTAssertTrue(out.contains("apns.jwt-reuse"))
+    }
+
+    func testRunExitCodesReportsAndBaseline() throws {
+        let dir = scenarioDir(["a.json": Self.caseJSON("apns.a"), "b.json": Self.caseJSON("apns.b", expect: "dead")])
+        let outDir = scenarioDir([:])
+        let junit = outDir + "/out.xml", json = outDir + "/out.json", base = outDir + "/base.json"
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--junit", junit, "--json", json, "--write-baseline", base, "--timeout", "5"]), 1)
+        XCTAssertTrue(out.hasSuffix("1 passed, 1 failed, 0 warned\n"), out)
+        XCTAssertTrue(out.contains("FAIL  apns.b"), out)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: junit))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: json))
+        // With the failures as a baseline the run passes.
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--baseline", base, "--timeout", "5"]), 0)
+        XCTAssertTrue(out.contains("FAIL (known)  apns.b"), out)
+        // Only the passing case.
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--only", "apns.a"]), 0)
+        XCTAssertTrue(out.hasSuffix("1 passed, 0 failed, 0 warned\n"), out)
+        // Bad baseline file → 2.
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--baseline", dir + "/missing.json"]), 2)
+        // Unwritable report → 2.
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--only", "apns.a", "--junit", "/nonexistent/dir/j.xml"]), 2)
+    }
+
+    func testSenderCrashFailsCaseButRunGoesOn() {
+        let crash = "MODE=crash python3 " + makeScript("fake_sender.py", fakeSenderPython)
+        let dir = scenarioDir(["a.json": Self.caseJSON("apns.a"), "b.json": Self.caseJSON("apns.b")])
+        XCTAssertEqual(run(["--sender", crash, "--scenarios", dir, "--timeout", "5"]), 1)
+        XCTAssertTrue(out.contains("sender exited before replying to send"), out)
+        XCTAssertTrue(out.contains("| Traceback: boom"), out)
+        XCTAssertTrue(out.hasSuffix("0 passed, 2 failed, 0 warned\n"), out)
+    }
+
+    func testDefaultScenarioDirectory() throws {
+        let root = scenarioDir([:])
+        try FileManager.default.createDirectory(atPath: root + "/Scenarios", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: root + "/.build/debug", withIntermediateDirectories: true)
+        let other = scenarioDir([:])
+        XCTAssertEqual(ConformCommand.defaultScenarioDirectory(currentDirectory: other, executable: root + "/.build/debug/pushdouble"),
+                       root + "/Scenarios")
+        XCTAssertEqual(ConformCommand.defaultScenarioDirectory(currentDirectory: root, executable: nil), root + "/Scenarios")
+    }
+}

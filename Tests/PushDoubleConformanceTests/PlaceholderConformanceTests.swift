@@ -1,2 +1,0 @@
-import XCTest
-final class PlaceholderConformanceTests: XCTestCase { func testBuilds() { XCTAssertTrue(true) } }

@@ -1,0 +1,147 @@
+import Foundation
+import XCTest
+
+/// The reference sender's driver-protocol surface (DESIGN.md §4) and command line,
+/// exercised through the built executable.
+final class ReferenceSenderDriverTests: XCTestCase {
+    typealias F = ReferenceSenderFixtures
+
+    func testInvalidJSONLineGetsParseErrorAndTheServerKeepsGoing() throws {
+        let s = try ReferenceSenderProcess()
+        s.write(raw: "{not json\n")
+        let reply = try s.readReply()
+        XCTAssertEqual(reply["jsonrpc"] as? String, "2.0")
+        XCTAssertTrue(reply["id"] is NSNull, "parse errors carry id null")
+        XCTAssertEqual((reply["error"] as? [String: Any])?["code"] as? Int, -32700)
+        // Still serving afterwards.
+        let r = try s.result("settle")
+        XCTAssertEqual((r["results"] as? [Any])?.count, 0)
+    }
+
+    func testInvalidRequestsGetJSONRPCErrors() throws {
+        let s = try ReferenceSenderProcess()
+        s.write(raw: "[1,2]\n")
+        XCTAssertEqual((try s.readReply()["error"] as? [String: Any])?["code"] as? Int, -32600)
+        s.write(raw: "{\"jsonrpc\":\"1.0\",\"id\":7,\"method\":\"settle\"}\n")
+        let r = try s.readReply()
+        XCTAssertEqual(r["id"] as? Int, 7)
+        XCTAssertEqual((r["error"] as? [String: Any])?["code"] as? Int, -32600)
+        s.write(raw: "\"just a string\"\n")
+        XCTAssertEqual((try s.readReply()["error"] as? [String: Any])?["code"] as? Int, -32600)
+        let unknown = try s.call("no/such/method")
+        XCTAssertEqual((unknown["error"] as? [String: Any])?["code"] as? Int, -32601)
+        // test/ methods exist only in scripted mode.
+        let hidden = try s.call("test/requests")
+        XCTAssertEqual((hidden["error"] as? [String: Any])?["code"] as? Int, -32601)
+        _ = try s.result("initialize", F.initializeParams)
+        let badParams = try s.call("send", ["notification": "x", "devices": []])
+        XCTAssertEqual((badParams["error"] as? [String: Any])?["code"] as? Int, -32602)
+        let badDevices = try s.call("send", ["notification": [:], "devices": [["provider": "apns"]]])
+        XCTAssertEqual((badDevices["error"] as? [String: Any])?["code"] as? Int, -32602)
+    }
+
+    func testInitializeReply() throws {
+        let s = try ReferenceSenderProcess()
+        let r = try s.result("initialize", F.initializeParams)
+        XCTAssertEqual(r["name"] as? String, "pushdouble-reference-sender")
+        XCTAssertEqual(r["version"] as? String, "1.0.0")
+        XCTAssertEqual(r["providers"] as? [String], ["apns"])
+    }
+
+    func testInitializeWithoutAPNsListsNoProvider() throws {
+        let s = try ReferenceSenderProcess()
+        let r = try s.result("initialize", ["protocolVersion": 1, "providers": ["fcm": ["url": "https://127.0.0.1:3"]]])
+        XCTAssertEqual(r["providers"] as? [String], [])
+    }
+
+    func testInitializeFallsBackToEnvironmentVariables() throws {
+        let s = try ReferenceSenderProcess(environment: [
+            "APNS_URL": F.productionURL, "APNS_KEY_FILE": F.keyFile, "APNS_KEY_ID": F.keyId,
+            "APNS_TEAM_ID": F.teamId, "APNS_TOPIC": F.topic,
+        ])
+        let r = try s.result("initialize", ["protocolVersion": 1, "providers": [:]])
+        XCTAssertEqual(r["providers"] as? [String], ["apns"])
+    }
+
+    func testInitializeRefusesBadConfiguration() throws {
+        let s = try ReferenceSenderProcess()
+        var p = F.apnsParams
+        p["keyFile"] = "/nonexistent/AuthKey.p8"
+        let e1 = try s.call("initialize", ["protocolVersion": 1, "providers": ["apns": p]])
+        XCTAssertEqual((e1["error"] as? [String: Any])?["code"] as? Int, -32602)
+        p = F.apnsParams
+        p["url"] = "http://127.0.0.1:1"
+        let e2 = try s.call("initialize", ["protocolVersion": 1, "providers": ["apns": p]])
+        XCTAssertEqual((e2["error"] as? [String: Any])?["code"] as? Int, -32602)
+        let e3 = try s.call("initialize", ["protocolVersion": 2, "providers": ["apns": F.apnsParams]])
+        XCTAssertEqual((e3["error"] as? [String: Any])?["code"] as? Int, -32602)
+    }
+
+    func testLocalRejectionsNeedNoServer() throws {
+        // The URLs point at closed ports: a request attempt would fail, not reject.
+        let s = try ReferenceSenderProcess()
+        _ = try s.result("initialize", F.initializeParams)
+        let big = String(repeating: "x", count: 4100)
+        let results = try s.send(["title": "t", "body": big], [F.device("big", token: F.token(1))])
+        XCTAssertEqual(results["big"]?.outcome(), "rejected")
+        XCTAssertEqual(results["big"]?.reason(), "PayloadTooLarge")
+
+        let collapse = String(repeating: "é", count: 33)  // 66 UTF-8 bytes, 33 characters
+        let r2 = try s.send(["title": "t", "collapseKey": collapse], [F.device("c", token: F.token(2))])
+        XCTAssertEqual(r2["c"]?.outcome(), "rejected")
+        XCTAssertEqual(r2["c"]?.reason(), "BadCollapseId")
+    }
+
+    func testShutdownRepliesThenExitsZero() throws {
+        let s = try ReferenceSenderProcess()
+        let r = try s.call("shutdown")
+        XCTAssertNotNil(r["result"])
+        XCTAssertEqual(try s.waitForExit(), 0)
+    }
+
+    func testExitsOnEndOfInput() throws {
+        let s = try ReferenceSenderProcess()
+        s.closeStdin()
+        XCTAssertEqual(try s.waitForExit(), 0)
+    }
+
+    func testStdoutCarriesOnlyReplies() throws {
+        let s = try startScriptedSender()
+        s.write(raw: "\n   \n")  // blank lines are ignored, not answered
+        _ = try s.send(["title": "hi"], [F.device("a", token: F.token(3))])
+        s.closeStdin()
+        XCTAssertEqual(try s.waitForExit(), 0)
+        XCTAssertThrowsError(try s.readLine(timeout: 1), "nothing but the two replies on stdout")
+        XCTAssertTrue(s.finalStderr().contains("initialize"), "logs go to stderr")
+    }
+
+    func testListMutantsPrintsEachMutantOnOneLine() throws {
+        let s = try ReferenceSenderProcess(arguments: ["--list-mutants"])
+        var lines: [String] = []
+        while let l = try? s.readLine(timeout: 5) { lines.append(l) }
+        XCTAssertEqual(try s.waitForExit(), 0)
+        let names = lines.map { String($0.split(separator: "\t").first ?? "") }
+        XCTAssertEqual(Set(names), [
+            "retry-dead-tokens", "jwt-per-request", "ignore-retry-after", "no-backoff", "connection-per-push",
+            "oversized-payloads", "wrong-topic-suffix", "background-priority-10", "resend-all-after-goaway",
+            "never-retry-transient", "report-sent-always",
+        ])
+        XCTAssertEqual(names.count, 11)
+        for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
+    }
+
+    func testUnknownMutantExitsTwo() throws {
+        let s = try ReferenceSenderProcess(arguments: ["--mutant", "no-such-bug"])
+        XCTAssertEqual(try s.waitForExit(), 2)
+        XCTAssertTrue(s.finalStderr().contains("unknown mutant \"no-such-bug\""), s.finalStderr())
+        XCTAssertThrowsError(try s.readLine(timeout: 1), "nothing on stdout")
+    }
+
+    func testEveryMutantStartsAndAnswers() throws {
+        for m in ["retry-dead-tokens", "report-sent-always", "no-backoff"] {
+            let s = try ReferenceSenderProcess(arguments: ["--mutant=\(m)"])
+            let r = try s.result("initialize", F.initializeParams)
+            XCTAssertEqual(r["providers"] as? [String], ["apns"], m)
+        }
+    }
+}

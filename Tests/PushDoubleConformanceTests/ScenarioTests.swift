@@ -1,0 +1,79 @@
+import XCTest
+@testable import PushDoubleConformance
+import PushDoubleCore
+
+/// The shipped directory, found from this source file (Tests/PushDoubleConformanceTests/ → repo root).
+let shippedScenarioDirectory: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    url.deleteLastPathComponent(); url.deleteLastPathComponent(); url.deleteLastPathComponent()
+    return url.appendingPathComponent("Scenarios").path
+}()
+
+final class ScenarioTests: XCTestCase {
+    func testShippedSuiteDecodesWithBothLoaders() throws {
+        let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
+        let apns = all.filter { $0.id.hasPrefix("apns.") }
+        XCTAssertGreaterThanOrEqual(apns.count, 14)
+        for s in apns {
+            XCTAssertEqual((s.file! as NSString).lastPathComponent, s.id + ".json")
+            XCTAssertFalse(s.references.isEmpty, s.id)
+            XCTAssertFalse(s.steps.isEmpty, s.id)
+            XCTAssertFalse(s.checks.isEmpty, s.id)
+            XCTAssertNoThrow(try ServerFakeHost().validate(s), s.id)
+        }
+        // Every APNs rule the suite claims is referenced by some case.
+        let refs = Set(apns.flatMap(\.references))
+        for a in ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A9", "A10", "A12", "A13", "A14", "G1", "G2", "G3", "G4", "G5"] {
+            XCTAssertTrue(refs.contains(a), "no case references \(a)")
+        }
+        // Every check a mutant must fail is used by some case.
+        let used = Set(apns.flatMap { $0.checks.map(\.id) })
+        for e in MutantTable.entries { for c in e.failingChecks { XCTAssertTrue(used.contains(c), "\(e.mutant): \(c) unused") } }
+    }
+
+    func testDecodeErrorsAreClear() {
+        func err(_ json: String) -> String {
+            do { _ = try ConformanceScenario.decode(Data(json.utf8), file: "x.json"); return "" } catch { return "\(error)" }
+        }
+        XCTAssertTrue(err("[]").contains("top level must be a JSON object"))
+        XCTAssertTrue(err("{}").contains("missing string \"id\""))
+        XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"jump"}]}"#).contains("unknown step type \"jump\""))
+        XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"wait"}]}"#).contains("wait needs \"seconds\""))
+        XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"send","notification":{},"devices":[]}]}"#).contains("non-empty \"devices\""))
+        XCTAssertTrue(err(#"{"id":"a","devices":[{"id":"d1","token":"t","environment":"staging"}]}"#).contains("environment must be"))
+        XCTAssertTrue(err(#"{"id":"a","checks":[7]}"#).contains("checks[0]"))
+    }
+
+    func testSenderDeviceOverrides() throws {
+        let s = try ConformanceScenario.decode(Data(#"""
+        {"id":"a","devices":[{"id":"d1","provider":"apns","token":"aa","environment":"production","topic":"x"}],
+         "senderDevices":{"d1":{"environment":"sandbox","topic":"y"}},
+         "steps":[{"type":"send","notification":{"title":"t"},"devices":["d1"],"repeat":3},{"type":"settle"},{"type":"wait","seconds":0.5}]}
+        """#.utf8), file: "a.json")
+        XCTAssertEqual(s.devices[0], ScenarioDevice(id: "d1", provider: "apns", token: "aa", environment: "sandbox", topic: "y"))
+        XCTAssertEqual(s.steps.count, 3)
+        XCTAssertEqual(s.steps[0], .send(notification: .object([("title", .string("t"))]), devices: ["d1"], repeat: 3))
+        XCTAssertEqual(s.steps[2], .wait(seconds: 0.5))
+        XCTAssertEqual(s.providers, ["apns"])
+    }
+}
+
+final class DocsTests: XCTestCase {
+    /// docs/conformance.md lists every check id and every shipped case (the catalogue stays documented).
+    func testDocsListEveryCheckAndCase() throws {
+        var url = URL(fileURLWithPath: #filePath)
+        url.deleteLastPathComponent(); url.deleteLastPathComponent(); url.deleteLastPathComponent()
+        let doc = try String(contentsOf: url.appendingPathComponent("docs/conformance.md"), encoding: .utf8)
+        for c in CheckCatalogue.all { XCTAssertTrue(doc.contains("`\(c.id)`"), c.id) }
+        for s in try ConformanceScenario.loadDirectory(shippedScenarioDirectory) { XCTAssertTrue(doc.contains("`\(s.id)`"), s.id) }
+        for e in MutantTable.entries { XCTAssertTrue(doc.contains("`\(e.mutant)`"), e.mutant) }
+    }
+}
+
+extension ScenarioTests {
+    /// Device tokens are unique across the shipped suite (a reused sender's state cannot leak between cases).
+    func testShippedTokensAreUnique() throws {
+        let tokens = try ConformanceScenario.loadDirectory(shippedScenarioDirectory).flatMap { $0.devices.map(\.token) }
+        XCTAssertEqual(Set(tokens).count, tokens.count)
+    }
+}

@@ -1,0 +1,53 @@
+import XCTest
+@testable import PushDoubleConformance
+import PushDoubleCore
+
+/// The acceptance test of the suite itself: the reference sender passes every shipped
+/// case in under 30 s, and each of its mutants fails the checks ``MutantTable`` (the one
+/// table of mutant → checks, also printed in docs/conformance.md) aims at it.
+final class SuiteAcceptanceTests: XCTestCase {
+    /// `.build/<triple>/debug/pushdouble-reference-sender`, next to the test bundle.
+    static var executable: String {
+        let name = "pushdouble-reference-sender"
+        var candidates: [URL] = []
+        if let exe = Bundle.main.executableURL { candidates.append(exe.resolvingSymlinksInPath().deletingLastPathComponent()) }
+        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent())
+        var root = URL(fileURLWithPath: #filePath)
+        root.deleteLastPathComponent(); root.deleteLastPathComponent(); root.deleteLastPathComponent()
+        candidates.append(root.appendingPathComponent(".build/debug"))
+        for dir in candidates where FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent(name).path) {
+            return dir.appendingPathComponent(name).path
+        }
+        return root.appendingPathComponent(".build/debug/" + name).path
+    }
+
+    func testReferencePassesEveryShippedCaseInUnder30Seconds() throws {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: Self.executable), "build it: swift build --product pushdouble-reference-sender")
+        let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
+        var o = RunOptions(senderCommand: Self.executable); o.timeout = 30
+        let start = Date()
+        let report = ConformanceRunner(host: ServerFakeHost(), options: o).run(all)
+        let elapsed = Date().timeIntervalSince(start)
+        XCTAssertEqual(report.cases.count, all.count)
+        for c in report.cases {
+            XCTAssertEqual(c.verdict, .pass, ConsoleReporter.caseLines(c))
+        }
+        XCTAssertLessThan(elapsed, 30, "whole suite against the reference sender")
+        print(ConsoleReporter.render(report), String(format: "suite time %.2f s", elapsed))
+    }
+
+    func testEveryMutantFailsTheChecksAimedAtIt() throws {
+        let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
+        for e in MutantTable.entries {
+            let cases = all.filter { s in s.checks.contains { e.failingChecks.contains($0.id) } }
+            var o = RunOptions(senderCommand: "\(Self.executable) --mutant \(e.mutant)"); o.timeout = 30; o.jobs = 8
+            let report = ConformanceRunner(host: ServerFakeHost(), options: o).run(cases)
+            XCTAssertFalse(report.succeeded, "\(e.mutant) passed the suite")
+            for check in e.failingChecks {
+                let verdicts = report.cases.flatMap { $0.checks.filter { $0.id == check }.map(\.verdict) }
+                let expected = try XCTUnwrap(CheckCatalogue.byID[check]).severity.violationVerdict
+                XCTAssertTrue(verdicts.contains(expected), "\(e.mutant): \(check) did not \(expected.rawValue) (\(verdicts))")
+            }
+        }
+    }
+}

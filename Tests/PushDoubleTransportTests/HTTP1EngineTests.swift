@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+@testable import PushDoubleTransport
+
+/// A scripted runtime: records writes and closes, runs timers when the test says so.
+final class FakeIO: ConnectionIO {
+    var info = ConnectionInfo(id: 7, listener: "fake", peer: "10.0.0.1:5000", localPort: 8080, tls: nil, acceptedAt: Date())
+    var written: [UInt8] = []
+    var closed = false, aborted = false, paused = false
+    var timers: [(UInt64, Double, () -> Void)] = []
+    var nextID: UInt64 = 1
+    var text: String { String(decoding: written, as: UTF8.self) }
+    func write(_ bytes: [UInt8]) { written += bytes }
+    var pendingWriteBytes: Int { 0 }
+    func close() { closed = true }
+    func abort() { aborted = true }
+    func pauseReading() { paused = true }
+    func resumeReading() { paused = false }
+    func schedule(after seconds: Double, _ body: @escaping () -> Void) -> TimerToken {
+        defer { nextID += 1 }
+        timers.append((nextID, seconds, body))
+        return TimerToken(id: nextID)
+    }
+    func cancelTimer(_ token: TimerToken) { timers.removeAll { $0.0 == token.id } }
+    /// Runs timers due within `seconds` of real time (shortest first, sleeping until each is
+    /// due), including ones they schedule.
+    func runTimers(upTo seconds: Double) {
+        let start = Date()
+        while let i = timers.indices.filter({ timers[$0].1 <= seconds - Date().timeIntervalSince(start) }).min(by: { timers[$0].1 < timers[$1].1 }) {
+            let t = timers.remove(at: i)
+            if t.1 > 0 { usleep(UInt32(t.1 * 1_000_000)) }
+            t.2()
+        }
+    }
+    struct Inline: LoopExecutor { func execute(_ body: @escaping @Sendable () -> Void) { body() } }
+    var loopExecutor: any LoopExecutor { Inline() }
+}
+
+final class HTTP1EngineTests: XCTestCase {
+    private func engine(_ r: any Responder, limits: ServerLimits = ServerLimits()) -> (HTTP1ServerConnection, FakeIO) {
+        let io = FakeIO()
+        let h = HTTP1ServerConnection(io: io, responder: r, limits: limits)
+        h.connectionStarted(initialBytes: [])
+        return (h, io)
+    }
+
+    private func feed(_ h: HTTP1ServerConnection, _ s: String) {
+        Array(s.utf8).withUnsafeBytes { h.bytesReceived($0) }
+    }
+
+    func testHeadAnd204HaveNoBody() {
+        let r = ClosureResponder { req, _ in
+            req.path == "/nc" ? .respond(HTTPResponse(status: 204, body: [])) : .respond(HTTPResponse(status: 200, contentType: "text/plain", body: "hello"))
+        }
+        let (h, io) = engine(r)
+        feed(h, "HEAD /x HTTP/1.1\r\nHost: a\r\n\r\nGET /nc HTTP/1.1\r\nHost: a\r\n\r\n")
+        let parts = io.text.components(separatedBy: "\r\n\r\n")
+        XCTAssertTrue(parts[0].contains("content-length: 5"), io.text)
+        XCTAssertTrue(parts[1].hasPrefix("HTTP/1.1 204 No Content"), io.text)
+        XCTAssertFalse(parts[1].contains("content-length"), io.text)
+        XCTAssertEqual(parts.last, "", "no body bytes after either head")
+    }
+
+    func testStallBlocksLaterPipelinedResponsesUntilIdleTimeout() {
+        let r = ClosureResponder { req, _ in req.path == "/stall" ? .stall : .respond(HTTPResponse(status: 200)) }
+        var limits = ServerLimits()
+        limits.idleTimeout = 0.2
+        let (h, io) = engine(r, limits: limits)
+        feed(h, "GET /stall HTTP/1.1\r\nHost: a\r\n\r\nGET /next HTTP/1.1\r\nHost: a\r\n\r\n")
+        XCTAssertEqual(io.written, [], "the second response waits behind the stalled one")
+        XCTAssertEqual(r.recorded.count, 2, "both requests reached the responder")
+        io.runTimers(upTo: 1)
+        XCTAssertTrue(io.closed)
+        XCTAssertEqual(r.completions.withLock { $0.map(\.1.kind) }, [.abandoned, .abandoned])
+        h.connectionClosed()
+    }
+
+    func testGoAwayWithoutThenClosesAfterEarlierResponses() {
+        let r = ClosureResponder { req, _ in
+            req.path == "/bye" ? .goAway(lastStreamID: .beforeThisStream, errorCode: .noError, debugData: [], then: nil) : .respond(HTTPResponse(status: 200))
+        }
+        let (h, io) = engine(r)
+        feed(h, "GET /1 HTTP/1.1\r\nHost: a\r\n\r\nGET /bye HTTP/1.1\r\nHost: a\r\n\r\nGET /3 HTTP/1.1\r\nHost: a\r\n\r\n")
+        XCTAssertEqual(io.text.components(separatedBy: "HTTP/1.1 200").count - 1, 1)
+        XCTAssertTrue(io.closed)
+        XCTAssertEqual(r.recorded.map(\.path), ["/1", "/bye"], "nothing after the GOAWAY is read")
+    }
+
+    func testRequestInfoTimestampsAndStreamIDs() {
+        let r = ClosureResponder { _, _ in .respond(HTTPResponse(status: 200)) }
+        let (h, io) = engine(r)
+        feed(h, "POST /a HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\n\r\nab")
+        usleep(20_000)
+        feed(h, "cGET /b HTTP/1.1\r\nHost: a\r\n\r\n")
+        let reqs = r.recorded
+        XCTAssertEqual(reqs.map(\.info.streamID), [1, 2])
+        XCTAssertEqual(reqs[0].body, Array("abc".utf8))
+        XCTAssertGreaterThanOrEqual(reqs[0].info.bodyReceivedAt.timeIntervalSince(reqs[0].info.headReceivedAt), 0.015)
+        XCTAssertEqual(reqs[0].info.connection.listener, "fake")
+        XCTAssertEqual(reqs[0].scheme, "http")
+        XCTAssertFalse(io.closed)
+    }
+
+    func testRequestReadTimeoutAnswers408() {
+        var limits = ServerLimits()
+        limits.requestReadTimeout = 0.2
+        let r = ClosureResponder { _, _ in .respond(HTTPResponse(status: 200)) }
+        let (h, io) = engine(r, limits: limits)
+        feed(h, "GET /slow HTTP/1.1\r\nHo")
+        io.runTimers(upTo: 1)
+        XCTAssertTrue(io.text.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"), io.text)
+        XCTAssertTrue(io.closed)
+        XCTAssertEqual(r.recorded.count, 0)
+    }
+
+    func testStorageAndConnectionControl() {
+        final class Bound {}
+        let r = ClosureResponder { _, ctx in
+            if ctx.connection.storage == nil { ctx.connection.storage = Bound() }
+            ctx.connection.updateSettings(maxConcurrentStreams: 10)
+            return .respond(HTTPResponse(status: ctx.connection.version == .http1_1 ? 200 : 500))
+        }
+        let (h, io) = engine(r)
+        feed(h, "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        XCTAssertNotNil(h.storage)
+        h.closeGracefully(errorCode: .noError, debugData: [])
+        XCTAssertTrue(io.closed)
+        h.connectionClosed()
+        XCTAssertNil(h.storage)
+    }
+}
