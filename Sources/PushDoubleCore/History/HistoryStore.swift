@@ -172,7 +172,7 @@ public final class HistoryStore: Sendable {
     private let state: Locked<State>
 
     /// - Parameter cap: most exchanges kept (older ones are dropped and counted).
-    public init(cap: Int = 100_000) {
+    public init(cap: Int = 50_000) {
         state = Locked(State(cap: max(1, cap)))
     }
 
