@@ -13,8 +13,8 @@ import PushDoubleTransport
 /// after the fake answered, which may trigger "dies after its n-th push" transitions.
 ///
 /// Cost per request: one lock each in the registry, the fault engine and the history
-/// (plus one more in the registry when a registered device accepted a delivery); the
-/// history stores structs, JSON is produced only when someone reads it.
+/// (counting a delivery is an atomic increment); the history stores references, JSON is
+/// produced only when someone reads it.
 public final class DoublePipeline: Responder {
     public let fake: any ProviderFake
     public let double: DoubleState
@@ -45,8 +45,9 @@ public final class DoublePipeline: Responder {
         }
 
         let lookup: DeviceLookup
+        var counter: DeliveryCounter? = nil
         if let token = admission.token {
-            lookup = double.devices.lookup(provider: provider, token: token, fake: fake, now: receivedAt)
+            (lookup, counter) = double.devices.lookupForDelivery(provider: provider, token: token, fake: fake, now: receivedAt)
         } else {
             lookup = DeviceLookup(deviceID: nil, state: .active, source: .openWorld)
         }
@@ -58,7 +59,7 @@ public final class DoublePipeline: Responder {
                                          rateLimitReason: rateLimitReason, now: receivedAt)
         guard let hit else {
             let delivered = fake.deliver(request, admission: admission, device: lookup, context: context, services: services)
-            countDelivery(delivered.action, admission: admission, lookup: lookup, now: receivedAt)
+            countDelivery(delivered.action, counter, now: receivedAt)
             record(request, admission, deviceID: registeredID, action: delivered.action, reason: delivered.reason,
                    decision: delivered.decidedBy, detail: nil, receivedAt: receivedAt)
             return delivered.action
@@ -75,7 +76,7 @@ public final class DoublePipeline: Responder {
             // The rule wrapped a normal answer (delay, goaway-then, dribble, truncate).
             decision = delivered.decidedBy
             reason = reason ?? delivered.reason
-            if rendering.countsDelivery { countDelivery(delivered.action, admission: admission, lookup: lookup, now: receivedAt) }
+            if rendering.countsDelivery { countDelivery(delivered.action, counter, now: receivedAt) }
             detail += " (answer decided by \(delivered.decidedBy.stage.rawValue))"
         }
         record(request, admission, deviceID: registeredID, action: action, reason: reason, decision: decision,
@@ -83,10 +84,9 @@ public final class DoublePipeline: Responder {
         return action
     }
 
-    private func countDelivery(_ action: ResponseAction, admission: Admission, lookup: DeviceLookup, now: Date) {
-        guard lookup.source == .registered, let token = admission.token,
-              let status = Self.status(of: action), (200..<300).contains(status) else { return }
-        double.devices.recordDelivery(provider: provider, token: token, now: now)
+    private func countDelivery(_ action: ResponseAction, _ counter: DeliveryCounter?, now: Date) {
+        guard let counter, let status = Self.status(of: action), (200..<300).contains(status) else { return }
+        counter.recordDelivery(now: now)
     }
 
     private func record(_ request: HTTPRequest, _ admission: Admission, deviceID: String?, action: ResponseAction,
