@@ -86,6 +86,15 @@ final class AuthConnectionChecksTests: XCTestCase {
         none.push("d1", at: 0.1, status: 403, reason: "ExpiredProviderToken", jwt: stale)
         XCTAssertVerdict(none.run(AuthConnectionChecks.jwtRefreshAfterExpired), .fail)
         XCTAssertVerdict(HistoryBuilder().run(AuthConnectionChecks.jwtRefreshAfterExpired), .notApplicable)
+
+        // Only one retry: fresh JWT refused as expired too → stop.
+        var loop = HistoryBuilder()
+        loop.send(["d1"], at: 0, end: 1)
+        loop.push("d1", at: 0.1, status: 403, reason: "ExpiredProviderToken", jwt: stale)
+        loop.push("d1", at: 0.2, status: 403, reason: "ExpiredProviderToken", jwt: fresh)
+        XCTAssertVerdict(loop.run(AuthConnectionChecks.jwtRefreshAfterExpired), .pass)
+        loop.push("d1", at: 0.3, status: 403, reason: "ExpiredProviderToken", jwt: HistoryBuilder.jwt(iat: 1_800_000_000, salt: 8))
+        XCTAssertVerdict(loop.run(AuthConnectionChecks.jwtRefreshAfterExpired), .fail)
     }
 
     func testJWTMaxAge() {

@@ -28,6 +28,8 @@ for line in sys.stdin:
             print("{not json", flush=True); continue
         if mode == "rpc-error":
             sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": i, "error": {"code": -32000, "message": "no can do"}}) + "\n"); sys.stdout.flush(); continue
+        if mode == "wrong-id":
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": str(i), "result": {"results": []}}) + "\n"); sys.stdout.flush(); continue
         if mode == "bad-outcome":
             reply({"results": [{"device": d["id"], "outcome": "delivered"} for d in msg["params"]["devices"]]}); continue
         reply({"results": [{"device": d["id"], "outcome": "sent", "providerMessageId": "x"} for d in msg["params"]["devices"]]})
@@ -123,6 +125,7 @@ final class DriverTests: XCTestCase {
     func testRPCErrorAndBadOutcome() {
         _ = assertDriverFailure("rpc-error", contains: "error -32000: no can do")
         _ = assertDriverFailure("bad-outcome", contains: "outcome must be one of sent|pending|dead|rejected|failed|skipped")
+        _ = assertDriverFailure("wrong-id", contains: "reply id \"2\" does not match the request id 2")
     }
 
     func testMissingCommandCrashes() {

@@ -76,6 +76,7 @@ final class ReportersTests: XCTestCase {
         XCTAssertTrue(out.contains("apns.happy apns.payload-limits \n") || out.contains("apns.happy apns.payload-limits "), out)
         XCTAssertTrue(out.contains("ERR apns.unregistered log with <xml> & \"quotes\""), out)
         XCTAssertFalse(xml.contains("\u{1}"), "control characters must be dropped")
+        XCTAssertTrue(xml.contains("timestamp=\"2027-01-15T08:00:00\""), "zone-less ISO 8601 timestamp")
         // Foundation's own parser agrees.
         let doc = try XMLDocument(xmlString: xml, options: [])
         XCTAssertEqual(try doc.nodes(forXPath: "/testsuites/testsuite/testcase").count, 6)

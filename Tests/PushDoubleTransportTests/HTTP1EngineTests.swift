@@ -129,3 +129,15 @@ final class HTTP1EngineTests: XCTestCase {
         XCTAssertNil(h.storage)
     }
 }
+
+extension HTTP1EngineTests {
+    func testAbsoluteFormTarget() {
+        let r = ClosureResponder { _, _ in .respond(HTTPResponse(status: 200)) }
+        let (h, _) = engine(r)
+        feed(h, "GET http://api.push.test:8080/3/device/a?x=1 HTTP/1.1\r\nHost: other\r\n\r\nGET https://h HTTP/1.1\r\nHost: h\r\n\r\n")
+        XCTAssertEqual(r.recorded.map(\.path), ["/3/device/a?x=1", "/"])
+        XCTAssertEqual(r.recorded.map(\.authority), ["api.push.test:8080", "h"])
+        XCTAssertNil(HTTP1ServerConnection.splitAbsoluteForm("/plain"))
+        XCTAssertEqual(HTTP1ServerConnection.splitAbsoluteForm("HTTP://a?q")?.1, "/?q")
+    }
+}

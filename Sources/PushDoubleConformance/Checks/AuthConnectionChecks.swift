@@ -101,6 +101,8 @@ enum AuthConnectionChecks {
         var judged = 0
         for g in h.groups {
             for (i, p) in g.enumerated() where p.reason == "ExpiredProviderToken" {
+                // The answer to the one retry itself is judged with the first refusal below.
+                if i > 0 && g[i - 1].reason == "ExpiredProviderToken" { continue }
                 judged += 1
                 guard i + 1 < g.count else {
                     problems.append(h.evidence(p, "not retried after ExpiredProviderToken")); continue
@@ -108,6 +110,11 @@ enum AuthConnectionChecks {
                 let next = g[i + 1]
                 if next.jwt == p.jwt {
                     problems.append(Evidence("retried with the same refused JWT: \(h.describe(next))", seqs: [p.seq, next.seq]))
+                }
+                // One retry: a fresh JWT refused again means a clock or key problem, not a stale token.
+                if next.reason == "ExpiredProviderToken", i + 2 < g.count {
+                    problems.append(Evidence("kept retrying after a fresh JWT was refused as expired too: \(h.describe(g[i + 2]))",
+                                             seqs: [p.seq, next.seq, g[i + 2].seq]))
                 }
             }
         }

@@ -81,9 +81,9 @@ public final class DriverClient: @unchecked Sendable {
                     return .failure(.garbage(method: method, line: text))
                 }
                 guard let rid = value["id"], rid != .null else { continue } // a notification
-                guard rid.intValue == id else {
-                    if let r = rid.intValue, r < id { continue } // late reply to an earlier call
-                    return .failure(.garbage(method: method, line: text))
+                guard rid.intValue == id, case .int = rid else {
+                    if case .int(let r) = rid, r < id { continue } // late reply to an earlier call
+                    return .failure(.badResult(method: method, problem: "reply id \(rid.compactJSON) does not match the request id \(id)"))
                 }
                 if let err = value["error"], err != .null {
                     return .failure(.rpcError(method: method, code: err["code"]?.intValue ?? 0,

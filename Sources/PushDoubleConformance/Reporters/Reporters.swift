@@ -57,7 +57,11 @@ public enum JUnitReporter {
         let allChecks = r.cases.flatMap(\.checks)
         x += "<testsuites name=\"pushdouble conform\" tests=\"\(allChecks.count)\" failures=\"\(allChecks.filter { $0.verdict == .fail }.count)\""
             + " errors=\"0\" skipped=\"\(allChecks.filter { $0.verdict == .notApplicable }.count)\" time=\(attr(String(format: "%.3f", r.durationSeconds)))>\n"
-        let stamp = ISO8601DateFormatter().string(from: r.startedAt)
+        // The common JUnit schemas type `timestamp` as an ISO 8601 date-time without a zone (UTC here).
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX"); f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        let stamp = f.string(from: r.startedAt)
         for c in r.cases {
             x += "  <testsuite name=\(attr(c.id)) tests=\"\(c.checks.count)\" failures=\"\(c.checks.filter { $0.verdict == .fail }.count)\""
                 + " errors=\"0\" skipped=\"\(c.checks.filter { $0.verdict == .notApplicable }.count)\""

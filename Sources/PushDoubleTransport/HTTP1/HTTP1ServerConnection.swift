@@ -204,7 +204,14 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
         var headers = cur.head.headers
         for t in trailers { headers.add(name: t.name, value: t.value) }
         let info = RequestInfo(connection: io.info, streamID: requestCount, version: .http1_1, headReceivedAt: cur.headAt, bodyReceivedAt: Date())
-        let request = HTTPRequest(method: cur.head.method, path: cur.head.target, scheme: scheme, authority: cur.head.host,
+        var path = cur.head.target
+        var authority = cur.head.host
+        if let (a, p) = Self.splitAbsoluteForm(path) {
+            // RFC 9112 §3.2.2: absolute-form; its authority replaces Host.
+            authority = a
+            path = p
+        }
+        let request = HTTPRequest(method: cur.head.method, path: path, scheme: scheme, authority: authority,
                                   headers: headers, body: cur.body, info: info)
         let slot = Slot(info: info, isHEAD: cur.head.method == "HEAD", closeAfter: !cur.head.keepAlive)
         if slot.closeAfter { acceptingRequests = false }
@@ -236,6 +243,20 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
             slot.state = .ready(.resetStream(.protocolError))
         }
         pump()
+    }
+
+    /// "http://host:port/p?q" → ("host:port", "/p?q"); nil for origin-form targets.
+    static func splitAbsoluteForm(_ target: String) -> (String, String)? {
+        guard target.first != "/" else { return nil }
+        let lower = target.prefix(8).lowercased()
+        let schemeLength: Int
+        if lower.hasPrefix("http://") { schemeLength = 7 } else if lower.hasPrefix("https://") { schemeLength = 8 } else { return nil }
+        let rest = target.dropFirst(schemeLength)
+        let pathStart = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        let authority = String(rest[..<pathStart])
+        var path = String(rest[pathStart...])
+        if path.isEmpty || path.first == "?" { path = "/" + path }
+        return (authority, path)
     }
 
     // MARK: output
