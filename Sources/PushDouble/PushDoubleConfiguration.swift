@@ -37,7 +37,7 @@ public struct PushDoubleConfiguration: Sendable {
     public var fakes: [FakeListenerSpec]?
     /// TLS identity; default: the embedded test credentials (when available).
     public var credentials: DoubleCredentials?
-    public var historyCap: Int = 100_000
+    public var historyCap: Int = 50_000
     public var seed: UInt64 = 0
     public var defaultWorld: WorldMode = .open
     public var clock: any DoubleClock = SystemClock()

@@ -104,4 +104,33 @@ final class DeviceRegistryTests: XCTestCase {
         }
         XCTAssertEqual(r.device(id: "d")?.deliveries, 8000)
     }
+
+    func testDeliveryCounterFromLookupAppliesTransitionOnceUnderConcurrency() throws {
+        let clock = ManualClock()
+        let r = DeviceRegistry(clock: clock)
+        try r.register(Device(id: "d", provider: "test", token: "t",
+                              transitions: [DeviceTransition(.afterDeliveries(500), to: .unregistered),
+                                            DeviceTransition(.afterDeliveries(6000), to: .expired)]))
+        let (lookup, counter) = r.lookupForDelivery(provider: "test", token: "t", fake: fake)
+        XCTAssertEqual(lookup.source, .registered)
+        let c = try XCTUnwrap(counter)
+        XCTAssertNil(r.lookupForDelivery(provider: "test", token: "open", fake: fake).1, "no counter for unregistered tokens")
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<1000 { c.recordDelivery(now: clock.now()) }
+        }
+        let d = try XCTUnwrap(r.device(id: "d"))
+        XCTAssertEqual(d.deliveries, 8000)
+        XCTAssertEqual(d.state, .expired, "both thresholds passed, applied in order")
+        XCTAssertEqual(r.lookup(provider: "test", token: "t", fake: fake).deliveries, 8000)
+    }
+
+    func testCounterOfRemovedDeviceIsHarmless() throws {
+        let r = DeviceRegistry()
+        try r.register(Device(id: "d", provider: "test", token: "t"))
+        let counter = try XCTUnwrap(r.lookupForDelivery(provider: "test", token: "t", fake: fake).1)
+        XCTAssertTrue(r.remove(id: "d"))
+        try r.register(Device(id: "d", provider: "test", token: "t"))
+        counter.recordDelivery(now: Date())
+        XCTAssertEqual(r.device(id: "d")?.deliveries, 0, "the new registration starts from zero")
+    }
 }

@@ -37,6 +37,10 @@ final class FaultSocketTests: XCTestCase {
         XCTAssertEqual(c.code, 200)
         XCTAssertGreaterThanOrEqual(c.seconds, 0.6)
         XCTAssertEqual(server.history.all.last?.response.action, "delayed")
+        let deadline = Date().addingTimeInterval(3)
+        while !(server.history.all.last?.response.detail?.contains("outcome:") ?? false) && Date() < deadline { usleep(10_000) }
+        XCTAssertTrue(server.history.all.last?.response.detail?.contains("outcome: completed at ") ?? false,
+                      server.history.all.last?.response.detail ?? "")
     }
 
     func testDropConnection() throws {
@@ -76,6 +80,11 @@ final class FaultSocketTests: XCTestCase {
         try rule(#"{"id":"s","action":{"type":"stall"}}"#)
         let c = try push(timeout: 1)
         XCTAssertEqual(c.exit, 28, "curl timed out waiting")
+        // The client gave up: the history says how the stalled answer ended.
+        let deadline = Date().addingTimeInterval(5)
+        while !(server.history.all.last?.response.detail?.contains("outcome:") ?? false) && Date() < deadline { usleep(10_000) }
+        let detail = server.history.all.last?.response.detail ?? ""
+        XCTAssertTrue(detail.contains("outcome: reset") || detail.contains("outcome: connectionDropped") || detail.contains("outcome: abandoned"), detail)
     }
 
     func testDribbleDeliversWholeBodySlowly() throws {

@@ -126,12 +126,58 @@ final class ScenarioLoaderTests: XCTestCase {
         }
     }
 
-    func testShippedScenariosDecode() throws {
-        let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static var scenariosDir: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Scenarios")
-        let files = (try? FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") && $0 != "scenario.schema.json" }) ?? []
+    }
+
+    func testShippedScenariosDecode() throws {
+        let dir = Self.scenariosDir
+        let files = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasSuffix(".json") && $0 != "scenario.schema.json" }
         for f in files {
             XCTAssertNoThrow(try ScenarioLoader.load(contentsOf: dir.appendingPathComponent(f)), f)
         }
+    }
+
+    /// The JSON Schema accepts what the loader accepts and rejects typical mistakes
+    /// (checked with Python's jsonschema, Draft 2020-12, including every shipped scenario).
+    func testSchemaAgreesWithLoader() throws {
+        let schema = Self.scenariosDir.appendingPathComponent("scenario.schema.json")
+        let script = """
+        import json, sys, glob, os
+        from jsonschema import Draft202012Validator
+        s = json.load(open(sys.argv[1]))
+        Draft202012Validator.check_schema(s)
+        v = Draft202012Validator(s)
+        good = json.loads(sys.argv[2])
+        errs = list(v.iter_errors(good))
+        assert not errs, [e.message for e in errs]
+        bad = json.loads(sys.argv[3])
+        for b in bad:
+            assert list(v.iter_errors(b)), b
+        n = 0
+        for f in glob.glob(os.path.join(os.path.dirname(sys.argv[1]), "*.json")):
+            if f.endswith("scenario.schema.json"): continue
+            errs = list(v.iter_errors(json.load(open(f))))
+            assert not errs, (f, [e.message for e in errs][:3])
+            n += 1
+        print("ok", len(bad), n)
+        """
+        let bad = [
+            #"{"id":"x","faults":[{"id":"a","action":{"type":"respond","status":"503"}}]}"#,
+            #"{"id":"x","faults":[{"id":"a","action":{"type":"drop","seconds":3}}]}"#,
+            #"{"id":"x","faults":[{"id":"a","mach":{},"action":{"type":"drop"}}]}"#,
+            #"{"id":"x","faults":[{"id":"a","action":{"type":"respond"}}]}"#,
+            #"{"id":"x","quotas":[{"id":"q"}]}"#,
+            #"{"id":"x","devices":[{"id":"d","provider":"apns"}]}"#,
+            #"{"id":"x","devices":[{"id":"d","provider":"apns","token":"t","state":"zombie"}]}"#,
+            #"{"title":"no id"}"#,
+        ]
+        // Every bad example is also refused by the loader.
+        for b in bad { XCTAssertThrowsError(try ScenarioLoader.decode(Data(b.utf8), file: "bad.json"), b) }
+        _ = try ScenarioLoader.decode(Data(full.utf8), file: "full.json")
+        let r = try PushDoubleCoreTests.run(["python3", "-c", script, schema.path, full, "[" + bad.joined(separator: ",") + "]"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("ok 8 "), r.stdout + r.stderr)
     }
 }

@@ -93,7 +93,8 @@ public struct ParsedOptions: Sendable {
 public final class Console: Sendable {
     private let lock = Locked<Void>(())
     private let sink: @Sendable (String) -> Void
-    public init(_ handle: FileHandle) { sink = { handle.write(Data($0.utf8)) } }
+    /// Write errors (a closed stdout) are ignored rather than trapping.
+    public init(_ handle: FileHandle) { sink = { try? handle.write(contentsOf: Data($0.utf8)) } }
     /// A console that hands text to `sink` (tests capture output this way).
     public init(sink: @escaping @Sendable (String) -> Void) { self.sink = sink }
     public static let standardOutput = Console(.standardOutput)

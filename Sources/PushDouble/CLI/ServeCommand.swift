@@ -15,7 +15,7 @@ public enum ServeCommand {
         OptionSpec("--host", value: "ADDR", help: "address to listen on (default 127.0.0.1)"),
         OptionSpec("--scenario", value: "FILE", repeatable: true, help: "load a scenario file (devices, faults, quotas) before serving"),
         OptionSpec("--endpoints-file", value: "FILE", help: "write the endpoints and environment as JSON to FILE once listening"),
-        OptionSpec("--history-cap", value: "N", help: "keep at most N exchanges (older ones are dropped and counted; default 100000)"),
+        OptionSpec("--history-cap", value: "N", help: "keep at most N exchanges (older ones are dropped and counted; default 50000)"),
         OptionSpec("--seed", value: "N", help: "seed of the fault engine's generator (default 0)"),
         OptionSpec("--quiet", help: "do not log each exchange"),
         OptionSpec("--help", help: "show this help"),

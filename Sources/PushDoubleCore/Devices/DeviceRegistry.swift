@@ -1,29 +1,76 @@
 import Foundation
+import Synchronization
+
+/// Counts accepted deliveries to one registered device without the registry's lock.
+///
+/// Returned by ``DeviceRegistry/lookupForDelivery(provider:token:fake:now:)``. Counting is
+/// an atomic increment; the registry's lock is taken only when the count reaches a
+/// scheduled `afterDeliveries` transition. A handle of a device removed or replaced
+/// meanwhile counts into the old record, harmlessly.
+public struct DeliveryCounter: Sendable {
+    let slot: DeviceRegistry.Slot
+    let registry: DeviceRegistry
+
+    /// Counts one accepted delivery; applies the transitions it triggers.
+    public func recordDelivery(now: Date) {
+        let n = slot.deliveries.add(1, ordering: .relaxed).newValue
+        if n >= slot.nextThreshold.load(ordering: .relaxed) { registry.applyDeliveryTransitions(slot, now: now) }
+    }
+}
 
 /// Devices per provider and their scheduled state transitions (open or closed world).
 ///
-/// Thread-safe: all state sits in one ``Locked``; each call takes the lock once and never
-/// calls out while holding it. The request path costs one acquisition (``lookup``) plus one
-/// more only when a *registered* device accepted a delivery (``recordDelivery``).
+/// Thread-safe: the table sits in one ``Locked``; each call takes the lock once and never
+/// calls out while holding it. The request path takes it once (the lookup); counting an
+/// accepted delivery is an atomic increment (``DeliveryCounter``), plus the lock only at
+/// the delivery that triggers an `afterDeliveries` transition.
 ///
-/// Resolution order for a token (``lookup(provider:token:fake:)``):
+/// Resolution order for a token (``lookup(provider:token:fake:now:)``):
 /// 1. a registered device with that token (scheduled time transitions applied first);
 /// 2. a magic test token, as the provider module's table says (`ProviderFake.magicDevice`);
 /// 3. open world and well-formed (`ProviderFake.isWellFormedToken`): an active device;
 /// 4. otherwise `source = .unknown`, state `.invalid` (the fake answers as its provider
 ///    answers an unknown token).
 public final class DeviceRegistry: Sendable {
-    private struct Entry {
+    /// One registered device. `device` (except its delivery count), `registeredAt`,
+    /// `order` and `applied` are guarded by the registry's lock; `deliveries` and
+    /// `nextThreshold` are atomics read and written without it.
+    final class Slot: @unchecked Sendable {
         var device: Device
-        var registeredAt: Date
-        var order: UInt64
+        let registeredAt: Date
+        let order: UInt64
         /// Which of `device.transitions` have happened.
         var applied: [Bool]
+        let deliveries: Atomic<Int>
+        /// Smallest delivery count of a pending `afterDeliveries` transition (Int.max: none).
+        let nextThreshold = Atomic<Int>(Int.max)
+
+        init(device: Device, registeredAt: Date, order: UInt64) {
+            self.device = device; self.registeredAt = registeredAt; self.order = order
+            applied = Array(repeating: false, count: device.transitions.count)
+            deliveries = Atomic(device.deliveries)
+        }
+
+        /// The device with its current delivery count (call under the lock).
+        var snapshot: Device {
+            var d = device
+            d.deliveries = deliveries.load(ordering: .relaxed)
+            return d
+        }
+
+        /// Recomputes `nextThreshold` (call under the lock).
+        func updateThreshold() {
+            var next = Int.max
+            for (i, t) in device.transitions.enumerated() where !applied[i] {
+                if case .afterDeliveries(let n) = t.trigger { next = min(next, n) }
+            }
+            nextThreshold.store(next, ordering: .relaxed)
+        }
     }
 
     private struct State {
-        var byID: [String: Entry] = [:]
-        var byToken: [ProviderID: [String: String]] = [:]
+        var byID: [String: Slot] = [:]
+        var byToken: [ProviderID: [String: Slot]] = [:]
         var worlds: [ProviderID: WorldMode] = [:]
         var nextOrder: UInt64 = 0
     }
@@ -70,7 +117,7 @@ public final class DeviceRegistry: Sendable {
     public func upsert(_ device: Device) throws -> Device {
         let now = clock.now()
         return try state.withLock { s in
-            if let owner = s.byToken[device.provider]?[device.token], owner != device.id {
+            if let owner = s.byToken[device.provider]?[device.token], owner.device.id != device.id {
                 throw DeviceRegistryError.duplicateToken(provider: device.provider, token: device.token)
             }
             _ = Self.removeLocked(id: device.id, from: &s)
@@ -82,11 +129,12 @@ public final class DeviceRegistry: Sendable {
         var d = device
         if case .unregistered(let since) = d.state, since.timeIntervalSince1970 == 0 { d.state = .unregistered(since: now) }
         s.nextOrder += 1
-        var entry = Entry(device: d, registeredAt: now, order: s.nextOrder, applied: Array(repeating: false, count: d.transitions.count))
-        applyTimeTransitions(&entry, now: now)
-        s.byID[d.id] = entry
-        s.byToken[d.provider, default: [:]][d.token] = d.id
-        return entry.device
+        let slot = Slot(device: d, registeredAt: now, order: s.nextOrder)
+        applyTimeTransitions(slot, now: now)
+        slot.updateThreshold()
+        s.byID[d.id] = slot
+        s.byToken[d.provider, default: [:]][d.token] = slot
+        return slot.snapshot
     }
 
     /// Removes a device; false if there was none with that id.
@@ -96,8 +144,8 @@ public final class DeviceRegistry: Sendable {
     }
 
     private static func removeLocked(id: String, from s: inout State) -> Bool {
-        guard let e = s.byID.removeValue(forKey: id) else { return false }
-        s.byToken[e.device.provider]?[e.device.token] = nil
+        guard let slot = s.byID.removeValue(forKey: id) else { return false }
+        s.byToken[slot.device.provider]?[slot.device.token] = nil
         return true
     }
 
@@ -105,9 +153,9 @@ public final class DeviceRegistry: Sendable {
     public func device(id: String) -> Device? {
         let now = clock.now()
         return state.withLock { s in
-            guard var e = s.byID[id] else { return nil }
-            if Self.applyTimeTransitions(&e, now: now) { s.byID[id] = e }
-            return e.device
+            guard let slot = s.byID[id] else { return nil }
+            Self.applyTimeTransitions(slot, now: now)
+            return slot.snapshot
         }
     }
 
@@ -116,9 +164,9 @@ public final class DeviceRegistry: Sendable {
         let now = clock.now()
         return state.withLock { s in
             var out: [(UInt64, Device)] = []
-            for (id, var e) in s.byID where provider == nil || e.device.provider == provider {
-                if Self.applyTimeTransitions(&e, now: now) { s.byID[id] = e }
-                out.append((e.order, e.device))
+            for slot in s.byID.values where provider == nil || slot.device.provider == provider {
+                Self.applyTimeTransitions(slot, now: now)
+                out.append((slot.order, slot.snapshot))
             }
             return out.sorted { $0.0 < $1.0 }.map(\.1)
         }
@@ -128,7 +176,7 @@ public final class DeviceRegistry: Sendable {
     public func reset(provider: ProviderID? = nil) {
         state.withLock { s in
             if let p = provider {
-                for (id, e) in s.byID where e.device.provider == p { s.byID[id] = nil }
+                for (id, slot) in s.byID where slot.device.provider == p { s.byID[id] = nil }
                 s.byToken[p] = nil
                 s.worlds[p] = nil
             } else {
@@ -142,24 +190,30 @@ public final class DeviceRegistry: Sendable {
     /// What the double knows about `token` for `provider` (see the type's resolution order).
     /// `now` defaults to the registry's clock (the pipeline passes the time it already read).
     public func lookup(provider: ProviderID, token: String, fake: any ProviderFake, now: Date? = nil) -> DeviceLookup {
+        lookupForDelivery(provider: provider, token: token, fake: fake, now: now).0
+    }
+
+    /// ``lookup(provider:token:fake:now:)`` plus, for a registered device, the counter to
+    /// call when the request was accepted (one lock acquisition in all).
+    public func lookupForDelivery(provider: ProviderID, token: String, fake: any ProviderFake,
+                                  now: Date? = nil) -> (DeviceLookup, DeliveryCounter?) {
         let now = now ?? clock.now()
-        let (found, world): (DeviceLookup?, WorldMode) = state.withLock { s in
+        let (found, world): ((DeviceLookup, Slot)?, WorldMode) = state.withLock { s in
             let world = s.worlds.isEmpty ? defaultWorld : (s.worlds[provider] ?? defaultWorld)
-            guard !s.byID.isEmpty, let id = s.byToken[provider]?[token], let i = s.byID.index(forKey: id) else { return (nil, world) }
-            // In place: no copy of the entry in and out of the dictionary.
-            if !s.byID.values[i].device.transitions.isEmpty { Self.applyTimeTransitions(&s.byID.values[i], now: now) }
-            let d = s.byID.values[i].device
-            return (DeviceLookup(deviceID: d.id, state: d.state, environment: d.environment, topic: d.topic,
-                                 source: .registered, deliveries: d.deliveries), world)
+            guard !s.byID.isEmpty, let slot = s.byToken[provider]?[token] else { return (nil, world) }
+            if !slot.device.transitions.isEmpty { Self.applyTimeTransitions(slot, now: now) }
+            let d = slot.device
+            return ((DeviceLookup(deviceID: d.id, state: d.state, environment: d.environment, topic: d.topic,
+                                  source: .registered, deliveries: slot.deliveries.load(ordering: .relaxed)), slot), world)
         }
-        if let found { return found }
+        if let (lookup, slot) = found { return (lookup, DeliveryCounter(slot: slot, registry: self)) }
         if let magic = fake.magicDevice(token: token) {
-            return DeviceLookup(deviceID: token, state: magic.state, environment: magic.environment, topic: magic.topic, source: .magic)
+            return (DeviceLookup(deviceID: token, state: magic.state, environment: magic.environment, topic: magic.topic, source: .magic), nil)
         }
         if world == .open && fake.isWellFormedToken(token) {
-            return DeviceLookup(deviceID: token, state: .active, source: .openWorld)
+            return (DeviceLookup(deviceID: token, state: .active, source: .openWorld), nil)
         }
-        return DeviceLookup(deviceID: token, state: .invalid, source: .unknown)
+        return (DeviceLookup(deviceID: token, state: .invalid, source: .unknown), nil)
     }
 
     /// Counts one accepted delivery to a registered device and applies the transitions it
@@ -167,39 +221,35 @@ public final class DeviceRegistry: Sendable {
     @discardableResult
     public func recordDelivery(provider: ProviderID, token: String, now: Date? = nil) -> Device? {
         let now = now ?? clock.now()
-        return state.withLock { s in
-            guard let id = s.byToken[provider]?[token], let i = s.byID.index(forKey: id) else { return nil }
-            Self.countDelivery(&s.byID.values[i], now: now)
-            return s.byID.values[i].device
-        }
+        guard let slot = state.withLock({ $0.byToken[provider]?[token] }) else { return nil }
+        DeliveryCounter(slot: slot, registry: self).recordDelivery(now: now)
+        return state.withLock { _ in slot.snapshot }
     }
 
-    private static func countDelivery(_ e: inout Entry, now: Date) {
-        e.device.deliveries += 1
-        guard !e.device.transitions.isEmpty else { return }
-        for (i, t) in e.device.transitions.enumerated() where !e.applied[i] {
-            if case .afterDeliveries(let n) = t.trigger, e.device.deliveries >= n {
-                e.applied[i] = true
-                e.device.state = t.state.state(since: now)
+    /// Applies the `afterDeliveries` transitions reached by the slot's count.
+    func applyDeliveryTransitions(_ slot: Slot, now: Date) {
+        state.withLock { _ in
+            let n = slot.deliveries.load(ordering: .relaxed)
+            for (i, t) in slot.device.transitions.enumerated() where !slot.applied[i] {
+                if case .afterDeliveries(let k) = t.trigger, n >= k {
+                    slot.applied[i] = true
+                    slot.device.state = t.state.state(since: now)
+                }
             }
+            slot.updateThreshold()
         }
-        applyTimeTransitions(&e, now: now)
     }
 
-    /// Applies due `afterSeconds` transitions in schedule order; true if anything changed.
-    @discardableResult
-    private static func applyTimeTransitions(_ e: inout Entry, now: Date) -> Bool {
-        var changed = false
+    /// Applies due `afterSeconds` transitions in schedule order (call under the lock).
+    private static func applyTimeTransitions(_ slot: Slot, now: Date) {
         var due: [(Double, Int)] = []
-        for (i, t) in e.device.transitions.enumerated() where !e.applied[i] {
-            if case .afterSeconds(let s) = t.trigger, now.timeIntervalSince(e.registeredAt) >= s { due.append((s, i)) }
+        for (i, t) in slot.device.transitions.enumerated() where !slot.applied[i] {
+            if case .afterSeconds(let s) = t.trigger, now.timeIntervalSince(slot.registeredAt) >= s { due.append((s, i)) }
         }
         for (s, i) in due.sorted(by: { $0.0 < $1.0 }) {
-            e.applied[i] = true
-            e.device.state = e.device.transitions[i].state.state(since: e.registeredAt + s)
-            changed = true
+            slot.applied[i] = true
+            slot.device.state = slot.device.transitions[i].state.state(since: slot.registeredAt + s)
         }
-        return changed
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PushDoubleTransport
 
 /// Which exchanges a history query returns. Every field present must hold.
@@ -94,7 +95,25 @@ public final class HistoryStore: Sendable {
     /// entry cost one retain, not one per field).
     final class RecordBox: Sendable {
         let record: ExchangeRecord
+        /// What finally happened to the answer, if tracked (see ``HistoryOutcome``):
+        /// 0 = unknown, else 1 + `ResponseOutcome.Kind` index; and when, in ms since 1970.
+        let outcomeKind = Atomic<UInt8>(0)
+        let outcomeAtMillis = Atomic<Int64>(0)
         init(_ record: consuming ExchangeRecord) { self.record = record }
+
+        var exchange: (UInt64) -> Exchange {
+            { seq in
+                var e = self.record.exchange(seq: seq)
+                let k = self.outcomeKind.load(ordering: .acquiring)
+                if k > 0 {
+                    let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
+                    let at = Date(timeIntervalSince1970: Double(self.outcomeAtMillis.load(ordering: .relaxed)) / 1000)
+                    let text = "outcome: \(kinds[Int(k) - 1].rawValue) at \(DateFormats.iso8601(at))"
+                    e.response.detail = e.response.detail.map { $0 + "; " + text } ?? text
+                }
+                return e
+            }
+        }
     }
 
     /// One stored exchange, in its cheap or its full form.
@@ -122,7 +141,7 @@ public final class HistoryStore: Sendable {
         }
 
         var exchange: Exchange {
-            switch self { case .record(let seq, let r): return r.record.exchange(seq: seq); case .exchange(let e): return e }
+            switch self { case .record(let seq, let r): return r.exchange(seq); case .exchange(let e): return e }
         }
     }
 
@@ -172,13 +191,20 @@ public final class HistoryStore: Sendable {
     private let state: Locked<State>
 
     /// - Parameter cap: most exchanges kept (older ones are dropped and counted).
-    public init(cap: Int = 100_000) {
+    public init(cap: Int = 50_000) {
         state = Locked(State(cap: max(1, cap)))
     }
 
     /// Stores a record from the request path with the next sequence number; returns it.
     @discardableResult
     public func append(_ record: consuming ExchangeRecord) -> UInt64 {
+        appendTracked(record).0
+    }
+
+    /// ``append(_:)-(ExchangeRecord)`` returning also a handle to record, later, what finally
+    /// happened to the answer (for delayed, dribbled, stalled … answers).
+    @discardableResult
+    public func appendTracked(_ record: consuming ExchangeRecord) -> (UInt64, HistoryOutcome) {
         let box = RecordBox(record)
         let (seq, subs, evicted) = state.withLock { $0.store { .record($0, box) } }
         _ = evicted  // released here, outside the lock
@@ -186,7 +212,7 @@ public final class HistoryStore: Sendable {
             let e = box.record.exchange(seq: seq)
             for f in subs { f(e) }
         }
-        return seq
+        return (seq, HistoryOutcome(box: box))
     }
 
     /// Stores `exchange` with the next sequence number (its `seq` is overwritten) and
@@ -269,4 +295,17 @@ public final class HistoryStore: Sendable {
     }
 
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+}
+
+/// Records what finally happened to one recorded answer (shown in the exchange's
+/// `response.detail` as `outcome: reset at …`). Thread-safe; the first report wins.
+public struct HistoryOutcome: Sendable {
+    let box: HistoryStore.RecordBox
+
+    public func record(_ outcome: ResponseOutcome) {
+        let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
+        let k = UInt8((kinds.firstIndex(of: outcome.kind) ?? 0) + 1)
+        box.outcomeAtMillis.store(Int64((outcome.at.timeIntervalSince1970 * 1000).rounded()), ordering: .relaxed)
+        _ = box.outcomeKind.compareExchange(expected: 0, desired: k, ordering: .releasing)
+    }
 }

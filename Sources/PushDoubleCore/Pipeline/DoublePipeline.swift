@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PushDoubleTransport
 
 /// The one request path of every fake: admit ▶ device lookup ▶ fault rules and quotas ▶
@@ -13,8 +14,8 @@ import PushDoubleTransport
 /// after the fake answered, which may trigger "dies after its n-th push" transitions.
 ///
 /// Cost per request: one lock each in the registry, the fault engine and the history
-/// (plus one more in the registry when a registered device accepted a delivery); the
-/// history stores structs, JSON is produced only when someone reads it.
+/// (counting a delivery is an atomic increment); the history stores references, JSON is
+/// produced only when someone reads it.
 public final class DoublePipeline: Responder {
     public let fake: any ProviderFake
     public let double: DoubleState
@@ -24,6 +25,13 @@ public final class DoublePipeline: Responder {
     private let services: ProviderServices
     private let provider: ProviderID
     private let rateLimitReason: String?
+    /// Answers shaped by a fault rule whose final outcome is still to come, by connection
+    /// and stream. `pendingCount` lets `responseCompleted` skip the lock when none is.
+    private struct OutcomeKey: Hashable { var connection: UInt64; var stream: UInt32 }
+    private let pending = Locked<[OutcomeKey: HistoryOutcome]>([:])
+    private let pendingCount = Atomic<Int>(0)
+    /// Most tracked answers kept waiting for their outcome (bounded memory).
+    private static let maxPending = 10_000
 
     public init(fake: any ProviderFake, double: DoubleState, environment: String? = nil) {
         self.fake = fake
@@ -45,8 +53,9 @@ public final class DoublePipeline: Responder {
         }
 
         let lookup: DeviceLookup
+        var counter: DeliveryCounter? = nil
         if let token = admission.token {
-            lookup = double.devices.lookup(provider: provider, token: token, fake: fake, now: receivedAt)
+            (lookup, counter) = double.devices.lookupForDelivery(provider: provider, token: token, fake: fake, now: receivedAt)
         } else {
             lookup = DeviceLookup(deviceID: nil, state: .active, source: .openWorld)
         }
@@ -58,7 +67,7 @@ public final class DoublePipeline: Responder {
                                          rateLimitReason: rateLimitReason, now: receivedAt)
         guard let hit else {
             let delivered = fake.deliver(request, admission: admission, device: lookup, context: context, services: services)
-            countDelivery(delivered.action, admission: admission, lookup: lookup, now: receivedAt)
+            countDelivery(delivered.action, counter, now: receivedAt)
             record(request, admission, deviceID: registeredID, action: delivered.action, reason: delivered.reason,
                    decision: delivered.decidedBy, detail: nil, receivedAt: receivedAt)
             return delivered.action
@@ -75,27 +84,51 @@ public final class DoublePipeline: Responder {
             // The rule wrapped a normal answer (delay, goaway-then, dribble, truncate).
             decision = delivered.decidedBy
             reason = reason ?? delivered.reason
-            if rendering.countsDelivery { countDelivery(delivered.action, admission: admission, lookup: lookup, now: receivedAt) }
+            if rendering.countsDelivery { countDelivery(delivered.action, counter, now: receivedAt) }
             detail += " (answer decided by \(delivered.decidedBy.stage.rawValue))"
         }
-        record(request, admission, deviceID: registeredID, action: action, reason: reason, decision: decision,
-               detail: detail, receivedAt: receivedAt)
+        let outcome = record(request, admission, deviceID: registeredID, action: action, reason: reason, decision: decision,
+                             detail: detail, receivedAt: receivedAt)
+        track(outcome, for: request.info)
         return action
     }
 
-    private func countDelivery(_ action: ResponseAction, admission: Admission, lookup: DeviceLookup, now: Date) {
-        guard lookup.source == .registered, let token = admission.token,
-              let status = Self.status(of: action), (200..<300).contains(status) else { return }
-        double.devices.recordDelivery(provider: provider, token: token, now: now)
+    /// Remembers where to record the final outcome of an answer a rule shaped.
+    private func track(_ outcome: HistoryOutcome, for info: RequestInfo) {
+        let key = OutcomeKey(connection: info.connection.id, stream: info.streamID)
+        pending.withLock { p in
+            if p.count >= Self.maxPending { p.removeAll() }
+            p[key] = outcome
+            pendingCount.store(p.count, ordering: .relaxed)
+        }
     }
 
+    /// Records the final outcome of answers shaped by fault rules (delayed, dribbled,
+    /// stalled, reset, …) in their history entry; free for ordinary answers.
+    public func responseCompleted(for request: RequestInfo, outcome: ResponseOutcome) {
+        guard pendingCount.load(ordering: .relaxed) > 0 else { return }
+        let key = OutcomeKey(connection: request.connection.id, stream: request.streamID)
+        let tracked = pending.withLock { p -> HistoryOutcome? in
+            let o = p.removeValue(forKey: key)
+            pendingCount.store(p.count, ordering: .relaxed)
+            return o
+        }
+        tracked?.record(outcome)
+    }
+
+    private func countDelivery(_ action: ResponseAction, _ counter: DeliveryCounter?, now: Date) {
+        guard let counter, let status = Self.status(of: action), (200..<300).contains(status) else { return }
+        counter.recordDelivery(now: now)
+    }
+
+    @discardableResult
     private func record(_ request: HTTPRequest, _ admission: Admission, deviceID: String?, action: ResponseAction,
-                        reason: String?, decision: Decision, detail: String?, receivedAt: Date) {
-        double.history.append(ExchangeRecord(provider: provider, endpoint: admission.endpoint, request: request,
+                        reason: String?, decision: Decision, detail: String?, receivedAt: Date) -> HistoryOutcome {
+        double.history.appendTracked(ExchangeRecord(provider: provider, endpoint: admission.endpoint, request: request,
                                              token: admission.token, topic: admission.topic, environment: admission.environment,
                                              deviceID: deviceID, auth: admission.auth, notification: admission.notification,
                                              action: action, reason: reason, detail: detail, decidedBy: decision,
-                                             receivedAt: receivedAt, respondedAt: double.clock.now()))
+                                             receivedAt: receivedAt, respondedAt: double.clock.now())).1
     }
 
     // MARK: rendering a fired rule

@@ -16,7 +16,7 @@ public final class DoubleState: Sendable {
     ///   - historyCap: most exchanges kept; older ones are dropped and counted.
     ///   - seed: seed of the fault engine's generator.
     ///   - defaultWorld: world mode of providers a scenario does not set.
-    public init(clock: any DoubleClock = SystemClock(), historyCap: Int = 100_000, seed: UInt64 = 0,
+    public init(clock: any DoubleClock = SystemClock(), historyCap: Int = 50_000, seed: UInt64 = 0,
                 defaultWorld: WorldMode = .open) {
         self.clock = clock
         devices = DeviceRegistry(clock: clock, defaultWorld: defaultWorld)
