@@ -15,14 +15,16 @@ let package = Package(
     targets: [
         // System OpenSSL 3 (libssl-dev) plus static-inline wrappers for its macros.
         .systemLibrary(name: "COpenSSL", path: "Sources/COpenSSL", pkgConfig: "openssl"),
+        // The one JSON value type, parser and compact writer shared by every module.
+        .target(name: "PushDoubleJSON"),
         // base64url, keys, JWT (ES256/RS256), Web Push content coding, X.509 test CA.
-        .target(name: "PushDoubleCrypto", dependencies: ["COpenSSL"]),
+        .target(name: "PushDoubleCrypto", dependencies: ["COpenSSL", "PushDoubleJSON"]),
         // HPACK (RFC 7541): pure codec, no I/O.
         .target(name: "PushDoubleHPACK"),
         // Event loops, TLS, HTTP/1.1, HTTP/2, router, client.
         .target(name: "PushDoubleTransport", dependencies: ["COpenSSL", "PushDoubleHPACK"]),
         // Provider-agnostic double: devices, faults, history, scenarios, admin API.
-        .target(name: "PushDoubleCore", dependencies: ["PushDoubleTransport"]),
+        .target(name: "PushDoubleCore", dependencies: ["PushDoubleTransport", "PushDoubleJSON"]),
         // Apple APNs provider API fake.
         .target(name: "PushDoubleAPNs", dependencies: ["PushDoubleCore", "PushDoubleCrypto", "PushDoubleTransport"]),
         // In-process server assembling every fake: the Swift library API.
@@ -30,10 +32,11 @@ let package = Package(
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
         .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleTransport"]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
-        .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto"]),
+        .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON"]),
         // The CLI: serve, replay, conform, certs.
         .executableTarget(name: "pushdouble", dependencies: ["PushDouble", "PushDoubleConformance", "PushDoubleCrypto", "PushDoubleCore"]),
 
+        .testTarget(name: "PushDoubleJSONTests", dependencies: ["PushDoubleJSON"]),
         .testTarget(name: "PushDoubleCryptoTests", dependencies: ["PushDoubleCrypto"]),
         .testTarget(name: "PushDoubleHPACKTests", dependencies: ["PushDoubleHPACK"]),
         .testTarget(name: "PushDoubleTransportTests", dependencies: ["PushDoubleTransport", "PushDoubleCrypto"]),

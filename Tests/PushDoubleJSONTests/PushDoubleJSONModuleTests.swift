@@ -1,0 +1,5 @@
+import XCTest
+@testable import PushDoubleJSON
+final class PushDoubleJSONModuleTests: XCTestCase {
+    func testModuleLinks() { XCTAssertNotNil(PushDoubleJSON.self as Any.Type?) }
+}
