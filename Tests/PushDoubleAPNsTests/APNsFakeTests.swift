@@ -137,6 +137,53 @@ final class APNsFakeTests: XCTestCase {
         XCTAssertEqual(reason(h.send(authorization: "bearer " + h.mint(-3601), connection: FakeConnection())), "ExpiredProviderToken")
     }
 
+    func testOwnExpiredProviderTokenLetsTheRefreshThroughOnTheSameConnection() {
+        let h = APNsHarness()
+        let conn = FakeConnection()
+        let stale = h.mint(-3000)  // accepted, but it expires 600 s later
+        XCTAssertEqual(h.send(authorization: "bearer " + stale, connection: conn).status, 200)
+        h.clock.advance(601)
+        XCTAssertEqual(reason(h.send(authorization: "bearer " + stale, connection: conn)), "ExpiredProviderToken")
+        // A new JWT only 601 s after the stale one was accepted: accepted, not TooManyProviderTokenUpdates.
+        let fresh = h.mint()
+        XCTAssertEqual(h.send(authorization: "bearer " + fresh, connection: conn).status, 200)
+        XCTAssertEqual(h.send(authorization: "bearer " + fresh, connection: conn).status, 200)
+        let state = try! XCTUnwrap(conn.storage as? APNsConnectionState)
+        XCTAssertEqual(state.tokenUpdates, 0)
+        XCTAssertEqual(state.currentToken, fresh)
+        // Without an ExpiredProviderToken in between, a further new token is still an update.
+        h.clock.advance(5)
+        XCTAssertEqual(reason(h.send(authorization: "bearer " + h.mint(), connection: conn)), "TooManyProviderTokenUpdates")
+    }
+
+    func testFaultExpiredProviderTokenDropsTheConnectionsToken() throws {
+        let h = APNsHarness()
+        try h.double.faults.add(FaultRule(id: "expired", match: FaultMatch(provider: .apns, nth: 1),
+                                          action: .respond(ResponseSpec(reason: "ExpiredProviderToken"))))
+        let conn = FakeConnection()
+        let first = h.mint()
+        let r = h.send(authorization: "bearer " + first, connection: conn)
+        XCTAssertEqual(r.status, 403)
+        XCTAssertEqual(String(decoding: r.body, as: UTF8.self), #"{"reason":"ExpiredProviderToken"}"#)
+        XCTAssertEqual(h.double.history.all.last?.decidedBy.stage, .fault)
+        // The JWT the rule called expired stays expired on this connection (a request sent
+        // before the sender refreshed), decided by the fake's auth stage.
+        XCTAssertEqual(reason(h.send(authorization: "bearer " + first, connection: conn)), "ExpiredProviderToken")
+        XCTAssertEqual(h.double.history.all.last?.decidedBy.stage, .auth)
+        // The sender's new JWT, seconds later on the same connection: accepted, no update counted.
+        h.clock.advance(1)
+        let fresh = h.mint()
+        XCTAssertEqual(h.send(authorization: "bearer " + fresh, connection: conn).status, 200)
+        let state = try XCTUnwrap(conn.storage as? APNsConnectionState)
+        XCTAssertEqual(state.tokenUpdates, 0)
+        // On another connection the first JWT was never refused.
+        XCTAssertEqual(h.send(authorization: "bearer " + first, connection: FakeConnection(id: 2)).status, 200)
+        // Other fault reasons do not touch the token.
+        try h.double.faults.add(FaultRule(id: "busy", match: FaultMatch(provider: .apns), action: .respond(ResponseSpec(reason: "ServiceUnavailable")), times: 1))
+        XCTAssertEqual(h.send(authorization: "bearer " + fresh, connection: conn).status, 503)
+        XCTAssertEqual(state.currentToken, fresh)
+    }
+
     func testTokenRefreshRulesOnOneConnection() {
         let h = APNsHarness()
         let conn = FakeConnection()

@@ -169,6 +169,7 @@ public final class DoublePipeline: Responder {
                 reason = r
                 if let rendered = pipeline.fake.errorResponse(reason: r, status: spec.status, headers: headers,
                                                               request: request, admission: admission) {
+                    pipeline.fake.faultReasonRendered(r, response: rendered, request: request, context: context)
                     return rendered
                 }
             }

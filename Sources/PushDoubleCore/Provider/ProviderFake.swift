@@ -40,10 +40,20 @@ public protocol ProviderFake: Sendable {
     /// FCM "QUOTA_EXCEEDED", ...), rendered through `errorResponse`. Default: nil (a bare
     /// 429 with `Retry-After`). Added by the core work (additive).
     var rateLimitReason: String? { get }
+
+    /// Called after a fault rule's `reason` was rendered through ``errorResponse(reason:status:headers:request:admission:)``
+    /// as the answer to `request` on `context`'s connection (on that connection's loop), so
+    /// the fake can apply the connection-level consequence its provider attaches to sending
+    /// that reason (APNs: after `ExpiredProviderToken` the connection forgets its current
+    /// provider token, so the fresh one the sender mints is not counted as an update).
+    /// Not called for the fake's own answers, which apply such consequences themselves.
+    /// Default: nothing. Added by the apns2 work (additive).
+    func faultReasonRendered(_ reason: String, response: HTTPResponse, request: HTTPRequest, context: RequestContext)
 }
 
 extension ProviderFake {
     public var rateLimitReason: String? { nil }
+    public func faultReasonRendered(_ reason: String, response: HTTPResponse, request: HTTPRequest, context: RequestContext) {}
 }
 
 /// Shared services a fake may use while answering.
