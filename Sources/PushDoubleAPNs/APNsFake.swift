@@ -277,6 +277,20 @@ public final class APNsFake: ProviderFake {
         state.tokenExpired(jwt.flatMap { $0.isEmpty ? nil : $0 } ?? state.currentToken)
     }
 
+    /// Bodies over the transport's `maxBodySize` (1 MiB) get the exact APNs answer
+    /// 413 `{"reason":"PayloadTooLarge"}`, as any body over 4096 bytes does. Other transport
+    /// limits (header list over `MAX_HEADER_LIST_SIZE`) keep the transport's answer: Apple
+    /// documents no reason for them (UNCONFIRMED).
+    public func limitRefusal(_ violation: LimitViolation, request: HTTPRequest, context: RequestContext) -> Admission? {
+        guard violation.kind == .bodyTooLarge else { return nil }
+        var admission = Admission(endpoint: Self.endpoint, environment: environment(of: request).rawValue)
+        let (headers, _) = APNsRequestValidator.checkHeaders(request)
+        admission.token = headers.token.map(Self.lowercasedHex)
+        admission.topic = headers.topic
+        admission.refusal = refusal(.payloadTooLarge, apnsID: headers.apnsID, stage: .validation, detail: violation.message)
+        return admission
+    }
+
     // MARK: tokens
 
     public func magicDevice(token: String) -> MagicDevice? { APNsMagicTokens.device(for: token) }

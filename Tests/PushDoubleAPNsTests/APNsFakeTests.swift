@@ -184,6 +184,36 @@ final class APNsFakeTests: XCTestCase {
         XCTAssertEqual(state.currentToken, fresh)
     }
 
+    /// A body over the transport's 1 MiB limit is refused before the fake sees it (the
+    /// transport calls the pipeline's `limitExceeded` with the head only), still with APNs'
+    /// own answer and a history entry. (curl reports the RST_STREAM NO_ERROR that follows the
+    /// answer to an unfinished upload as error 92, so this is checked at the pipeline.)
+    func testBodyOverTheTransportLimitGetsTheAPNsAnswer() throws {
+        let h = APNsHarness()
+        let conn = FakeConnection()
+        let head = Fixture.request(headers: [("authorization", "bearer " + h.jwt()), ("apns-topic", Fixture.topic),
+                                             ("apns-id", "0A9B8C7D-6E5F-4A3B-9C2D-1E0F9A8B7C6D")], body: "", connection: conn)
+        let violation = LimitViolation(kind: .bodyTooLarge, message: "request body (content-length 2000000) larger than 1048576 bytes")
+        let r = try XCTUnwrap(h.production.limitExceeded(violation, head: head, context: RequestContext(connection: conn)))
+        XCTAssertEqual(r.status, 413)
+        XCTAssertEqual(String(decoding: r.body, as: UTF8.self), #"{"reason":"PayloadTooLarge"}"#)
+        XCTAssertEqual(r.framing, .singleDataFrame)
+        XCTAssertEqual(r.headers.fields.map(\.name), ["apns-id", "content-type"])
+        XCTAssertEqual(r.headers["apns-id"], "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d")
+        let e = try XCTUnwrap(h.double.history.all.last)
+        XCTAssertEqual(e.endpoint, APNsFake.endpoint)
+        XCTAssertEqual(e.response.reason, "PayloadTooLarge")
+        XCTAssertEqual(e.token, Fixture.token)
+        XCTAssertEqual(e.environment, "production")
+        XCTAssertEqual(e.decidedBy.stage, .validation)
+        // A header list over MAX_HEADER_LIST_SIZE keeps the transport's answer (Apple names no reason), recorded too.
+        let big = try XCTUnwrap(h.production.limitExceeded(LimitViolation(kind: .headerListTooLarge, message: "header list too large"),
+                                                           head: head, context: RequestContext(connection: conn)))
+        XCTAssertEqual(big.status, 431)
+        XCTAssertEqual(h.double.history.all.last?.endpoint, "transport.limit")
+        XCTAssertEqual(h.double.history.all.count, 2)
+    }
+
     func testTokenRefreshRulesOnOneConnection() {
         let h = APNsHarness()
         let conn = FakeConnection()
