@@ -160,15 +160,18 @@ public final class APNsFake: ProviderFake {
         if let failure {
             var identity = claims.identity
             identity.valid = false
-            return (identity, failure, Self.explain(failure, claims: claims, state: state, now: now))
+            return (identity, failure, Self.explain(failure, claims: claims, state: state, now: now, maxAge: configuration.tokenTiming.maxAge))
         }
         state.currentAuthorization = authorization
         return (state.currentIdentity ?? claims.identity, nil, nil)
     }
 
-    static func explain(_ reason: APNsReason, claims: APNsVerifiedToken, state: APNsConnectionState, now: Date) -> String {
+    static func explain(_ reason: APNsReason, claims: APNsVerifiedToken, state: APNsConnectionState, now: Date, maxAge: Double) -> String {
         switch reason {
-        case .expiredProviderToken: return "iat \(claims.issuedAt) is \(Int64(now.timeIntervalSince1970) - claims.issuedAt) s old"
+        case .expiredProviderToken:
+            let age = Int64(now.timeIntervalSince1970) - claims.issuedAt
+            if Double(age) <= maxAge { return "token already answered ExpiredProviderToken on this connection (iat \(claims.issuedAt), \(age) s old)" }
+            return "iat \(claims.issuedAt) is \(age) s old"
         case .tooManyProviderTokenUpdates: return "token replaced too early; connection blocked until \(state.blockedUntil.map { "\($0)" } ?? "?")"
         case .unrelatedKeyIdInToken: return "connection bound to key \(state.keyID ?? "?"), token uses \(claims.keyID)"
         case .invalidProviderToken:
@@ -260,6 +263,32 @@ public final class APNsFake: ProviderFake {
         return responses.error(reasonString: wire, status: finalStatus, apnsID: Self.apnsID(of: request),
                                timestampMilliseconds: finalStatus == 410 ? Self.milliseconds(faultClock.now()) : nil,
                                extraHeaders: headers)
+    }
+
+    /// A fault rule answered `ExpiredProviderToken` (or any reason of that name): the
+    /// connection forgets its current token and treats the request's JWT as expired from now
+    /// on, exactly as after the fake's own age check (``APNsConnectionState/tokenExpired(_:)``).
+    /// So the new JWT a correct sender mints is accepted on the same connection without
+    /// counting as a TooManyProviderTokenUpdates update.
+    public func faultReasonRendered(_ reason: String, response: HTTPResponse, request: HTTPRequest, context: RequestContext) {
+        guard reason == APNsReason.expiredProviderToken.rawValue else { return }
+        let state = Self.connectionState(context.connection)
+        let jwt = request.headers.first(name: "authorization").flatMap(Self.bearerToken)
+        state.tokenExpired(jwt.flatMap { $0.isEmpty ? nil : $0 } ?? state.currentToken)
+    }
+
+    /// Bodies over the transport's `maxBodySize` (1 MiB) get the exact APNs answer
+    /// 413 `{"reason":"PayloadTooLarge"}`, as any body over 4096 bytes does. Other transport
+    /// limits (header list over `MAX_HEADER_LIST_SIZE`) keep the transport's answer: Apple
+    /// documents no reason for them (UNCONFIRMED).
+    public func limitRefusal(_ violation: LimitViolation, request: HTTPRequest, context: RequestContext) -> Admission? {
+        guard violation.kind == .bodyTooLarge else { return nil }
+        var admission = Admission(endpoint: Self.endpoint, environment: environment(of: request).rawValue)
+        let (headers, _) = APNsRequestValidator.checkHeaders(request)
+        admission.token = headers.token.map(Self.lowercasedHex)
+        admission.topic = headers.topic
+        admission.refusal = refusal(.payloadTooLarge, apnsID: headers.apnsID, stage: .validation, detail: violation.message)
+        return admission
     }
 
     // MARK: tokens

@@ -80,6 +80,10 @@ public final class APNsConnectionState {
     public internal(set) var blockedUntil: Date?
     /// How many times the token was replaced (accepted updates).
     public internal(set) var tokenUpdates = 0
+    /// The last JWT this connection answered 403 ExpiredProviderToken (by its age check or
+    /// through a fault rule): it stays refused on this connection, so a request still
+    /// carrying it after the sender refreshed cannot become current again.
+    public internal(set) var expiredToken: String?
     /// Whether SETTINGS_MAX_CONCURRENT_STREAMS was already raised.
     public internal(set) var streamsRaised = false
     /// Cache: the last bundle id found allowed, and the configuration generation it was checked at.
@@ -90,6 +94,19 @@ public final class APNsConnectionState {
     var lastEnvironment: APNsEnvironment?
 
     public init() {}
+
+    /// After 403 ExpiredProviderToken for `token`: forgets the current token (the next
+    /// valid JWT becomes current without counting as an update, since Apple tells the
+    /// provider to mint a new one) and remembers `token` as expired. The team and key the
+    /// connection is bound to stay.
+    public func tokenExpired(_ token: String?) {
+        if let token { expiredToken = token }
+        currentToken = nil
+        currentAuthorization = nil
+        currentClaims = nil
+        currentIdentity = nil
+        currentTokenAcceptedAt = nil
+    }
 }
 
 /// The connection-level rules of token auth (apns.md §5), as a pure function of a verified
@@ -111,7 +128,9 @@ public enum APNsTokenRules {
     /// 1. another team than the connection's            → 403 InvalidProviderToken
     /// 2. a key unrelated to the connection's key        → 403 UnrelatedKeyIdInToken
     /// 3. key not valid in this environment              → 403 BadEnvironmentKeyInToken
-    /// 4. `iat` more than `maxAge` old                    → 403 ExpiredProviderToken
+    /// 4. `iat` more than `maxAge` old, or the JWT was already answered ExpiredProviderToken
+    ///    on this connection                             → 403 ExpiredProviderToken, and the
+    ///    connection forgets its current token (``APNsConnectionState/tokenExpired(_:)``)
     ///    (`iat` more than `maxFutureSkew` ahead          → 403 InvalidProviderToken)
     /// 5. key limited to other topics                    → 403 InvalidProviderToken
     /// 6. a different JWT string less than `minRefreshInterval` after the current one was
@@ -128,7 +147,10 @@ public enum APNsTokenRules {
         if !claims.keyEnvironments.allows(environment) { return .badEnvironmentKeyInToken }
         let nowSeconds = now.timeIntervalSince1970
         let iat = Double(claims.issuedAt)
-        if nowSeconds - iat > timing.maxAge { return .expiredProviderToken }
+        if nowSeconds - iat > timing.maxAge || (state.expiredToken != nil && token == state.expiredToken) {
+            state.tokenExpired(token)
+            return .expiredProviderToken
+        }
         if iat - nowSeconds > timing.maxFutureSkew { return .invalidProviderToken }
         if let topics = claims.keyTopics {
             let ok = (topic.map { topics.contains($0) } ?? false) || (bundleID.map { topics.contains($0) } ?? false)

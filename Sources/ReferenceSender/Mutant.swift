@@ -12,6 +12,7 @@ enum Mutant: String, CaseIterable, Sendable {
     case resendAllAfterGoaway = "resend-all-after-goaway"
     case neverRetryTransient = "never-retry-transient"
     case reportSentAlways = "report-sent-always"
+    case remintOnTokenUpdateError = "remint-on-token-update-error"
 
     /// One line: the bug, and the check that should catch it.
     var summary: String {
@@ -27,6 +28,7 @@ enum Mutant: String, CaseIterable, Sendable {
         case .resendAllAfterGoaway: return "after a GOAWAY resends every request of the connection, processed ones too (A5)"
         case .neverRetryTransient: return "reports failed on the first 5xx or 429 without retrying (G3, A3, A4)"
         case .reportSentAlways: return "reports outcome sent for every device whatever happened (outcome checks)"
+        case .remintOnTokenUpdateError: return "treats 429 TooManyProviderTokenUpdates like ExpiredProviderToken: mints a new JWT and retries at once (A8)"
         }
     }
 }

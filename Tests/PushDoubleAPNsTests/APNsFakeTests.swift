@@ -137,6 +137,83 @@ final class APNsFakeTests: XCTestCase {
         XCTAssertEqual(reason(h.send(authorization: "bearer " + h.mint(-3601), connection: FakeConnection())), "ExpiredProviderToken")
     }
 
+    func testOwnExpiredProviderTokenLetsTheRefreshThroughOnTheSameConnection() {
+        let h = APNsHarness()
+        let conn = FakeConnection()
+        let stale = h.mint(-3000)  // accepted, but it expires 600 s later
+        XCTAssertEqual(h.send(authorization: "bearer " + stale, connection: conn).status, 200)
+        h.clock.advance(601)
+        XCTAssertEqual(reason(h.send(authorization: "bearer " + stale, connection: conn)), "ExpiredProviderToken")
+        // A new JWT only 601 s after the stale one was accepted: accepted, not TooManyProviderTokenUpdates.
+        let fresh = h.mint()
+        XCTAssertEqual(h.send(authorization: "bearer " + fresh, connection: conn).status, 200)
+        XCTAssertEqual(h.send(authorization: "bearer " + fresh, connection: conn).status, 200)
+        let state = try! XCTUnwrap(conn.storage as? APNsConnectionState)
+        XCTAssertEqual(state.tokenUpdates, 0)
+        XCTAssertEqual(state.currentToken, fresh)
+        // Without an ExpiredProviderToken in between, a further new token is still an update.
+        h.clock.advance(5)
+        XCTAssertEqual(reason(h.send(authorization: "bearer " + h.mint(), connection: conn)), "TooManyProviderTokenUpdates")
+    }
+
+    func testFaultExpiredProviderTokenDropsTheConnectionsToken() throws {
+        let h = APNsHarness()
+        try h.double.faults.add(FaultRule(id: "expired", match: FaultMatch(provider: .apns, nth: 1),
+                                          action: .respond(ResponseSpec(reason: "ExpiredProviderToken"))))
+        let conn = FakeConnection()
+        let first = h.mint()
+        let r = h.send(authorization: "bearer " + first, connection: conn)
+        XCTAssertEqual(r.status, 403)
+        XCTAssertEqual(String(decoding: r.body, as: UTF8.self), #"{"reason":"ExpiredProviderToken"}"#)
+        XCTAssertEqual(h.double.history.all.last?.decidedBy.stage, .fault)
+        // The JWT the rule called expired stays expired on this connection (a request sent
+        // before the sender refreshed), decided by the fake's auth stage.
+        XCTAssertEqual(reason(h.send(authorization: "bearer " + first, connection: conn)), "ExpiredProviderToken")
+        XCTAssertEqual(h.double.history.all.last?.decidedBy.stage, .auth)
+        // The sender's new JWT, seconds later on the same connection: accepted, no update counted.
+        h.clock.advance(1)
+        let fresh = h.mint()
+        XCTAssertEqual(h.send(authorization: "bearer " + fresh, connection: conn).status, 200)
+        let state = try XCTUnwrap(conn.storage as? APNsConnectionState)
+        XCTAssertEqual(state.tokenUpdates, 0)
+        // On another connection the first JWT was never refused.
+        XCTAssertEqual(h.send(authorization: "bearer " + first, connection: FakeConnection(id: 2)).status, 200)
+        // Other fault reasons do not touch the token.
+        try h.double.faults.add(FaultRule(id: "busy", match: FaultMatch(provider: .apns), action: .respond(ResponseSpec(reason: "ServiceUnavailable")), times: 1))
+        XCTAssertEqual(h.send(authorization: "bearer " + fresh, connection: conn).status, 503)
+        XCTAssertEqual(state.currentToken, fresh)
+    }
+
+    /// A body over the transport's 1 MiB limit is refused before the fake sees it (the
+    /// transport calls the pipeline's `limitExceeded` with the head only), still with APNs'
+    /// own answer and a history entry. (curl reports the RST_STREAM NO_ERROR that follows the
+    /// answer to an unfinished upload as error 92, so this is checked at the pipeline.)
+    func testBodyOverTheTransportLimitGetsTheAPNsAnswer() throws {
+        let h = APNsHarness()
+        let conn = FakeConnection()
+        let head = Fixture.request(headers: [("authorization", "bearer " + h.jwt()), ("apns-topic", Fixture.topic),
+                                             ("apns-id", "0A9B8C7D-6E5F-4A3B-9C2D-1E0F9A8B7C6D")], body: "", connection: conn)
+        let violation = LimitViolation(kind: .bodyTooLarge, message: "request body (content-length 2000000) larger than 1048576 bytes")
+        let r = try XCTUnwrap(h.production.limitExceeded(violation, head: head, context: RequestContext(connection: conn)))
+        XCTAssertEqual(r.status, 413)
+        XCTAssertEqual(String(decoding: r.body, as: UTF8.self), #"{"reason":"PayloadTooLarge"}"#)
+        XCTAssertEqual(r.framing, .singleDataFrame)
+        XCTAssertEqual(r.headers.fields.map(\.name), ["apns-id", "content-type"])
+        XCTAssertEqual(r.headers["apns-id"], "0a9b8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d")
+        let e = try XCTUnwrap(h.double.history.all.last)
+        XCTAssertEqual(e.endpoint, APNsFake.endpoint)
+        XCTAssertEqual(e.response.reason, "PayloadTooLarge")
+        XCTAssertEqual(e.token, Fixture.token)
+        XCTAssertEqual(e.environment, "production")
+        XCTAssertEqual(e.decidedBy.stage, .validation)
+        // A header list over MAX_HEADER_LIST_SIZE keeps the transport's answer (Apple names no reason), recorded too.
+        let big = try XCTUnwrap(h.production.limitExceeded(LimitViolation(kind: .headerListTooLarge, message: "header list too large"),
+                                                           head: head, context: RequestContext(connection: conn)))
+        XCTAssertEqual(big.status, 431)
+        XCTAssertEqual(h.double.history.all.last?.endpoint, "transport.limit")
+        XCTAssertEqual(h.double.history.all.count, 2)
+    }
+
     func testTokenRefreshRulesOnOneConnection() {
         let h = APNsHarness()
         let conn = FakeConnection()

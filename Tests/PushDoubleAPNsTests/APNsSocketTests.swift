@@ -136,6 +136,39 @@ final class APNsSocketTests: XCTestCase {
         XCTAssertEqual(s.double.history.count, succeeded)
     }
 
+    /// PRIORITY signals a client sends reach the history as `transport.priorityFramesReceived`
+    /// (hyper-h2 on TLS: one PRIORITY frame, then HEADERS with priority fields), and the
+    /// conformance check reads them from there.
+    func testPriorityFramesAreCountedInTheHistory() throws {
+        let s = try start()
+        let script = s.dir.appendingPathComponent("priority.py")
+        try #"""
+        import socket, ssl, sys, h2.connection, h2.config, h2.events
+        port, ca, jwt, token, topic = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+        ctx = ssl.create_default_context(cafile=ca); ctx.set_alpn_protocols(["h2"])
+        sock = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+        c = h2.connection.H2Connection(h2.config.H2Configuration(client_side=True)); c.initiate_connection()
+        def req(sid, **prio):
+            c.send_headers(sid, [(":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + token), (":authority", "localhost"),
+                                 ("authorization", "bearer " + jwt), ("apns-topic", topic)], **prio)
+            c.send_data(sid, b'{"aps":{}}', end_stream=True); sock.sendall(c.data_to_send())
+            while True:
+                for e in c.receive_data(sock.recv(65536)):
+                    if isinstance(e, h2.events.StreamEnded) and e.stream_id == sid: sock.sendall(c.data_to_send()); return
+                sock.sendall(c.data_to_send())
+        req(1)
+        c.prioritize(3, weight=32); sock.sendall(c.data_to_send())
+        req(3, priority_weight=200, priority_exclusive=False, priority_depends_on=0)
+        print("ok")
+        """#.write(to: script, atomically: true, encoding: .utf8)
+        let r = try runCommand(["python3", script.path, String(s.productionPort), s.caPath, s.key.jwt(iat: Int64(Date().timeIntervalSince1970)),
+                                Fixture.token, Fixture.topic], timeout: 30)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let history = s.double.history.all
+        XCTAssertEqual(history.map(\.response.status), [200, 200])
+        XCTAssertEqual(history.map(\.transport.priorityFramesReceived), [0, 2])
+    }
+
     func testIdleConnectionGetsGoAway() throws {
         let s = try start(configure: { $0.idleTimeout = 0.5 })
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -43,6 +43,27 @@ final class APNsTokenRulesTests: XCTestCase {
         XCTAssertEqual(eval("ms", ms, APNsConnectionState()), .invalidProviderToken)
     }
 
+    func testExpiredTokenIsDroppedSoTheRefreshIsNotAnUpdate() {
+        let s = APNsConnectionState()
+        // A token 50 min old when first accepted expires 10 min later, well inside the 20-min interval.
+        XCTAssertNil(eval("old", claims(iatOffset: -3000), s))
+        let oldClaims = s.currentClaims!
+        clock.advance(601)
+        XCTAssertEqual(eval("old", oldClaims, s), .expiredProviderToken)
+        XCTAssertNil(s.currentToken)
+        XCTAssertEqual(s.expiredToken, "old")
+        // The fresh token is accepted at once and is not an update.
+        XCTAssertNil(eval("fresh", claims(), s))
+        XCTAssertEqual(s.currentToken, "fresh")
+        XCTAssertEqual(s.tokenUpdates, 0)
+        XCTAssertEqual(s.keyID, "KEY1234567")
+        // The expired token stays refused; another new token right away is still an update.
+        XCTAssertEqual(eval("old", oldClaims, s), .expiredProviderToken)
+        XCTAssertNil(eval("another", claims(), s))  // the old token's refusal dropped "fresh" again
+        clock.advance(10)
+        XCTAssertEqual(eval("third", claims(), s), .tooManyProviderTokenUpdates)
+    }
+
     func testOtherTeamIsInvalidProviderToken() {
         let s = APNsConnectionState()
         XCTAssertNil(eval("jwt1", claims(), s))

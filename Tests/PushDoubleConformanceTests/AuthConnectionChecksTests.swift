@@ -156,4 +156,98 @@ final class AuthConnectionChecksTests: XCTestCase {
         raised.push("d2", at: 0.15)
         XCTAssertVerdict(raised.run(AuthConnectionChecks.maxConcurrentStreams, params(#"{"limit":3,"initialLimit":1}"#)), .pass)
     }
+
+    // MARK: A8, A11, A10 PRIORITY
+
+    func testTokenUpdatesKeepJWT() {
+        // Correct: same JWT, retried 0.2 s later.
+        var ok = HistoryBuilder()
+        ok.send(["d1", "d2"], at: 0, end: 2)
+        ok.push("d1", at: 0.1, status: 429, reason: "TooManyProviderTokenUpdates")
+        ok.push("d2", at: 0.12)
+        ok.push("d1", at: 0.32)
+        XCTAssertVerdict(ok.run(AuthConnectionChecks.keepTokenAfterTooManyUpdates), .pass)
+
+        // Re-minted (another JWT, same iat) and retried at once.
+        var remint = HistoryBuilder()
+        remint.send(["d1"], at: 0, end: 2)
+        remint.push("d1", at: 0.1, status: 429, reason: "TooManyProviderTokenUpdates")
+        remint.push("d1", at: 0.106, status: 429, reason: "TooManyProviderTokenUpdates", jwt: HistoryBuilder.jwt(salt: 2))
+        let r = remint.run(AuthConnectionChecks.keepTokenAfterTooManyUpdates)
+        XCTAssertVerdict(r, .fail)
+        XCTAssertTrue(r.evidence.contains { $0.note.contains("minted a new JWT") }, "\(r.evidence)")
+        XCTAssertTrue(r.evidence.contains { $0.note.contains("no wait") }, "\(r.evidence)")
+
+        // Same JWT but no wait.
+        var hurried = HistoryBuilder()
+        hurried.send(["d1"], at: 0, end: 2)
+        hurried.push("d1", at: 0.1, status: 429, reason: "TooManyProviderTokenUpdates")
+        hurried.push("d1", at: 0.11)
+        XCTAssertVerdict(hurried.run(AuthConnectionChecks.keepTokenAfterTooManyUpdates), .fail)
+
+        // A new JWT the fake asked for (ExpiredProviderToken in between) is fine.
+        var expired = HistoryBuilder()
+        expired.send(["d1"], at: 0, end: 2)
+        expired.push("d1", at: 0.1, status: 429, reason: "TooManyProviderTokenUpdates")
+        expired.push("d1", at: 0.4, status: 403, reason: "ExpiredProviderToken")
+        expired.push("d1", at: 0.5, jwt: HistoryBuilder.jwt(iat: 1_800_000_001, salt: 3))
+        XCTAssertVerdict(expired.run(AuthConnectionChecks.keepTokenAfterTooManyUpdates), .pass)
+
+        var none = HistoryBuilder()
+        none.send(["d1"], at: 0, end: 1)
+        none.push("d1", at: 0.1)
+        XCTAssertVerdict(none.run(AuthConnectionChecks.keepTokenAfterTooManyUpdates), .notApplicable)
+    }
+
+    func testUnrelatedKeyNewConnection() {
+        var ok = HistoryBuilder()
+        ok.send(["d1"], at: 0, end: 1)
+        ok.push("d1", at: 0.1, conn: 1, status: 403, reason: "UnrelatedKeyIdInToken")
+        ok.push("d1", at: 0.2, conn: 2)
+        ok.send(["d1"], at: 2, end: 3)
+        ok.push("d1", at: 2.1, conn: 2)
+        XCTAssertVerdict(ok.run(AuthConnectionChecks.unrelatedKeyNewConnection), .pass)
+
+        var same = HistoryBuilder()
+        same.send(["d1"], at: 0, end: 1)
+        same.push("d1", at: 0.1, conn: 1, status: 403, reason: "UnrelatedKeyIdInToken")
+        same.push("d1", at: 0.2, conn: 1)
+        let r = same.run(AuthConnectionChecks.unrelatedKeyNewConnection)
+        XCTAssertVerdict(r, .fail)
+        XCTAssertTrue(r.evidence.contains { $0.note.contains("same connection") }, "\(r.evidence)")
+
+        var loop = HistoryBuilder()
+        loop.send(["d1"], at: 0, end: 1)
+        for i in 0..<4 { loop.push("d1", at: 0.1 + 0.1 * Double(i), conn: UInt64(i + 1), status: 403, reason: "UnrelatedKeyIdInToken") }
+        let l = loop.run(AuthConnectionChecks.unrelatedKeyNewConnection)
+        XCTAssertVerdict(l, .fail)
+        XCTAssertTrue(l.evidence.contains { $0.note.contains("still retrying") }, "\(l.evidence)")
+
+        // Another device's later push on the refusing connection: the connection was not retired.
+        var reused = HistoryBuilder()
+        reused.send(["d1", "d2"], at: 0, end: 1)
+        reused.push("d1", at: 0.1, conn: 1, status: 403, reason: "UnrelatedKeyIdInToken")
+        reused.push("d1", at: 0.2, conn: 2)
+        reused.push("d2", at: 0.5, conn: 1)
+        XCTAssertVerdict(reused.run(AuthConnectionChecks.unrelatedKeyNewConnection), .fail)
+    }
+
+    func testNoPriorityFrames() {
+        var ok = HistoryBuilder()
+        ok.send(["d1", "d2"], at: 0, end: 1)
+        ok.push("d1", at: 0.1)
+        ok.push("d2", at: 0.2, conn: 2)
+        XCTAssertVerdict(ok.run(AuthConnectionChecks.noPriorityFrames), .pass)
+
+        var bad = ok
+        bad.push("d1", at: 0.3, conn: 2)
+        bad.history[bad.history.count - 1].transport.priorityFramesReceived = 3
+        let r = bad.run(AuthConnectionChecks.noPriorityFrames)
+        XCTAssertVerdict(r, .warn)
+        XCTAssertEqual(r.evidence.count, 1)
+        XCTAssertTrue(r.evidence[0].note.contains("connection 2: 3 PRIORITY"), "\(r.evidence)")
+        XCTAssertEqual(AuthConnectionChecks.noPriorityFrames.severity, .should)
+
+        XCTAssertVerdict(HistoryBuilder().run(AuthConnectionChecks.noPriorityFrames), .notApplicable)
+    }
 }

@@ -66,7 +66,7 @@ def push_real(n, dev):
     if err: return {"device": dev["id"], "outcome": "rejected", "reason": err}
     headers, data = req
     url = (cfg.get("sandboxUrl") if dev.get("environment") == "sandbox" else cfg["url"]) + "/3/device/" + dev["token"]
-    delay, reason, refreshed = 0.1, None, False
+    delay, reason, refreshed, reconnected = 0.1, None, False, False
     for attempt in range(5):
         try:
             r = client(url.split("/3/")[0]).post(url, content=data, headers=dict(headers, authorization="bearer " + provider_token()))
@@ -82,6 +82,12 @@ def push_real(n, dev):
             dead[dev["token"]] = reason; return {"device": dev["id"], "outcome": "dead", "reason": reason}
         if reason == "ExpiredProviderToken" and not refreshed:
             provider_token(fresh=True); refreshed = True; continue
+        if reason == "UnrelatedKeyIdInToken" and not reconnected:
+            old = clients.pop(url.split("/3/")[0], None)
+            if old: old.close()
+            reconnected = True; continue
+        if reason == "TooManyProviderTokenUpdates" and MUTANT == "remint-on-token-update-error":
+            provider_token(fresh=True); continue
         if r.status_code in (429, 500, 503):
             if MUTANT == "never-retry-transient": break
             wait = 0 if MUTANT == "no-backoff" else delay * random.uniform(0.75, 1)

@@ -101,4 +101,16 @@ final class ReferenceSenderMutantTests: XCTestCase {
         XCTAssertEqual(r2["big"]?.outcome(), "sent")
         XCTAssertEqual(try s.requests().count, 2, "the oversized payload was still not sent; only the report lies")
     }
+
+    func testRemintOnTokenUpdateError() throws {
+        let s = try startScriptedSender(mutant: "remint-on-token-update-error")
+        try s.script([["token": F.token(1), "status": 429, "reason": "TooManyProviderTokenUpdates"]])
+        let r = try s.send(["title": "x"], [F.device("d", token: F.token(1))])
+        XCTAssertEqual(r["d"]?.outcome(), "sent")
+        let reqs = try s.requests()
+        XCTAssertEqual(reqs.count, 2)
+        XCTAssertNotEqual(reqs[0].headers()["authorization"], reqs[1].headers()["authorization"], "a new JWT was minted")
+        XCTAssertTrue(try s.sleeps().allSatisfy { $0 == 0 }, "and no wait")
+        XCTAssertEqual(try s.stats()["jwtMints"], 2)
+    }
 }

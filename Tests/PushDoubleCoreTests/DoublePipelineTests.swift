@@ -29,6 +29,19 @@ final class DoublePipelineTests: XCTestCase {
         XCTAssertEqual(e.environment, "production")
     }
 
+    func testTransportLimitRefusalsAreRecorded() throws {
+        // TestFake shapes nothing: the transport's plain text, recorded under `transport.limit`.
+        let violation = LimitViolation(kind: .bodyTooLarge, message: "request body exceeds 1048576 bytes")
+        let r = try XCTUnwrap(pipeline.limitExceeded(violation, head: h.request("/push/abc"), context: RequestContext(connection: h.connection)))
+        XCTAssertEqual(r.status, 413)
+        XCTAssertEqual(String(decoding: r.body, as: UTF8.self), "request body exceeds 1048576 bytes\n")
+        let e = try XCTUnwrap(double.history.all.last)
+        XCTAssertEqual(e.endpoint, "transport.limit")
+        XCTAssertEqual(e.response.status, 413)
+        XCTAssertEqual(e.decidedBy.stage, .validation)
+        XCTAssertEqual(e.environment, "production")
+    }
+
     func testOpenWorldDeliveryAndHistory() {
         XCTAssertStatus(push(), 200)
         let e = double.history.all[0]

@@ -89,6 +89,20 @@ final class HTTP2ServerConnectionTests: XCTestCase {
         XCTAssertEqual(types(c.readFrames()), [.headers])
     }
 
+    func testPriorityFramesAreCountedPerConnection() throws {
+        let c = H2TestClient()
+        c.handshake()
+        c.request(1)
+        XCTAssertEqual(c.responder.requests.last?.info.priorityFramesReceived, 0)
+        c.send(HTTP2Frame(streamID: 3, payload: .priority(HTTP2PriorityData(exclusive: false, dependency: 0, weight: 16))))
+        c.send(.headers(streamID: 3, fragment: c.headerBlock(H2TestClient.requestFields()), endStream: true,
+                        priority: HTTP2PriorityData(exclusive: true, dependency: 0, weight: 200)))
+        XCTAssertEqual(c.responder.requests.last?.info.streamID, 3)
+        XCTAssertEqual(c.responder.requests.last?.info.priorityFramesReceived, 2, "one PRIORITY frame plus one HEADERS with priority fields")
+        c.request(5)
+        XCTAssertEqual(c.responder.requests.last?.info.priorityFramesReceived, 2, "a count for the connection so far")
+    }
+
     // MARK: Requests
 
     func testRequestIsBuiltFromPseudoHeaders() throws {

@@ -1,7 +1,7 @@
 import Foundation
 import PushDoubleCore
 
-/// Checks on the provider JWT (A6, A7, A9) and on connection use (A10).
+/// Checks on the provider JWT (A6–A9, A11) and on connection use (A10).
 enum AuthConnectionChecks {
     static let jwtContents = CheckDefinition(
         id: "apns.jwt-contents", title: "Provider JWT is ES256 with kid, and claims exactly iss and iat",
@@ -121,6 +121,99 @@ enum AuthConnectionChecks {
         if judged == 0 { return .notApplicable("the fake never answered ExpiredProviderToken") }
         return problems.isEmpty ? .held("\(judged) ExpiredProviderToken answer(s) followed by a new JWT and a retry")
             : .violated("ExpiredProviderToken mishandled", problems)
+    }
+
+    /// Least pause before retrying after TooManyProviderTokenUpdates (a retry "at once"
+    /// arrives within a few milliseconds; any real backoff is longer).
+    static let tokenUpdateMinWait = 0.05
+
+    static let keepTokenAfterTooManyUpdates = CheckDefinition(
+        id: "apns.token-updates-keep-jwt", title: "After TooManyProviderTokenUpdates: keeps the current JWT and waits before retrying",
+        reference: "A8; apns.md §5 (refresh no more often than every 20 minutes)", severity: .must
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        var problems: [Evidence] = []
+        var judged = 0
+        for g in h.groups {
+            for (i, p) in g.enumerated() where p.reason == "TooManyProviderTokenUpdates" {
+                judged += 1
+                // No JWT other than the refused one may appear on the wire after this answer
+                // unless the fake asked for one (ExpiredProviderToken) or 20 min passed.
+                let iat = p.jwt.flatMap(DecodedJWT.init)?.issuedAt
+                if let newer = h.pushes.first(where: { q in
+                    guard q.start > p.end, let j = q.jwt, j != p.jwt else { return false }
+                    let qi = DecodedJWT(j)?.issuedAt
+                    return !(iat != nil && qi != nil && qi! - iat! >= APNsFacts.jwtMinRefreshInterval)
+                }), !h.pushes.contains(where: { $0.reason == "ExpiredProviderToken" && $0.start > p.start && $0.end <= newer.start }) {
+                    problems.append(Evidence("minted a new JWT (iat \(newer.jwt.flatMap(DecodedJWT.init)?.issuedAt.map(String.init) ?? "?")) "
+                        + "after TooManyProviderTokenUpdates for iat \(iat.map(String.init) ?? "?"): \(h.describe(newer))", seqs: [p.seq, newer.seq]))
+                }
+                guard i + 1 < g.count else { continue }
+                let next = g[i + 1]
+                let waited = next.start.timeIntervalSince(p.end)
+                if waited < tokenUpdateMinWait {
+                    problems.append(Evidence(String(format: "retried %.3f s after TooManyProviderTokenUpdates (no wait): %@", waited, h.describe(next)),
+                                             seqs: [p.seq, next.seq]))
+                }
+            }
+        }
+        if judged == 0 { return .notApplicable("the fake never answered TooManyProviderTokenUpdates") }
+        return problems.isEmpty ? .held("\(judged) TooManyProviderTokenUpdates answer(s): the JWT was kept and the retry waited")
+            : .violated("TooManyProviderTokenUpdates mishandled", problems)
+    }
+
+    static let unrelatedKeyNewConnection = CheckDefinition(
+        id: "apns.unrelated-key-new-connection", title: "After UnrelatedKeyIdInToken: retries once on a new connection",
+        reference: "A11; apns.md §5 (a connection is pinned to the key family of its first push)", severity: .must
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        var problems: [Evidence] = []
+        var judged = 0
+        for g in h.groups {
+            let refused = g.filter { $0.reason == "UnrelatedKeyIdInToken" }
+            guard let first = refused.first else { continue }
+            judged += 1
+            if refused.count > 2 {
+                problems.append(Evidence("\(first.device): \(refused.count) UnrelatedKeyIdInToken answers, still retrying (one retry expected)",
+                                         seqs: refused.map(\.seq)))
+            }
+            for p in refused {
+                guard let i = g.firstIndex(where: { $0.seq == p.seq }), i + 1 < g.count else { continue }
+                let next = g[i + 1]
+                if next.connection == p.connection {
+                    problems.append(Evidence("retried on the same connection \(p.connection) after UnrelatedKeyIdInToken: \(h.describe(next))",
+                                             seqs: [p.seq, next.seq]))
+                }
+            }
+            // The pinned connection gets no new streams afterwards (a short grace for streams already on their way).
+            if let later = h.pushes.first(where: { $0.connection == first.connection && $0.start > first.end.addingTimeInterval(0.05) }) {
+                problems.append(Evidence("kept opening streams on connection \(first.connection) after UnrelatedKeyIdInToken: \(h.describe(later))",
+                                         seqs: [first.seq, later.seq]))
+            }
+        }
+        if judged == 0 { return .notApplicable("the fake never answered UnrelatedKeyIdInToken") }
+        return problems.isEmpty ? .held("\(judged) UnrelatedKeyIdInToken answer(s) followed by a retry on a new connection")
+            : .violated("UnrelatedKeyIdInToken mishandled", problems)
+    }
+
+    static let noPriorityFrames = CheckDefinition(
+        id: "apns.no-priority-frames", title: "No HTTP/2 PRIORITY frames (or priority fields in HEADERS)",
+        reference: "A10; apns.md §1 (APNs ignores PRIORITY frames; clients are told not to send them)", severity: .should
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        let http2 = h.all.filter { $0.transport.version == .http2 }
+        if http2.isEmpty { return .notApplicable("no HTTP/2 requests") }
+        var perConn: [UInt64: Exchange] = [:]
+        for e in http2 where e.transport.priorityFramesReceived > 0 {
+            if let seen = perConn[e.transport.connection.id], seen.transport.priorityFramesReceived >= e.transport.priorityFramesReceived { continue }
+            perConn[e.transport.connection.id] = e
+        }
+        let problems = perConn.sorted { $0.key < $1.key }.map { conn, e in
+            Evidence("connection \(conn): \(e.transport.priorityFramesReceived) PRIORITY frame(s) or prioritised HEADERS by stream \(e.transport.streamID)",
+                     seqs: [e.seq])
+        }
+        let conns = Set(http2.map(\.transport.connection.id)).count
+        return problems.isEmpty ? .held("no PRIORITY signals on \(conns) connection(s)") : .violated("PRIORITY frames sent", problems)
     }
 
     static let connectionReuse = CheckDefinition(

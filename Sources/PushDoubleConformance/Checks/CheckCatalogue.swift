@@ -2,9 +2,8 @@ import Foundation
 
 /// The catalogue of every check the runner knows: stable ids, titles, references, severities.
 ///
-/// Ids never change meaning once shipped. Not covered (see docs/conformance.md): A8
-/// (TooManyProviderTokenUpdates), A11 (UnrelatedKeyIdInToken), A15 (delayed 410), and
-/// "no PRIORITY frames" (A10): the transport does not record frames in the history.
+/// Ids never change meaning once shipped. Not covered (see docs/conformance.md): A15
+/// (delayed 410).
 public enum CheckCatalogue {
     /// The synthetic check every case carries: the sender spoke the driver protocol.
     public static let driverCheckID = "driver.protocol"
@@ -22,7 +21,9 @@ public enum CheckCatalogue {
         RetryChecks.transientRetried, RetryChecks.boundedAttempts, RetryChecks.backoffGrows, RetryChecks.backoffJitter,
         RetryChecks.noDuplicateDelivery, RetryChecks.goAway,
         AuthConnectionChecks.jwtContents, AuthConnectionChecks.jwtReuse, AuthConnectionChecks.jwtMaxAge,
-        AuthConnectionChecks.jwtRefreshAfterExpired, AuthConnectionChecks.connectionReuse, AuthConnectionChecks.maxConcurrentStreams,
+        AuthConnectionChecks.jwtRefreshAfterExpired, AuthConnectionChecks.keepTokenAfterTooManyUpdates,
+        AuthConnectionChecks.unrelatedKeyNewConnection,
+        AuthConnectionChecks.connectionReuse, AuthConnectionChecks.maxConcurrentStreams, AuthConnectionChecks.noPriorityFrames,
         HeaderChecks.topicSuffix, HeaderChecks.background, HeaderChecks.expiration, HeaderChecks.collapseID,
         HeaderChecks.apnsID, HeaderChecks.noDuplicateHeaders, HeaderChecks.payloadLimits, HeaderChecks.environmentHost,
         MappingCheck.check,
@@ -55,6 +56,8 @@ public enum MutantTable {
         Entry(mutant: "resend-all-after-goaway", bug: "resends every stream after GOAWAY, processed ones too",
               failingChecks: ["apns.goaway-unprocessed", "apns.no-duplicate-delivery"]),
         Entry(mutant: "never-retry-transient", bug: "gives up on 429/5xx/connection loss at once", failingChecks: ["apns.transient-retried"]),
+        Entry(mutant: "remint-on-token-update-error", bug: "mints a new JWT and retries at once after TooManyProviderTokenUpdates",
+              failingChecks: ["apns.token-updates-keep-jwt"]),
         Entry(mutant: "report-sent-always", bug: "reports every device as sent", failingChecks: ["apns.outcome", "apns.outcome-truthful"]),
     ]
 }

@@ -93,6 +93,30 @@ public final class DoublePipeline: Responder {
         return action
     }
 
+    /// A request the transport refused before it was complete (body or header list too
+    /// large): answered the provider's way when the fake shapes it
+    /// (``ProviderFake/limitRefusal(_:request:context:)``), else with the transport's plain
+    /// text; recorded in the history either way (stage `validation`, endpoint
+    /// `transport.limit` when the fake names none). Rare, so not on the hot path.
+    public func limitExceeded(_ violation: LimitViolation, head: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        let receivedAt = double.clock.now()
+        var admission = fake.limitRefusal(violation, request: head, context: context) ?? Admission(endpoint: "transport.limit")
+        if admission.environment == nil { admission.environment = environment }
+        let response: HTTPResponse
+        let reason: String?
+        if let refusal = admission.refusal, case .respond(let shaped) = refusal.action {
+            response = shaped
+            reason = refusal.reason
+        } else {
+            response = HTTPResponse(status: violation.suggestedStatus, contentType: "text/plain; charset=utf-8", body: violation.message + "\n")
+            reason = nil
+        }
+        record(head, admission, deviceID: nil, action: .respond(response), reason: reason,
+               decision: admission.refusal?.decidedBy ?? Decision(.validation, "transport limit: \(violation.message)"), detail: "refused by the transport (\(violation.kind.rawValue))",
+               receivedAt: receivedAt)
+        return response
+    }
+
     /// Remembers where to record the final outcome of an answer a rule shaped.
     private func track(_ outcome: HistoryOutcome, for info: RequestInfo) {
         let key = OutcomeKey(connection: info.connection.id, stream: info.streamID)
@@ -169,6 +193,7 @@ public final class DoublePipeline: Responder {
                 reason = r
                 if let rendered = pipeline.fake.errorResponse(reason: r, status: spec.status, headers: headers,
                                                               request: request, admission: admission) {
+                    pipeline.fake.faultReasonRendered(r, response: rendered, request: request, context: context)
                     return rendered
                 }
             }

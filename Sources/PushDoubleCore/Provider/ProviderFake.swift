@@ -40,10 +40,28 @@ public protocol ProviderFake: Sendable {
     /// FCM "QUOTA_EXCEEDED", ...), rendered through `errorResponse`. Default: nil (a bare
     /// 429 with `Retry-After`). Added by the core work (additive).
     var rateLimitReason: String? { get }
+
+    /// Called after a fault rule's `reason` was rendered through ``errorResponse(reason:status:headers:request:admission:)``
+    /// as the answer to `request` on `context`'s connection (on that connection's loop), so
+    /// the fake can apply the connection-level consequence its provider attaches to sending
+    /// that reason (APNs: after `ExpiredProviderToken` the connection forgets its current
+    /// provider token, so the fresh one the sender mints is not counted as an update).
+    /// Not called for the fake's own answers, which apply such consequences themselves.
+    /// Default: nothing. Added by the apns2 work (additive).
+    func faultReasonRendered(_ reason: String, response: HTTPResponse, request: HTTPRequest, context: RequestContext)
+
+    /// Shapes the answer to a request the transport refused before it was complete (body or
+    /// header list over the listener's limits; `request` has no body). Returns what the
+    /// request is about (for the history) with `refusal` set to the provider's answer, which
+    /// must be a `.respond` action; nil keeps the transport's plain-text answer. Either way
+    /// the refusal is recorded in the history. Default: nil. Added by the apns2 work (additive).
+    func limitRefusal(_ violation: LimitViolation, request: HTTPRequest, context: RequestContext) -> Admission?
 }
 
 extension ProviderFake {
     public var rateLimitReason: String? { nil }
+    public func faultReasonRendered(_ reason: String, response: HTTPResponse, request: HTTPRequest, context: RequestContext) {}
+    public func limitRefusal(_ violation: LimitViolation, request: HTTPRequest, context: RequestContext) -> Admission? { nil }
 }
 
 /// Shared services a fake may use while answering.

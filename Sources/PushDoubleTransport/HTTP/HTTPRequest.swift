@@ -51,9 +51,27 @@ public struct RequestInfo: Sendable, Equatable, Codable {
     public var headReceivedAt: Date
     /// When the body was complete (END_STREAM / last chunk).
     public var bodyReceivedAt: Date
-    public init(connection: ConnectionInfo, streamID: UInt32, version: HTTPVersion, headReceivedAt: Date, bodyReceivedAt: Date) {
+    /// HTTP/2: PRIORITY frames plus HEADERS frames carrying priority fields received on the
+    /// connection so far (RFC 9113 §5.3.2 deprecates them; APNs tells clients not to send
+    /// them). 0 on HTTP/1.1. Added by the apns2 work (additive; absent in older JSON = 0).
+    public var priorityFramesReceived: Int = 0
+    public init(connection: ConnectionInfo, streamID: UInt32, version: HTTPVersion, headReceivedAt: Date, bodyReceivedAt: Date,
+                priorityFramesReceived: Int = 0) {
         self.connection = connection; self.streamID = streamID; self.version = version
         self.headReceivedAt = headReceivedAt; self.bodyReceivedAt = bodyReceivedAt
+        self.priorityFramesReceived = priorityFramesReceived
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case connection, streamID, version, headReceivedAt, bodyReceivedAt, priorityFramesReceived
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(connection: try c.decode(ConnectionInfo.self, forKey: .connection), streamID: try c.decode(UInt32.self, forKey: .streamID),
+                  version: try c.decode(HTTPVersion.self, forKey: .version), headReceivedAt: try c.decode(Date.self, forKey: .headReceivedAt),
+                  bodyReceivedAt: try c.decode(Date.self, forKey: .bodyReceivedAt),
+                  priorityFramesReceived: try c.decodeIfPresent(Int.self, forKey: .priorityFramesReceived) ?? 0)
     }
 }
 

@@ -49,6 +49,7 @@ extension HTTP2ServerConnection {
         case .data(let bytes, _):
             receiveData(streamID: frame.streamID, bytes: bytes, flowLength: frame.wireLength, endStream: frame.endStream)
         case .headers(let h):
+            if h.priority != nil { priorityFramesReceived += 1 }
             if frame.endHeaders {
                 headerBlockComplete(streamID: frame.streamID, block: h.fragment, endStream: frame.endStream, priority: h.priority)
             } else {
@@ -57,8 +58,9 @@ extension HTTP2ServerConnection {
                 armReadTimeoutTimer()
             }
         case .priority:
-            // §5.3.2: the priority signalling scheme is deprecated; PRIORITY is accepted and ignored.
-            break
+            // §5.3.2: the priority signalling scheme is deprecated; PRIORITY is accepted and ignored
+            // (only counted, for RequestInfo.priorityFramesReceived).
+            priorityFramesReceived += 1
         case .rstStream(let code):
             receiveRstStream(streamID: frame.streamID, code: code)
         case .settings(let list):

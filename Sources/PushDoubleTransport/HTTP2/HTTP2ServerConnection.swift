@@ -75,6 +75,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         var startedMono: UInt64
     }
     var headerBlock: PendingHeaderBlock?
+    /// PRIORITY frames and HEADERS with priority fields received (RequestInfo.priorityFramesReceived).
+    var priorityFramesReceived = 0
     let maxHeaderBlockBytes: Int
 
     /// Last-stream-id of the GOAWAY we sent, if any.
@@ -350,7 +352,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         bufferedBodyBytes -= body.count
         stream.body = []
         let info = RequestInfo(connection: info, streamID: stream.id, version: .http2,
-                               headReceivedAt: stream.headReceivedAt, bodyReceivedAt: body.isEmpty ? stream.headReceivedAt : eventDate())
+                               headReceivedAt: stream.headReceivedAt, bodyReceivedAt: body.isEmpty ? stream.headReceivedAt : eventDate(),
+                               priorityFramesReceived: priorityFramesReceived)
         let request = HTTPRequest(method: stream.method, path: stream.path, scheme: stream.scheme,
                                   authority: stream.authority, headers: stream.headers, body: body, info: info)
         stream.requestInfo = info
@@ -366,7 +369,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         stream.requestDone = true
         bufferedBodyBytes -= stream.body.count
         stream.body = []
-        let info = RequestInfo(connection: info, streamID: stream.id, version: .http2, headReceivedAt: stream.headReceivedAt, bodyReceivedAt: eventDate())
+        let info = RequestInfo(connection: info, streamID: stream.id, version: .http2, headReceivedAt: stream.headReceivedAt, bodyReceivedAt: eventDate(),
+                               priorityFramesReceived: priorityFramesReceived)
         let head = HTTPRequest(method: stream.method, path: stream.path, scheme: stream.scheme,
                                authority: stream.authority, headers: stream.headers, body: [], info: info)
         stream.requestInfo = info

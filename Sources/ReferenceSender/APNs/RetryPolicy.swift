@@ -167,15 +167,18 @@ struct RetryDecider: Sendable {
         case 403 where reason == APNsReason.expiredProviderToken:
             guard !state.refreshedToken else { return .finish(.failed, reason: reason, markDead: false) }
             state.refreshedToken = true
-            // The retry goes on a fresh connection: a connection counts every new token as
-            // an update, and one within 20 min of the last blocks it (apns.md §5, A8).
-            return .retry(RetryAction(counted: false, retireConnection: true, refreshToken: true, reason: reason))
+            // Apple: mint a new token and retry; the same connection stays usable (a refresh
+            // the server asked for is not a TooManyProviderTokenUpdates update, apns.md §5, A7).
+            return .retry(RetryAction(counted: false, refreshToken: true, reason: reason))
         case 403 where reason == APNsReason.unrelatedKeyIdInToken:
             guard !state.reconnectedForKey else { return .finish(.failed, reason: reason, markDead: false) }
             state.reconnectedForKey = true
             return .retry(RetryAction(counted: false, retireConnection: true, reason: reason))
         case 403 where APNsReason.credentialErrors.contains(reason):
             return .finish(.failed, reason: reason, markDead: false)
+        case 429 where mutant == .remintOnTokenUpdateError && reason == APNsReason.tooManyProviderTokenUpdates:
+            // Planted bug: a new token at once, as if the old one had expired (each retry counted).
+            return transient(RetryAction(counted: true, refreshToken: true, reason: reason), state: &state)
         case 429:
             // TooManyRequests: that token only after a delay (A3). TooManyProviderTokenUpdates:
             // keep the current token and wait (A8) — the JWT cache never mints early anyway.
