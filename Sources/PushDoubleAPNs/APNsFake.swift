@@ -80,7 +80,8 @@ public final class APNsFake: ProviderFake {
         // matching and the history use the lowercase form.
         admission.token = headers.token.map(Self.lowercasedHex)
         admission.topic = headers.topic
-        admission.notification = Self.notification(headers, request)
+        // Decoded when the history is read, not here (see `recordedNotification`).
+        admission.notificationMaker = Self.recordedNotification
         let apnsID = headers.apnsID  // generated only if a refusal needs one
 
         // A connection blocked after a too-early token update refuses everything.
@@ -313,6 +314,12 @@ public final class APNsFake: ProviderFake {
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// ``notification(_:_:)`` for the history, from the request alone (the header checks are a
+    /// pure function of it), so the payload is decoded only when someone reads the history.
+    @Sendable static func recordedNotification(_ request: HTTPRequest) -> JSONValue? {
+        notification(APNsRequestValidator.checkHeaders(request).0, request)
+    }
 
     /// The notification as recorded in the history:
     /// `{"headers":{<apns-* headers as sent>},"pushType":"alert","priority":10,"payload":<JSON>}`
