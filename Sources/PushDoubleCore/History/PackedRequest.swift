@@ -21,23 +21,36 @@ struct PackedRequest: Sendable {
         var size = 4 * 5 + r.method.utf8.count + r.path.utf8.count + r.scheme.utf8.count
             + (r.authority?.utf8.count ?? 0) + r.body.count
         for f in r.headers.fields { size += 8 + f.name.utf8.count + f.value.utf8.count }
-        var b: [UInt8] = []
-        b.reserveCapacity(size)
-        @inline(__always) func put(_ n: UInt32) {
-            b.append(UInt8(truncatingIfNeeded: n)); b.append(UInt8(truncatingIfNeeded: n >> 8))
-            b.append(UInt8(truncatingIfNeeded: n >> 16)); b.append(UInt8(truncatingIfNeeded: n >> 24))
+        // Written through one pointer: no per-append capacity checks, no captured state.
+        bytes = [UInt8](unsafeUninitializedCapacity: size) { out, count in
+            var w = Writer(base: out.baseAddress!)
+            w.put(r.method); w.put(r.path); w.put(r.scheme)
+            if let a = r.authority { w.put(a) } else { w.put(Self.absent) }
+            w.put(UInt32(r.headers.fields.count))
+            for f in r.headers.fields { w.put(f.name); w.put(f.value) }
+            r.body.withUnsafeBufferPointer { w.put($0) }
+            precondition(w.offset == size, "PackedRequest size mismatch")
+            count = size
         }
-        @inline(__always) func put(_ s: String) {
-            put(UInt32(s.utf8.count))
+    }
+
+    /// Appends lengths and bytes at a raw pointer (the buffer is sized beforehand).
+    private struct Writer {
+        let base: UnsafeMutablePointer<UInt8>
+        var offset = 0
+        @inline(__always) mutating func put(_ n: UInt32) {
+            base[offset] = UInt8(truncatingIfNeeded: n); base[offset + 1] = UInt8(truncatingIfNeeded: n >> 8)
+            base[offset + 2] = UInt8(truncatingIfNeeded: n >> 16); base[offset + 3] = UInt8(truncatingIfNeeded: n >> 24)
+            offset += 4
+        }
+        @inline(__always) mutating func put(_ u: UnsafeBufferPointer<UInt8>) {
+            if let p = u.baseAddress, u.count > 0 { (base + offset).update(from: p, count: u.count) }
+            offset += u.count
+        }
+        @inline(__always) mutating func put(_ s: String) {
             var s = s
-            s.withUTF8 { b.append(contentsOf: $0) }
+            s.withUTF8 { u in put(UInt32(u.count)); put(u) }
         }
-        put(r.method); put(r.path); put(r.scheme)
-        if let a = r.authority { put(a) } else { put(Self.absent) }
-        put(UInt32(r.headers.fields.count))
-        for f in r.headers.fields { put(f.name); put(f.value) }
-        b.append(contentsOf: r.body)
-        bytes = b
     }
 
     /// The request as it was received.
