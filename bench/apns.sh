@@ -2,6 +2,8 @@
 # APNs benchmark (not a test): the APNs fake (`pushdouble serve`, full validation, JWT auth,
 # history on) vs nghttpd, h2 over TLS, same machine, same run, alternating rounds.
 #   bench/apns.sh [requests] [rounds]
+# Env: PD_BIN=<path to a pushdouble binary> (skips the build; e.g. an older build to compare),
+#      NO_BUILD=1 (use the existing release build), ROUNDS.
 # Every request: POST /3/device/<64 hex>, a 300-byte JSON alert, `authorization: bearer <JWT>`
 # (ES256, kid PDTESTKEY1, team PDTESTTEAM), `apns-topic`, `apns-push-type: alert`.
 # h2load -c10 -m100. The fake announces MAX_CONCURRENT_STREAMS=1 in its first SETTINGS and
@@ -17,11 +19,11 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-if [ -z "${NO_BUILD:-}" ]; then
+if [ -z "${NO_BUILD:-}" ] && [ -z "${PD_BIN:-}" ]; then
   echo "== building pushdouble (release)"
   swift build -c release --product pushdouble 2>&1 | grep -E "error|warning:|Build complete" || true
 fi
-BIN=$(swift build -c release --show-bin-path)/pushdouble
+BIN=${PD_BIN:-$(swift build -c release --show-bin-path)/pushdouble}
 
 # A 300-byte JSON alert payload.
 python3 -c 'import json; b={"aps":{"alert":{"title":"Benchmark","body":"x"*200},"badge":1,"sound":"default"}}; s=json.dumps(b,separators=(",",":")); s=s.replace("x"*200,"x"*(200+300-len(s))); open("'"$WORK"'/body.json","w").write(s)'
@@ -50,6 +52,7 @@ h2() {
 }
 cpu() { awk '{print $14+$15}' "/proc/$PD_PID/stat"; }   # utime+stime, clock ticks
 best() { python3 -c 'import sys; print(max(float(x) for x in sys.argv[1:]))' "$@"; }
+median() { python3 -c 'import sys,statistics; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
 NG_URL="https://127.0.0.1:$NG_PORT"
 TICK=$(getconf CLK_TCK)
 
@@ -65,4 +68,6 @@ for i in $(seq "$ROUNDS"); do
   PDS+=("$(echo "$PD_OUT" | rps)"); NGS+=("$(echo "$NG_OUT" | rps)")
 done
 PD=$(best "${PDS[@]}"); NG=$(best "${NGS[@]}")
-echo "SUMMARY APNs fake h2 req/s: $PD   nghttpd h2 req/s: $NG   ratio: $(python3 -c "print(round($PD/$NG,3))") (target >= 0.35)   load: $(cut -d' ' -f1-3 /proc/loadavg)"
+PDM=$(median "${PDS[@]}"); NGM=$(median "${NGS[@]}")
+echo "median APNs fake h2 req/s: $PDM   nghttpd h2 req/s: $NGM   ratio: $(python3 -c "print(round($PDM/$NGM,3))")"
+echo "SUMMARY (best of $ROUNDS) APNs fake h2 req/s: $PD   nghttpd h2 req/s: $NG   ratio: $(python3 -c "print(round($PD/$NG,3))") (target >= 0.35)   load: $(cut -d' ' -f1-3 /proc/loadavg)"
