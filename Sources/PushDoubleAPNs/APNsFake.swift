@@ -296,7 +296,9 @@ public final class APNsFake: ProviderFake {
 
     /// `token` with A–F folded to a–f (no allocation when already lowercase).
     static func lowercasedHex(_ token: String) -> String {
-        guard token.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return token }
+        var t = token
+        // Over the contiguous bytes: the generic `utf8.contains` showed up at ~1% per request.
+        guard t.withUTF8({ u in u.contains { $0 &- 0x41 < 26 } }) else { return token }
         return String(decoding: token.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
