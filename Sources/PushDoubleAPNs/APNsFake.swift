@@ -80,7 +80,8 @@ public final class APNsFake: ProviderFake {
         // matching and the history use the lowercase form.
         admission.token = headers.token.map(Self.lowercasedHex)
         admission.topic = headers.topic
-        admission.notification = Self.notification(headers, request)
+        // Decoded when the history is read, not here (see `recordedNotification`).
+        admission.notificationMaker = Self.recordedNotification
         let apnsID = headers.apnsID  // generated only if a refusal needs one
 
         // A connection blocked after a too-early token update refuses everything.
@@ -324,7 +325,9 @@ public final class APNsFake: ProviderFake {
 
     /// `token` with A–F folded to a–f (no allocation when already lowercase).
     static func lowercasedHex(_ token: String) -> String {
-        guard token.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) else { return token }
+        var t = token
+        // Over the contiguous bytes: the generic `utf8.contains` showed up at ~1% per request.
+        guard t.withUTF8({ u in u.contains { $0 &- 0x41 < 26 } }) else { return token }
         return String(decoding: token.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
@@ -342,6 +345,12 @@ public final class APNsFake: ProviderFake {
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+
+    /// ``notification(_:_:)`` for the history, from the request alone (the header checks are a
+    /// pure function of it), so the payload is decoded only when someone reads the history.
+    @Sendable static func recordedNotification(_ request: HTTPRequest) -> JSONValue? {
+        notification(APNsRequestValidator.checkHeaders(request).0, request)
+    }
 
     /// The notification as recorded in the history:
     /// `{"headers":{<apns-* headers as sent>},"pushType":"alert","priority":10,"payload":<JSON>}`

@@ -67,6 +67,24 @@ final class HTTP2StreamStateMachineTests: XCTestCase {
         return v.finish()
     }
 
+    /// NUL, CR and LF are refused at any position of a value, long values included (the scan
+    /// goes eight bytes at a time, then byte by byte).
+    func testValueControlCharactersAtEveryPosition() {
+        for length in [1, 7, 8, 9, 16, 17, 63, 200] {
+            for position in 0..<length {
+                for bad: UInt8 in [0x00, 0x0a, 0x0d] {
+                    var bytes = [UInt8](repeating: 0x61, count: length)
+                    bytes[position] = bad
+                    let value = String(decoding: bytes, as: UTF8.self)
+                    XCTAssertNotNil(HTTP2RequestHeadValidator.checkValue(value), "0x\(bad) at \(position) of \(length)")
+                }
+            }
+            XCTAssertNil(HTTP2RequestHeadValidator.checkValue(String(repeating: "a", count: length)))
+        }
+        // Bytes next to the refused ones (0x09 inside, 0x0b, 0x0c, 0x0e, 0x80+) pass.
+        XCTAssertNil(HTTP2RequestHeadValidator.checkValue("a\u{09}\u{0b}\u{0c}\u{0e}é€b1234567890"))
+    }
+
     func testValidHead() {
         var v = HTTP2RequestHeadValidator()
         for (n, val) in [(":method", "POST"), (":scheme", "https"), (":path", "/3/device/x"), (":authority", "api.push.apple.com"),

@@ -45,13 +45,21 @@ public struct HistorySubscription: Hashable, Sendable { public let id: UInt64 }
 public struct ExchangeRecord: Sendable {
     public var provider: ProviderID
     public var endpoint: String
-    public var request: HTTPRequest
+    /// The request as received (kept packed in one buffer, see ``PackedRequest``).
+    public var request: HTTPRequest {
+        get { packedRequest.request }
+        set { packedRequest = PackedRequest(newValue) }
+    }
+    private var packedRequest: PackedRequest
     public var token: String?
     public var topic: String?
     public var environment: String?
     public var deviceID: String?
     public var auth: AuthIdentity?
     public var notification: JSONValue?
+    /// Makes the notification from `request` on read when `notification` is nil
+    /// (see ``Admission/notificationMaker``).
+    public var notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)?
     /// What was done (rendered to a ``RecordedResponse`` on read).
     public var action: ResponseAction
     public var reason: String?
@@ -63,8 +71,10 @@ public struct ExchangeRecord: Sendable {
 
     public init(provider: ProviderID, endpoint: String, request: HTTPRequest, token: String?, topic: String?, environment: String?,
                 deviceID: String?, auth: AuthIdentity?, notification: JSONValue?, action: ResponseAction, reason: String?,
-                detail: String?, decidedBy: Decision, receivedAt: Date, respondedAt: Date) {
-        self.provider = provider; self.endpoint = endpoint; self.request = request; self.token = token; self.topic = topic
+                detail: String?, decidedBy: Decision, receivedAt: Date, respondedAt: Date,
+                notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil) {
+        self.notificationMaker = notificationMaker
+        self.provider = provider; self.endpoint = endpoint; self.packedRequest = PackedRequest(request); self.token = token; self.topic = topic
         self.environment = environment; self.deviceID = deviceID; self.auth = auth; self.notification = notification
         self.action = action; self.reason = reason; self.detail = detail; self.decidedBy = decidedBy
         self.receivedAt = receivedAt; self.respondedAt = respondedAt
@@ -75,9 +85,10 @@ public struct ExchangeRecord: Sendable {
         var response = RecordedResponse(action)
         response.reason = reason
         if let detail { response.detail = response.detail.map { detail + "; " + $0 } ?? detail }
+        let request = packedRequest.request
         return Exchange(seq: seq, provider: provider, endpoint: endpoint, transport: request.info, request: RecordedRequest(request),
                         token: token, topic: topic, environment: environment, deviceID: deviceID, auth: auth,
-                        notification: notification, response: response, decidedBy: decidedBy,
+                        notification: notification ?? notificationMaker?(request), response: response, decidedBy: decidedBy,
                         receivedAt: receivedAt, respondedAt: respondedAt)
     }
 }

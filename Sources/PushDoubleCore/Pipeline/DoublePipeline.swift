@@ -152,7 +152,8 @@ public final class DoublePipeline: Responder {
                                              token: admission.token, topic: admission.topic, environment: admission.environment,
                                              deviceID: deviceID, auth: admission.auth, notification: admission.notification,
                                              action: action, reason: reason, detail: detail, decidedBy: decision,
-                                             receivedAt: receivedAt, respondedAt: double.clock.now())).1
+                                             receivedAt: receivedAt, respondedAt: double.clock.now(),
+                                             notificationMaker: admission.notificationMaker)).1
     }
 
     // MARK: rendering a fired rule

@@ -85,6 +85,10 @@ public struct Admission: Sendable {
     public var auth: AuthIdentity?
     /// The decoded notification (payload JSON plus provider headers), for history and checks.
     public var notification: JSONValue?
+    /// Alternative to ``notification``: makes it from the request when the history is read,
+    /// so the request path neither decodes the payload nor keeps the decoded tree (a pure
+    /// function of the request; a thin function reference, so setting it allocates nothing).
+    public var notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil
     /// Set when the request is refused here (auth or validation failure).
     public var refusal: ProviderResponse?
 
