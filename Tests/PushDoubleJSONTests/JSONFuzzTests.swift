@@ -63,10 +63,11 @@ final class JSONFuzzTests: XCTestCase {
         }
     }
 
-    /// Invalid documents both refuse (JSONSerialization is laxer on a few i_ cases, so the
-    /// list is the clear-cut n_ ones).
+    /// Invalid documents both refuse. JSONSerialization on Linux is laxer in places (it
+    /// accepts trailing commas such as `[1,]`, which we refuse), so the list is the
+    /// clear-cut n_ cases both refuse.
     func testBothRefuseClearlyInvalid() {
-        for text in ["[1,]", "{\"a\":1,}", "[01]", "[1.]", "[.1]", "['a']", "{a:1}", "[\"\\x\"]", "[\"a\u{01}\"]", "[1 2]", "[", "]", "[NaN]", "{\"a\"}"] {
+        for text in ["[01]", "[1.]", "[.1]", "['a']", "{a:1}", "[\"\\x\"]", "[\"a\u{01}\"]", "[1 2]", "[", "]", "[NaN]", "{\"a\"}"] {
             XCTAssertThrowsError(try JSONValue.parse(text), text)
             XCTAssertThrowsError(try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]), text)
         }
@@ -99,7 +100,10 @@ final class JSONFuzzTests: XCTestCase {
         case .int(let i): return (o as? NSNumber)?.int64Value == i
         case .double(let d):
             guard let n = o as? NSNumber else { return false }
-            return n.doubleValue == d
+            // swift-corelibs-foundation's number reader is not correctly rounded (off by a
+            // few ULPs, e.g. 1675.9066892485134); ours uses Swift's correctly rounded
+            // Double(String), checked exactly in JSONWriterTests.testNumbers.
+            return abs(n.doubleValue - d) <= 4 * d.ulp
         case .string(let s): return (o as? String) == s
         case .array(let a):
             guard let arr = o as? [Any], arr.count == a.count else { return false }

@@ -67,7 +67,7 @@ final class JSONWriterTests: XCTestCase {
             }
             """)
         XCTAssertEqual(JSONValue.int(1).prettyJSON, "1")
-        XCTAssertEqual(String(decoding: JSONValue(["b": 1, "a": 2]).serialized([.pretty, .sortedKeys]), as: UTF8.self),
+        XCTAssertEqual(String(decoding: (["b": 1, "a": 2] as JSONValue).serialized([.pretty, .sortedKeys]), as: UTF8.self),
                        "{\n  \"a\": 2,\n  \"b\": 1\n}")
     }
 
