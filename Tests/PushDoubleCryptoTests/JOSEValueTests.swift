@@ -38,15 +38,7 @@ final class JOSEValueTests: XCTestCase {
         XCTAssertEqual(try parse(o.compactJSON), .object(o))
     }
 
-    func testObjectEditing() {
-        var o: JOSEObject = ["a": 1, "b": 2]
-        o["a"] = 3
-        o["c"] = 4
-        o["b"] = nil
-        XCTAssertEqual(o.keys, ["a", "c"])
-        XCTAssertEqual(o.int("a"), 3)
-        XCTAssertEqual(o.keySet, ["a", "c"])
-        // A literal with a repeated name keeps the last value in the first position.
+    func testLiteralWithRepeatedNameKeepsFirstPositionLastValue() {
         let dup = JOSEObject([("x", 1), ("y", 2), ("x", 3)])
         XCTAssertEqual(dup.keys, ["x", "y"])
         XCTAssertEqual(dup.int("x"), 3)
