@@ -20,14 +20,14 @@ final class TestCredentialsTests: XCTestCase {
         XCTAssertTrue(server.isSigned(by: ca.certificate))
 
         let apns = try P256PrivateKey(pem: text(F.apnsKey))
-        let info = try XCTUnwrap(JOSEValue.parse(json: Array(text(F.apnsKeyInfo).utf8)).objectValue)
+        let info = try XCTUnwrap(JOSEValue.parse(json: Array(text(F.apnsKeyInfo).utf8)).jsonObject)
         XCTAssertEqual(info.string("keyId"), "PDTESTKEY1")
         XCTAssertEqual(info.string("teamId"), "PDTESTTEAM")
         XCTAssertEqual(info.string("topic"), "com.example.pushdouble")
         let token = try JWT.signES256(keyID: "PDTESTKEY1", claims: ["iss": "PDTESTTEAM", "iat": 1], key: apns)
         try JWT.parse(token).verify(with: apns.publicKey)
 
-        let sa = try XCTUnwrap(JOSEValue.parse(json: Array(text(F.firebaseServiceAccount).utf8)).objectValue)
+        let sa = try XCTUnwrap(JOSEValue.parse(json: Array(text(F.firebaseServiceAccount).utf8)).jsonObject)
         XCTAssertEqual(sa.keys, ["type", "project_id", "private_key_id", "private_key", "client_email", "client_id", "auth_uri",
                                  "token_uri", "auth_provider_x509_cert_url", "client_x509_cert_url", "universe_domain"])
         XCTAssertEqual(sa.string("type"), "service_account")

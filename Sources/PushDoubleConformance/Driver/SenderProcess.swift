@@ -1,4 +1,5 @@
 import Foundation
+import PushDoubleTransport
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -174,32 +175,12 @@ public final class SenderProcess: @unchecked Sendable {
     }
 
     private func readStdout(_ fd: Int32) {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        var current: [UInt8] = []
-        var overlong = false
-        var overlongPrefix = ""
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            var start = 0
-            for i in 0..<n where buffer[i] == 0x0A {
-                if !overlong { current.append(contentsOf: buffer[start..<i]) }
-                emit(overlong ? .overlong(prefix: overlongPrefix) : .line(Self.decodeLine(current)))
-                current.removeAll(keepingCapacity: true); overlong = false
-                start = i + 1
-            }
-            if !overlong && start < n {
-                current.append(contentsOf: buffer[start..<n])
-                if current.count > Self.maxLineBytes {
-                    overlong = true
-                    overlongPrefix = Self.decodeLine(Array(current.prefix(200)))
-                    current.removeAll()
-                }
+        LineSplitter.readLines(fd: fd, maxLineBytes: Self.maxLineBytes) { piece in
+            switch piece {
+            case .line(let bytes): emit(.line(Self.decodeLine(bytes)))
+            case .overlong(let prefix): emit(.overlong(prefix: Self.decodeLine(prefix)))
             }
         }
-        if overlong { emit(.overlong(prefix: overlongPrefix)) }
-        else if !current.isEmpty { emit(.line(Self.decodeLine(current))) }
         close(fd)
         cond.lock(); stdoutClosed = true; cond.broadcast(); cond.unlock()
     }

@@ -40,7 +40,7 @@ public enum JWT {
                 throw .jwtAlgorithmKeyMismatch(algorithm: alg.stringValue ?? alg.compactJSON, key: key.keyType)
             }
         } else {
-            h = JOSEObject([("alg", .string(key.algorithm.rawValue))] + header.members.map { ($0.name, $0.value) })
+            h = JOSEObject([("alg", .string(key.algorithm.rawValue))] + header.members.map { ($0.key, $0.value) })
         }
         var input = Base64URL.encodeToBytes(h.compactJSONBytes)
         input.append(UInt8(ascii: "."))
@@ -119,7 +119,8 @@ public enum JWT {
         do { v = try JOSEValue.parse(json: json) } catch {
             throw .jwtMalformedJSON(segment: which, reason: error.description)
         }
-        guard case .object(let o) = v else { throw .jwtMalformedJSON(segment: which, reason: "not a JSON object") }
+        // The parser already refused repeated member names, so this only fails for non-objects.
+        guard let o = v.jsonObject else { throw .jwtMalformedJSON(segment: which, reason: "not a JSON object") }
         return o
     }
 }

@@ -244,7 +244,7 @@ public struct GeneratedCredentialSet: Sendable, Equatable {
         }
         let info: JOSEObject
         do {
-            guard case .object(let o) = try JOSEValue.parse(json: Array(try read(F.apnsKeyInfo).utf8)) else {
+            guard let o = try JOSEValue.parse(json: Array(try read(F.apnsKeyInfo).utf8)).jsonObject else {
                 throw CryptoError.fileIO(path: F.apnsKeyInfo, reason: "not a JSON object")
             }
             info = o

@@ -157,15 +157,5 @@ final class ClientTLSSession {
         }
     }
 
-    static func drainErrors() -> String {
-        var parts: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buf = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buf, buf.count)
-            parts.append(String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return parts.joined(separator: "; ")
-    }
+    static func drainErrors() -> String { OpenSSLErrors.drain() }
 }

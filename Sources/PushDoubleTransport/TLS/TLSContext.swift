@@ -13,17 +13,7 @@ public struct TLSConfigurationError: Error, CustomStringConvertible, Equatable {
         self.openSSLErrors = TLSConfigurationError.drainErrors()
     }
 
-    static func drainErrors() -> String {
-        var parts: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buf = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buf, buf.count)
-            parts.append(String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return parts.joined(separator: "; ")
-    }
+    static func drainErrors() -> String { OpenSSLErrors.drain() }
 }
 
 /// The shared server `SSL_CTX` of one listener: certificate chain, key, TLS 1.2+, and the

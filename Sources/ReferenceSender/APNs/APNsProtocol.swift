@@ -33,6 +33,7 @@ enum APNs {
 }
 
 /// An `apns-push-type` value and the rules that hang off it (apns.md §3, §4, §9).
+// Deliberately independent of the fake's table (PushDoubleAPNs/APNsPushType.swift): a sender sharing it could not catch a bug in it.
 enum APNsPushType: String, CaseIterable, Sendable {
     case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets
 

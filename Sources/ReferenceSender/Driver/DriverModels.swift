@@ -34,14 +34,14 @@ struct NeutralNotification: Sendable, Equatable {
         }
         func int(_ k: String) throws(DriverError) -> Int? {
             guard let v = o[k], !v.isNull else { return nil }
-            guard let n = v.intValue else { throw .invalidParams("notification.\(k) must be an integer") }
+            guard let n = v.int else { throw .invalidParams("notification.\(k) must be an integer") }
             return n
         }
         title = try string("title")
         subtitle = try string("subtitle")
         body = try string("body")
         if let d = o["data"], !d.isNull {
-            guard let obj = d.objectValue else { throw .invalidParams("notification.data must be an object") }
+            guard let obj = d.jsonObject else { throw .invalidParams("notification.data must be an object") }
             data = obj
         }
         collapseKey = try string("collapseKey")

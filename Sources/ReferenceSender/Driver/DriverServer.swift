@@ -57,7 +57,7 @@ final class DriverServer {
         // The id, if usable, is echoed even on errors; a missing id makes a notification.
         let id = obj["id"]
         let validId = id.map { v -> Bool in
-            switch v { case .string, .number, .null: return true; default: return false }
+            switch v { case .string, .int, .double, .null: return true; default: return false }
         } ?? true
         guard validId else {
             reply(id: .null, error: .invalidRequest("id must be a string, a number or null"))
@@ -105,7 +105,7 @@ final class DriverServer {
         if let v = params["protocolVersion"], !v.isNull, v.intValue != 1 {
             throw .invalidParams("protocolVersion \(v.text) is not supported (this sender speaks 1)")
         }
-        let given = params["providers"]?["apns"]?.objectValue
+        let given = params["providers"]?["apns"]?.jsonObject
         let old = sender
         sender = nil
         initialized = true

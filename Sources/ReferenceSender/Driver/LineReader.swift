@@ -1,11 +1,12 @@
 import Foundation
+import PushDoubleTransport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Reads newline-delimited lines from a file descriptor on a dedicated thread and hands
-/// them to async code. A line longer than `maxLineBytes` is not buffered: it is reported
-/// as ``Event/tooLong`` and skipped up to the next newline, so memory stays bounded.
+/// them to async code (splitting by the shared `LineSplitter`). A line longer than
+/// `maxLineBytes` is not buffered: it is reported as ``Event/tooLong`` when it ends.
 enum LineReader {
     enum Event: Sendable {
         case line([UInt8])
@@ -18,35 +19,12 @@ enum LineReader {
     static func lines(fd: Int32 = 0, maxLineBytes: Int = maxLineBytes) -> AsyncStream<Event> {
         AsyncStream { continuation in
             let thread = Thread {
-                var pending: [UInt8] = []
-                var discarding = false
-                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-                while true {
-                    let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                    if n < 0 && errno == EINTR { continue }
-                    if n <= 0 { break }
-                    var start = 0
-                    for i in 0..<n where buffer[i] == 0x0A {
-                        if discarding {
-                            discarding = false
-                        } else {
-                            pending.append(contentsOf: buffer[start..<i])
-                            if pending.count > maxLineBytes { continuation.yield(.tooLong) }
-                            else { continuation.yield(.line(pending)) }
-                        }
-                        pending.removeAll(keepingCapacity: true)
-                        start = i + 1
-                    }
-                    if !discarding && start < n {
-                        pending.append(contentsOf: buffer[start..<n])
-                        if pending.count > maxLineBytes {
-                            continuation.yield(.tooLong)
-                            pending.removeAll()
-                            discarding = true
-                        }
+                LineSplitter.readLines(fd: fd, maxLineBytes: maxLineBytes) { piece in
+                    switch piece {
+                    case .line(let bytes): continuation.yield(.line(bytes))
+                    case .overlong: continuation.yield(.tooLong)
                     }
                 }
-                if !discarding && !pending.isEmpty { continuation.yield(.line(pending)) }
                 continuation.finish()
             }
             thread.start()

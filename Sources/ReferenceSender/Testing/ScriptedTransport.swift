@@ -139,16 +139,16 @@ final class ScriptedAPNs: Sendable {
             for r in list {
                 guard let o = r.objectValue else { throw .invalidParams("a rule must be an object") }
                 if o["error"]?.stringValue == "connectFailed" {
-                    state.withLock { $0.failConnects += o["times"]?.intValue ?? 1 }
+                    state.withLock { $0.failConnects += o["times"]?.int ?? 1 }
                     continue
                 }
                 var headers: [(name: String, value: String)] = []
-                for m in o["headers"]?.objectValue?.members ?? [] {
-                    headers.append((m.key.lowercased(), m.value.stringValue ?? m.value.text))
+                for m in o["headers"]?.objectValue ?? [] {
+                    headers.append((m.0.lowercased(), m.1.stringValue ?? m.1.text))
                 }
-                rules.append(Rule(token: o["token"]?.stringValue, remaining: o["times"]?.intValue ?? 1,
-                                  status: o["status"]?.intValue ?? 200, reason: o["reason"]?.stringValue,
-                                  headers: headers, error: o["error"]?.stringValue, delayMs: o["delayMs"]?.intValue ?? 0))
+                rules.append(Rule(token: o["token"]?.stringValue, remaining: o["times"]?.int ?? 1,
+                                  status: o["status"]?.int ?? 200, reason: o["reason"]?.stringValue,
+                                  headers: headers, error: o["error"]?.stringValue, delayMs: o["delayMs"]?.int ?? 0))
             }
             state.withLock { $0.rules.append(contentsOf: rules) }
             return .object(["rules": .int(rules.count)])
@@ -156,11 +156,11 @@ final class ScriptedAPNs: Sendable {
             let list = state.withLock { $0.requests }
             return .object(["requests": .array(list.map(Self.json))])
         case "test/sleeps":
-            return .object(["sleeps": .array(clock.sleeps.map { .number(String($0)) })])
+            return .object(["sleeps": .array(clock.sleeps.map { .double($0) })])
         case "test/advanceClock":
             guard let s = params["seconds"]?.doubleValue else { throw .invalidParams("seconds must be a number") }
             clock.advance(by: s)
-            return .object(["now": .number(String(clock.now()))])
+            return .object(["now": .double(clock.now())])
         case "test/plan":
             guard let n = params["notification"], let d = params["device"] else { throw .invalidParams("notification and device are required") }
             let notification = try NeutralNotification(json: n)
@@ -197,7 +197,7 @@ final class ScriptedAPNs: Sendable {
             headers[f.name] = .string(f.value)
         }
         var o: JSONObject = [
-            "connection": .int(r.connection), "time": .number(String(r.time)),
+            "connection": .int(r.connection), "time": .double(r.time),
             "path": .string(r.request.path), "authority": .string(r.request.authority),
             "headers": .object(headers), "duplicateHeaders": .array(duplicates),
             "payload": (try? JSON.parse(r.request.body)) ?? .null, "size": .int(r.request.body.count),

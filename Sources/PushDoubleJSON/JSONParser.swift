@@ -1,0 +1,359 @@
+/// Why JSON text was refused: what was wrong, what was expected, and the byte offset.
+public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The kind of problem.
+    public enum Kind: Equatable, Sendable {
+        /// The input ended early.
+        case unexpectedEnd
+        /// A byte that cannot start or continue the value here.
+        case unexpectedByte(UInt8)
+        /// A number that breaks the RFC 8259 grammar (leading zero, `1.`, `-`, `1e`).
+        case invalidNumber
+        /// A number whose magnitude is beyond `Double` (e.g. `1e999`).
+        case numberOutOfRange
+        /// `\x` with an unknown `x`, or a bad `\uXXXX`.
+        case invalidEscape
+        /// A `\u` escape of a lone UTF-16 surrogate.
+        case loneSurrogate
+        /// An unescaped control character (U+0000–U+001F) in a string.
+        case controlCharacter
+        /// String bytes that are not UTF-8.
+        case invalidUTF8
+        /// Arrays/objects nested deeper than the limit.
+        case tooDeep(limit: Int)
+        /// Something after the one top-level value.
+        case trailingData
+        /// A member name repeated in one object (only with `rejectDuplicateKeys`).
+        case duplicateKey(String)
+    }
+
+    /// Byte offset of the problem in the input.
+    public let offset: Int
+    public let kind: Kind
+    /// What the parser was looking for (e.g. `"',' or '}'"`, `"a value"`).
+    public let expected: String
+
+    public init(offset: Int, kind: Kind, expected: String) {
+        self.offset = offset; self.kind = kind; self.expected = expected
+    }
+
+    /// One-line reason without the offset.
+    public var message: String {
+        switch kind {
+        case .unexpectedEnd: return "unexpected end of input, expected \(expected)"
+        case .unexpectedByte(let b):
+            let shown = b >= 0x20 && b < 0x7F ? "'\(Character(Unicode.Scalar(b)))'" : "byte 0x" + String(b, radix: 16)
+            return "unexpected \(shown), expected \(expected)"
+        case .invalidNumber: return "invalid number, expected \(expected)"
+        case .numberOutOfRange: return "number out of range"
+        case .invalidEscape: return "invalid escape, expected \(expected)"
+        case .loneSurrogate: return "lone surrogate in \\u escape"
+        case .controlCharacter: return "control character in string"
+        case .invalidUTF8: return "invalid UTF-8 in string"
+        case .tooDeep(let limit): return "nested deeper than \(limit)"
+        case .trailingData: return "trailing data after the JSON value"
+        case .duplicateKey(let k): return "duplicate member name \"\(k)\""
+        }
+    }
+
+    public var description: String { "\(message) at byte \(offset)" }
+}
+
+extension JSONValue {
+    /// Parses one JSON text (RFC 8259; surrounding whitespace allowed, nothing else).
+    /// See ``JSONParser`` for the exact rules. `rejectDuplicateKeys` refuses an object that
+    /// repeats a member name (JOSE); by default duplicates are kept in order.
+    @inlinable
+    public static func parse<Bytes: Collection>(_ bytes: Bytes, maxDepth: Int = JSONParser.defaultMaxDepth,
+                                                rejectDuplicateKeys: Bool = false) throws(JSONParseError) -> JSONValue
+    where Bytes.Element == UInt8 {
+        let r: Result<JSONValue, JSONParseError>? = bytes.withContiguousStorageIfAvailable { buf in
+            var p = JSONParser(buf, maxDepth: maxDepth, rejectDuplicateKeys: rejectDuplicateKeys)
+            do throws(JSONParseError) { return .success(try p.parseDocument()) } catch { return .failure(error) }
+        }
+        if let r { return try r.get() }
+        return try parse(Array(bytes), maxDepth: maxDepth, rejectDuplicateKeys: rejectDuplicateKeys)
+    }
+
+    /// Parses the UTF-8 of `text`.
+    public static func parse(_ text: String, maxDepth: Int = JSONParser.defaultMaxDepth) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8), maxDepth: maxDepth)
+    }
+}
+
+/// The strict RFC 8259 byte parser behind ``JSONValue/parse(_:maxDepth:)``.
+///
+/// Rules: one value with optional surrounding whitespace (space, tab, CR, LF); no
+/// comments, trailing commas, single quotes, leading zeros, `NaN`/`Infinity`; strings must
+/// be valid UTF-8 without raw control characters; `\u` surrogates must pair; an integer
+/// literal that fits `Int64` is `.int`, every other number `.double` (overflow to
+/// infinity is refused); object members keep document order, duplicates included;
+/// containers nest at most `maxDepth` deep (recursion is bounded). Errors are typed
+/// (``JSONParseError``) and carry the byte offset. Not thread-shared: one parse per value.
+public struct JSONParser {
+    /// Default nesting limit for arrays and objects.
+    public static let defaultMaxDepth = 64
+
+    @usableFromInline let b: UnsafeBufferPointer<UInt8>
+    @usableFromInline let maxDepth: Int
+    @usableFromInline let rejectDuplicateKeys: Bool
+    @usableFromInline var i = 0
+    var depth = 0
+
+    @usableFromInline init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, rejectDuplicateKeys: Bool = false) {
+        b = bytes; self.maxDepth = maxDepth; self.rejectDuplicateKeys = rejectDuplicateKeys
+    }
+
+    func fail(_ kind: JSONParseError.Kind, _ expected: String) -> JSONParseError {
+        JSONParseError(offset: i, kind: kind, expected: expected)
+    }
+
+    func unexpected(_ expected: String) -> JSONParseError {
+        i < b.count ? fail(.unexpectedByte(b[i]), expected) : fail(.unexpectedEnd, expected)
+    }
+
+    @usableFromInline mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        skipWhitespace()
+        let v = try value()
+        skipWhitespace()
+        guard i == b.count else { throw fail(.trailingData, "end of input") }
+        return v
+    }
+
+    @inline(__always) mutating func skipWhitespace() {
+        while i < b.count {
+            let c = b[i]
+            guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 else { return }
+            i += 1
+        }
+    }
+
+    mutating func value() throws(JSONParseError) -> JSONValue {
+        guard i < b.count else { throw fail(.unexpectedEnd, "a value") }
+        switch b[i] {
+        case 0x7B: return try object()
+        case 0x5B: return try array()
+        case 0x22: return .string(try string())
+        case 0x74: try literal("true"); return .bool(true)
+        case 0x66: try literal("false"); return .bool(false)
+        case 0x6E: try literal("null"); return .null
+        case 0x2D, 0x30...0x39: return try number()
+        default: throw unexpected("a value")
+        }
+    }
+
+    mutating func literal(_ word: StaticString) throws(JSONParseError) {
+        let n = word.utf8CodeUnitCount
+        let w = word.utf8Start
+        for k in 0..<n {
+            guard i < b.count, b[i] == w[k] else { throw unexpected("'\(word)'") }
+            i += 1
+        }
+    }
+
+    mutating func enter() throws(JSONParseError) {
+        depth += 1
+        guard depth <= maxDepth else { throw fail(.tooDeep(limit: maxDepth), "at most \(maxDepth) nested arrays/objects") }
+    }
+
+    mutating func object() throws(JSONParseError) -> JSONValue {
+        try enter()
+        i += 1
+        var members: [(String, JSONValue)] = []
+        var seen: Set<String>? = nil
+        skipWhitespace()
+        if i < b.count && b[i] == 0x7D { i += 1; depth -= 1; return .object(members) }
+        // Most objects are small: one allocation up front instead of growing 1, 2, 4.
+        members.reserveCapacity(4)
+        while true {
+            guard i < b.count, b[i] == 0x22 else { throw unexpected("a member name string") }
+            let keyStart = i
+            let key = try string()
+            if rejectDuplicateKeys, isDuplicate(key, in: members, seen: &seen) {
+                throw JSONParseError(offset: keyStart, kind: .duplicateKey(key), expected: "a member name not used before in this object")
+            }
+            skipWhitespace()
+            guard i < b.count, b[i] == 0x3A else { throw unexpected("':'") }
+            i += 1
+            skipWhitespace()
+            members.append((key, try value()))
+            skipWhitespace()
+            guard i < b.count else { throw fail(.unexpectedEnd, "',' or '}'") }
+            if b[i] == 0x2C { i += 1; skipWhitespace(); continue }
+            if b[i] == 0x7D { i += 1; depth -= 1; return .object(members) }
+            throw unexpected("',' or '}'")
+        }
+    }
+
+    /// Linear search while the object is small, a set once it grows (hostile input with
+    /// thousands of members must not cost quadratic time).
+    func isDuplicate(_ key: String, in members: [(String, JSONValue)], seen: inout Set<String>?) -> Bool {
+        if seen != nil { return !seen!.insert(key).inserted }
+        if members.contains(where: { $0.0 == key }) { return true }
+        if members.count >= 16 { seen = Set(members.map(\.0)); seen!.insert(key) }
+        return false
+    }
+
+    mutating func array() throws(JSONParseError) -> JSONValue {
+        try enter()
+        i += 1
+        var items: [JSONValue] = []
+        skipWhitespace()
+        if i < b.count && b[i] == 0x5D { i += 1; depth -= 1; return .array(items) }
+        items.reserveCapacity(4)
+        while true {
+            items.append(try value())
+            skipWhitespace()
+            guard i < b.count else { throw fail(.unexpectedEnd, "',' or ']'") }
+            if b[i] == 0x2C { i += 1; skipWhitespace(); continue }
+            if b[i] == 0x5D { i += 1; depth -= 1; return .array(items) }
+            throw unexpected("',' or ']'")
+        }
+    }
+
+    mutating func hex4() throws(JSONParseError) -> UInt32 {
+        var v: UInt32 = 0
+        for _ in 0..<4 {
+            guard i < b.count else { throw fail(.unexpectedEnd, "4 hex digits after \\u") }
+            let c = b[i]
+            let d: UInt32
+            switch c {
+            case 0x30...0x39: d = UInt32(c &- 0x30)
+            case 0x41...0x46: d = UInt32(c &- 0x41 &+ 10)
+            case 0x61...0x66: d = UInt32(c &- 0x61 &+ 10)
+            default: throw fail(.invalidEscape, "4 hex digits after \\u")
+            }
+            v = v << 4 | d
+            i += 1
+        }
+        return v
+    }
+
+    /// Reads a string starting at its opening quote.
+    mutating func string() throws(JSONParseError) -> String {
+        i += 1
+        let start = i
+        // Fast path: no escapes; pure ASCII needs no UTF-8 validation.
+        var high: UInt8 = 0
+        while i < b.count {
+            let c = b[i]
+            if c == 0x22 {
+                let slice = UnsafeBufferPointer(rebasing: b[start..<i])
+                if high < 0x80 { i += 1; return String(decoding: slice, as: UTF8.self) }
+                guard let s = String(validating: slice, as: UTF8.self) else { throw invalidUTF8(from: start) }
+                i += 1
+                return s
+            }
+            if c == 0x5C { break }
+            if c < 0x20 { throw fail(.controlCharacter, "'\"' or an escape") }
+            high |= c
+            i += 1
+        }
+        guard i < b.count else { throw fail(.unexpectedEnd, "'\"'") }
+        var out = [UInt8]()
+        out.reserveCapacity(i - start + 16)
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: b[start..<i]))
+        while i < b.count {
+            let c = b[i]
+            if c == 0x22 {
+                guard let s = String(validating: out, as: UTF8.self) else { throw invalidUTF8(from: start) }
+                i += 1
+                return s
+            }
+            if c < 0x20 { throw fail(.controlCharacter, "'\"' or an escape") }
+            if c != 0x5C { out.append(c); i += 1; continue }
+            i += 1
+            guard i < b.count else { break }
+            let e = b[i]
+            switch e {
+            case 0x22, 0x5C, 0x2F: out.append(e)
+            case 0x62: out.append(0x08)
+            case 0x66: out.append(0x0C)
+            case 0x6E: out.append(0x0A)
+            case 0x72: out.append(0x0D)
+            case 0x74: out.append(0x09)
+            case 0x75:
+                let at = i - 1
+                i += 1
+                var scalar = try hex4()
+                if scalar >= 0xD800 && scalar < 0xDC00 {
+                    guard i + 1 < b.count, b[i] == 0x5C, b[i + 1] == 0x75 else {
+                        throw JSONParseError(offset: at, kind: .loneSurrogate, expected: "a low surrogate \\uDC00-\\uDFFF")
+                    }
+                    i += 2
+                    let low = try hex4()
+                    guard low >= 0xDC00 && low < 0xE000 else {
+                        throw JSONParseError(offset: at, kind: .loneSurrogate, expected: "a low surrogate \\uDC00-\\uDFFF")
+                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if scalar >= 0xDC00 && scalar < 0xE000 {
+                    throw JSONParseError(offset: at, kind: .loneSurrogate, expected: "a high surrogate first")
+                }
+                // Surrogates are excluded above, so the scalar is valid.
+                let u = Unicode.Scalar(scalar)!
+                UTF8.encode(u) { out.append($0) }
+                continue
+            default: throw fail(.invalidEscape, "one of \" \\ / b f n r t u after '\\'")
+            }
+            i += 1
+        }
+        throw fail(.unexpectedEnd, "'\"'")
+    }
+
+    /// Offset of the first byte of the first invalid UTF-8 sequence after `start`.
+    func invalidUTF8(from start: Int) -> JSONParseError {
+        var k = start
+        while k < i, b[k] < 0x80 { k += 1 }
+        return JSONParseError(offset: k, kind: .invalidUTF8, expected: "UTF-8")
+    }
+
+    @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
+
+    mutating func number() throws(JSONParseError) -> JSONValue {
+        let start = i
+        let negative = b[i] == 0x2D
+        if negative { i += 1 }
+        guard i < b.count else { throw fail(.unexpectedEnd, "a digit") }
+        guard isDigit(b[i]) else { throw fail(.invalidNumber, "a digit") }
+        var magnitude: UInt64 = 0
+        var overflow = false
+        if b[i] == 0x30 {
+            i += 1
+            if i < b.count, isDigit(b[i]) { throw fail(.invalidNumber, "no leading zero") }
+        } else {
+            while i < b.count, isDigit(b[i]) {
+                let (m1, o1) = magnitude.multipliedReportingOverflow(by: 10)
+                let (m2, o2) = m1.addingReportingOverflow(UInt64(b[i] &- 0x30))
+                overflow = overflow || o1 || o2
+                magnitude = m2
+                i += 1
+            }
+        }
+        var integral = true
+        if i < b.count, b[i] == 0x2E {
+            integral = false
+            i += 1
+            guard i < b.count, isDigit(b[i]) else { throw unexpectedNumber("a digit after '.'") }
+            while i < b.count, isDigit(b[i]) { i += 1 }
+        }
+        if i < b.count, b[i] == 0x65 || b[i] == 0x45 {
+            integral = false
+            i += 1
+            if i < b.count, b[i] == 0x2B || b[i] == 0x2D { i += 1 }
+            guard i < b.count, isDigit(b[i]) else { throw unexpectedNumber("a digit in the exponent") }
+            while i < b.count, isDigit(b[i]) { i += 1 }
+        }
+        if integral && !overflow {
+            if !negative, magnitude <= UInt64(Int64.max) { return .int(Int64(magnitude)) }
+            if negative, magnitude <= UInt64(Int64.max) + 1 { return .int(Int64(truncatingIfNeeded: 0 &- magnitude)) }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
+        guard let d = Double(text), d.isFinite else {
+            throw JSONParseError(offset: start, kind: .numberOutOfRange, expected: "a number within Double range")
+        }
+        return .double(d)
+    }
+
+    func unexpectedNumber(_ expected: String) -> JSONParseError {
+        i < b.count ? fail(.invalidNumber, expected) : fail(.unexpectedEnd, expected)
+    }
+}
