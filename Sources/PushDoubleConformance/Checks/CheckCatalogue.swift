@@ -36,6 +36,7 @@ public enum CheckCatalogue {
 /// The reference sender's planted bugs and the check ids each one must fail (one table:
 /// the end-to-end test and the README use it).
 public enum MutantTable {
+    /// One mutant, its planted bug and the checks it must fail.
     public struct Entry: Sendable {
         public var mutant: String
         public var bug: String

@@ -15,6 +15,7 @@ public struct Baseline: Sendable, Equatable {
     public var entries: Set<BaselineEntry>
     public init(_ entries: Set<BaselineEntry> = []) { self.entries = entries }
 
+    /// Why a baseline file could not be read.
     public struct LoadError: Error, CustomStringConvertible {
         public var description: String
     }

@@ -20,6 +20,7 @@ public enum DeviceState: Sendable, Equatable, Codable {
 
 /// What the core found for the token a request targets, handed to `deliver`.
 public struct DeviceLookup: Sendable, Equatable {
+    /// How a lookup found the device.
     public enum Source: String, Sendable, Codable { case registered, magic, openWorld, unknown }
     /// The device id (registered devices) or the token itself.
     public var deviceID: String?

@@ -273,6 +273,7 @@ public enum RetryAfter: Sendable, Equatable, Codable {
 /// per token. Beyond it: `reason` (default: the provider's rate-limit reason) with
 /// `Retry-After` = seconds until the window resets / a token is available, rounded up.
 public struct QuotaSpec: Sendable, Equatable {
+    /// The quota algorithm.
     public enum Kind: Sendable, Equatable {
         case fixedWindow(limit: Int, seconds: Double)
         case tokenBucket(rate: Double, burst: Int)

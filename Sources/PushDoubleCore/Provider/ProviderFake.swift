@@ -116,6 +116,7 @@ public struct ProviderResponse: Sendable {
 
 /// Which stage decided an answer: recorded in the history so a user can see why.
 public struct Decision: Sendable, Codable, Equatable {
+    /// The stage of the request path.
     public enum Stage: String, Sendable, Codable { case auth, validation, fault, quota, device, accepted }
     public var stage: Stage
     /// Rule id (fault/quota), device id (device), or a short description.

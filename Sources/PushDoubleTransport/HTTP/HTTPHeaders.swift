@@ -5,6 +5,7 @@
 /// error (APNs `DuplicateHeaders`). Pseudo-headers are never stored here: they live in
 /// the typed fields of ``HTTPRequest`` and ``HTTPResponse``.
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One header field: a name and a value, as received.
     public struct Field: Sendable, Equatable {
         public var name: String
         public var value: String

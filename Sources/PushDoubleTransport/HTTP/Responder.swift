@@ -30,6 +30,7 @@ extension Responder {
 
 /// A limit the transport enforced on a request before handing it to a responder.
 public struct LimitViolation: Sendable, Equatable {
+    /// Which limit was exceeded.
     public enum Kind: String, Sendable { case bodyTooLarge, headerListTooLarge, malformedRequest }
     public var kind: Kind
     /// A sentence saying what was wrong and what the limit is.
@@ -42,6 +43,7 @@ public struct LimitViolation: Sendable, Equatable {
 
 /// What finally happened to a response, for the history.
 public struct ResponseOutcome: Sendable, Equatable {
+    /// How the response ended.
     public enum Kind: String, Sendable, Codable { case completed, reset, connectionDropped, abandoned }
     public var kind: Kind
     /// When the last byte (or the reset) was written.

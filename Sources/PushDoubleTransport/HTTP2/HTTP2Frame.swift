@@ -176,6 +176,7 @@ public struct HTTP2Frame: Hashable, Sendable {
 /// stream error means RST_STREAM for that stream, and the decoder has already skipped
 /// the frame so decoding can continue.
 public struct HTTP2FrameError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// Whether the error ends the connection (GOAWAY) or one stream (RST_STREAM).
     public enum Scope: Hashable, Sendable {
         case connection
         case stream(UInt32)

@@ -41,6 +41,7 @@ public enum HTTP2StateResult: Equatable, Sendable {
 /// RFC diagram: trailers (a second HEADERS with END_STREAM while open) are accepted
 /// and their fields dropped.
 public struct HTTP2StreamStateMachine: Sendable, Equatable {
+    /// The RFC 9113 §5.1 stream states.
     public enum State: Sendable, Equatable {
         case open
         case halfClosedLocal
