@@ -106,6 +106,12 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
     func connectionClosed() {
         closed = true
+        abandonQueuedResponses()
+        storage = nil
+    }
+
+    /// Reports every response not yet done as abandoned and empties the queue.
+    private func abandonQueuedResponses() {
         let now = Date()
         for slot in queue {
             if case .done = slot.state { continue }
@@ -114,7 +120,6 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
             responder.responseCompleted(for: slot.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
         }
         queue.removeAll()
-        storage = nil
     }
 
     // MARK: ConnectionControl
@@ -518,14 +523,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     }
 
     private func connectionClosedByIdle() {
-        let now = Date()
-        for s in queue {
-            if case .done = s.state { continue }
-            s.state = .done
-            s.sink?.markClosed()
-            responder.responseCompleted(for: s.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
-        }
-        queue.removeAll()
+        abandonQueuedResponses()
         io.close()
     }
 }
