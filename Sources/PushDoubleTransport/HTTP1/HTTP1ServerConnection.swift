@@ -106,17 +106,18 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
     func connectionClosed() {
         closed = true
-        abandonQueuedResponses()
+        abandonQueuedResponses(closingSinks: true)
         storage = nil
     }
 
-    /// Reports every response not yet done as abandoned and empties the queue.
-    private func abandonQueuedResponses() {
+    /// Reports every response not yet done as abandoned and empties the queue; with
+    /// `closingSinks` their body sinks are also marked closed (their onClose callbacks run).
+    private func abandonQueuedResponses(closingSinks: Bool) {
         let now = Date()
         for slot in queue {
             if case .done = slot.state { continue }
             slot.state = .done
-            slot.sink?.markClosed()
+            if closingSinks { slot.sink?.markClosed() }
             responder.responseCompleted(for: slot.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
         }
         queue.removeAll()
@@ -314,13 +315,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
     private func finishConnection() {
         acceptingRequests = false
-        let now = Date()
-        for s in queue {
-            if case .done = s.state { continue }
-            s.state = .done
-            responder.responseCompleted(for: s.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
-        }
-        queue.removeAll()
+        abandonQueuedResponses(closingSinks: false)
         io.close()
     }
 
@@ -424,13 +419,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     private func abortAfterEarlierResponses() {
         acceptingRequests = false
         closed = true
-        let now = Date()
-        for s in queue {
-            if case .done = s.state { continue }
-            s.state = .done
-            responder.responseCompleted(for: s.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
-        }
-        queue.removeAll()
+        abandonQueuedResponses(closingSinks: false)
         // Earlier responses are queued in the runtime: flush them, then close. With nothing
         // pending the close is abortive (RST), the nearest thing to RST_STREAM.
         if io.pendingWriteBytes == 0 { io.abort() } else { io.close() }
@@ -523,7 +512,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     }
 
     private func connectionClosedByIdle() {
-        abandonQueuedResponses()
+        abandonQueuedResponses(closingSinks: true)
         io.close()
     }
 }
