@@ -183,7 +183,7 @@ public final class AdminHandlers: Sendable {
 
     func getDevice(_ c: Call) throws -> ResponseAction {
         let id = c.path("id")
-        guard let d = double.devices.device(id: id) else { throw Failure(404, "no device with id \"\(id)\"") }
+        guard let d = double.devices.device(id: id) else { throw notFound("device", id) }
         return json(200, d)
     }
 
@@ -203,7 +203,7 @@ public final class AdminHandlers: Sendable {
 
     func deleteDevice(_ c: Call) throws -> ResponseAction {
         let id = c.path("id")
-        guard double.devices.remove(id: id) else { throw Failure(404, "no device with id \"\(id)\"") }
+        guard double.devices.remove(id: id) else { throw notFound("device", id) }
         return json(200, ["deleted": id])
     }
 
@@ -221,13 +221,13 @@ public final class AdminHandlers: Sendable {
 
     func getFault(_ c: Call) throws -> ResponseAction {
         let id = c.path("id")
-        guard let r = double.faults.rule(id: id) else { throw Failure(404, "no fault rule with id \"\(id)\"") }
+        guard let r = double.faults.rule(id: id) else { throw notFound("fault rule", id) }
         return json(200, r)
     }
 
     func deleteFault(_ c: Call) throws -> ResponseAction {
         let id = c.path("id")
-        guard double.faults.remove(id: id) else { throw Failure(404, "no fault rule with id \"\(id)\"") }
+        guard double.faults.remove(id: id) else { throw notFound("fault rule", id) }
         return json(200, ["deleted": id])
     }
 
@@ -309,6 +309,11 @@ public final class AdminHandlers: Sendable {
     /// 200 naming what a reset deleted: everything, or every `noun` of the `?provider=` filter.
     private func resetResponse(_ c: Call, _ noun: String) -> ResponseAction {
         json(200, ["deleted": c.provider.map { "all \($0) \(noun)" } ?? "all"])
+    }
+
+    /// 404 for an unknown `what` (device, fault rule) id.
+    private func notFound(_ what: String, _ id: String) -> Failure {
+        Failure(404, "no \(what) with id \"\(id)\"")
     }
 
     private func isArray(_ body: [UInt8]) -> Bool {
