@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 import PushDoubleCore
 import PushDoubleCrypto
 import PushDoubleTransport
@@ -564,20 +565,9 @@ final class APNsFakeConfigurationTests: XCTestCase {
 
 /// Hostile input never crashes the fake: random bytes in every field always get an APNs answer.
 final class APNsRobustnessTests: XCTestCase {
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     func testRandomInputAlwaysGetsAnAPNsAnswer() {
         let h = APNsHarness()
-        var rng = SplitMix(state: 42)
+        var rng = SeededRandomNumberGenerator(seed: 42)
         let alphabet = Array("abcdef0123456789ABCDEF{}[]\":,.-/ ?\\é\u{0}\n".unicodeScalars)
         func junk(_ max: Int) -> String {
             String(String.UnicodeScalarView((0..<Int.random(in: 0...max, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }))

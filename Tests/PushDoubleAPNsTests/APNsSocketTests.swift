@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import XCTest
+import PushDoubleTestSupport
 import PushDoubleCore
 import PushDoubleCrypto
 import PushDoubleTransport
@@ -261,29 +262,4 @@ final class APNsInProcessServerTests: XCTestCase {
         XCTAssertEqual(server.history.all.map(\.environment), ["production", "sandbox", "production"])
         XCTAssertEqual(server.history.all.first?.auth?.keyID, EmbeddedTestCredentials.apnsKeyID)
     }
-}
-
-struct ProcessResult { var status: Int32; var stdout: String; var stderr: String }
-
-/// Runs a command to completion (with a timeout), collecting its output.
-func runCommand(_ args: [String], timeout: Double = 30) throws -> ProcessResult {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = args
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = FileHandle.nullDevice
-    try p.run()
-    let outData = Mutex<Data>(Data()), errData = Mutex<Data>(Data())
-    let g = DispatchGroup()
-    g.enter(); DispatchQueue.global().async { let d = out.fileHandleForReading.readDataToEndOfFile(); outData.withLock { $0 = d }; g.leave() }
-    g.enter(); DispatchQueue.global().async { let d = err.fileHandleForReading.readDataToEndOfFile(); errData.withLock { $0 = d }; g.leave() }
-    let deadline = Date().addingTimeInterval(timeout)
-    while p.isRunning && Date() < deadline { usleep(10_000) }
-    if p.isRunning { p.terminate() }
-    p.waitUntilExit()
-    g.wait()
-    return ProcessResult(status: p.terminationStatus, stdout: String(decoding: outData.withLock { $0 }, as: UTF8.self),
-                         stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleCore
 import PushDoubleTransport
 
@@ -176,7 +177,7 @@ final class ScenarioLoaderTests: XCTestCase {
         // Every bad example is also refused by the loader.
         for b in bad { XCTAssertThrowsError(try ScenarioLoader.decode(Data(b.utf8), file: "bad.json"), b) }
         _ = try ScenarioLoader.decode(Data(full.utf8), file: "full.json")
-        let r = try PushDoubleCoreTests.run(["python3", "-c", script, schema.path, full, "[" + bad.joined(separator: ",") + "]"])
+        let r = try runCommand(["python3", "-c", script, schema.path, full, "[" + bad.joined(separator: ",") + "]"], timeout: 20)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stdout.hasPrefix("ok 8 "), r.stdout + r.stderr)
     }

@@ -1,35 +1,9 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 import PushDoubleCore
 import PushDoubleTransport
 @testable import PushDouble
-
-struct CommandResult { var status: Int32; var stdout: String; var stderr: String; var seconds: Double }
-
-/// Runs a command found on PATH and waits for it (with a timeout).
-@discardableResult
-func run(_ args: [String], timeout: Double = 20) throws -> CommandResult {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = args
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    p.standardInput = FileHandle.nullDevice
-    let start = Date()
-    try p.run()
-    let outData = Locked(Data()), errData = Locked(Data())
-    let g = DispatchGroup()
-    g.enter(); DispatchQueue.global().async { let d = out.fileHandleForReading.readDataToEndOfFile(); outData.withLock { $0 = d }; g.leave() }
-    g.enter(); DispatchQueue.global().async { let d = err.fileHandleForReading.readDataToEndOfFile(); errData.withLock { $0 = d }; g.leave() }
-    let deadline = Date().addingTimeInterval(timeout)
-    while p.isRunning && Date() < deadline { usleep(5_000) }
-    if p.isRunning { p.terminate() }
-    p.waitUntilExit()
-    g.wait()
-    return CommandResult(status: p.terminationStatus, stdout: String(decoding: outData.withLock { $0 }, as: UTF8.self),
-                         stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self), seconds: Date().timeIntervalSince(start))
-}
 
 /// curl with `-s -w '\n%{http_code}'`: returns (status code, body, curl exit status).
 struct Curl {
@@ -49,7 +23,7 @@ struct Curl {
         if let b = body { args += ["--data-binary", b, "-H", "content-type: application/json"] }
         args += extra
         args.append(url)
-        let r = try run(args, timeout: timeout + 5)
+        let r = try runCommand(args, timeout: timeout + 5)
         var lines = r.stdout.components(separatedBy: "\n")
         let code = Int(lines.popLast() ?? "") ?? 0
         let h = (try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? ""

@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleCrypto
 
 /// RFC 8188 `aes128gcm` framing, tested with the RFC's own examples and bad-input cases.

@@ -2,13 +2,6 @@ import Foundation
 import XCTest
 @testable import PushDoubleCrypto
 
-/// Hex text → bytes (spaces ignored). Traps on bad test data, which is a test bug.
-func hex(_ s: String) -> [UInt8] {
-    let chars = Array(s.replacingOccurrences(of: " ", with: "").utf8)
-    precondition(chars.count % 2 == 0, "odd hex")
-    return stride(from: 0, to: chars.count, by: 2).map { UInt8(String(decoding: chars[$0..<$0 + 2], as: UTF8.self), radix: 16)! }
-}
-
 /// base64url text → bytes for fixtures; fails the test on bad input.
 func b64(_ s: String, file: StaticString = #filePath, line: UInt = #line) -> [UInt8] {
     do { return try Base64URL.decode(s) } catch {

@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleCrypto
 
 /// RFC 8291 Web Push encryption (Appendix A vector) and the legacy `aesgcm` coding.

@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleHPACK
 
 /// Every RFC 7541 Appendix C example (C.2–C.6), decoded and encoded byte for byte.

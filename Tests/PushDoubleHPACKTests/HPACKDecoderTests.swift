@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleHPACK
 
 /// Decoder rules and every invalid-input class, each with its typed error and evidence.

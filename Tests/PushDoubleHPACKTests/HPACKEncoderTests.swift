@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleHPACK
 
 /// Encoder choices (indexing policy, never-index, size updates) and round trips.
@@ -145,7 +146,7 @@ final class HPACKEncoderTests: XCTestCase {
     }
 
     func testRandomRoundTripsKeepTablesInSync() throws {
-        var rng = SeededRandom(seed: 2024)
+        var rng = SeededRandomNumberGenerator(seed: 2024)
         let names = [":status", ":path", "content-type", "apns-id", "apns-topic", "x-custom", "authorization",
                      "date", "cache-control", "x-\u{e9}t\u{e9}"]
         for round in 0..<30 {

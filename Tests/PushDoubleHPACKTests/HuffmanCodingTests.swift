@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleHPACK
 
 /// RFC 7541 §5.2 / Appendix B Huffman coding.
@@ -69,7 +70,7 @@ final class HuffmanCodingTests: XCTestCase {
     }
 
     func testRandomStringsRoundTrip() throws {
-        var rng = SeededRandom(seed: 42)
+        var rng = SeededRandomNumberGenerator(seed: 42)
         for i in 0..<5000 {
             let len = Int.random(in: 0...64, using: &rng)
             let bytes: [UInt8]

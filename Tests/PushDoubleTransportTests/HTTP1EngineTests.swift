@@ -86,6 +86,47 @@ final class HTTP1EngineTests: XCTestCase {
         XCTAssertEqual(r.recorded.map(\.path), ["/1", "/bye"], "nothing after the GOAWAY is read")
     }
 
+    /// Pipelined order holds for streamed bodies: a later request that ends the connection
+    /// (GOAWAY / reset) waits until the stream ahead of it finishes; and a stream still open
+    /// when the connection goes away gets its sink closed and its onClose run exactly once.
+    func testStreamedResponseOrderingAndSinkClosing() {
+        final class Source: ResponseBodySource, @unchecked Sendable {
+            let lock = NSLock()
+            var sink: (any ResponseBodySink)?
+            var closedCalls = 0
+            func start(_ sink: ResponseBodySink) {
+                lock.withLock { self.sink = sink }
+                sink.onClose { [self] in lock.withLock { closedCalls += 1 } }
+                sink.write(Array("data: 1\n\n".utf8))
+            }
+        }
+        for ending in ["goaway", "reset", "peer-gone"] {
+            let source = Source()
+            let r = ClosureResponder { req, _ in
+                switch req.path {
+                case "/events": return .stream(HTTPResponse(status: 200, headers: ["content-type": "text/event-stream"]), source: source)
+                case "/end" where ending == "goaway": return .goAway(lastStreamID: .beforeThisStream, errorCode: .noError, debugData: [], then: nil)
+                default: return .resetStream(.cancel)
+                }
+            }
+            let (h, io) = engine(r)
+            feed(h, "GET /events HTTP/1.1\r\nHost: a\r\n\r\n" + (ending == "peer-gone" ? "" : "GET /end HTTP/1.1\r\nHost: a\r\n\r\n"))
+            XCTAssertTrue(io.text.contains("data: 1"), ending + ": " + io.text)
+            XCTAssertFalse(io.closed || io.aborted, ending + ": nothing ends the connection while the stream ahead is open")
+            if ending == "peer-gone" {
+                h.inputClosed()
+                h.connectionClosed()
+                XCTAssertEqual(source.lock.withLock { source.sink?.isClosed }, true, ending + ": the open stream's sink is closed")
+                XCTAssertEqual(source.lock.withLock { source.closedCalls }, 1, ending + ": onClose ran once")
+            } else {
+                source.lock.withLock { source.sink }?.finish()
+                XCTAssertTrue(io.closed || io.aborted, ending + ": the connection ends once the stream finished")
+                h.connectionClosed()
+                XCTAssertEqual(source.lock.withLock { source.closedCalls }, 1, ending + ": onClose ran once")
+            }
+        }
+    }
+
     func testRequestInfoTimestampsAndStreamIDs() {
         let r = ClosureResponder { _, _ in .respond(HTTPResponse(status: 200)) }
         let (h, io) = engine(r)

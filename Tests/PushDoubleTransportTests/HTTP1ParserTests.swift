@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleTransport
 
 final class HTTP1ParserTests: XCTestCase {
@@ -99,7 +100,7 @@ final class HTTP1ParserTests: XCTestCase {
 
     /// Seeded random inputs: no crash, no hang, every outcome a request list or a typed error.
     func testFuzzRandomBytes() {
-        var rng = RuntimeSplitMix64(seed: 0x5EED_F00D)
+        var rng = SeededRandomNumberGenerator(seed: 0x5EED_F00D)
         let fragments: [[UInt8]] = [b("GET "), b("POST "), b(" HTTP/1.1\r\n"), b("Host: h\r\n"), b("\r\n"), b("Content-Length: "),
                                     b("Transfer-Encoding: chunked\r\n"), b("0\r\n"), b("5\r\nhello\r\n"), b(":"), b("/p"), b("\r"), b("\n"),
                                     b("ffffffffffffffff"), b(";ext"), b("HTTP/1.0"), b("\u{0}"), b(" \t")]
@@ -157,18 +158,5 @@ final class HTTP1ParserTests: XCTestCase {
         XCTAssertEqual(Array(out.prefix(5)), b("12c\r\n"))
         XCTAssertEqual(HTTPDateCache.format(0), b("Thu, 01 Jan 1970 00:00:00 GMT"))
         XCTAssertEqual(String(decoding: HTTP1Serializer.statusLine(599), as: UTF8.self), "HTTP/1.1 599 Status\r\n")
-    }
-}
-
-/// Deterministic PRNG for seeded fuzzing.
-struct RuntimeSplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleTransport
 
 /// Round trips and frame-level error rules of the HTTP/2 frame codec (RFC 9113 §4, §6).
@@ -239,7 +240,7 @@ final class HTTP2FrameCodecTests: XCTestCase {
     /// Seeded random bytes: the decoder must never crash or hang; every outcome is a
     /// frame, "need more", or a typed error.
     func testRandomBytesFuzz() {
-        var rng = SplitMix64(seed: 0x5eed)
+        var rng = SeededRandomNumberGenerator(seed: 0x5eed)
         var frames = 0, errors = 0
         for _ in 0..<3000 {
             var dec = HTTP2FrameDecoder(maxFrameSize: 16384, expectClientPreface: rng.next() % 4 == 0)
@@ -266,18 +267,5 @@ final class HTTP2FrameCodecTests: XCTestCase {
         }
         XCTAssertGreaterThan(frames, 0)
         XCTAssertGreaterThan(errors, 0)
-    }
-}
-
-/// Deterministic PRNG for seeded fuzz loops.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleTransport
 
 /// Real HTTP/2 clients against the in-process server on an ephemeral port: the Python

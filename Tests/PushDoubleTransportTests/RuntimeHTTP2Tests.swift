@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 import Synchronization
 @testable import PushDoubleTransport
 

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleTransport
 
 /// Garbage on real sockets: the server keeps serving and releases every connection.
@@ -17,7 +18,7 @@ final class RuntimeRobustnessTests: XCTestCase {
             ListenerConfiguration(name: "tls", tls: TLSServerConfiguration(certificateChainPEM: cert.certPEM, privateKeyPEM: cert.keyPEM),
                                   limits: limits, responder: r),
         ])
-        var rng = RuntimeSplitMix64(seed: 42)
+        var rng = SeededRandomNumberGenerator(seed: 42)
         let prefixes: [[UInt8]] = [[], Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8), Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8), [0x16, 0x03, 0x01, 0x00, 0x50, 0x01]]
         var clients: [RawClient] = []
         for i in 0..<300 {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 import Synchronization
 @testable import PushDoubleTransport
 #if canImport(Glibc)
@@ -27,36 +28,6 @@ func echoResponder() -> ClosureResponder {
     ClosureResponder { req, _ in
         .respond(HTTPResponse(status: 200, contentType: "text/plain", body: "\(req.method) \(req.path) \(req.body.count)\n" + String(decoding: req.body, as: UTF8.self)))
     }
-}
-
-struct ProcessResult { var status: Int32; var stdout: String; var stderr: String }
-
-/// Runs a command (PATH lookup via /usr/bin/env) and waits for it.
-@discardableResult
-func runCommand(_ args: [String], input: Data? = nil, timeout: Double = 30) throws -> ProcessResult {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = args
-    let out = Pipe(), err = Pipe()
-    p.standardOutput = out
-    p.standardError = err
-    let inPipe = Pipe()
-    p.standardInput = inPipe
-    try p.run()
-    if let input { inPipe.fileHandleForWriting.write(input) }
-    try? inPipe.fileHandleForWriting.close()
-    let outData = PthreadLocked<Data>(Data()), errData = PthreadLocked<Data>(Data())
-    let g = DispatchGroup()
-    g.enter(); DispatchQueue.global().async { let d = out.fileHandleForReading.readDataToEndOfFile(); outData.withLock { $0 = d }; g.leave() }
-    g.enter(); DispatchQueue.global().async { let d = err.fileHandleForReading.readDataToEndOfFile(); errData.withLock { $0 = d }; g.leave() }
-    let deadline = Date().addingTimeInterval(timeout)
-    while p.isRunning && Date() < deadline { usleep(10_000) }
-    if p.isRunning { p.terminate() }
-    p.waitUntilExit()
-    g.wait()
-    return ProcessResult(status: p.terminationStatus,
-                         stdout: String(decoding: outData.withLock { $0 }, as: UTF8.self),
-                         stderr: String(decoding: errData.withLock { $0 }, as: UTF8.self))
 }
 
 /// A blocking TCP client for raw-protocol tests.

@@ -173,17 +173,17 @@ public final class AdminHandlers: Sendable {
         for d in list {
             do { created.append(try double.devices.register(d)) } catch { throw Failure(409, "\(error)") }
         }
-        return json(201, created.count == 1 && !isArray(c.request.body) ? AnyEncodable(created[0]) : AnyEncodable(created))
+        return createdResponse(created, requestBody: c.request.body)
     }
 
     func deleteDevices(_ c: Call) -> ResponseAction {
         double.devices.reset(provider: c.provider)
-        return json(200, ["deleted": c.provider.map { "all \($0) devices" } ?? "all"])
+        return resetResponse(c, "devices")
     }
 
     func getDevice(_ c: Call) throws -> ResponseAction {
         let id = c.path("id")
-        guard let d = double.devices.device(id: id) else { throw Failure(404, "no device with id \"\(id)\"") }
+        guard let d = double.devices.device(id: id) else { throw notFound("device", id) }
         return json(200, d)
     }
 
@@ -203,7 +203,7 @@ public final class AdminHandlers: Sendable {
 
     func deleteDevice(_ c: Call) throws -> ResponseAction {
         let id = c.path("id")
-        guard double.devices.remove(id: id) else { throw Failure(404, "no device with id \"\(id)\"") }
+        guard double.devices.remove(id: id) else { throw notFound("device", id) }
         return json(200, ["deleted": id])
     }
 
@@ -211,23 +211,23 @@ public final class AdminHandlers: Sendable {
         let rules = try decodeOneOrMany(FaultRule.self, c.request.body)
         do { try double.faults.add(contentsOf: rules) } catch { throw Failure(409, "\(error)") }
         let added = rules.compactMap { double.faults.rule(id: $0.id) }
-        return json(201, rules.count == 1 && !isArray(c.request.body) ? AnyEncodable(added[0]) : AnyEncodable(added))
+        return createdResponse(added, requestBody: c.request.body)
     }
 
     func deleteFaults(_ c: Call) -> ResponseAction {
         double.faults.reset(provider: c.provider)
-        return json(200, ["deleted": c.provider.map { "all \($0) rules" } ?? "all"])
+        return resetResponse(c, "rules")
     }
 
     func getFault(_ c: Call) throws -> ResponseAction {
         let id = c.path("id")
-        guard let r = double.faults.rule(id: id) else { throw Failure(404, "no fault rule with id \"\(id)\"") }
+        guard let r = double.faults.rule(id: id) else { throw notFound("fault rule", id) }
         return json(200, r)
     }
 
     func deleteFault(_ c: Call) throws -> ResponseAction {
         let id = c.path("id")
-        guard double.faults.remove(id: id) else { throw Failure(404, "no fault rule with id \"\(id)\"") }
+        guard double.faults.remove(id: id) else { throw notFound("fault rule", id) }
         return json(200, ["deleted": id])
     }
 
@@ -299,6 +299,21 @@ public final class AdminHandlers: Sendable {
             }
         }
         return out
+    }
+
+    /// 201 with the one created item when the request body was a single object, else the list.
+    private func createdResponse<T: Encodable>(_ items: [T], requestBody: [UInt8]) -> ResponseAction {
+        json(201, items.count == 1 && !isArray(requestBody) ? AnyEncodable(items[0]) : AnyEncodable(items))
+    }
+
+    /// 200 naming what a reset deleted: everything, or every `noun` of the `?provider=` filter.
+    private func resetResponse(_ c: Call, _ noun: String) -> ResponseAction {
+        json(200, ["deleted": c.provider.map { "all \($0) \(noun)" } ?? "all"])
+    }
+
+    /// 404 for an unknown `what` (device, fault rule) id.
+    private func notFound(_ what: String, _ id: String) -> Failure {
+        Failure(404, "no \(what) with id \"\(id)\"")
     }
 
     private func isArray(_ body: [UInt8]) -> Bool {

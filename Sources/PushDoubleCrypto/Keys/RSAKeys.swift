@@ -12,10 +12,7 @@ public struct RSAPrivateKey: Sendable {
 
     /// Loads a PEM private key (`PRIVATE KEY` or `RSA PRIVATE KEY`); an EC key throws `wrongKeyType`.
     public init(pem: String) throws(CryptoError) {
-        let k = try EVPKey.privateKey(pem: pem)
-        let t = k.keyType
-        guard t == .rsa else { throw .wrongKeyType(expected: .rsa, actual: t) }
-        self.key = k
+        self.key = try EVPKey.privateKey(pem: pem).requiringRSA()
     }
 
     /// Generates a fresh key (2048 bits unless told otherwise).
@@ -51,10 +48,7 @@ public struct RSAPublicKey: Sendable {
 
     /// Loads a `-----BEGIN PUBLIC KEY-----` PEM; an EC key throws `wrongKeyType`.
     public init(pem: String) throws(CryptoError) {
-        let k = try EVPKey.publicKey(pem: pem)
-        let t = k.keyType
-        guard t == .rsa else { throw .wrongKeyType(expected: .rsa, actual: t) }
-        self.key = k
+        self.key = try EVPKey.publicKey(pem: pem).requiringRSA()
     }
 
     /// `-----BEGIN PUBLIC KEY-----` PEM.
@@ -69,5 +63,14 @@ public struct RSAPublicKey: Sendable {
         let expected = (bits + 7) / 8
         guard signature.count == expected else { throw .signatureLength(expected: expected, actual: signature.count) }
         try Signer.digestVerify(key: key, signature: signature, data: data)
+    }
+}
+
+extension EVPKey {
+    /// This key if it is an RSA key, else `wrongKeyType` naming what it is.
+    fileprivate func requiringRSA() throws(CryptoError) -> EVPKey {
+        let t = keyType
+        guard t == .rsa else { throw .wrongKeyType(expected: .rsa, actual: t) }
+        return self
     }
 }

@@ -91,11 +91,9 @@ struct HTTP1ResponseParser {
                     state = .untilClose
                 }
             case .fixed(let remaining):
-                let n = min(remaining, buffer.count)
-                body.append(contentsOf: buffer[0..<n])
-                buffer.removeFirst(n)
-                if remaining - n > 0 {
-                    state = .fixed(remaining: remaining - n)
+                let left = takeBody(remaining)
+                if left > 0 {
+                    state = .fixed(remaining: left)
                     return .needMore
                 }
                 return complete()
@@ -113,11 +111,9 @@ struct HTTP1ResponseParser {
                 }
                 state = size == 0 ? .trailers : .chunkData(remaining: size)
             case .chunkData(let remaining):
-                let n = min(remaining, buffer.count)
-                body.append(contentsOf: buffer[0..<n])
-                buffer.removeFirst(n)
-                if remaining - n > 0 {
-                    state = .chunkData(remaining: remaining - n)
+                let left = takeBody(remaining)
+                if left > 0 {
+                    state = .chunkData(remaining: left)
                     return .needMore
                 }
                 state = .chunkDataEnd
@@ -147,6 +143,14 @@ struct HTTP1ResponseParser {
                 return .needMore
             }
         }
+    }
+
+    /// Moves up to `remaining` buffered bytes into the body; returns how many are still missing.
+    private mutating func takeBody(_ remaining: Int) -> Int {
+        let n = min(remaining, buffer.count)
+        body.append(contentsOf: buffer[0..<n])
+        buffer.removeFirst(n)
+        return remaining - n
     }
 
     private mutating func complete() -> Result {

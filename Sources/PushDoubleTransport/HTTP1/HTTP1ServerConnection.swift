@@ -106,6 +106,14 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
     func connectionClosed() {
         closed = true
+        abandonQueuedResponses()
+        storage = nil
+    }
+
+    /// Reports every response not yet done as abandoned, marks their body sinks closed (so a
+    /// streaming source's onClose callbacks run, as the ResponseBodySink contract promises,
+    /// whichever way the connection ends) and empties the queue.
+    private func abandonQueuedResponses() {
         let now = Date()
         for slot in queue {
             if case .done = slot.state { continue }
@@ -114,7 +122,6 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
             responder.responseCompleted(for: slot.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
         }
         queue.removeAll()
-        storage = nil
     }
 
     // MARK: ConnectionControl
@@ -309,13 +316,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
     private func finishConnection() {
         acceptingRequests = false
-        let now = Date()
-        for s in queue {
-            if case .done = s.state { continue }
-            s.state = .done
-            responder.responseCompleted(for: s.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
-        }
-        queue.removeAll()
+        abandonQueuedResponses()
         io.close()
     }
 
@@ -419,13 +420,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     private func abortAfterEarlierResponses() {
         acceptingRequests = false
         closed = true
-        let now = Date()
-        for s in queue {
-            if case .done = s.state { continue }
-            s.state = .done
-            responder.responseCompleted(for: s.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
-        }
-        queue.removeAll()
+        abandonQueuedResponses()
         // Earlier responses are queued in the runtime: flush them, then close. With nothing
         // pending the close is abortive (RST), the nearest thing to RST_STREAM.
         if io.pendingWriteBytes == 0 { io.abort() } else { io.close() }
@@ -518,14 +513,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     }
 
     private func connectionClosedByIdle() {
-        let now = Date()
-        for s in queue {
-            if case .done = s.state { continue }
-            s.state = .done
-            s.sink?.markClosed()
-            responder.responseCompleted(for: s.info, outcome: ResponseOutcome(kind: .abandoned, at: now))
-        }
-        queue.removeAll()
+        abandonQueuedResponses()
         io.close()
     }
 }
