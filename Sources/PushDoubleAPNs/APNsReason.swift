@@ -88,12 +88,19 @@ public enum APNsReason: String, Sendable, CaseIterable, Hashable {
         case .serviceUnavailable, .shutdown: return 503
         case .featureNotEnabled, .missingChannelId, .badChannelId, .channelNotRegistered, .badRequestParams,
              .badRequestPayload, .missingPushType, .cannotCreateChannelConfig, .topicMismatch, .missingChannelQueueSize:
-            return 400
+            return 400  // assumed (see ``isConfirmed``)
         }
     }
 
     /// False for the broadcast-channel-only reasons, whose statuses are UNCONFIRMED.
-    public var isConfirmed: Bool { status != 400 || APNsReason.confirmed400.contains(self) }
+    public var isConfirmed: Bool {
+        switch self {
+        case .featureNotEnabled, .missingChannelId, .badChannelId, .channelNotRegistered, .badRequestParams,
+             .badRequestPayload, .missingPushType, .cannotCreateChannelConfig, .topicMismatch, .missingChannelQueueSize:
+            return false
+        default: return true
+        }
+    }
 
     /// Whether Apple says never to retry a request that got this reason (apns.md §7.2).
     public var isPermanent: Bool {
@@ -105,12 +112,6 @@ public enum APNsReason: String, Sendable, CaseIterable, Hashable {
 
     /// The reasons of Apple's main table (apns.md §7.2), without the broadcast-only ones.
     public static var providerAPIReasons: [APNsReason] { allCases.filter(\.isConfirmed) }
-
-    private static let confirmed400: Set<APNsReason> = [
-        .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
-        .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,
-        .missingTopic, .payloadEmpty, .topicDisallowed,
-    ]
 
     /// Looks a wire string up, accepting both spellings of the environment-key reason.
     public init?(wireString: String) {

@@ -124,9 +124,8 @@ public enum APNsRequestValidator {
     static func parsePath(_ path: String) -> PathResult {
         var p = path
         return p.withUTF8 { u -> PathResult in
-            let prefix: StaticString = "/3/device/"
-            let n = prefix.utf8CodeUnitCount
-            guard u.count >= n, memcmp(u.baseAddress!, prefix.utf8Start, n) == 0 else { return .badPath }
+            let n = pathPrefix.utf8.count
+            guard u.count >= n, UnsafeBufferPointer(rebasing: u[..<n]).elementsEqual(pathPrefix.utf8) else { return .badPath }
             if u.count == n { return .missingToken }
             for i in n..<u.count where u[i] == 0x2F || u[i] == 0x3F || u[i] == 0x23 { return .badPath }
             return .token(String(decoding: UnsafeBufferPointer(rebasing: u[n...]), as: UTF8.self))

@@ -45,14 +45,14 @@ public enum APNsKeyEnvironments: String, Sendable, Codable, Equatable {
 public struct APNsTokenTiming: Sendable, Equatable {
     /// A token whose `iat` is more than this many seconds old is refused with
     /// 403 ExpiredProviderToken. Apple: one hour.
-    public var maxAge: Double = 3600
+    public var maxAge: Double
     /// A connection's token may be replaced no sooner than this many seconds after the
     /// current one was accepted; earlier → 429 TooManyProviderTokenUpdates. Apple: 20 min.
-    public var minRefreshInterval: Double = 1200
+    public var minRefreshInterval: Double
     /// A token whose `iat` lies more than this many seconds in the future (e.g. `iat` in
     /// milliseconds) is refused with 403 InvalidProviderToken. UNCONFIRMED: Apple documents
     /// no figure; senders whose clock runs ahead report InvalidProviderToken.
-    public var maxFutureSkew: Double = 300
+    public var maxFutureSkew: Double
     public init(maxAge: Double = 3600, minRefreshInterval: Double = 1200, maxFutureSkew: Double = 300) {
         self.maxAge = maxAge; self.minRefreshInterval = minRefreshInterval; self.maxFutureSkew = maxFutureSkew
     }
