@@ -39,7 +39,7 @@ struct HTTP2ClientSession {
     }
 
     private var encoder = HPACKEncoder()
-    private var decoder = HPACKDecoder(maxTableSize: 4096, maxHeaderListSize: 1 << 20)
+    private var decoder = HPACKDecoder(maxTableSize: HTTP2Limits.defaultHeaderTableSize, maxHeaderListSize: 1 << 20)
     private var frameDecoder = HTTP2FrameDecoder()
     private var frameEncoder = HTTP2FrameEncoder(maxFrameSize: HTTP2Limits.defaultMaxFrameSize)
     private var waiting = ClientFIFO<ClientPendingRequest>()
