@@ -114,13 +114,7 @@ final class ClientTLSSession {
     }
 
     /// The ALPN protocol the server selected, if any.
-    var selectedALPN: String? {
-        var data: UnsafePointer<UInt8>?
-        var len: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &data, &len)
-        guard let data, len > 0 else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: data, count: Int(len)), as: UTF8.self)
-    }
+    var selectedALPN: String? { negotiatedALPN(ssl) }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) -> ClientIOResult {
         ERR_clear_error()

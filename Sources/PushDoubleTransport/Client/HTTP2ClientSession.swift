@@ -24,7 +24,7 @@ struct HTTP2ClientSession {
         var deadline: Double
         var body: [UInt8]
         var bodySent = 0
-        var sendWindow: Int
+        var sendWindow: HTTP2FlowControlWindow
         var receivedUnacked = 0
         /// What the peer may still send on this stream (RFC 9113 §6.9).
         var receiveWindow = HTTP2ClientSession.localStreamWindow
@@ -39,7 +39,7 @@ struct HTTP2ClientSession {
     }
 
     private var encoder = HPACKEncoder()
-    private var decoder = HPACKDecoder(maxTableSize: 4096, maxHeaderListSize: 1 << 20)
+    private var decoder = HPACKDecoder(maxTableSize: HTTP2Limits.defaultHeaderTableSize, maxHeaderListSize: 1 << 20)
     private var frameDecoder = HTTP2FrameDecoder()
     private var frameEncoder = HTTP2FrameEncoder(maxFrameSize: HTTP2Limits.defaultMaxFrameSize)
     private var waiting = ClientFIFO<ClientPendingRequest>()
@@ -47,7 +47,7 @@ struct HTTP2ClientSession {
     /// Streams with request body left to send, in id order.
     private var sendingBodies: [UInt32] = []
     private var nextStreamID: UInt32 = 1
-    private var connectionSendWindow = HTTP2Limits.defaultInitialWindowSize
+    private var connectionSendWindow = HTTP2FlowControlWindow(HTTP2Limits.defaultInitialWindowSize)
     private var connectionReceivedUnacked = 0
     private var connectionReceiveWindow = HTTP2ClientSession.localConnectionWindow
     /// Largest response body collected for one stream.
@@ -142,7 +142,7 @@ struct HTTP2ClientSession {
                 encoder.encodeField(name: "content-length", value: String(r.body.count), neverIndex: false, into: &block)
             }
             frameEncoder.appendHeaderBlock(streamID: id, block: block, endStream: r.body.isEmpty, into: &out)
-            streams[id] = Stream(waiter: p.waiter, deadline: p.deadline, body: r.body, sendWindow: peer.initialWindowSize)
+            streams[id] = Stream(waiter: p.waiter, deadline: p.deadline, body: r.body, sendWindow: HTTP2FlowControlWindow(peer.initialWindowSize))
             if !r.body.isEmpty { sendingBodies.append(id) }
         }
         pumpBodies(out: &out)
@@ -151,19 +151,19 @@ struct HTTP2ClientSession {
     /// Sends as much request body as the flow-control windows allow (RFC 9113 §6.9).
     private mutating func pumpBodies(out: inout [UInt8]) {
         var i = 0
-        while i < sendingBodies.count && connectionSendWindow > 0 {
+        while i < sendingBodies.count && connectionSendWindow.value > 0 {
             let id = sendingBodies[i]
             guard var s = streams[id] else {
                 sendingBodies.remove(at: i)
                 continue
             }
-            while !s.bodyDone && s.sendWindow > 0 && connectionSendWindow > 0 {
-                let n = min(s.body.count - s.bodySent, s.sendWindow, connectionSendWindow, peer.maxFrameSize)
+            while !s.bodyDone && s.sendWindow.value > 0 && connectionSendWindow.value > 0 {
+                let n = min(s.body.count - s.bodySent, s.sendWindow.value, connectionSendWindow.value, peer.maxFrameSize)
                 let end = s.bodySent + n == s.body.count
                 frameEncoder.appendData(streamID: id, bytes: s.body, range: s.bodySent..<(s.bodySent + n), endStream: end, into: &out)
                 s.bodySent += n
-                s.sendWindow -= n
-                connectionSendWindow -= n
+                _ = s.sendWindow.consume(n)  // n ≤ both windows
+                _ = connectionSendWindow.consume(n)
             }
             if s.bodyDone {
                 s.body = []
@@ -243,7 +243,14 @@ struct HTTP2ClientSession {
         switch frame.payload {
         case .settings(let list):
             guard !frame.isAck else { return }
-            applySettings(list)
+            if let overflowed = applySettings(list) {
+                // §6.9.2: "An endpoint MUST treat a change to SETTINGS_INITIAL_WINDOW_SIZE that causes
+                // any flow-control window to exceed the maximum size as a connection error of type
+                // FLOW_CONTROL_ERROR."
+                connectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE overflows the window of stream \(overflowed)",
+                                out: &out, completions: &completions)
+                return
+            }
             frameEncoder.appendSettingsAck(into: &out)
             receivedPeerSettings = true
             startWaiting(out: &out)
@@ -259,15 +266,13 @@ struct HTTP2ClientSession {
             receiveGoAway(last: last, code: code, debug: debug, completions: &completions)
         case .windowUpdate(let increment):
             if frame.streamID == 0 {
-                connectionSendWindow += Int(increment)
-                if connectionSendWindow > HTTP2Limits.maxWindowSize {
+                if !connectionSendWindow.adjust(by: Int(increment)) {
                     // §6.9.1: "a connection error of type FLOW_CONTROL_ERROR".
                     connectionError(.flowControlError, "connection window exceeds 2^31-1", out: &out, completions: &completions)
                     return
                 }
             } else if var s = streams[frame.streamID] {
-                s.sendWindow += Int(increment)
-                if s.sendWindow > HTTP2Limits.maxWindowSize {
+                if !s.sendWindow.adjust(by: Int(increment)) {
                     streams[frame.streamID] = nil
                     frameEncoder.appendRstStream(streamID: frame.streamID, code: .flowControlError, into: &out)
                     completions.append(.response(s.waiter, .failure(.protocolError("stream window exceeds 2^31-1"))))
@@ -385,7 +390,9 @@ struct HTTP2ClientSession {
         }
     }
 
-    private mutating func applySettings(_ list: [HTTP2Setting]) {
+    /// Applies the peer's SETTINGS; returns the id of a stream whose send window the
+    /// SETTINGS_INITIAL_WINDOW_SIZE change would push above 2^31-1, if any.
+    private mutating func applySettings(_ list: [HTTP2Setting]) -> UInt32? {
         let oldWindow = peer.initialWindowSize
         peer.apply(list)
         for s in list {
@@ -399,8 +406,9 @@ struct HTTP2ClientSession {
         if delta != 0 {
             // §6.9.2: a change of SETTINGS_INITIAL_WINDOW_SIZE adjusts every open stream's
             // window by the difference.
-            for id in streams.keys { streams[id]!.sendWindow += delta }
+            for id in streams.keys where !streams[id]!.sendWindow.adjust(by: delta) { return id }
         }
+        return nil
     }
 
     private mutating func finishHeaderBlock(streamID: UInt32, out: inout [UInt8], completions: inout [ClientCompletion]) {

@@ -26,18 +26,18 @@ public struct ServerLimits: Sendable, Equatable {
 /// The HTTP/2 parameters a listener starts connections with.
 public struct HTTP2Configuration: Sendable, Equatable {
     /// SETTINGS_HEADER_TABLE_SIZE advertised (largest HPACK table the decoder accepts).
-    public var headerTableSize: UInt32 = 4096
+    public var headerTableSize = UInt32(HTTP2Limits.defaultHeaderTableSize)
     /// SETTINGS_MAX_CONCURRENT_STREAMS in the first SETTINGS frame. APNs starts at 1 on a
     /// token-auth connection and raises it later through ``ConnectionControl/updateSettings``.
     /// nil = use ``ServerLimits/maxConcurrentStreams``.
     public var initialMaxConcurrentStreams: UInt32? = nil
     /// SETTINGS_INITIAL_WINDOW_SIZE advertised for streams.
-    public var initialWindowSize: UInt32 = 65535
+    public var initialWindowSize = UInt32(HTTP2Limits.defaultInitialWindowSize)
     /// Connection-level receive window (raised with a WINDOW_UPDATE on stream 0 at start
     /// when larger than 65535).
     public var connectionWindowSize: UInt32 = 1 << 20
     /// SETTINGS_MAX_FRAME_SIZE advertised.
-    public var maxFrameSize: UInt32 = 16384
+    public var maxFrameSize = UInt32(HTTP2Limits.defaultMaxFrameSize)
     /// Whether to send SETTINGS_MAX_HEADER_LIST_SIZE (from ServerLimits).
     public var advertiseMaxHeaderListSize: Bool = true
     public init() {}

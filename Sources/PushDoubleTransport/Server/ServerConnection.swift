@@ -11,9 +11,6 @@ enum ConnectionIDs {
     static func next() -> UInt64 { counter.add(1, ordering: .relaxed).newValue }
 }
 
-/// The HTTP/2 connection preface a client sends first (RFC 9113 §3.4).
-let http2Preface: [UInt8] = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
-
 /// One accepted TCP connection: socket, optional TLS, protocol sniffing, buffered output,
 /// timers, and the protocol engine it feeds (the ``ConnectionIO`` side of the contract).
 ///
@@ -222,14 +219,14 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
 
     private func sniff(_ chunk: UnsafeRawBufferPointer) {
         sniffBuffer.append(contentsOf: chunk)
-        let n = min(sniffBuffer.count, http2Preface.count)
+        let n = min(sniffBuffer.count, http2ClientPreface.count)
         var matches = true
-        for i in 0..<n where sniffBuffer[i] != http2Preface[i] { matches = false; break }
+        for i in 0..<n where sniffBuffer[i] != http2ClientPreface[i] { matches = false; break }
         if !matches {
             let bytes = sniffBuffer
             sniffBuffer = []
             startProtocol(listener.config.allowHTTP1 ? .http1 : .http2, initialBytes: bytes)
-        } else if sniffBuffer.count >= http2Preface.count {
+        } else if sniffBuffer.count >= http2ClientPreface.count {
             let bytes = sniffBuffer
             sniffBuffer = []
             startProtocol(.http2, initialBytes: bytes)

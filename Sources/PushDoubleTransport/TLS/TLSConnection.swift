@@ -79,15 +79,18 @@ final class TLSConnection {
     /// What was negotiated; valid after the handshake.
     var info: TLSInfo {
         let version = SSL_get_version(ssl).map { String(cString: $0) } ?? "unknown"
-        var alpnPtr: UnsafePointer<UInt8>?
-        var alpnLen: UInt32 = 0
-        SSL_get0_alpn_selected(ssl, &alpnPtr, &alpnLen)
-        var alpn: String?
-        if let alpnPtr, alpnLen > 0 {
-            alpn = String(decoding: UnsafeBufferPointer(start: alpnPtr, count: Int(alpnLen)), as: UTF8.self)
-        }
+        let alpn = negotiatedALPN(ssl)
         let sni = SSL_get_servername(ssl, pd_TLSEXT_NAMETYPE_host_name()).map { String(cString: $0) }
         let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) }
         return TLSInfo(version: version, alpn: alpn, serverName: sni, cipher: cipher)
     }
+}
+
+/// The ALPN protocol negotiated on `ssl` (either side), nil when none was.
+func negotiatedALPN(_ ssl: OpaquePointer) -> String? {
+    var data: UnsafePointer<UInt8>?
+    var len: UInt32 = 0
+    SSL_get0_alpn_selected(ssl, &data, &len)
+    guard let data, len > 0 else { return nil }
+    return String(decoding: UnsafeBufferPointer(start: data, count: Int(len)), as: UTF8.self)
 }
