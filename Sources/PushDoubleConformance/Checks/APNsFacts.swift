@@ -29,8 +29,8 @@ public enum APNsFacts {
         .expiredProviderToken, .tooManyProviderTokenUpdates, .tooManyRequests, .idleTimeout, .unrelatedKeyIdInToken,
     ])
     private static func wire(_ reasons: [APNsReason]) -> Set<String> { Set(reasons.map(\.rawValue)) }
-/// Response actions after which the request counts as not processed (retry expected).
-    public static let connectionFailureActions: Set<String> = ["drop", "reset", "truncate", "stall", "goaway"]
+    /// Fault actions after which the sender never got the response (retry expected).
+    public static let lostResponseActions: Set<String> = ["drop", "reset", "truncate", "stall"]
 }
 
 /// One APNs push as the fake recorded it, with the facts checks need, pre-digested.
@@ -61,7 +61,7 @@ public struct APNsPush: Sendable {
     }
 
     /// The fake accepted it (200 answered, possibly after a delay or with a GOAWAY after it).
-    public var accepted: Bool { status == 200 && !["drop", "reset", "truncate", "stall"].contains(action) }
+    public var accepted: Bool { status == 200 && !APNsFacts.lostResponseActions.contains(action) }
     /// Answered with an error the sender must never retry (apns.md §7.2).
     public var neverRetry: Bool {
         if let r = reason, APNsFacts.neverRetryReasons.contains(r) { return true }
@@ -81,7 +81,7 @@ public struct APNsPush: Sendable {
     /// The request failed in a way that calls for a retry (429, 5xx, connection trouble).
     public var transientFailure: Bool {
         if accepted { return false }
-        if ["drop", "reset", "truncate", "stall"].contains(action) { return true }
+        if APNsFacts.lostResponseActions.contains(action) { return true }
         if action == "goaway" && status == nil { return true }
         guard let s = status else { return false }
         return s == 429 || s >= 500
