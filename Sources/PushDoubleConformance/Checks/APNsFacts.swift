@@ -1,37 +1,36 @@
 import Foundation
+import PushDoubleAPNs
 import PushDoubleCore
 
-/// APNs wire facts the checks judge against, copied from /work/shared/protocols/apns.md
-/// (one table; do not restate these elsewhere).
+/// APNs wire facts the checks judge against. The values come from the fake's own tables in
+/// PushDoubleAPNs (copied there from /work/shared/protocols/apns.md); do not restate them here.
 public enum APNsFacts {
     /// apns.md §4: regular payload limit, bytes.
-    public static let payloadLimit = 4096
+    public static let payloadLimit = APNsPushType.alert.payloadLimit
     /// apns.md §4: VoIP payload limit, bytes.
-    public static let voipPayloadLimit = 5120
+    public static let voipPayloadLimit = APNsPushType.voip.payloadLimit
     /// apns.md §2: `apns-collapse-id` at most 64 bytes.
-    public static let collapseIDLimit = 64
+    public static let collapseIDLimit = APNsRequestValidator.maxCollapseIDBytes
     /// apns.md §5: a JWT older than one hour is rejected.
-    public static let jwtMaxAge: Double = 3600
+    public static let jwtMaxAge: Double = APNsTokenTiming().maxAge
     /// apns.md §5: refresh no more often than every 20 minutes.
-    public static let jwtMinRefreshInterval: Int64 = 1200
-    /// apns.md §3: topic suffix per push type (nil = not judged: UNCONFIRMED or certificate-defined).
-    public static let topicSuffix: [String: String?] = [
-        "alert": "", "background": "", "location": ".location-query", "voip": ".voip",
-        "complication": ".complication", "fileprovider": ".pushkit.fileprovider", "mdm": nil,
-        "liveactivity": ".push-type.liveactivity", "pushtotalk": ".voip-ptt", "widgets": nil,
-    ]
+    public static let jwtMinRefreshInterval = Int64(APNsTokenTiming().minRefreshInterval)
+    /// apns.md §3: topic suffix per push type (nil = not judged: `widgets` is UNCONFIRMED,
+    /// `mdm` topics are certificate-defined).
+    public static let topicSuffix: [String: String?] = Dictionary(uniqueKeysWithValues: APNsPushType.allCases.map {
+        ($0.rawValue, $0 == .mdm || $0 == .widgets ? nil : $0.topicSuffix)
+    })
     /// apns.md §7.2 Apple's retry rule: never retry these.
-    public static let neverRetryReasons: Set<String> = [
-        "BadDeviceToken", "DeviceTokenNotForTopic", "Forbidden", "ExpiredToken", "Unregistered", "PayloadTooLarge",
-    ]
+    public static let neverRetryReasons = Set(APNsReason.allCases.filter(\.isPermanent).map(\.rawValue))
     /// Per-recipient permanent errors: the token is unusable (README G4, A1, A2, A14).
-    public static let deadTokenReasons: Set<String> = ["Unregistered", "ExpiredToken", "BadDeviceToken", "DeviceTokenNotForTopic"]
+    public static let deadTokenReasons = wire([.unregistered, .expiredToken, .badDeviceToken, .deviceTokenNotForTopic])
     /// 4xx reasons that are not request errors a sender must not resend unchanged (README G5).
-    public static let retryable4xxReasons: Set<String> = [
-        "ExpiredProviderToken", "TooManyProviderTokenUpdates", "TooManyRequests", "IdleTimeout", "UnrelatedKeyIdInToken",
-    ]
-    /// Response actions after which the request counts as not processed (retry expected).
-    public static let connectionFailureActions: Set<String> = ["drop", "reset", "truncate", "stall", "goaway"]
+    public static let retryable4xxReasons = wire([
+        .expiredProviderToken, .tooManyProviderTokenUpdates, .tooManyRequests, .idleTimeout, .unrelatedKeyIdInToken,
+    ])
+    private static func wire(_ reasons: [APNsReason]) -> Set<String> { Set(reasons.map(\.rawValue)) }
+    /// Fault actions after which the sender never got the response (retry expected).
+    public static let lostResponseActions: Set<String> = ["drop", "reset", "truncate", "stall"]
 }
 
 /// One APNs push as the fake recorded it, with the facts checks need, pre-digested.
@@ -62,7 +61,7 @@ public struct APNsPush: Sendable {
     }
 
     /// The fake accepted it (200 answered, possibly after a delay or with a GOAWAY after it).
-    public var accepted: Bool { status == 200 && !["drop", "reset", "truncate", "stall"].contains(action) }
+    public var accepted: Bool { status == 200 && !APNsFacts.lostResponseActions.contains(action) }
     /// Answered with an error the sender must never retry (apns.md §7.2).
     public var neverRetry: Bool {
         if let r = reason, APNsFacts.neverRetryReasons.contains(r) { return true }
@@ -82,7 +81,7 @@ public struct APNsPush: Sendable {
     /// The request failed in a way that calls for a retry (429, 5xx, connection trouble).
     public var transientFailure: Bool {
         if accepted { return false }
-        if ["drop", "reset", "truncate", "stall"].contains(action) { return true }
+        if APNsFacts.lostResponseActions.contains(action) { return true }
         if action == "goaway" && status == nil { return true }
         guard let s = status else { return false }
         return s == 429 || s >= 500
