@@ -71,9 +71,6 @@ enum StaticHeaderTable {
         ("www-authenticate", ""),  // 61
     ]
 
-    /// Entries pre-computed as header fields for the decoder (no per-lookup String work).
-    static let fields: [HeaderField] = entries.map { HeaderField(name: $0.name, value: $0.value) }
-
     /// Exact (name, value) → lowest static index.
     static let exactIndex: [NameValue: Int] = {
         var map: [NameValue: Int] = [:]
