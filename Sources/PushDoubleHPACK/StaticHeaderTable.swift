@@ -1,7 +1,7 @@
 /// The HPACK static table (RFC 7541 Appendix A): 61 fixed entries, indices 1...61.
 ///
-/// Lookups used by the encoder (exact name+value match, first name match) are
-/// dictionaries built once, so encoding a header costs one hash, not a scan.
+/// The lookup used by the encoder (`byName`: first index and values per name) is a
+/// dictionary built once, so encoding a header costs one hash, not a scan.
 enum StaticHeaderTable {
     /// Number of entries; dynamic-table indices start at `count + 1` (RFC 7541 §2.3.3).
     static let count = 61
@@ -70,25 +70,6 @@ enum StaticHeaderTable {
         ("via", ""),  // 60
         ("www-authenticate", ""),  // 61
     ]
-
-    /// Entries pre-computed as header fields for the decoder (no per-lookup String work).
-    static let fields: [HeaderField] = entries.map { HeaderField(name: $0.name, value: $0.value) }
-
-    /// Exact (name, value) → lowest static index.
-    static let exactIndex: [NameValue: Int] = {
-        var map: [NameValue: Int] = [:]
-        for (i, e) in entries.enumerated() where map[NameValue(name: e.name, value: e.value)] == nil {
-            map[NameValue(name: e.name, value: e.value)] = i + 1
-        }
-        return map
-    }()
-
-    /// Name → lowest static index with that name.
-    static let nameIndex: [String: Int] = {
-        var map: [String: Int] = [:]
-        for (i, e) in entries.enumerated() where map[e.name] == nil { map[e.name] = i + 1 }
-        return map
-    }()
 
     /// What the static table holds for one name: its lowest index and its non-empty
     /// values, so a full match costs one hash of the name and a few short comparisons.

@@ -56,11 +56,11 @@ final class JOSEValueTests: XCTestCase {
     }
 
     func testDepthLimit() throws {
-        let ok = String(repeating: "[", count: JOSEJSON.maximumDepth) + String(repeating: "]", count: JOSEJSON.maximumDepth)
+        let ok = String(repeating: "[", count: JSONParser.defaultMaxDepth) + String(repeating: "]", count: JSONParser.defaultMaxDepth)
         XCTAssertNoThrow(try parse(ok))
         let deep = String(repeating: "[", count: 100_000)
         XCTAssertThrowsError(try parse(deep)) { error in
-            XCTAssertEqual((error as? JOSEJSON.ParseError)?.kind, .tooDeep(limit: JOSEJSON.maximumDepth))
+            XCTAssertEqual((error as? JSONParseError)?.kind, .tooDeep(limit: JSONParser.defaultMaxDepth))
         }
     }
 }

@@ -13,10 +13,10 @@ final class HeaderTableTests: XCTestCase {
         XCTAssertEqual(StaticHeaderTable.entries[22].name, "authorization")
         XCTAssertEqual(StaticHeaderTable.entries[54].name, "set-cookie")
         XCTAssertEqual(StaticHeaderTable.entries[60].name, "www-authenticate")
-        XCTAssertEqual(StaticHeaderTable.exactIndex[NameValue(name: ":status", value: "404")], 13)
-        XCTAssertEqual(StaticHeaderTable.nameIndex[":status"], 8)
-        XCTAssertEqual(StaticHeaderTable.nameIndex["content-type"], 31)
-        XCTAssertNil(StaticHeaderTable.nameIndex["apns-id"])
+        XCTAssertEqual(StaticHeaderTable.byName[":status"]?.values.first { $0.value == "404" }?.index, 13)
+        XCTAssertEqual(StaticHeaderTable.byName[":status"]?.firstIndex, 8)
+        XCTAssertEqual(StaticHeaderTable.byName["content-type"]?.firstIndex, 31)
+        XCTAssertNil(StaticHeaderTable.byName["apns-id"])
     }
 
     func testSizeAccountingAndEvictionOrder() {

@@ -12,15 +12,7 @@ public typealias JOSEObject = JSONObject
 extension JSONValue {
     /// Parses JSON text for JOSE: the shared strict parser, plus no repeated member names
     /// at any level (RFC 7515 §4: a JWS with duplicate header names must be rejected).
-    public static func parse<Bytes: Collection>(json: Bytes) throws(JOSEJSON.ParseError) -> JSONValue where Bytes.Element == UInt8 {
-        try JSONValue.parse(json, maxDepth: JOSEJSON.maximumDepth, rejectDuplicateKeys: true)
+    public static func parse<Bytes: Collection>(json: Bytes) throws(JSONParseError) -> JSONValue where Bytes.Element == UInt8 {
+        try JSONValue.parse(json, maxDepth: JSONParser.defaultMaxDepth, rejectDuplicateKeys: true)
     }
-}
-
-/// JOSE's view of the shared JSON parser: its error type and nesting limit.
-public enum JOSEJSON {
-    /// Why JSON text was refused, with the byte offset.
-    public typealias ParseError = JSONParseError
-    /// Nesting deeper than this is refused (bounded recursion on hostile input).
-    public static let maximumDepth = JSONParser.defaultMaxDepth
 }

@@ -83,3 +83,8 @@ public enum Base64URL {
         return out
     }
 }
+
+extension Sequence where Element == UInt8 {
+    /// The bytes as lowercase hex, two digits each (fingerprints, key ids).
+    var lowercaseHex: String { map { String(format: "%02x", $0) }.joined() }
+}

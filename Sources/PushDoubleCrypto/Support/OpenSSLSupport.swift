@@ -77,17 +77,6 @@ final class EVPKey: @unchecked Sendable {
         return .other
     }
 
-    /// True if the key holds private material (a key pair), false for a public key alone.
-    var hasPrivateKey: Bool {
-        // Asking for the private component: EC "priv", RSA "d".
-        var bn: OpaquePointer? = nil
-        let name = EVP_PKEY_is_a(pointer, "RSA") == 1 ? OSSL_PKEY_PARAM_RSA_D : OSSL_PKEY_PARAM_PRIV_KEY
-        let ok = EVP_PKEY_get_bn_param(pointer, name, &bn) == 1
-        if let bn { BN_clear_free(bn) }
-        if !ok { _ = OpenSSL.drainErrors() }
-        return ok
-    }
-
     /// Loads a private key from PEM (PKCS#8 `PRIVATE KEY`, SEC1 `EC PRIVATE KEY`, PKCS#1 `RSA PRIVATE KEY`).
     static func privateKey(pem: String) throws(CryptoError) -> EVPKey {
         let labels = ["PRIVATE KEY", "EC PRIVATE KEY", "RSA PRIVATE KEY"]

@@ -50,7 +50,7 @@ public enum TestCredentials {
         let firebaseKey = try RSAPrivateKey.generate(bits: 2048)
         let vapid = try P256PrivateKey.generate()
         let keyIDBytes = try WebPushCipher.randomBytes(20)
-        let privateKeyID = keyIDBytes.map { String(format: "%02x", $0) }.joined()
+        let privateKeyID = keyIDBytes.lowercaseHex
         let clientID = "1" + (try WebPushCipher.randomBytes(20)).map { String($0 % 10) }.joined()
         let expoToken = "pdtest_expo_" + Base64URL.encode(try WebPushCipher.randomBytes(24))
         return GeneratedCredentialSet(

@@ -69,7 +69,7 @@ public enum AES128GCMContentCoding {
         var rs = 0
         for i in 16..<20 { rs = rs << 8 | Int(body[b + i]) }
         guard rs >= minimumRecordSize else { throw .recordSizeTooSmall(recordSize: rs, minimum: minimumRecordSize) }
-        return Header(salt: Array(body[b..<(b + 16)]), recordSize: rs, keyID: Array(body[(b + 21)..<(b + 21 + idlen)]))
+        return Header(salt: Array(body[b..<(b + 16)]), recordSize: rs, keyID: Array(body[(b + fixedHeaderLength)..<(b + fixedHeaderLength + idlen)]))
     }
 
     /// Derives (CEK, NONCE) from IKM and salt.
@@ -116,7 +116,7 @@ public enum AES128GCMContentCoding {
 
     /// Encrypts with automatic framing (see `plan`).
     public static func encrypt(plaintext: [UInt8], ikm: [UInt8], salt: [UInt8], keyID: [UInt8] = [],
-                               recordSize: Int = 4096, padding: Int = 0) throws(CryptoError) -> [UInt8] {
+                               recordSize: Int = WebPushCipher.defaultRecordSize, padding: Int = 0) throws(CryptoError) -> [UInt8] {
         let records = try plan(dataLength: plaintext.count, padding: padding, recordSize: recordSize)
         return try encrypt(plaintext: plaintext, ikm: ikm, salt: salt, keyID: keyID, recordSize: recordSize, records: records)
     }

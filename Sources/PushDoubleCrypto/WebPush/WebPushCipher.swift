@@ -109,7 +109,7 @@ public enum WebPushCipher {
         guard let dhText = ck["dh"] else { throw .missingHeaderParameter(header: "Crypto-Key", parameter: "dh") }
         let salt = try Base64URL.decode(saltText)
         guard salt.count == 16 else { throw .invalidKeyLength(what: "salt", expected: 16, actual: salt.count) }
-        var rs = 4096
+        var rs = defaultRecordSize
         if let rsText = enc["rs"] {
             guard let v = Int(rsText), v >= 0, v <= Int(UInt32.max) else { throw .invalidArgument("Encryption rs=\(rsText) is not a number") }
             rs = v
@@ -167,7 +167,7 @@ public enum WebPushCipher {
     /// Returns the body and the `Encryption` / `Crypto-Key` header values.
     public static func encryptLegacyAESGCM(plaintext: [UInt8], uaPublicKey: P256PublicKey, authSecret: [UInt8],
                                            salt givenSalt: [UInt8]? = nil, senderPrivateKey givenSender: P256PrivateKey? = nil,
-                                           recordSize: Int = 4096, padding: Int = 0) throws(CryptoError)
+                                           recordSize: Int = defaultRecordSize, padding: Int = 0) throws(CryptoError)
         -> (body: [UInt8], encryptionHeader: String, cryptoKeyHeader: String) {
         guard authSecret.count == authSecretLength else {
             throw .invalidKeyLength(what: "auth secret", expected: authSecretLength, actual: authSecret.count)

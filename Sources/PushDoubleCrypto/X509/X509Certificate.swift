@@ -71,7 +71,7 @@ public struct X509Certificate: Sendable {
         var md = [UInt8](repeating: 0, count: 32)
         var len: UInt32 = 32
         guard X509_digest(box.pointer, EVP_sha256(), &md, &len) == 1 else { _ = OpenSSL.drainErrors(); return "" }
-        return md.prefix(Int(len)).map { String(format: "%02x", $0) }.joined()
+        return md.prefix(Int(len)).lowercaseHex
     }
 
     /// The certified P-256 public key (throws `wrongKeyType` for other key types).
@@ -114,7 +114,7 @@ public struct X509Certificate: Sendable {
 
     static func ipText(_ b: [UInt8]) -> String {
         if b.count == 4 { return b.map(String.init).joined(separator: ".") }
-        guard b.count == 16 else { return b.map { String(format: "%02x", $0) }.joined() }
+        guard b.count == 16 else { return b.lowercaseHex }
         var buf = [CChar](repeating: 0, count: 64)
         let ok = b.withUnsafeBytes { src in inet_ntop(AF_INET6, src.baseAddress, &buf, 64) != nil }
         return ok ? String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) : ""

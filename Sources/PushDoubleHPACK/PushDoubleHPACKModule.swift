@@ -1,2 +1,0 @@
-/// PushDoubleHPACK module marker.
-public enum PushDoubleHPACKModule {}
