@@ -133,8 +133,8 @@ public struct APNsHistory: Sendable {
         for d in ctx.scenario.devices where d.provider == "apns" { byToken[d.token.lowercased()] = d.id }
         pushes = all.compactMap { e in
             let path = e.request.path
-            guard path.hasPrefix("/3/device/") || e.endpoint == "apns.push" else { return nil }
-            let token = e.token ?? String(path.dropFirst("/3/device/".count))
+            guard path.hasPrefix(APNsRequestValidator.pathPrefix) || e.endpoint == "apns.push" else { return nil }
+            let token = e.token ?? String(path.dropFirst(APNsRequestValidator.pathPrefix.count))
             let device = byToken[token.lowercased()] ?? e.deviceID ?? token
             let start = e.transport.headReceivedAt
             let step = sendSteps.last(where: { $0.startedAt <= start })?.index ?? -1
