@@ -1,6 +1,7 @@
 import Foundation
 import PushDoubleAPNs
 import PushDoubleCore
+import PushDoubleCrypto
 
 /// APNs wire facts the checks judge against. The values come from the fake's own tables in
 /// PushDoubleAPNs (copied there from /work/shared/protocols/apns.md); do not restate them here.
@@ -99,7 +100,10 @@ public struct DecodedJWT: Sendable {
     public var header: JSONValue
     public var claims: JSONValue
     public var signatureBytes: Int
-    public var issuedAt: Int64? { claims["iat"]?.intValue }
+    /// `iat` in whole seconds, in any form the fake accepts (integer, fraction, digit string).
+    public var issuedAt: Int64? { claims["iat"].flatMap(NumericDateClaim.init)?.wholeSeconds }
+    /// How `iat` was written; nil when it is not a date.
+    public var issuedAtForm: NumericDateClaim.Form? { claims["iat"].flatMap(NumericDateClaim.init)?.form }
     public var issuer: String? { claims["iss"]?.stringValue }
 
     public init?(_ token: String) {
