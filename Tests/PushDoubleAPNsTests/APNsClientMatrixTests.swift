@@ -19,14 +19,18 @@ final class APNsClientMatrixTests: XCTestCase {
         .appendingPathComponent("Interop")
     static let certificates = interop.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Certificates")
 
-    func testKalykeAPNs() throws { try runMatrix(script: "apns_kalyke.py", distribution: "kalyke-apns") }
+    /// kalyke signs `"iat": str(int(datetime.now().timestamp()))`: a digit string.
+    func testKalykeAPNs() throws { try runMatrix(script: "apns_kalyke.py", distribution: "kalyke-apns", iatForm: .string) }
 
-    func testPyAPNsClient3() throws { try runMatrix(script: "apns_pyapns_client.py", distribution: "pyapns-client3") }
+    /// pyapns-client3 signs `"iat": time.time()`: a number with a fraction.
+    func testPyAPNsClient3() throws { try runMatrix(script: "apns_pyapns_client.py", distribution: "pyapns-client3", iatForm: .fraction) }
 
-    func testMopyapns() throws { try runMatrix(script: "apns_mopyapns.py", distribution: "mopyapns") }
+    /// mopyapns signs `"iat": time.time()`: a number with a fraction.
+    func testMopyapns() throws { try runMatrix(script: "apns_mopyapns.py", distribution: "mopyapns", iatForm: .fraction) }
 
     /// Starts the fake, runs one library's script, and checks its result line and the history.
-    func runMatrix(script: String, distribution: String) throws {
+    /// `iatForm`: how the library writes `iat`, as the fake records it.
+    func runMatrix(script: String, distribution: String, iatForm: NumericDateClaim.Form) throws {
         let server = try startServer()
         let production = try XCTUnwrap(server.endpoint(named: "apns-production"))
         let sandbox = try XCTUnwrap(server.endpoint(named: "apns-sandbox"))
@@ -51,12 +55,12 @@ final class APNsClientMatrixTests: XCTestCase {
         for name in ["success_production", "success_sandbox", "unregistered", "badDeviceToken", "expired"] {
             XCTAssertNotNil(result["results"]?[name], "\(distribution): no result for \(name)")
         }
-        checkHistory(server.history.all, distribution: distribution)
+        checkHistory(server.history.all, distribution: distribution, iatForm: iatForm)
     }
 
     /// The answers the library reported are the ones the fake recorded, each for a JWT
     /// signed with the shipped key.
-    func checkHistory(_ history: [Exchange], distribution: String) {
+    func checkHistory(_ history: [Exchange], distribution: String, iatForm: NumericDateClaim.Form) {
         let byReason = Dictionary(grouping: history, by: { $0.response.reason ?? "" })
         XCTAssertEqual(Set(history.filter { $0.response.status == 200 }.compactMap(\.environment)), ["production", "sandbox"],
                        "\(distribution): a success on each listener")
@@ -72,6 +76,7 @@ final class APNsClientMatrixTests: XCTestCase {
         let now = Date().timeIntervalSince1970
         for ok in history where ok.response.status == 200 {
             XCTAssertEqual(ok.auth?.keyID, EmbeddedTestCredentials.apnsKeyID, distribution)
+            XCTAssertEqual(ok.auth?.extra[APNsVerifiedToken.iatFormKey], iatForm.rawValue, "\(distribution): form of iat")
             XCTAssertLessThan(abs(Double(ok.auth?.issuedAt ?? 0) - now), 300, "\(distribution): iat of a success")
         }
         let staleIAT = Double(byReason["ExpiredProviderToken"]?.first?.auth?.issuedAt ?? Int64(now))
