@@ -86,13 +86,13 @@ final class ScenarioLoaderTests: XCTestCase {
         assertError(#"{"id":"x","providers":{"apns":{"world":"flat"}}}"#,
                     "apns.unregistered.json: providers.apns.world: unknown value flat")
         assertError(#"{"id":"x","faults":[{"id":"a","match":{"probability":2},"action":{"type":"drop"}}]}"#,
-                    "apns.unregistered.json: faults[0].match.probability: must be between 0 and 1")
+                    "apns.unregistered.json: faults[0].match.probability: expected a number in 0…1, found 2")
         assertError(#"{"id":"x","faults":[{"id":"a","action":{"type":"respond"}}]}"#,
                     "apns.unregistered.json: faults[0].action.status: a response needs a \"reason\" or a \"status\"")
         assertError(#"{"id":"x","faults":[{"id":"a","action":{"type":"drop"}},{"id":"a","action":{"type":"stall"}}]}"#,
                     "apns.unregistered.json: faults[1].id: duplicate rule id \"a\"")
         assertError(#"{"id":"x","quotas":[{"id":"q","fixedWindow":{"limit":0,"seconds":1}}]}"#,
-                    "apns.unregistered.json: quotas[0].fixedWindow.limit: must be at least 1")
+                    "apns.unregistered.json: quotas[0].fixedWindow.limit: expected an integer in 1…2147483647, found 0")
         assertError(#"{"id":"x","quotas":[{"id":"q"}]}"#,
                     "apns.unregistered.json: quotas[0].fixedWindow: a quota needs exactly one of \"fixedWindow\" or \"tokenBucket\"")
         assertError(#"{"id":"x","faults":[{"id":"a","action":{"type":"reset","errorCode":"NOPE"}}]}"#,

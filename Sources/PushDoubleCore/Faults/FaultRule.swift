@@ -268,12 +268,12 @@ public enum RetryAfter: Sendable, Equatable, Codable {
         }
         let range = InputLimits.retryAfterSeconds
         let n: Int
-        do { n = try c.decode(Int.self) } catch DecodingError.dataCorrupted {
-            let found = (try? c.decode(Double.self)).map(NumberText.format) ?? "a number beyond the range of a double"
-            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected delta-seconds, an integer in \(range.lowerBound)…\(range.upperBound), found \(found)")
-        } catch {
+        do { n = try c.decode(Int.self) } catch is DecodingError {
             throw DecodingError.typeMismatch(Int.self, .init(codingPath: decoder.codingPath,
                 debugDescription: "expected delta-seconds (integer), an HTTP-date string or {\"dateIn\": seconds}"))
+        } catch {
+            let found = NumberText.parsedLiteral(in: error) ?? (try? c.decode(Double.self)).map(NumberText.format) ?? "a number beyond the range of a double"
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected delta-seconds, an integer in \(range.lowerBound)…\(range.upperBound), found \(found)")
         }
         guard range.contains(n) else {
             throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected delta-seconds, an integer in \(range.lowerBound)…\(range.upperBound), found \(n)")

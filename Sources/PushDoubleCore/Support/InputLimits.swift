@@ -44,12 +44,14 @@ public enum InputLimits {
 
 extension KeyedDecodingContainer {
     /// An integer in `range`. Out-of-range values, fractions and numbers beyond the type
-    /// (which Foundation reports as "not valid JSON" without a path) become an error at
-    /// this key: `expected an integer in 1…2147483647, found 1e30`.
+    /// become an error at this key: `expected an integer in 1…2147483647, found 1e30`.
+    /// (Foundation throws an internal error for a number its target type cannot hold,
+    /// which `JSONDecoder.decode` turns into "not valid JSON" without a path; it is caught
+    /// here. A wrong type, a `DecodingError`, keeps its own message.)
     func decodeInteger<T: FixedWidthInteger & Decodable>(_ type: T.Type, forKey key: Key, in range: ClosedRange<T>) throws -> T {
         let value: T
-        do { value = try decode(T.self, forKey: key) } catch DecodingError.dataCorrupted {
-            throw rangeError(key, "an integer", range, found: foundNumber(key))
+        do { value = try decode(T.self, forKey: key) } catch let e as DecodingError { throw e } catch {
+            throw rangeError(key, "an integer", range, found: foundNumber(key, error))
         }
         guard range.contains(value) else { throw rangeError(key, "an integer", range, found: String(value)) }
         return value
@@ -63,8 +65,8 @@ extension KeyedDecodingContainer {
     /// A finite number in `range` (see ``decodeInteger(_:forKey:in:)``).
     func decodeNumber(forKey key: Key, in range: ClosedRange<Double>) throws -> Double {
         let value: Double
-        do { value = try decode(Double.self, forKey: key) } catch DecodingError.dataCorrupted {
-            throw rangeError(key, "a number", range, found: "a number beyond the range of a double")
+        do { value = try decode(Double.self, forKey: key) } catch let e as DecodingError { throw e } catch {
+            throw rangeError(key, "a number", range, found: foundNumber(key, error))
         }
         guard value.isFinite, range.contains(value) else { throw rangeError(key, "a number", range, found: NumberText.format(value)) }
         return value
@@ -75,10 +77,11 @@ extension KeyedDecodingContainer {
         return try decodeNumber(forKey: key, in: range)
     }
 
-    /// The number at `key` as text, for an error message.
-    private func foundNumber(_ key: Key) -> String {
-        if let d = try? decode(Double.self, forKey: key) { return NumberText.format(d) }
-        return "a number beyond the range of a double"
+    /// The number at `key` as text, for an error message: as written when Foundation's
+    /// error quotes it (`numberIsNotRepresentableInSwift(parsed: "1e30")`), else as a double.
+    private func foundNumber(_ key: Key, _ error: any Error) -> String {
+        NumberText.parsedLiteral(in: error) ?? (try? decode(Double.self, forKey: key)).map(NumberText.format)
+            ?? "a number beyond the range of a double"
     }
 
     func rangeError<T>(_ key: Key, _ what: String, _ range: ClosedRange<T>, found: String) -> DecodingError {
@@ -89,6 +92,15 @@ extension KeyedDecodingContainer {
 
 /// Numbers as error messages show them: integers without a fraction, exponents without `+`.
 enum NumberText {
+    /// The number literal quoted in Foundation's internal JSON error, if it is one.
+    static func parsedLiteral(in error: any Error) -> String? {
+        let text = "\(error)"
+        guard let start = text.range(of: "parsed: \""), let end = text[start.upperBound...].firstIndex(of: "\"") else { return nil }
+        let literal = text[start.upperBound..<end]
+        guard !literal.isEmpty, literal.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || [43, 45, 46, 69, 101].contains($0) }) else { return nil }
+        return String(literal)
+    }
+
     static func format<T>(_ value: T) -> String {
         if let d = value as? Double { return format(d) }
         return "\(value)"
@@ -98,7 +110,7 @@ enum NumberText {
         if d.isNaN { return "NaN" }
         if d.isInfinite { return d < 0 ? "-infinity" : "infinity" }
         if d == d.rounded(), abs(d) < 1e15 { return String(Int64(d)) }
-        return "\(d)".replacingOccurrences(of: "e+", with: "e")
+        return "\(d)".replacingOccurrences(of: "e+", with: "e").replacingOccurrences(of: "e-0", with: "e-")
     }
 }
 
