@@ -3,9 +3,10 @@ import XCTest
 @testable import PushDoubleCore
 import PushDoubleTransport
 
-/// Every rule kind × every numeric field × extreme values: the loader either refuses the
-/// rule with an error that names the field, or the rule runs through the pipeline (a
-/// ManualClock jumping far forward and back) without trapping and answers valid HTTP.
+/// Every rule kind × every numeric field × extreme values (and the same for device and
+/// scenario numbers): the loader either refuses the document with an error that names the
+/// field, or it runs through the pipeline (a ManualClock jumping far forward and back)
+/// without trapping and answers valid HTTP.
 final class FaultRulePropertyTests: XCTestCase {
     /// One template per numeric field of every rule kind; `$V` is replaced by each extreme.
     static let templates: [String] = [
@@ -46,31 +47,47 @@ final class FaultRulePropertyTests: XCTestCase {
         "NaN", "Infinity", "-Infinity",
     ]
 
+    /// Scenario-level numbers: device deliveries and transitions, the seed.
+    static let scenarioTemplates: [String] = [
+        #"{"id":"p","devices":[{"id":"d","provider":"test","token":"abc","deliveries":$V,"transitions":[{"afterDeliveries":1,"state":"unregistered"}]}]}"#,
+        #"{"id":"p","devices":[{"id":"d","provider":"test","token":"abc","transitions":[{"afterDeliveries":$V,"state":"unregistered"}]}]}"#,
+        #"{"id":"p","devices":[{"id":"d","provider":"test","token":"abc","transitions":[{"afterSeconds":$V,"state":"unregistered"}]}]}"#,
+        #"{"id":"p","seed":$V,"faults":[{"id":"r","match":{"probability":0.5},"action":{"type":"respond","status":503}}]}"#,
+        #"{"id":"p","quotas":[{"id":"q","fixedWindow":{"limit":1,"seconds":1},"times":$V}]}"#,
+    ]
+
     func testEveryRuleKindWithExtremeValuesIsRefusedCleanlyOrRunsWithoutTrapping() throws {
+        try check(Self.templates.map { #"{"id":"p","faults":["# + $0 + "]}" }, pathPrefix: "faults[0]", minAccepted: 100, minRefused: 300)
+    }
+
+    func testDeviceAndScenarioNumbersWithExtremeValuesAreRefusedCleanlyOrRunWithoutTrapping() throws {
+        try check(Self.scenarioTemplates, pathPrefix: "", minAccepted: 20, minRefused: 60)
+    }
+
+    private func check(_ templates: [String], pathPrefix: String, minAccepted: Int, minRefused: Int) throws {
         var accepted = 0, refused = 0
-        for template in Self.templates {
+        for template in templates {
             for value in Self.extremes {
-                let ruleJSON = template.replacingOccurrences(of: "$V", with: value)
-                let doc = #"{"id":"p","faults":["# + ruleJSON + "]}"
+                let doc = template.replacingOccurrences(of: "$V", with: value)
                 // RFC 8259 has no NaN / Infinity; 1e400 is valid JSON grammar (beyond a double).
                 let isJSON = !["NaN", "Infinity", "-Infinity"].contains(value)
                 let scenario: Scenario
                 do { scenario = try ScenarioLoader.decode(Data(doc.utf8), file: "p.json") } catch let e as ScenarioError {
                     refused += 1
                     if isJSON {
-                        XCTAssertTrue(e.path.hasPrefix("faults[0]"), "a refused number names its field: \(ruleJSON) → \(e)")
+                        XCTAssertTrue(!e.path.isEmpty && e.path.hasPrefix(pathPrefix), "a refused number names its field: \(doc) → \(e)")
                     } else {
-                        XCTAssertTrue(e.message.hasPrefix("not valid JSON"), "\(ruleJSON) → \(e)")
+                        XCTAssertTrue(e.message.hasPrefix("not valid JSON"), "\(doc) → \(e)")
                     }
                     continue
                 }
-                XCTAssertTrue(isJSON, "NaN / Infinity are not JSON and must be refused: \(ruleJSON)")
+                XCTAssertTrue(isJSON, "NaN / Infinity are not JSON and must be refused: \(doc)")
                 accepted += 1
-                try run(scenario, ruleJSON)
+                try run(scenario, doc)
             }
         }
-        XCTAssertGreaterThan(accepted, 100)
-        XCTAssertGreaterThan(refused, 300)
+        XCTAssertGreaterThan(accepted, minAccepted)
+        XCTAssertGreaterThan(refused, minRefused)
     }
 
     /// Loads the rule and pushes through the pipeline while the clock jumps around.
@@ -90,6 +107,7 @@ final class FaultRulePropertyTests: XCTestCase {
         // The history (dates of a clock far away included) renders too.
         XCTAssertFalse(ExchangeEncoding.document(double.history.all, dropped: 0, nextSeq: 0).isEmpty)
         XCTAssertFalse(try JSONEncoder().encode(double.faults.list()).isEmpty)
+        XCTAssertFalse(try JSONEncoder().encode(double.devices.list()).isEmpty)
     }
 
     private func assertValidHTTP(_ action: ResponseAction, _ rule: String, depth: Int = 0, file: StaticString = #filePath, line: UInt = #line) {
