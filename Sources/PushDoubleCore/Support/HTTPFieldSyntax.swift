@@ -1,8 +1,9 @@
+import PushDoubleTransport
+
 /// What a header field a rule sends may contain, so that no accepted rule puts invalid
 /// bytes on the wire (checked when the rule is loaded).
 ///
-/// * name: an RFC 9110 §5.6.2 `token` (the same tchar set as the transport's HTTP/1.1
-///   parser), not a field the transport owns: `content-length` and `transfer-encoding`
+/// * name: an RFC 9110 §5.6.2 `token` (``HTTPToken``, the transport's HTTP/1.1 parser's table), not a field the transport owns: `content-length` and `transfer-encoding`
 ///   (framing; the transport computes them from the body, RFC 9110 §8.6 / RFC 9112 §6)
 ///   and the connection-specific fields RFC 9113 §8.2.2 forbids in HTTP/2.
 /// * value: RFC 9110 §5.5 `field-value`: visible ASCII, obs-text, SP and HTAB, so no
@@ -14,19 +15,10 @@ public enum HTTPFieldSyntax {
         "content-length", "transfer-encoding", "connection", "keep-alive", "proxy-connection", "upgrade",
     ]
 
-    /// RFC 9110 §5.6.2 tchar.
-    static func isTChar(_ b: UInt8) -> Bool {
-        switch b {
-        case 48...57, 65...90, 97...122: return true
-        case 33, 35, 36, 37, 38, 39, 42, 43, 45, 46, 94, 95, 96, 124, 126: return true
-        default: return false
-        }
-    }
-
     /// Why `name` cannot be sent, or nil.
     public static func problem(name: String) -> String? {
         if name.isEmpty { return "a header name must not be empty" }
-        guard name.utf8.allSatisfy(isTChar) else {
+        guard name.utf8.allSatisfy(HTTPToken.isTChar) else {
             return "header name \(quoted(name)) is not an RFC 9110 token (letters, digits and !#$%&'*+-.^_`|~ only)"
         }
         if reservedNames.contains(name.lowercased()) {
