@@ -26,6 +26,15 @@ extension HTTP2ServerConnection {
     }
 
     func receive(_ frame: HTTP2Frame) {
+        if case .awaitingSettings = peerPreface {
+            // §3.4: the client connection preface is the 24-octet string followed by a SETTINGS
+            // frame; anything else there is an invalid preface, a connection error of type
+            // PROTOCOL_ERROR.
+            guard case .settings = frame.payload else {
+                return connectionError(.protocolError, "client preface followed by \(frame.type) instead of SETTINGS")
+            }
+            peerPreface = .received
+        }
         // §6.10: "If the END_HEADERS flag is not set, this frame MUST be followed by another
         // CONTINUATION frame ... Receipt of any other type of frame or a frame on a different
         // stream MUST be treated as a connection error of type PROTOCOL_ERROR."
@@ -267,24 +276,30 @@ extension HTTP2ServerConnection {
     }
 
     func receiveSettings(_ list: [HTTP2Setting]) {
+        let previousWindow = peerSettings.initialWindowSize
         for s in list {
             switch s.id {
-            case .initialWindowSize:
-                // §6.9.2: the change applies to every stream window, which may go negative;
-                // "An endpoint MUST treat a change to SETTINGS_INITIAL_WINDOW_SIZE that causes any
-                // flow-control window to exceed the maximum size as a connection error of type
-                // FLOW_CONTROL_ERROR."
-                let delta = Int(s.value) - peerSettings.initialWindowSize
-                for stream in streams.values where !stream.sendWindow.adjust(by: delta) {
-                    return connectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE \(s.value) overflows the window of stream \(stream.id)")
-                }
             case .headerTableSize:
                 hpackEncoder.setMaxTableSize(min(Int(s.value), HTTP2Limits.defaultHeaderTableSize))
             case .maxFrameSize:
                 encoder.maxFrameSize = Int(s.value)
             default: break
             }
-            peerSettings.apply([s])
+        }
+        // In order, later values win (§6.5.3): with several INITIAL_WINDOW_SIZE values in
+        // one frame the last one applies.
+        peerSettings.apply(list)
+        // §6.9.2: the change applies to every open stream's window, which may go negative;
+        // "An endpoint MUST treat a change to SETTINGS_INITIAL_WINDOW_SIZE that causes any
+        // flow-control window to exceed the maximum size as a connection error of type
+        // FLOW_CONTROL_ERROR." The frame is applied as a whole, so the change is the net one
+        // from the value before the frame to its last value.
+        let delta = peerSettings.initialWindowSize - previousWindow
+        if delta != 0 {
+            for stream in streams.values where !stream.sendWindow.adjust(by: delta) {
+                return connectionError(.flowControlError,
+                    "SETTINGS_INITIAL_WINDOW_SIZE \(peerSettings.initialWindowSize) overflows the window of stream \(stream.id)")
+            }
         }
         // §6.5.3: "Upon receiving a SETTINGS frame with the ACK flag set ... the receiver
         // MUST immediately emit a SETTINGS frame with the ACK flag set".

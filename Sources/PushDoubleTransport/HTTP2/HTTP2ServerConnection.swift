@@ -52,6 +52,10 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     /// Closed by our RST_STREAM or abandoned by our GOAWAY: late frames are ignored.
     var recentlyReset = HTTP2RecentStreamIDs(capacity: 256)
 
+    /// Where the client's connection preface stands: the octets are checked by the decoder,
+    /// the SETTINGS frame that must follow them here (RFC 9113 §3.4).
+    enum PeerPreface { case awaitingSettings, received }
+    var peerPreface = PeerPreface.awaitingSettings
     var peerSettings = HTTP2SettingsValues()
     /// SETTINGS we sent and the peer has not acknowledged yet, oldest first.
     var unackedLocalSettings: [[HTTP2Setting]] = []
