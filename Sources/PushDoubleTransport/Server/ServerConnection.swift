@@ -35,6 +35,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     private var waitingWritable = false
     private var handshakeWantsWrite = false
     private var readPaused = false
+    private var retryReadScheduled = false
     private var backPressured = false
     private var inputEOF = false
     private var closeAfterFlush = false
@@ -173,11 +174,20 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         }
     }
 
+    /// Reads and hands over at most `maxReadBytesPerTurn` bytes, then returns to the loop so
+    /// that its other connections get their turn (issue 10); epoll is level-triggered, so a
+    /// socket with more input is reported again on the next iteration.
     private func readLoop() {
         let buf = loop.readBuffer
+        var budget = max(1, listener.config.limits.maxReadBytesPerTurn)
         while (phase == .active || phase == .sniffing) && !readPaused && !backPressured && !inputEOF && !closeAfterFlush {
-            switch readOnce(buf) {
+            if budget <= 0 {
+                yieldReading()
+                return
+            }
+            switch readOnce(UnsafeMutableRawBufferPointer(rebasing: buf[0..<min(buf.count, budget)])) {
             case .bytes(let n):
+                budget -= n
                 if !receivedBytes {
                     receivedBytes = true
                     if let t = handshakeTimer { loop.cancelTimer(t); handshakeTimer = nil }
@@ -191,7 +201,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
                 // A short plaintext read drained the socket: skip the read that would only
                 // return EAGAIN (epoll is level-triggered and reports more input). TLS reads
                 // return one record at a time, so they continue until WANT_READ.
-                if tls == nil && n < buf.count {
+                if tls == nil && n < min(buf.count, budget + n) {
                     updateInterest()
                     return
                 }
@@ -215,6 +225,20 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
             }
         }
         updateInterest()
+    }
+
+    /// The read budget is spent: input epoll can see is reported again next iteration;
+    /// input OpenSSL has already decrypted is not, so it gets a timer due at once.
+    private func yieldReading() {
+        updateInterest()
+        if let tls, tls.pending > 0, !retryReadScheduled {
+            retryReadScheduled = true
+            loop.scheduleTimer(after: 0) { [weak self] in
+                guard let self else { return }
+                self.retryReadScheduled = false
+                if self.phase == .active || self.phase == .sniffing { self.readLoop() }
+            }
+        }
     }
 
     private func sniff(_ chunk: UnsafeRawBufferPointer) {
