@@ -185,7 +185,8 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
                 yieldReading()
                 return
             }
-            switch readOnce(UnsafeMutableRawBufferPointer(rebasing: buf[0..<min(buf.count, budget)])) {
+            let requested = min(buf.count, budget)
+            switch readOnce(UnsafeMutableRawBufferPointer(rebasing: buf[0..<requested])) {
             case .bytes(let n):
                 budget -= n
                 if !receivedBytes {
@@ -201,7 +202,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
                 // A short plaintext read drained the socket: skip the read that would only
                 // return EAGAIN (epoll is level-triggered and reports more input). TLS reads
                 // return one record at a time, so they continue until WANT_READ.
-                if tls == nil && n < min(buf.count, budget + n) {
+                if tls == nil && n < requested {
                     updateInterest()
                     return
                 }
