@@ -42,6 +42,7 @@ public struct HTTP2FrameDecoder: Sendable {
         let length = Int(buffer[readIndex]) << 16 | Int(buffer[readIndex + 1]) << 8 | Int(buffer[readIndex + 2])
         return length > maxFrameSize || avail >= HTTP2Limits.frameHeaderLength + length
     }
+
     /// Whether the client preface has been fully received (always true when not expected).
     public var prefaceReceived: Bool { prefaceRemaining == 0 }
 

@@ -139,7 +139,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         guard phase == .notStarted else { return }
         phase = .active
         lastActivityMono = now()
-        floodGuard.progress(at: lastActivityMono)
+        floodGuard = HTTP2FloodGuard(limit: limits.maxCheapFrames, window: limits.cheapFrameWindow, now: lastActivityMono)
         beginEvent()
         // §3.4: "The server connection preface consists of a potentially empty SETTINGS
         // frame ... that MUST be the first frame the server sends".
