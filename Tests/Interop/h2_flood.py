@@ -3,7 +3,7 @@ PRIORITY, two empty CONTINUATION) while a fifth times GET requests one after ano
 
     python3 h2_flood.py PORT MODE
     MODE "fair": the server's flood caps are off; the floods must run for the whole 2 s
-                 and the probe's latency stay within 20 x baseline max + 50 ms.
+                 and the probe's latency stay within bounds (latency_bounds).
     MODE "calm": default limits; every flooder must get GOAWAY ENHANCE_YOUR_CALM.
 Flooders are separate processes, so the probe's timing does not share their GIL."""
 import multiprocessing
@@ -110,7 +110,7 @@ def measure(s, c, state, seconds):
         state[0] += 2
         time.sleep(0.005)
     samples.sort()
-    return samples[len(samples) // 2], samples[-1], len(samples)
+    return samples[len(samples) // 2], samples[len(samples) * 9 // 10], samples[-1], len(samples)
 
 
 s, c = probe_connection()
@@ -127,14 +127,23 @@ during = measure(s, c, state, FLOOD_SECONDS - 0.3)
 outcomes = [results.get(timeout=15) for _ in procs]
 for p in procs:
     p.join(5)
-print("baseline p50=%.2f ms max=%.2f ms (n=%d); during flood p50=%.2f ms max=%.2f ms (n=%d)"
-      % (base[0] * 1e3, base[1] * 1e3, base[2], during[0] * 1e3, during[1] * 1e3, during[2]))
+print("baseline p50=%.2f ms p90=%.2f ms max=%.2f ms (n=%d); during flood p50=%.2f ms p90=%.2f ms max=%.2f ms (n=%d)"
+      % (base[0] * 1e3, base[1] * 1e3, base[2] * 1e3, base[3], during[0] * 1e3, during[1] * 1e3, during[2] * 1e3, during[3]))
+
+
+def latency_bounds():
+    """Median and 90th percentile within 20 x baseline (+10 / +50 ms); the maximum gets
+    +500 ms, since on a shared machine single requests stall whenever the scheduler runs
+    something else. A starved loop misses these by far (seconds without the budgets)."""
+    check(during[0] < 20 * base[0] + 0.01, "during-flood p50 within 20 x baseline p50 + 10 ms")
+    check(during[1] < 20 * base[1] + 0.05, "during-flood p90 within 20 x baseline p90 + 50 ms")
+    check(during[2] < 20 * base[2] + 0.5, "during-flood max within 20 x baseline max + 500 ms")
 print("flooders (kind, GOAWAY code, bytes sent): %r" % outcomes)
 if MODE == "fair":
     check(all(code is None for _, code, _ in outcomes), "caps off: no flooder was stopped")
     check(sum(sent for _, _, sent in outcomes) > 4 << 20, "the flooders sent more than 4 MiB")
-    check(during[1] < 20 * base[1] + 0.05, "during-flood max latency within 20 x baseline max + 50 ms")
+    latency_bounds()
 else:
     check(all(code == 11 for _, code, _ in outcomes), "every flooder got GOAWAY ENHANCE_YOUR_CALM")
-    check(during[1] < 20 * base[1] + 0.05, "during-flood max latency within 20 x baseline max + 50 ms")
+    latency_bounds()
 print("done")

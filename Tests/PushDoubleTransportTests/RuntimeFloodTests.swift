@@ -148,9 +148,21 @@ final class RuntimeFloodTests: XCTestCase {
     struct Latencies: CustomStringConvertible {
         var samples: [Double]
         var p50: Double { samples.sorted()[samples.count / 2] }
+        var p90: Double { samples.sorted()[samples.count * 9 / 10] }
         var max: Double { samples.max() ?? 0 }
         var description: String {
-            String(format: "n=%d p50=%.2f ms max=%.2f ms", samples.count, p50 * 1000, max * 1000)
+            String(format: "n=%d p50=%.2f ms p90=%.2f ms max=%.2f ms", samples.count, p50 * 1000, p90 * 1000, max * 1000)
+        }
+
+        /// The bounds both flood tests assert. On this shared 2-core machine single requests
+        /// stall for tens of milliseconds whenever the scheduler runs something else, so the
+        /// maximum gets a wide margin; the median and the 90th percentile are what a starved
+        /// loop (hundreds of milliseconds to seconds without the budgets) cannot meet.
+        func assertWithinBounds(of baseline: Latencies, file: StaticString = #filePath, line: UInt = #line) {
+            let ctx = "during flood \(self) vs baseline \(baseline)"
+            XCTAssertLessThan(p50, 20 * baseline.p50 + 0.01, ctx, file: file, line: line)
+            XCTAssertLessThan(p90, 20 * baseline.p90 + 0.05, ctx, file: file, line: line)
+            XCTAssertLessThan(max, 20 * baseline.max + 0.5, ctx, file: file, line: line)
         }
     }
 
@@ -198,8 +210,7 @@ final class RuntimeFloodTests: XCTestCase {
         print("flood, caps off: baseline \(r.baseline); during flood \(r.flood); flooders sent \(sent / 1024) KiB")
         XCTAssertTrue(r.flooders.allSatisfy { $0.goAways.isEmpty }, "the caps were off: the floods ran to the end")
         XCTAssertGreaterThan(sent, 4 << 20, "the flooders really flooded")
-        XCTAssertLessThan(r.flood.max, 20 * r.baseline.max + 0.05, "during flood \(r.flood) vs baseline \(r.baseline)")
-        XCTAssertLessThan(r.flood.p50, 20 * r.baseline.p50 + 0.01, "during flood \(r.flood) vs baseline \(r.baseline)")
+        r.flood.assertWithinBounds(of: r.baseline)
     }
 
     /// Default limits: every flooding connection gets GOAWAY ENHANCE_YOUR_CALM (flooders
@@ -213,6 +224,6 @@ final class RuntimeFloodTests: XCTestCase {
             XCTAssertTrue(f.goAways.allSatisfy { $0 == .enhanceYourCalm }, "\(f.kind): \(f.goAways)")
             XCTAssertGreaterThan(f.connections, 1, "\(f.kind): each connection was ended, so the flooder had to reconnect")
         }
-        XCTAssertLessThan(r.flood.max, 20 * r.baseline.max + 0.05, "during flood \(r.flood) vs baseline \(r.baseline)")
+        r.flood.assertWithinBounds(of: r.baseline)
     }
 }

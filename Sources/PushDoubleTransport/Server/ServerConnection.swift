@@ -258,14 +258,17 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         }
     }
 
+    /// Reads and discards, within the same per-turn budget as `readLoop`: a peer that keeps
+    /// sending after our close must not hold the loop either.
     private func drainLingering() {
         let buf = loop.readBuffer
-        while true {
+        var budget = max(1, listener.config.limits.maxReadBytesPerTurn)
+        while budget > 0 {
             let r: IOResult<Int>
-            do { r = try Posix.read(fd, buf.baseAddress!, buf.count) } catch { finalize(abortive: false); return }
+            do { r = try Posix.read(fd, buf.baseAddress!, min(buf.count, budget)) } catch { finalize(abortive: false); return }
             switch r {
             case .processed(0): finalize(abortive: false); return
-            case .processed: continue
+            case .processed(let n): budget -= n
             case .wouldBlock: return
             }
         }
