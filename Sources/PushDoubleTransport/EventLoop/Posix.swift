@@ -140,9 +140,8 @@ enum Posix {
         return rl.rlim_cur == rlim_t.max ? Int.max : Int(clamping: rl.rlim_cur)
     }
 
-    #if canImport(Glibc)
+    /// RLIMIT_NOFILE as getrlimit/setrlimit take it (an enum type in Glibc's headers).
     static let RLIMIT_NOFILE_ID = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    #endif
 
     /// A descriptor held in reserve so that, when descriptors run out, one can be freed to
     /// accept (and refuse) a pending connection; -1 if none could be opened.
