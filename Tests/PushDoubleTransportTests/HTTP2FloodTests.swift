@@ -88,6 +88,22 @@ final class HTTP2FloodTests: XCTestCase {
         XCTAssertEqual(goAway(c.readFrames()), .enhanceYourCalm)
     }
 
+    /// Rapid reset (CVE-2023-44487): streams opened and cancelled before their request
+    /// completes are cheap frames too.
+    func testRapidResetGetsEnhanceYourCalm() {
+        let c = client { $0.maxCheapFrames = 40 }
+        c.handshake()  // its SETTINGS and SETTINGS ACK count as two
+        var frames: [HTTP2Frame] = []
+        for i in 0..<39 {
+            let id = UInt32(2 * i + 1)
+            frames.append(c.headersFrame(id, H2TestClient.requestFields(method: "POST"), endStream: false))
+            frames.append(HTTP2Frame(streamID: id, payload: .rstStream(.cancel)))
+        }
+        c.send(frames)
+        XCTAssertEqual(goAway(c.readFrames()), .enhanceYourCalm)
+        XCTAssertTrue(c.responder.requests.isEmpty, "no request completed")
+    }
+
     func testACompletedRequestStartsTheCountAgain() {
         let c = client { $0.maxCheapFrames = 50 }
         c.handshake()

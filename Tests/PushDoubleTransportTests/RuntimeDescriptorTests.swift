@@ -32,6 +32,9 @@ final class RuntimeDescriptorTests: XCTestCase {
         ])
         let a = try (0..<3).map { _ in try RawClient(port: bound[0].port) }
         let b = try RawClient(port: bound[1].port)
+        // b is a real client (it sent a request), so a full listener has nothing to shed.
+        b.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(b.read(until: "\r\n\r\n").hasPrefix("HTTP/1.1 200"))
         func stats() -> [String: (Int, Int)] {
             Dictionary(uniqueKeysWithValues: server.listenerStatistics.map { ($0.listener.name, ($0.openConnections, $0.refusedConnections)) })
         }
@@ -44,6 +47,32 @@ final class RuntimeDescriptorTests: XCTestCase {
         XCTAssertEqual(server.connectionCount, 4)
         withExtendedLifetime(a) {}
         withExtendedLifetime(b) {}
+    }
+
+    /// A full listener sheds its oldest connection that has sent nothing yet (issue 10:
+    /// silent sockets must not lock real clients out), never one that sent a request.
+    func testAFullListenerShedsTheOldestSilentConnection() throws {
+        let server = HTTPServer(eventLoopCount: 2)
+        addTeardownBlock { server.stop(timeout: 0.5) }
+        var limits = ServerLimits()
+        limits.maxConnections = 3
+        let port = try server.start([ListenerConfiguration(name: "l", limits: limits, responder: echoResponder())])[0].port
+        let talker = try RawClient(port: port)
+        talker.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(talker.read(until: "\r\n\r\n").hasPrefix("HTTP/1.1 200"))
+        let oldestSilent = try RawClient(port: port)
+        waitFor("2 open") { server.listenerStatistics.first?.openConnections == 2 }
+        let newerSilent = try RawClient(port: port)
+        waitFor("3 open") { server.listenerStatistics.first?.openConnections == 3 }
+        let newcomer = try RawClient(port: port)
+        XCTAssertTrue(oldestSilent.waitClosed(timeout: 2), "the oldest silent connection is shed")
+        newcomer.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(newcomer.read(until: "\r\n\r\n").hasPrefix("HTTP/1.1 200"), "the newcomer is served")
+        talker.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(talker.read(until: "\r\n\r\n").hasPrefix("HTTP/1.1 200"), "the talking connection is kept")
+        XCTAssertFalse(newerSilent.waitClosed(timeout: 0.2), "only one connection was shed")
+        XCTAssertEqual(server.listenerStatistics.first?.shedConnections, 1)
+        XCTAssertEqual(server.listenerStatistics.first?.refusedConnections, 0)
     }
 
     /// Out of descriptors, the listener answers a new connection at once (closing it) rather

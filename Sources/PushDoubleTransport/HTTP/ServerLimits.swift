@@ -8,7 +8,9 @@ public struct ServerLimits: Sendable, Equatable {
     public var maxHeaderListSize: Int = 16 * 1024
     /// Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS).
     public var maxConcurrentStreams: UInt32 = 1000
-    /// Concurrent connections per listener; further accepts are closed at once.
+    /// Concurrent connections per listener. A further accept sheds the oldest connection
+    /// that has not sent a byte of application data yet (TLS handshake or first bytes
+    /// pending); when there is none, the new connection is closed at once.
     public var maxConnections: Int = 4096
     /// Seconds to complete the TLS handshake / send the first request bytes.
     public var handshakeTimeout: Double = 10

@@ -1,5 +1,5 @@
 /// Counts HTTP/2 frames that cost the server work but move no request forward (PRIORITY,
-/// PING, SETTINGS, empty DATA or CONTINUATION, unknown types), so that a peer sending them
+/// PING, SETTINGS, RST_STREAM, empty DATA or CONTINUATION, unknown types), so that a peer sending them
 /// in a loop is stopped with GOAWAY ENHANCE_YOUR_CALM (issue 10) while a real client, whose
 /// such frames are rare or come with completed requests, never reaches the limit.
 ///
@@ -43,7 +43,9 @@ extension HTTP2Frame {
     /// sends one per frame it reads.
     var makesNoProgress: Bool {
         switch payload {
-        case .priority, .ping, .settings, .unknown: true
+        // RST_STREAM: a stream cancelled before its request completed (the rapid-reset
+        // pattern, CVE-2023-44487: open, cancel, repeat); a completed request resets the count.
+        case .priority, .ping, .settings, .unknown, .rstStream: true
         case .data(let bytes, _): bytes.isEmpty && !endStream
         case .continuation(let fragment): fragment.isEmpty && !endHeaders
         default: false

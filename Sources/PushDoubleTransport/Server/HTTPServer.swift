@@ -57,9 +57,11 @@ public struct ListenerStatistics: Sendable, Equatable {
     public var listener: BoundListener
     /// Connections open now (TLS handshakes included, lingering closes not).
     public var openConnections: Int
-    /// Connections closed at accept since the start: over `ServerLimits.maxConnections`,
-    /// or refused because the process ran out of descriptors.
+    /// Connections closed at accept since the start: over `ServerLimits.maxConnections`
+    /// with none to shed, or refused because the process ran out of descriptors.
     public var refusedConnections: Int
+    /// Silent connections (no application byte yet) closed to make room for a newer one.
+    public var shedConnections: Int
 }
 
 /// Per-listener state shared by its acceptors on every loop.
@@ -75,13 +77,24 @@ final class ListenerRuntime: Sendable {
         self.config = config; self.tls = tls; self.serverCount = serverCount
     }
 
-    /// Reserves a connection slot; false when the listener is at `maxConnections`.
+    /// Connections that have sent no application byte yet, oldest first: shed to make room.
+    let handshakeIdle = HandshakeIdleConnections()
+    /// Handshake-idle connections closed to admit a newer one.
+    let shed = Atomic<Int>(0)
+
+    /// Reserves a connection slot. At `maxConnections` the oldest handshake-idle connection
+    /// is shed (closed on its loop) and the new one admitted; false when there was none to
+    /// shed. A shed slot is released when its connection closes, so the count can exceed
+    /// the limit briefly, by at most the sheds in flight.
     func tryAdmit() -> Bool {
         let n = connections.add(1, ordering: .relaxed).newValue
         if n > config.limits.maxConnections {
-            connections.subtract(1, ordering: .relaxed)
-            refused.add(1, ordering: .relaxed)
-            return false
+            guard handshakeIdle.shedOldest() else {
+                connections.subtract(1, ordering: .relaxed)
+                refused.add(1, ordering: .relaxed)
+                return false
+            }
+            shed.add(1, ordering: .relaxed)
         }
         serverCount.open.add(1, ordering: .relaxed)
         return true
@@ -91,6 +104,66 @@ final class ListenerRuntime: Sendable {
         connections.subtract(1, ordering: .relaxed)
         serverCount.open.subtract(1, ordering: .relaxed)
     }
+}
+
+/// The connections of one listener that have not sent a byte of application data yet
+/// (TLS handshake, or the first request bytes, pending), in accept order, so that a full
+/// listener sheds the oldest of them instead of refusing a new client (issue 10: thousands
+/// of silent sockets must not lock real clients out). Entries leave when the connection
+/// sends its first bytes or closes. Shared by the listener's loops, behind a mutex.
+final class HandshakeIdleConnections: Sendable {
+    /// Closes one connection on its own loop, if it is still handshake-idle.
+    typealias Shed = @Sendable () -> Void
+    private struct State {
+        var order: [UInt64] = []
+        var head = 0
+        var entries: [UInt64: Shed] = [:]
+
+        /// Drops ids that are no longer entries from the front, and rewrites the list when
+        /// stale ids make up most of it, so memory follows the live entries.
+        mutating func compact() {
+            while head < order.count, entries[order[head]] == nil { head += 1 }
+            if head == order.count { order.removeAll(keepingCapacity: true); head = 0; return }
+            if order.count > 64 && order.count > 2 * entries.count {
+                order = order[head...].filter { entries[$0] != nil }
+                head = 0
+            }
+        }
+    }
+    private let state = Mutex(State())
+
+    /// Registers connection `id`; `shed` closes it.
+    func add(_ id: UInt64, shed: @escaping Shed) {
+        state.withLock { s in
+            s.order.append(id)
+            s.entries[id] = shed
+        }
+    }
+
+    /// The connection sent data or closed.
+    func remove(_ id: UInt64) {
+        state.withLock { s in
+            guard s.entries.removeValue(forKey: id) != nil else { return }
+            s.compact()
+        }
+    }
+
+    /// Sheds the oldest registered connection; false when there is none.
+    func shedOldest() -> Bool {
+        let shed: Shed? = state.withLock { s in
+            while s.head < s.order.count {
+                let id = s.order[s.head]
+                s.head += 1
+                if let shed = s.entries.removeValue(forKey: id) { s.compact(); return shed }
+            }
+            s.compact()
+            return nil
+        }
+        shed?()
+        return shed != nil
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
 }
 
 /// Counters of one server.
@@ -256,7 +329,8 @@ public final class HTTPServer: Sendable {
         state.withLock { st in
             st.listeners.map { bound, rt in
                 ListenerStatistics(listener: bound, openConnections: rt.connections.load(ordering: .relaxed),
-                                   refusedConnections: rt.refused.load(ordering: .relaxed))
+                                   refusedConnections: rt.refused.load(ordering: .relaxed),
+                                   shedConnections: rt.shed.load(ordering: .relaxed))
             }
         }
     }

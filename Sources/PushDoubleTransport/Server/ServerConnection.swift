@@ -70,15 +70,22 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         handshakeTimer = loop.scheduleTimer(after: listener.config.limits.handshakeTimeout) { [weak self] in
             guard let self else { return }
             self.handshakeTimer = nil
-            // Handshake not done, or no request bytes yet (even when the protocol was
-            // chosen without sniffing, e.g. by ALPN).
-            if self.phase == .handshaking || self.phase == .sniffing || (self.phase == .active && !self.receivedBytes) {
-                self.handler?.inputClosed()
-                self.finalize(abortive: true)
-            }
+            self.closeIfHandshakeIdle()
         }
+        let box = LoopBound(self)
+        let owner = loop
+        listener.handshakeIdle.add(info.id) { owner.execute { box.value?.closeIfHandshakeIdle() } }
         if tls == nil { chooseCleartextProtocol() }
         return true
+    }
+
+    /// Closes the connection if the handshake is not done or no request bytes came yet
+    /// (even when the protocol was chosen without sniffing, e.g. by ALPN): the handshake
+    /// timeout, and shedding by a full listener (``HandshakeIdleConnections``).
+    func closeIfHandshakeIdle() {
+        guard phase == .handshaking || phase == .sniffing || (phase == .active && !receivedBytes) else { return }
+        handler?.inputClosed()
+        finalize(abortive: true)
     }
 
     // MARK: events
@@ -192,6 +199,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
                 if !receivedBytes {
                     receivedBytes = true
                     if let t = handshakeTimer { loop.cancelTimer(t); handshakeTimer = nil }
+                    listener.handshakeIdle.remove(info.id)
                 }
                 let chunk = UnsafeRawBufferPointer(rebasing: buf[0..<n])
                 if phase == .sniffing {
@@ -491,6 +499,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     private func releaseCount() {
         guard !countReleased else { return }
         countReleased = true
+        if !receivedBytes { listener.handshakeIdle.remove(info.id) }
         listener.connectionEnded()
     }
 
