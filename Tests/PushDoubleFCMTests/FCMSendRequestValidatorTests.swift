@@ -57,6 +57,10 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         let e = refuse(msg(#""token":"t","topic":"news""#), .multipleTargets)
         XCTAssertEqual(e?.envelope, .invalidArgument)
         refuse(msg(#""condition":"'a' in topics","fid":"f""#), .multipleTargets)
+        // Presence counts, not content: an empty token next to a topic is still two targets.
+        refuse(msg(#""token":"","topic":"news""#), .multipleTargets)
+        // An empty token alone is a target; whether it is a valid token is the wiring's call.
+        XCTAssertEqual(accept(msg(#""token":"""#))?.target, .token(""))
     }
 
     func testFIDCanBeTurnedOff() {

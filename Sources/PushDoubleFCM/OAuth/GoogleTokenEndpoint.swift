@@ -102,8 +102,6 @@ public enum GoogleTokenOutcome: Sendable {
     public var body: [UInt8] {
         switch self { case .issued(_, let b), .refused(_, _, let b): return b }
     }
-    /// `Content-Type` of both answers (JSON, fcm.md §6.3).
-    public static let contentType = "application/json; charset=utf-8"
 }
 
 /// The logic of Google's OAuth2 token endpoint for the service-account JWT-bearer grant
