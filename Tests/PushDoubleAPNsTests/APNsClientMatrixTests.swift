@@ -31,7 +31,7 @@ final class APNsClientMatrixTests: XCTestCase {
     /// Starts the fake, runs one library's script, and checks its result line and the history.
     /// `iatForm`: how the library writes `iat`, as the fake records it.
     func runMatrix(script: String, distribution: String, iatForm: NumericDateClaim.Form) throws {
-        let server = try startServer()
+        let server = try startShippedAPNsServer()
         let production = try XCTUnwrap(server.endpoint(named: "apns-production"))
         let sandbox = try XCTUnwrap(server.endpoint(named: "apns-sandbox"))
         let r = try runCommand(["python3", Self.interop.appendingPathComponent(script).path,
@@ -83,19 +83,4 @@ final class APNsClientMatrixTests: XCTestCase {
         XCTAssertGreaterThan(now - staleIAT, APNsTokenTiming().maxAge, "\(distribution): iat of the expired token")
     }
 
-    /// The fake as `pushdouble serve --ephemeral` runs it: both APNs listeners, the shipped
-    /// certificate and key, no admin listener.
-    func startServer() throws -> PushDoubleServer {
-        let credentials = DoubleCredentials(caPEM: EmbeddedTestCredentials.caPEM,
-                                            serverCertificatePEM: EmbeddedTestCredentials.serverCertificatePEM,
-                                            serverKeyPEM: EmbeddedTestCredentials.serverKeyPEM)
-        var config = PushDoubleConfiguration(fakes: APNsFake.listenerSpecs(), credentials: credentials)
-        config.ephemeralPorts = true
-        config.admin = false
-        config.eventLoopCount = 1
-        let server = PushDoubleServer(configuration: config)
-        try server.start()
-        addTeardownBlock { server.stop() }
-        return server
-    }
 }

@@ -24,7 +24,8 @@ public struct DoubleEndpoint: Sendable, Codable, Equatable {
 /// `GET|DELETE /history`, `GET /history/stream` (server-sent events),
 /// `GET|POST|DELETE /devices`, `GET|PUT|DELETE /devices/{id}`, `GET|POST|DELETE /faults`,
 /// `GET|DELETE /faults/{id}`, `GET /providers`, `PUT /providers/{id}`, `POST /scenarios`,
-/// `POST /reset`. Errors are `{"error":"…"}` with a 4xx status. Routing is the
+/// `POST /reset`. Errors are `{"error":"…"}` with a 4xx status, including the requests
+/// the transport refuses before routing (400 / 413 / 431). Routing is the
 /// transport's ``Router``; the handlers live in ``AdminHandlers``.
 public final class AdminAPI: Responder {
     public let handlers: AdminHandlers
@@ -67,11 +68,18 @@ public final class AdminAPI: Responder {
             response.headers.add(name: "allow", value: allowed.joined(separator: ", "))
             return .respond(response)
         }
+        // Requests the transport refuses (bad framing 400, body 413, header list 431) get
+        // the same JSON error shape as every other admin error.
+        r.limitExceeded = { violation, _, _ in AdminHandlers.error(violation.suggestedStatus, violation.message) }
         router = r.build()
     }
 
     public func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
         router.respond(to: request, context: context)
+    }
+
+    public func limitExceeded(_ violation: LimitViolation, head: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        router.limitExceeded(violation, head: head, context: context)
     }
 }
 
@@ -327,10 +335,10 @@ public final class AdminHandlers: Sendable {
     private func decodeBody<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws -> T {
         guard !body.isEmpty else { throw Failure(400, "expected a JSON body") }
         do { return try JSONDecoder().decode(T.self, from: Data(body)) } catch let e as DecodingError {
-            let se = ScenarioLoader.describe(e, file: "body")
+            let se = ScenarioLoader.describe(e, file: "body", data: body)
             throw Failure(400, se.path.isEmpty ? se.message : se.path + ": " + se.message)
         } catch {
-            throw Failure(400, "not valid JSON")
+            throw Failure(400, ScenarioLoader.unreadable(body))
         }
     }
 

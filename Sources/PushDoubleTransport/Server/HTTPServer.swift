@@ -51,11 +51,24 @@ public struct BoundListener: Sendable, Equatable {
     public var port: Int
 }
 
+/// The connection counts of one listener (``HTTPServer/listenerStatistics``).
+public struct ListenerStatistics: Sendable, Equatable {
+    /// The listener, as ``HTTPServer/start(_:)`` bound it.
+    public var listener: BoundListener
+    /// Connections open now (TLS handshakes included, lingering closes not).
+    public var openConnections: Int
+    /// Connections closed at accept since the start: over `ServerLimits.maxConnections`,
+    /// or refused because the process ran out of descriptors.
+    public var refusedConnections: Int
+}
+
 /// Per-listener state shared by its acceptors on every loop.
 final class ListenerRuntime: Sendable {
     let config: ListenerConfiguration
     let tls: TLSContext?
     let connections = Atomic<Int>(0)
+    /// Connections closed at accept: over `maxConnections`, or out of descriptors.
+    let refused = Atomic<Int>(0)
     let serverCount: ServerCounters
 
     init(config: ListenerConfiguration, tls: TLSContext?, serverCount: ServerCounters) {
@@ -67,6 +80,7 @@ final class ListenerRuntime: Sendable {
         let n = connections.add(1, ordering: .relaxed).newValue
         if n > config.limits.maxConnections {
             connections.subtract(1, ordering: .relaxed)
+            refused.add(1, ordering: .relaxed)
             return false
         }
         serverCount.open.add(1, ordering: .relaxed)
@@ -94,9 +108,33 @@ final class Acceptor: Selectable {
     let distributeTo: EventLoopGroup?
     var generation: UInt32 = 0
     private var closed = false
+    /// Freed when accept fails for want of descriptors, so the newest connection can be
+    /// accepted and closed at once instead of waiting unanswered in the backlog; reopened
+    /// right after (issue 10).
+    private var reserveFD: Int32
 
     init(fd: Int32, loop: EventLoop, runtime: ListenerRuntime, distributeTo: EventLoopGroup? = nil) {
         self.fd = fd; self.loop = loop; self.runtime = runtime; self.distributeTo = distributeTo
+        self.reserveFD = Posix.openReserveDescriptor()
+    }
+
+    /// Out of descriptors: spends the reserve on accepting one pending connection and
+    /// closing it. Returns false when there was no reserve or nothing to accept.
+    private func refuseNewestWithReserve() -> Bool {
+        guard reserveFD >= 0 else { return false }
+        Posix.close(reserveFD)
+        reserveFD = -1
+        var st = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let accepted = withUnsafeMutablePointer(to: &st) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { pd_accept4(fd, $0, &len, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue)) }
+        }
+        if accepted >= 0 {
+            Posix.abortiveClose(accepted)
+            runtime.refused.add(1, ordering: .relaxed)
+        }
+        reserveFD = Posix.openReserveDescriptor()
+        return accepted >= 0
     }
 
     /// Creates the connection on `target` (must run on `target`'s thread).
@@ -117,6 +155,8 @@ final class Acceptor: Selectable {
                 }
             } catch {
                 switch error.errno {
+                case EMFILE where refuseNewestWithReserve(), ENFILE where refuseNewestWithReserve():
+                    continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors/memory: the socket stays readable, so stop watching
                     // it for a moment instead of spinning.
@@ -156,6 +196,7 @@ final class Acceptor: Selectable {
         closed = true
         loop.deregister(fd: fd)
         Posix.close(fd)
+        if reserveFD >= 0 { Posix.close(reserveFD); reserveFD = -1 }
     }
 }
 
@@ -180,13 +221,22 @@ public final class HTTPServer: Sendable {
     private let group: EventLoopGroup
     private let acceptStrategy: AcceptStrategy
     private let counters = ServerCounters()
-    private let state = PthreadLocked<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
+    private let state = PthreadLocked<(acceptors: [(loop: Int, fd: Int32)], listeners: [(BoundListener, ListenerRuntime)], stopped: Bool)>(([], [], false))
+
+    /// The soft RLIMIT_NOFILE of the process, raised to the hard limit when the first
+    /// server was created.
+    public static var descriptorLimit: Int {
+        _ = raisedDescriptorLimit
+        return Posix.descriptorLimit()
+    }
+    private static let raisedDescriptorLimit: Int = Posix.raiseDescriptorLimit()
 
     /// - Parameters:
     ///   - eventLoopCount: number of loop threads; default = number of cores.
     ///   - acceptStrategy: how connections are spread over the loops.
     public init(eventLoopCount: Int? = nil, acceptStrategy: AcceptStrategy = .reusePort) {
         Posix.ignoreSIGPIPE()
+        _ = Self.raisedDescriptorLimit
         self.acceptStrategy = acceptStrategy
         let n = eventLoopCount ?? ProcessInfo.processInfo.activeProcessorCount
         do {
@@ -201,10 +251,21 @@ public final class HTTPServer: Sendable {
     /// Open connections across all listeners.
     public var connectionCount: Int { counters.open.load(ordering: .relaxed) }
 
+    /// Connection counts of every listener started, in start order (for health reports).
+    public var listenerStatistics: [ListenerStatistics] {
+        state.withLock { st in
+            st.listeners.map { bound, rt in
+                ListenerStatistics(listener: bound, openConnections: rt.connections.load(ordering: .relaxed),
+                                   refusedConnections: rt.refused.load(ordering: .relaxed))
+            }
+        }
+    }
+
     /// Binds every listener and starts accepting. Throws ``PosixError`` (e.g. address in
     /// use) or ``TLSConfigurationError``; on error nothing of this call stays bound.
     public func start(_ listeners: [ListenerConfiguration]) throws -> [BoundListener] {
         var bound: [BoundListener] = []
+        var runtimes: [ListenerRuntime] = []
         var opened: [(EventLoop, Int32, ListenerRuntime)] = []
         do {
             for cfg in listeners {
@@ -221,6 +282,7 @@ public final class HTTPServer: Sendable {
                     if port == 0 { port = SocketAddress.localPort(of: fd) }
                 }
                 bound.append(BoundListener(name: cfg.name, host: cfg.host, port: port))
+                runtimes.append(runtime)
             }
         } catch {
             for (_, fd, _) in opened { Posix.close(fd) }
@@ -237,7 +299,10 @@ public final class HTTPServer: Sendable {
             }
         }
         registered.wait()
-        state.withLock { st in for (loop, fd, _) in opened { st.acceptors.append((loop.index, fd)) } }
+        state.withLock { st in
+            for (loop, fd, _) in opened { st.acceptors.append((loop.index, fd)) }
+            st.listeners.append(contentsOf: zip(bound, runtimes).map { ($0, $1) })
+        }
         return bound
     }
 
