@@ -33,9 +33,13 @@ public final class AdminAPI: Responder {
 
     public var double: DoubleState { handlers.double }
 
+    /// `listeners` reports each listener's connections for `GET /health` (the server's
+    /// ``HTTPServer/listenerStatistics``).
     public init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint] = { [] },
+                listeners: @escaping @Sendable () -> [ListenerStatistics] = { [] },
                 streamHeartbeat: Double = 15, onScenarioLoaded: (@Sendable (Scenario) -> Void)? = nil) {
-        let h = AdminHandlers(double: double, endpoints: endpoints, streamHeartbeat: streamHeartbeat, onScenarioLoaded: onScenarioLoaded)
+        let h = AdminHandlers(double: double, endpoints: endpoints, listeners: listeners, streamHeartbeat: streamHeartbeat,
+                              onScenarioLoaded: onScenarioLoaded)
         handlers = h
         var r = Router()
         func on(_ method: String, _ pattern: String, _ body: @escaping @Sendable (AdminHandlers, AdminHandlers.Call) throws -> ResponseAction) {
@@ -87,14 +91,17 @@ public final class AdminAPI: Responder {
 public final class AdminHandlers: Sendable {
     public let double: DoubleState
     let endpoints: @Sendable () -> [DoubleEndpoint]
+    let listeners: @Sendable () -> [ListenerStatistics]
     /// Called after a scenario was loaded through the API (e.g. to log it).
     let onScenarioLoaded: (@Sendable (Scenario) -> Void)?
     /// Seconds between keep-alive comments on `/history/stream`.
     public let streamHeartbeat: Double
 
-    init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint], streamHeartbeat: Double,
+    init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint],
+         listeners: @escaping @Sendable () -> [ListenerStatistics], streamHeartbeat: Double,
          onScenarioLoaded: (@Sendable (Scenario) -> Void)?) {
-        self.double = double; self.endpoints = endpoints; self.streamHeartbeat = streamHeartbeat; self.onScenarioLoaded = onScenarioLoaded
+        self.double = double; self.endpoints = endpoints; self.listeners = listeners
+        self.streamHeartbeat = streamHeartbeat; self.onScenarioLoaded = onScenarioLoaded
     }
 
     /// One request as a handler sees it: the request, its decoded path parameters and query.
@@ -270,12 +277,17 @@ public final class AdminHandlers: Sendable {
         let faults: Int
         let scenarios: [String]
         let history: History
+        /// Connections per listener: open now, refused at accept, shed to make room (issue 10).
+        let listeners: [Listener]
+        struct Listener: Encodable { let name: String; let open: Int; let refused: Int; let shed: Int }
     }
 
     func health() -> HealthDoc {
         let h = double.history
         return HealthDoc(providers: double.providers.map(\.rawValue), devices: double.devices.list().count, faults: double.faults.list().count,
-                         scenarios: double.loadedScenarios, history: .init(count: h.count, dropped: h.dropped, nextSeq: h.nextSeq, cap: h.cap))
+                         scenarios: double.loadedScenarios, history: .init(count: h.count, dropped: h.dropped, nextSeq: h.nextSeq, cap: h.cap),
+                         listeners: listeners().map { .init(name: $0.listener.name, open: $0.openConnections,
+                                                            refused: $0.refusedConnections, shed: $0.shedConnections) })
     }
 
     // MARK: helpers
