@@ -154,6 +154,24 @@ final class HTTP1EngineTests: XCTestCase {
         XCTAssertEqual(r.recorded.count, 0)
     }
 
+    /// The 408 is shaped by the responder like every transport refusal (the admin API
+    /// answers its JSON error shape), then the connection closes.
+    func testRequestReadTimeoutIsShapedByTheResponder() {
+        var limits = ServerLimits()
+        limits.requestReadTimeout = 0.2
+        var router = Router()
+        router.limitExceeded = { v, _, _ in
+            HTTPResponse(status: v.suggestedStatus, contentType: "application/json", body: #"{"error":"\#(v.kind.rawValue)"}"#)
+        }
+        let (h, io) = engine(router.build(), limits: limits)
+        feed(h, "GET /slow HTTP/1.1\r\nHo")
+        io.runTimers(upTo: 1)
+        XCTAssertTrue(io.text.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"), io.text)
+        XCTAssertTrue(io.text.contains("content-type: application/json"), io.text)
+        XCTAssertTrue(io.text.hasSuffix(#"{"error":"requestTimeout"}"#), io.text)
+        XCTAssertTrue(io.closed)
+    }
+
     func testStorageAndConnectionControl() {
         final class Bound {}
         let r = ClosureResponder { _, ctx in

@@ -99,6 +99,8 @@ public final class DoublePipeline: Responder {
     /// text; recorded in the history either way (stage `validation`, endpoint
     /// `transport.limit` when the fake names none). Rare, so not on the hot path.
     public func limitExceeded(_ violation: LimitViolation, head: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        // A request that never arrived (read timeout) has nothing to record or to shape.
+        guard violation.kind != .requestTimeout else { return nil }
         let receivedAt = double.clock.now()
         var admission = fake.limitRefusal(violation, request: head, context: context) ?? Admission(endpoint: "transport.limit")
         if admission.environment == nil { admission.environment = environment }

@@ -31,12 +31,17 @@ extension Responder {
 /// A limit the transport enforced on a request before handing it to a responder.
 public struct LimitViolation: Sendable, Equatable {
     /// Which limit was exceeded.
-    public enum Kind: String, Sendable { case bodyTooLarge, headerListTooLarge, malformedRequest }
+    public enum Kind: String, Sendable {
+        case bodyTooLarge, headerListTooLarge, malformedRequest
+        /// HTTP/1.1: the request did not arrive within `ServerLimits.requestReadTimeout`
+        /// (slowloris protection); the connection closes after the answer.
+        case requestTimeout
+    }
     public var kind: Kind
     /// A sentence saying what was wrong and what the limit is.
     public var message: String
     public var suggestedStatus: Int {
-        switch kind { case .bodyTooLarge: 413; case .headerListTooLarge: 431; case .malformedRequest: 400 }
+        switch kind { case .bodyTooLarge: 413; case .headerListTooLarge: 431; case .malformedRequest: 400; case .requestTimeout: 408 }
     }
     public init(kind: Kind, message: String) { self.kind = kind; self.message = message }
 }

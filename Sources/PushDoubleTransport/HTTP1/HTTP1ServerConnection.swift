@@ -478,6 +478,24 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
         timer = io.schedule(after: delay) { [weak self] in self?.timerFired() }
     }
 
+    /// The 408 for a request that did not arrive in time: shaped by the responder (e.g. the
+    /// admin API's JSON error), or plain text.
+    private func requestTimeoutResponse() -> HTTPResponse {
+        let message = "The request was not received within \(limits.requestReadTimeout) seconds."
+        let now = Date()
+        let info = RequestInfo(connection: io.info, streamID: requestCount &+ 1, version: .http1_1, headReceivedAt: now, bodyReceivedAt: now)
+        let request = HTTPRequest(method: "", path: "", scheme: scheme, authority: nil, headers: HTTPHeaders(), body: [], info: info)
+        if let shaped = responder.limitExceeded(LimitViolation(kind: .requestTimeout, message: message), head: request,
+                                                context: RequestContext(connection: self)) {
+            var r = shaped
+            r.status = 408
+            return r
+        }
+        var h = HTTPHeaders()
+        h.add(name: "content-type", value: "text/plain; charset=utf-8")
+        return HTTPResponse(status: 408, headers: h, body: Array((message + "\n").utf8))
+    }
+
     private func timerFired() {
         timer = nil
         guard !closed else { return }
@@ -489,13 +507,11 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
             stash.removeAll()
             current = nil
             if queue.isEmpty {
-                let body = Array("The request was not received within \(limits.requestReadTimeout) seconds.\n".utf8)
-                var h = HTTPHeaders()
-                h.add(name: "content-type", value: "text/plain; charset=utf-8")
+                let response = requestTimeoutResponse()
                 out.removeAll(keepingCapacity: true)
-                HTTP1Serializer.writeHead(status: 408, headers: h, contentLength: body.count, chunked: false, close: true,
-                                          keepAliveHeader: false, date: dateCache.current(), into: &out)
-                out.append(contentsOf: body)
+                HTTP1Serializer.writeHead(status: response.status, headers: response.headers, contentLength: response.body.count,
+                                          chunked: false, close: true, keepAliveHeader: false, date: dateCache.current(), into: &out)
+                out.append(contentsOf: response.body)
                 flushOut()
                 closed = true
                 io.close()
