@@ -27,6 +27,9 @@ static inline long pd_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long m) { ret
 /* Names the calling thread (at most 15 bytes are kept); reads it back into buf[16]. */
 static inline void pd_set_thread_name(const char *name) { prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0); }
 static inline void pd_get_thread_name(char *buf16) { prctl(PR_GET_NAME, (unsigned long)buf16, 0, 0, 0); }
+#include <malloc.h>
+/* glibc: give freed heap memory back to the kernel (after a burst of connections). */
+static inline int pd_malloc_trim(size_t pad) { return malloc_trim(pad); }
 static inline int pd_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) { return (int)syscall(SYS_accept4, fd, addr, len, flags); }
 
 #endif

@@ -635,6 +635,41 @@ def attack_sse_slow_reader(srv):
     return v
 
 
+def attack_connection_burst(srv, count=3000):
+    """3,000 concurrent TLS connections with the HTTP/2 preface, then all closed: memory
+    taken by the burst goes back (malloc_trim after bursts)."""
+    v = Verdict("connection-burst")
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, max(soft, count + 512)), hard))
+    rss0 = srv.rss_kb()
+    socks = []
+    for _ in range(count):
+        try:
+            s = tls_socket(srv.apns, srv.ca)
+            s.sendall(PREFACE + frame(SETTINGS, 0, 0))
+            socks.append(s)
+        except OSError as e:
+            v.note(f"opened {len(socks)} before {e!r}")
+            break
+    time.sleep(0.5)
+    peak = srv.rss_kb()
+    for s in socks:
+        s.close()
+    deadline = time.time() + 5
+    after = srv.rss_kb()
+    while time.time() < deadline and after - rss0 > 16 * 1024:
+        time.sleep(0.2)
+        after = srv.rss_kb()
+    v.note(f"{len(socks)} connections: RSS {rss0 // 1024} → {peak // 1024} MB open → {after // 1024} MB after close")
+    v.check(len(socks) == count, f"only {len(socks)} of {count} connections opened")
+    v.check(after - rss0 <= max(16 * 1024, (peak - rss0) // 4), f"RSS stayed {(after - rss0) // 1024} MB above the start")
+    c = H2Client(srv)
+    v.check(c.post() == 200, "push after the burst failed")
+    c.close()
+    v.check(srv.alive, "server died")
+    return v
+
+
 ATTACKS = {
     "priority-flood": lambda srv: run_flood(srv, "priority"),
     "continuation-flood": lambda srv: run_flood(srv, "continuation"),
@@ -650,6 +685,7 @@ ATTACKS = {
     "idle-sockets": attack_idle_sockets,
     "history-dump-at-cap": attack_history_dump,
     "sse-slow-reader": attack_sse_slow_reader,
+    "connection-burst": attack_connection_burst,
 }
 
 

@@ -37,6 +37,7 @@ final class AbuseTierTests: XCTestCase {
     func testIdleSockets() throws { try attack("idle-sockets") }
     func testHistoryDumpAtCap() throws { try attack("history-dump-at-cap") }
     func testSSESlowReader() throws { try attack("sse-slow-reader") }
+    func testConnectionBurst() throws { try attack("connection-burst") }
 
     /// Every attack of the script has a test here (a new attack cannot be left out of CI).
     func testEveryAttackHasATest() throws {
@@ -44,6 +45,6 @@ final class AbuseTierTests: XCTestCase {
         let listed = Set(r.stdout.split(separator: "\n").map(String.init))
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         for name in listed { XCTAssertTrue(source.contains("attack(\"\(name)\")"), "no test for \(name)") }
-        XCTAssertEqual(listed.count, 14)
+        XCTAssertEqual(listed.count, 15)
     }
 }

@@ -96,13 +96,14 @@ final class ListenerRuntime: Sendable {
             }
             shed.add(1, ordering: .relaxed)
         }
-        serverCount.open.add(1, ordering: .relaxed)
+        serverCount.connectionStarted()
         return true
     }
 
     func connectionEnded() {
         connections.subtract(1, ordering: .relaxed)
-        serverCount.open.subtract(1, ordering: .relaxed)
+        let open = serverCount.open.subtract(1, ordering: .relaxed).newValue
+        serverCount.connectionEnded(openNow: open)
     }
 }
 
@@ -166,9 +167,37 @@ final class HandshakeIdleConnections: Sendable {
     var count: Int { state.withLock { $0.entries.count } }
 }
 
-/// Counters of one server.
+/// Counters of one server, and the return of memory after a burst of connections.
 final class ServerCounters: Sendable {
     let open = Atomic<Int>(0)
+    /// The most connections open at once since memory was last returned.
+    private let peak = Atomic<Int>(0)
+    /// Times freed heap memory was handed back to the kernel (``trimThreshold``).
+    let trims = Atomic<Int>(0)
+    /// A burst this large (connections open at once) is worth trimming after.
+    static let trimThreshold = 256
+
+    func connectionStarted() {
+        let n = open.add(1, ordering: .relaxed).newValue
+        var p = peak.load(ordering: .relaxed)
+        while n > p {
+            let (exchanged, original) = peak.compareExchange(expected: p, desired: n, ordering: .relaxed)
+            if exchanged { break }
+            p = original
+        }
+    }
+
+    /// After a burst of at least ``trimThreshold`` connections, once three quarters of them
+    /// have closed, glibc's `malloc_trim` returns the freed heap to the kernel (issue 10:
+    /// memory taken by thousands of connections was kept after they closed). Runs off the
+    /// event loops, at most once per burst.
+    func connectionEnded(openNow: Int) {
+        let p = peak.load(ordering: .relaxed)
+        guard p >= Self.trimThreshold, openNow <= p / 4 else { return }
+        guard peak.compareExchange(expected: p, desired: openNow, ordering: .relaxed).exchanged else { return }
+        trims.add(1, ordering: .relaxed)
+        DispatchQueue.global(qos: .utility).async { _ = pd_malloc_trim(0) }
+    }
 }
 
 /// The listening socket of one listener on one loop (SO_REUSEPORT: the kernel spreads
