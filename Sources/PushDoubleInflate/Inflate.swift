@@ -7,13 +7,28 @@ public enum Inflate {
         let stream = InflateStream(format: format, limits: limits, trailingData: trailingData)
         var out: [UInt8] = []
         let cap = limits.maxOutputBytes
-        try stream.feed(bytes) { piece in
-            let needed = out.count + piece.count
-            if needed > out.capacity { out.reserveCapacity(min(cap, max(needed, out.capacity * 2))) }
-            out.append(contentsOf: piece)
-        }
+        out.reserveCapacity(min(cap, sizeHint(bytes, format: format)))
+        try stream.feed(bytes) { appendBounded(&out, $0, limit: cap) }
         try stream.finish()
         return out
+    }
+
+    /// Appends `piece`, growing `out` geometrically but never reserving past `limit`
+    /// (the decoder has already checked that `out.count + piece.count <= limit`).
+    @inline(__always) static func appendBounded(_ out: inout [UInt8], _ piece: UnsafeBufferPointer<UInt8>, limit: Int) {
+        let needed = out.count + piece.count
+        if needed > out.capacity { out.reserveCapacity(min(limit, max(needed, out.capacity * 2))) }
+        out.append(contentsOf: piece)
+    }
+
+    /// A first reservation for the result: gzip's last ISIZE (a claim, capped by DEFLATE's
+    /// best ratio, ~1032:1, so a lying trailer cannot make us reserve much), else 4× the input.
+    static func sizeHint(_ bytes: [UInt8], format: InflateFormat) -> Int {
+        let bound = 1032 * bytes.count + 1024
+        guard format == .gzip, bytes.count >= 18 else { return min(4 * bytes.count, bound) }
+        let n = bytes.count
+        let isize = Int(bytes[n - 4]) | Int(bytes[n - 3]) << 8 | Int(bytes[n - 2]) << 16 | Int(bytes[n - 1]) << 24
+        return min(isize, bound)
     }
 }
 

@@ -169,7 +169,8 @@ public final class InflateStream {
     /// Decodes `chunk` and returns the output it completes (possibly empty).
     public func feed(_ chunk: [UInt8]) throws(InflateError) -> [UInt8] {
         var out: [UInt8] = []
-        try feed(chunk) { out.append(contentsOf: $0) }
+        let limit = limits.maxOutputBytes
+        try feed(chunk) { Inflate.appendBounded(&out, $0, limit: limit) }
         return out
     }
 
