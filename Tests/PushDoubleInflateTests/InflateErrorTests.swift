@@ -6,28 +6,6 @@ import PushDoubleTestSupport
 final class InflateErrorTests: XCTestCase {
     // MARK: Helpers
 
-    /// A dynamic block header (BFINAL=1, BTYPE=10) whose code-length code gives symbols
-    /// 0…12, 16, 17, 18 4-bit codes (complete); then `codeLengthSymbols` as (symbol, extra bits).
-    func dynamicHeader(hlit: Int, hdist: Int, _ codeLengthSymbols: [(Int, Int)], into w: inout BitWriter) {
-        w.bits(1, 1)
-        w.bits(2, 2)
-        w.bits(hlit - 257, 5)
-        w.bits(hdist - 1, 5)
-        w.bits(19 - 4, 4)
-        let order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
-        for sym in order { w.bits(sym <= 12 || sym >= 16 ? 4 : 0, 3) }
-        let codeOf: (Int) -> Int = { $0 <= 12 ? $0 : $0 - 3 }  // canonical: 0…12 → 0…12, 16…18 → 13…15
-        for (sym, extra) in codeLengthSymbols {
-            w.code(codeOf(sym), 4)
-            switch sym {
-            case 16: w.bits(extra, 2)
-            case 17: w.bits(extra, 3)
-            case 18: w.bits(extra, 7)
-            default: break
-            }
-        }
-    }
-
     /// Code-length symbols spelling out `lengths` literally (no repeats).
     func literal(_ lengths: [Int]) -> [(Int, Int)] { lengths.map { ($0, 0) } }
 
@@ -62,10 +40,10 @@ final class InflateErrorTests: XCTestCase {
 
     func testTooManyLengthOrDistanceSymbols() {
         var w = BitWriter()
-        dynamicHeader(hlit: 287, hdist: 1, [], into: &w)
+        w.dynamicHeader(hlit: 287, hdist: 1, [])
         guard case .tooManyLengthOrDistanceSymbols(287, 1, _)? = failure(raw(w.finish())) else { return XCTFail() }
         var w2 = BitWriter()
-        dynamicHeader(hlit: 257, hdist: 31, [], into: &w2)
+        w2.dynamicHeader(hlit: 257, hdist: 31, [])
         guard case .tooManyLengthOrDistanceSymbols(257, 31, _)? = failure(raw(w2.finish())) else { return XCTFail() }
     }
 
@@ -86,58 +64,58 @@ final class InflateErrorTests: XCTestCase {
 
     func testLiteralLengthTreeOverSubscribedAndIncomplete() {
         var w = BitWriter()
-        dynamicHeader(hlit: 257, hdist: 1, literal(lengths(257, [0: 1, 1: 1, 256: 1]) + [1]), into: &w)
+        w.dynamicHeader(hlit: 257, hdist: 1, literal(lengths(257, [0: 1, 1: 1, 256: 1]) + [1]))
         guard case .invalidHuffmanTree(.literalLength, .overSubscribed, _)? = failure(raw(w.finish())) else { return XCTFail() }
         var w2 = BitWriter()
-        dynamicHeader(hlit: 257, hdist: 1, literal(lengths(257, [0: 2, 256: 2]) + [1]), into: &w2)
+        w2.dynamicHeader(hlit: 257, hdist: 1, literal(lengths(257, [0: 2, 256: 2]) + [1]))
         guard case .invalidHuffmanTree(.literalLength, .incomplete, _)? = failure(raw(w2.finish())) else { return XCTFail() }
     }
 
     func testSingleCodeTreesAreAllowedLikeZlib() {
         // Only end-of-block, length 1: code 0 ends the block; the empty distance code is fine.
         var w = BitWriter()
-        dynamicHeader(hlit: 257, hdist: 1, literal(lengths(257, [256: 1]) + [0]), into: &w)
+        w.dynamicHeader(hlit: 257, hdist: 1, literal(lengths(257, [256: 1]) + [0]))
         w.code(0, 1)
         XCTAssertEqual(raw(w.finish()), .ok([]))
         // The unused pattern (bit 1) is an invalid code.
         var w2 = BitWriter()
-        dynamicHeader(hlit: 257, hdist: 1, literal(lengths(257, [256: 1]) + [0]), into: &w2)
+        w2.dynamicHeader(hlit: 257, hdist: 1, literal(lengths(257, [256: 1]) + [0]))
         w2.code(1, 1)
         guard case .invalidCode(.literalLength, _)? = failure(raw(w2.finish())) else { return XCTFail() }
     }
 
     func testMissingEndOfBlockCode() {
         var w = BitWriter()
-        dynamicHeader(hlit: 257, hdist: 1, literal(lengths(257, [0: 1, 1: 1]) + [1]), into: &w)
+        w.dynamicHeader(hlit: 257, hdist: 1, literal(lengths(257, [0: 1, 1: 1]) + [1]))
         guard case .missingEndOfBlockCode? = failure(raw(w.finish())) else { return XCTFail() }
     }
 
     func testDistanceTreeErrorsAndEmptyDistanceCode() {
         let lit = lengths(258, [0x61: 2, 256: 2, 257: 1])  // 'a' 10, EOB 11, length-3 0
         var over = BitWriter()
-        dynamicHeader(hlit: 258, hdist: 3, literal(lit + [1, 1, 1]), into: &over)
+        over.dynamicHeader(hlit: 258, hdist: 3, literal(lit + [1, 1, 1]))
         guard case .invalidHuffmanTree(.distance, .overSubscribed, _)? = failure(raw(over.finish())) else { return XCTFail() }
         var incomplete = BitWriter()
-        dynamicHeader(hlit: 258, hdist: 2, literal(lit + [2, 2]), into: &incomplete)
+        incomplete.dynamicHeader(hlit: 258, hdist: 2, literal(lit + [2, 2]))
         guard case .invalidHuffmanTree(.distance, .incomplete, _)? = failure(raw(incomplete.finish())) else { return XCTFail() }
         // No distance codes at all: fine for literals only…
         var empty = BitWriter()
-        dynamicHeader(hlit: 258, hdist: 1, literal(lit + [0]), into: &empty)
+        empty.dynamicHeader(hlit: 258, hdist: 1, literal(lit + [0]))
         empty.code(2, 2); empty.code(3, 2)
         XCTAssertEqual(raw(empty.finish()), .ok([0x61]))
         // …but a match then has no distance code to use.
         var match = BitWriter()
-        dynamicHeader(hlit: 258, hdist: 1, literal(lit + [0]), into: &match)
+        match.dynamicHeader(hlit: 258, hdist: 1, literal(lit + [0]))
         match.code(2, 2); match.code(0, 1); match.bits(0, 8)
         guard case .invalidCode(.distance, _)? = failure(raw(match.finish())) else { return XCTFail() }
     }
 
     func testRepeatWithoutPreviousAndRepeatOverflow() {
         var w = BitWriter()
-        dynamicHeader(hlit: 257, hdist: 1, [(16, 0)], into: &w)
+        w.dynamicHeader(hlit: 257, hdist: 1, [(16, 0)])
         guard case .repeatWithoutPreviousLength? = failure(raw(w.finish())) else { return XCTFail() }
         var w2 = BitWriter()
-        dynamicHeader(hlit: 257, hdist: 1, [(18, 127), (18, 127), (18, 0)], into: &w2)  // 138+138+11 > 258
+        w2.dynamicHeader(hlit: 257, hdist: 1, [(18, 127), (18, 127), (18, 0)])  // 138+138+11 > 258
         guard case .codeLengthRepeatOverflow? = failure(raw(w2.finish())) else { return XCTFail() }
     }
 
@@ -146,13 +124,13 @@ final class InflateErrorTests: XCTestCase {
         // 256 (end of block) and both distance lengths: the repeat spans the boundary.
         let syms: [(Int, Int)] = [(18, 127), (18, 106), (1, 0), (16, 0)]
         var exact = BitWriter()
-        dynamicHeader(hlit: 257, hdist: 2, syms, into: &exact)
+        exact.dynamicHeader(hlit: 257, hdist: 2, syms)
         exact.code(0, 1)  // literal 255
         exact.code(1, 1)  // end of block
         XCTAssertEqual(raw(exact.finish()), .ok([0xFF]))
         // With HDIST 1 the same repeat runs one length past the end.
         var cross = BitWriter()
-        dynamicHeader(hlit: 257, hdist: 1, syms, into: &cross)
+        cross.dynamicHeader(hlit: 257, hdist: 1, syms)
         guard case .codeLengthRepeatOverflow? = failure(raw(cross.finish())) else { return XCTFail() }
     }
 

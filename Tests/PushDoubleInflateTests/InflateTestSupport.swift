@@ -102,6 +102,28 @@ struct BitWriter {
         }
     }
 
+    /// A dynamic block header (BFINAL=1, BTYPE=10) whose code-length code gives symbols
+    /// 0…12, 16, 17, 18 4-bit codes (complete); then `codeLengthSymbols` as (symbol, extra bits).
+    mutating func dynamicHeader(hlit: Int, hdist: Int, _ codeLengthSymbols: [(Int, Int)]) {
+        bits(1, 1)
+        bits(2, 2)
+        bits(hlit - 257, 5)
+        bits(hdist - 1, 5)
+        bits(19 - 4, 4)
+        let order = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]
+        for sym in order { bits(sym <= 12 || sym >= 16 ? 4 : 0, 3) }
+        let codeOf: (Int) -> Int = { $0 <= 12 ? $0 : $0 - 3 }  // canonical: 0…12 → 0…12, 16…18 → 13…15
+        for (sym, extra) in codeLengthSymbols {
+            code(codeOf(sym), 4)
+            switch sym {
+            case 16: bits(extra, 2)
+            case 17: bits(extra, 3)
+            case 18: bits(extra, 7)
+            default: break
+            }
+        }
+    }
+
     /// Pads to a byte boundary and returns the bytes.
     mutating func finish() -> [UInt8] {
         if count > 0 { bits(0, 8 - count) }

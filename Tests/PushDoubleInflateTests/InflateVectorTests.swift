@@ -22,3 +22,35 @@ final class InflateVectorTests: XCTestCase {
         }
     }
 }
+
+/// The streaming API's bookkeeping: returned arrays, progress counters, completion.
+final class InflateStreamAPITests: XCTestCase {
+    func testFeedReturningArraysAndCounters() throws {
+        let v = try XCTUnwrap(Fixtures.vectors().first { $0.name == "text-3members" })
+        let s = InflateStream(format: .gzip, limits: InflateLimits(maxOutputBytes: v.original.count))
+        var out: [UInt8] = []
+        var i = 0
+        while i < v.compressed.count {
+            XCTAssertFalse(s.isComplete)
+            out += try s.feed(Array(v.compressed[i..<min(i + 333, v.compressed.count)]))
+            i += 333
+        }
+        XCTAssertTrue(s.isComplete)
+        try s.finish()
+        XCTAssertEqual(out, v.original)
+        XCTAssertEqual(s.membersCompleted, 3)
+        XCTAssertEqual(s.totalIn, v.compressed.count)
+        XCTAssertEqual(s.totalOut, v.original.count)
+    }
+
+    func testEmptyChunksAndFinishTwice() throws {
+        let v = try XCTUnwrap(Fixtures.vectors().first { $0.name == "json-zlib-9" })
+        let s = InflateStream(format: .zlib, limits: InflateLimits(maxOutputBytes: 1 << 20))
+        XCTAssertEqual(try s.feed([]), [])
+        let out = try s.feed(v.compressed)
+        XCTAssertEqual(try s.feed([]), [])
+        try s.finish()
+        try s.finish()
+        XCTAssertEqual(out, v.original)
+    }
+}
