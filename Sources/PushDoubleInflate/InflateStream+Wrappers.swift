@@ -35,7 +35,9 @@ extension InflateStream {
             case .xfl:
                 s = .os
             case .os, .extraLength, .extra, .name, .comment:
-                s = try optionalFieldStep(s, byte: byte)
+                s = optionalFieldStep(s, byte: byte)
+            case .fieldsDone:
+                break  // never read in: replaced below before the next byte
             case .headerCRC(let k, let low):
                 if k == 1 {
                     s = .headerCRC(2, UInt16(byte))
@@ -47,8 +49,7 @@ extension InflateStream {
                 beginMemberData()
                 return .proceed
             }
-            if case .headerCRC(0, _) = s {
-                // `optionalFieldStep` is done with FEXTRA/FNAME/FCOMMENT.
+            if s == .fieldsDone {
                 guard gzipFlags & Self.flagHeaderCRC != 0 else {
                     beginMemberData()
                     return .proceed
@@ -59,8 +60,8 @@ extension InflateStream {
     }
 
     /// OS byte and the FEXTRA, FNAME, FCOMMENT fields, in that order; returns the next step,
-    /// `.headerCRC(0, _)` once they are all done.
-    func optionalFieldStep(_ s: GzipHeaderStep, byte: UInt8) throws(InflateError) -> GzipHeaderStep {
+    /// `.fieldsDone` once they are all done.
+    func optionalFieldStep(_ s: GzipHeaderStep, byte: UInt8) -> GzipHeaderStep {
         switch s {
         case .os:
             return after(.os)
@@ -91,7 +92,7 @@ extension InflateStream {
         default: rank = 3
         }
         for (step, flag) in order.dropFirst(rank) where gzipFlags & flag != 0 { return step }
-        return .headerCRC(0, 0)
+        return .fieldsDone
     }
 
     func peekByte() -> UInt8? {

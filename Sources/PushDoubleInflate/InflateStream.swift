@@ -38,7 +38,10 @@ public final class InflateStream {
 
     enum GzipHeaderStep: Equatable {
         case id1, id2, method, flags, mtime(Int), xfl, os
-        case extraLength(Int, Int), extra(Int), name, comment, headerCRC(Int, UInt16)
+        case extraLength(Int, Int), extra(Int), name, comment
+        /// FEXTRA/FNAME/FCOMMENT are done: FHCRC next, or the DEFLATE data.
+        case fieldsDone
+        case headerCRC(Int, UInt16)
     }
 
     enum DynamicStep: Equatable {
