@@ -36,24 +36,30 @@ SIZE=$(stat -c %s "$WORK/input.bin")
 echo "input: $SIZE bytes; gzip -6: $(stat -c %s "$WORK/input.gz") bytes"
 
 median() { python3 -c 'import statistics,sys; print("%.1f" % statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
-py_round() {  # one round of Python zlib.decompress (gzip wrapper: wbits 31), MB/s
-  python3 - "$WORK/input.gz" "$SECS" "$SIZE" <<'PY'
+py_round() {  # one round of Python zlib.decompress (gzip wrapper: wbits 31), MB/s; $1 = bufsize or 0
+  python3 - "$WORK/input.gz" "$SECS" "$SIZE" "$1" <<'PY'
 import sys, time, zlib
-data = open(sys.argv[1], "rb").read(); secs = float(sys.argv[2]); size = int(sys.argv[3])
+data = open(sys.argv[1], "rb").read(); secs = float(sys.argv[2]); size = int(sys.argv[3]); buf = int(sys.argv[4])
 n = 0; t0 = time.perf_counter()
 while time.perf_counter() - t0 < secs:
-    out = zlib.decompress(data, 31); assert len(out) == size; n += len(out)
+    out = zlib.decompress(data, 31, buf) if buf else zlib.decompress(data, 31); assert len(out) == size; n += len(out)
 print("%.1f" % (n / (time.perf_counter() - t0) / 1e6))
 PY
 }
-PD=(); PY=()
-echo "== gzip -6, $ROUNDS alternating rounds of ${SECS}s"
+PD=(); PS=(); PY=(); PB=()
+echo "== gzip -6, $ROUNDS alternating rounds of ${SECS}s each"
+echo "   ours one-shot (result reserved from the ISIZE hint) | ours streaming (64 KiB chunks in, output dropped)"
+echo "   | python zlib.decompress(data, 31) | python zlib.decompress(data, 31, bufsize=size)"
 for i in $(seq "$ROUNDS"); do
   P=$("$BIN" "$WORK/input.gz" gzip "$SECS" 1 "$SIZE" | sed -n 's/^median //p'); PD+=("$P")
-  Z=$(py_round); PY+=("$Z")
-  echo "  round $i PushDoubleInflate: $P MB/s | python zlib.decompress: $Z MB/s"
+  S=$("$BIN" "$WORK/input.gz" gzip "$SECS" 1 "$SIZE" stream | sed -n 's/^median //p'); PS+=("$S")
+  Z=$(py_round 0); PY+=("$Z")
+  B=$(py_round "$SIZE"); PB+=("$B")
+  echo "  round $i ours: $P | ours stream: $S | python: $Z | python bufsize: $B MB/s"
 done
-echo "median PushDoubleInflate (gzip): $(median "${PD[@]}") MB/s"
-echo "median python zlib (gzip):       $(median "${PY[@]}") MB/s"
+echo "median PushDoubleInflate one-shot (gzip):  $(median "${PD[@]}") MB/s"
+echo "median PushDoubleInflate streaming (gzip): $(median "${PS[@]}") MB/s"
+echo "median python zlib.decompress (gzip):      $(median "${PY[@]}") MB/s"
+echo "median python zlib.decompress, bufsize:    $(median "${PB[@]}") MB/s"
 Z=$("$BIN" "$WORK/input.zlib" zlib "$SECS" 1 "$SIZE" | sed -n 's/^median //p')
 echo "PushDoubleInflate (zlib wrapper, Adler-32, one ${SECS}s round): $Z MB/s"
