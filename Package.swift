@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "pushdouble", targets: ["pushdouble"]),
         .executable(name: "pushdouble-reference-sender", targets: ["ReferenceSender"]),
         .library(name: "PushDouble", targets: ["PushDouble"]),
+        .library(name: "PushDoubleInflate", targets: ["PushDoubleInflate"]),
     ],
     targets: [
         // System OpenSSL 3 (libssl-dev) plus static-inline wrappers for its macros.
@@ -21,6 +22,8 @@ let package = Package(
         .target(name: "PushDoubleCrypto", dependencies: ["COpenSSL", "PushDoubleJSON"]),
         // HPACK (RFC 7541): pure codec, no I/O.
         .target(name: "PushDoubleHPACK"),
+        // Bounded inflate: DEFLATE (RFC 1951), zlib (RFC 1950), gzip (RFC 1952). Pure Swift.
+        .target(name: "PushDoubleInflate"),
         // Event loops, TLS, HTTP/1.1, HTTP/2, router, client.
         .target(name: "PushDoubleTransport", dependencies: ["COpenSSL", "PushDoubleHPACK"]),
         // Provider-agnostic double: devices, faults, history, scenarios, admin API.
@@ -44,6 +47,8 @@ let package = Package(
         .testTarget(name: "PushDoubleJSONTests", dependencies: ["PushDoubleJSON"]),
         .testTarget(name: "PushDoubleCryptoTests", dependencies: ["PushDoubleCrypto", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleHPACKTests", dependencies: ["PushDoubleHPACK", "PushDoubleTestSupport"]),
+        .testTarget(name: "PushDoubleInflateTests", dependencies: ["PushDoubleInflate", "PushDoubleTestSupport"],
+                    exclude: ["Fixtures"]),  // vectors read via #filePath
         .testTarget(name: "PushDoubleTransportTests", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleAPNsTests", dependencies: ["PushDoubleAPNs", "PushDouble", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleCore", "PushDoubleTestSupport"]),
