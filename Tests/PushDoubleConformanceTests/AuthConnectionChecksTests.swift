@@ -137,6 +137,22 @@ final class AuthConnectionChecksTests: XCTestCase {
         shared.push("d2", at: 1.1, conn: 2, jwt: HistoryBuilder.jwt(iat: 1_800_000_001, salt: 4))
         shared.push("d3", at: 1.2, conn: 2, jwt: HistoryBuilder.jwt(iat: 1_800_000_001, salt: 4))
         XCTAssertVerdict(shared.run(AuthConnectionChecks.jwtReuse), .pass)
+
+        // After ExpiredProviderToken, a request that took the old JWT before the refresh
+        // arrives after the new one (it waited for a stream): not a new mint.
+        var stale = HistoryBuilder()
+        stale.send(["d1", "d2"], at: 0, end: 1)
+        stale.push("d1", at: 0.10, status: 403, reason: "ExpiredProviderToken")
+        stale.push("d1", at: 0.11, jwt: HistoryBuilder.jwt(salt: 6))
+        stale.push("d2", at: 0.12)
+        XCTAssertVerdict(stale.run(AuthConnectionChecks.jwtReuse), .pass)
+        // Switching back and forth is still caught at the first switch.
+        var flip = HistoryBuilder()
+        flip.send(["d1", "d2", "d3"], at: 0, end: 1)
+        flip.push("d1", at: 0.10)
+        flip.push("d2", at: 0.11, jwt: HistoryBuilder.jwt(salt: 6))
+        flip.push("d3", at: 0.12)
+        XCTAssertVerdict(flip.run(AuthConnectionChecks.jwtReuse), .fail)
     }
 
     func testJWTRefreshAfterExpired() {

@@ -76,7 +76,7 @@ enum AuthConnectionChecks {
 
     static let jwtIatInteger = CheckDefinition(
         id: "apns.jwt-iat-integer", title: "Provider JWT iat is a JSON integer (seconds), not a fraction or a string",
-        reference: "A9; apns.md §5 (\"iat\": <epoch seconds>); RFC 7519 §2 NumericDate", severity: .should
+        reference: "A9; apns.md §5 (claims {\"iss\", \"iat\": <epoch seconds>})", severity: .should
     ) { ctx in
         let h = APNsHistory(ctx)
         var problems: [Evidence] = []
@@ -109,11 +109,19 @@ enum AuthConnectionChecks {
         if pushes.isEmpty { return .notApplicable("no token-authenticated pushes") }
         let expired = expiredTokens(h)
         var problems: [Evidence] = []
-        // Per connection: a new token within 20 min of the previous one, unless the old one was refused as expired.
+        // Per connection: a new token within 20 min of the previous one, unless the old one was
+        // refused as expired. A JWT the connection already carried is not new: a request that
+        // took its token before a refresh may reach the wire after the refreshed one (it waited
+        // for a stream while MAX_CONCURRENT_STREAMS was 1).
         var current: [UInt64: APNsPush] = [:]
+        var seenOn: [UInt64: Set<String>] = [:]
         for p in pushes {
-            defer { current[p.connection] = p }
+            defer {
+                current[p.connection] = p
+                if let j = p.jwt { seenOn[p.connection, default: []].insert(j) }
+            }
             guard let prev = current[p.connection], prev.jwt != p.jwt else { continue }
+            if let j = p.jwt, seenOn[p.connection]?.contains(j) == true { continue }
             if let old = prev.jwt, expired.contains(old) { continue }
             let a = prev.jwt.flatMap(DecodedJWT.init)?.issuedAt, b = p.jwt.flatMap(DecodedJWT.init)?.issuedAt
             if let a, let b, b - a >= APNsFacts.jwtMinRefreshInterval { continue }
