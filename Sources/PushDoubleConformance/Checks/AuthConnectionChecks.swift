@@ -201,7 +201,7 @@ enum AuthConnectionChecks {
 
     static let keepTokenAfterTooManyUpdates = CheckDefinition(
         id: "apns.token-updates-keep-jwt", title: "After TooManyProviderTokenUpdates: keeps the current JWT (no new iat before 20 min)",
-        reference: "A8; apns.md §5 (refresh no more often than every 20 minutes)", severity: .must
+        reference: "A8; apns.md §5 (refresh no more often than every 20 minutes), §7.2 (wait; reuse the token)", severity: .must
     ) { ctx in
         let h = APNsHistory(ctx)
         var problems: [Evidence] = []

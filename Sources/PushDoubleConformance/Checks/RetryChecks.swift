@@ -166,7 +166,7 @@ enum RetryChecks {
 
     static let backoffGrows = CheckDefinition(
         id: "apns.backoff-grows", title: "Backoff grows between 5xx retries",
-        reference: "A4, G3; apns.md §7.2 (retry with backoff); SHOULD: the backoff's shape is policy", severity: .should
+        reference: "A4, G3 (jitter and caps are policy); apns.md §7.2 (retry with backoff)", severity: .should
     ) { ctx in
         let h = APNsHistory(ctx)
         // The envelope over messages, per retry number: a jittered delay may be shorter than
