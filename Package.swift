@@ -27,10 +27,13 @@ let package = Package(
         .target(name: "PushDoubleCore", dependencies: ["PushDoubleTransport", "PushDoubleJSON"]),
         // Apple APNs provider API fake.
         .target(name: "PushDoubleAPNs", dependencies: ["PushDoubleCore", "PushDoubleCrypto", "PushDoubleTransport"]),
+        // FCM HTTP v1 protocol core (pure): send-request validation, Google error envelope,
+        // OAuth2 JWT-bearer token endpoint logic, access-token store. Not wired yet.
+        .target(name: "PushDoubleFCM", dependencies: ["PushDoubleJSON", "PushDoubleCrypto"]),
         // In-process server assembling every fake: the Swift library API.
         .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
-        .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleTransport"]),
+        .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
         .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON"]),
         // The CLI: serve, replay, conform, certs.
@@ -44,6 +47,9 @@ let package = Package(
         .testTarget(name: "PushDoubleTransportTests", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleAPNsTests", dependencies: ["PushDoubleAPNs", "PushDouble", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleCore", "PushDoubleTestSupport"]),
+        .testTarget(name: "PushDoubleFCMTests", dependencies: ["PushDoubleFCM", "PushDoubleCrypto", "PushDoubleJSON"]),
+        // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
+        .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
     ],

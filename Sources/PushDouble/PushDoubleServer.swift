@@ -87,7 +87,9 @@ public final class PushDoubleServer: Sendable {
         if configuration.admin {
             guard names.insert("admin").inserted else { throw PushDoubleServerError.duplicateListener("admin") }
             let endpointsSource = bound
+            let transport = server
             let admin = AdminAPI(double: double, endpoints: { endpointsSource.withLock { $0 } },
+                                 listeners: { transport.listenerStatistics },
                                  streamHeartbeat: configuration.streamHeartbeat)
             listeners.append(ListenerConfiguration(name: "admin", host: configuration.host, port: port(for: "admin", default: DefaultPorts.admin),
                                                    tls: nil, responder: admin))

@@ -76,6 +76,8 @@ public struct APNsConfiguration: Sendable {
     /// Provider-token timing (max age 3600 s, min refresh interval 1200 s).
     public var tokenTiming: APNsTokenTiming
     /// Refuse JWTs whose claims are anything but exactly `iss` and `iat` (InvalidProviderToken).
+    /// Default false: Apple documents the two claims but is not known to refuse others, so the
+    /// fake accepts them and the conformance runner warns (`apns.jwt-claims`, SHOULD).
     public var requireExactClaims: Bool
     /// Which spelling of the environment-key reason to send.
     public var environmentKeySpelling: APNsEnvironmentKeySpelling
@@ -92,7 +94,7 @@ public struct APNsConfiguration: Sendable {
     public var defaultEnvironment: APNsEnvironment
 
     public init(keys: [APNsSigningKey], allowedBundleIDs: Set<String>? = nil, tooManyRequestsPerDevice: Int? = nil,
-                tokenTiming: APNsTokenTiming = APNsTokenTiming(), requireExactClaims: Bool = true,
+                tokenTiming: APNsTokenTiming = APNsTokenTiming(), requireExactClaims: Bool = false,
                 environmentKeySpelling: APNsEnvironmentKeySpelling = .wire, idleTimeout: Double = 3600,
                 initialMaxConcurrentStreams: UInt32 = 1, maxConcurrentStreamsAfterAuth: UInt32 = 1000,
                 verificationCacheSize: Int = 1024, defaultEnvironment: APNsEnvironment = .production) {

@@ -170,7 +170,7 @@ public final class APNsFake: ProviderFake {
     static func explain(_ reason: APNsReason, claims: APNsVerifiedToken, state: APNsConnectionState, now: Date, maxAge: Double) -> String {
         switch reason {
         case .expiredProviderToken:
-            let age = Int64(now.timeIntervalSince1970) - claims.issuedAt
+            let age = Int64((now.timeIntervalSince1970 - claims.issuedAtSeconds).rounded(.down))
             if Double(age) <= maxAge { return "token already answered ExpiredProviderToken on this connection (iat \(claims.issuedAt), \(age) s old)" }
             return "iat \(claims.issuedAt) is \(age) s old"
         case .tooManyProviderTokenUpdates: return "token replaced too early; connection blocked until \(state.blockedUntil.map { "\($0)" } ?? "?")"

@@ -1,13 +1,18 @@
 import Foundation
 import PushDoubleCore
+import PushDoubleCrypto
 
 /// The claims of a provider JWT whose signature verified, plus what the fake knows about
 /// the key that signed it.
 public struct APNsVerifiedToken: Sendable, Equatable {
     public var keyID: String
     public var teamID: String
-    /// `iat`, seconds since the epoch.
+    /// `iat`, whole seconds since the epoch (for the history).
     public var issuedAt: Int64
+    /// `iat` exactly as sent, fraction kept: the age rules apply to this value.
+    public var issuedAtSeconds: Double
+    /// How `iat` was written (integer, fraction or digit string; all accepted, as Apple does).
+    public var issuedAtForm: NumericDateClaim.Form
     /// The environments the signing key may be used in.
     public var keyEnvironments: APNsKeyEnvironments
     /// The topics (bundle ids) the key may push to; nil = every topic of the team.
@@ -16,15 +21,22 @@ public struct APNsVerifiedToken: Sendable, Equatable {
     /// nil = the key is only related to itself.
     public var keyFamily: String?
 
-    public init(keyID: String, teamID: String, issuedAt: Int64, keyEnvironments: APNsKeyEnvironments = .both,
+    public init(keyID: String, teamID: String, issuedAt: Int64, issuedAtSeconds: Double? = nil,
+                issuedAtForm: NumericDateClaim.Form = .integer, keyEnvironments: APNsKeyEnvironments = .both,
                 keyTopics: Set<String>? = nil, keyFamily: String? = nil) {
         self.keyID = keyID; self.teamID = teamID; self.issuedAt = issuedAt
+        self.issuedAtSeconds = issuedAtSeconds ?? Double(issuedAt); self.issuedAtForm = issuedAtForm
         self.keyEnvironments = keyEnvironments; self.keyTopics = keyTopics; self.keyFamily = keyFamily
     }
 
+    /// The ``AuthIdentity/extra`` key that records how `iat` was written
+    /// (``NumericDateClaim/Form`` raw value), so the conformance runner can warn.
+    public static let iatFormKey = "iatForm"
+
     /// The identity recorded in the history.
     public var identity: AuthIdentity {
-        AuthIdentity(scheme: "apns-jwt", keyID: keyID, issuer: teamID, issuedAt: issuedAt, valid: true, extra: ["alg": "ES256"])
+        AuthIdentity(scheme: "apns-jwt", keyID: keyID, issuer: teamID, issuedAt: issuedAt, valid: true,
+                     extra: ["alg": "ES256", Self.iatFormKey: issuedAtForm.rawValue])
     }
 }
 
@@ -146,7 +158,7 @@ public enum APNsTokenRules {
         }
         if !claims.keyEnvironments.allows(environment) { return .badEnvironmentKeyInToken }
         let nowSeconds = now.timeIntervalSince1970
-        let iat = Double(claims.issuedAt)
+        let iat = claims.issuedAtSeconds
         if nowSeconds - iat > timing.maxAge || (state.expiredToken != nil && token == state.expiredToken) {
             state.tokenExpired(token)
             return .expiredProviderToken

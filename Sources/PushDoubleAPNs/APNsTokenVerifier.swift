@@ -15,8 +15,9 @@ public enum APNsTokenVerification: Sendable, Equatable {
 ///
 /// - the token parses as a compact JWS and its `alg` is ES256 (`none` or any other → invalid);
 /// - the header names a `kid` that is a trusted key;
-/// - the claims are exactly `iss` (string) and `iat` (integer) when
-///   ``APNsConfiguration/requireExactClaims`` is set, and `iss` is the key's team;
+/// - `iss` is a string and the key's team; `iat` is a NumericDate in any form Apple accepts
+///   (integer, fraction, decimal-digit string: ``NumericDateClaim``); other claims and extra
+///   header members (`typ`) are accepted unless ``APNsConfiguration/requireExactClaims`` is set;
 /// - the ES256 signature (raw r‖s) verifies with that key.
 ///
 /// Time is not checked here (the connection rules do it), so cached results stay true.
@@ -34,7 +35,7 @@ public final class APNsTokenVerifier: Sendable {
     }
     private let cache = Mutex(Cache())
 
-    public init(keys: APNsKeyStore, requireExactClaims: Bool = true, capacity: Int = 1024) {
+    public init(keys: APNsKeyStore, requireExactClaims: Bool = false, capacity: Int = 1024) {
         self.keys = keys; self.requireExactClaims = requireExactClaims; self.capacity = max(1, capacity)
     }
 
@@ -65,12 +66,16 @@ public final class APNsTokenVerifier: Sendable {
         }
         identity.keyID = parsed.keyID
         identity.issuer = parsed.issuer
-        identity.issuedAt = parsed.issuedAt
+        let iatClaim = parsed.numericDate("iat")
+        identity.issuedAt = iatClaim?.wholeSeconds
+        if let form = iatClaim?.form { identity.extra[APNsVerifiedToken.iatFormKey] = form.rawValue }
         identity.extra["alg"] = parsed.algorithm.rawValue
         guard parsed.algorithm == .es256 else { return .invalid(identity: identity, detail: "alg \(parsed.algorithm.rawValue), APNs requires ES256") }
         guard let kid = parsed.keyID else { return .invalid(identity: identity, detail: "no kid in the JOSE header") }
         guard let iss = parsed.issuer else { return .invalid(identity: identity, detail: "no iss claim (string)") }
-        guard let iat = parsed.issuedAt else { return .invalid(identity: identity, detail: "no iat claim (integer seconds)") }
+        guard let iat = iatClaim else {
+            return .invalid(identity: identity, detail: "no iat claim (epoch seconds: a number or a digit string)")
+        }
         if requireExactClaims && parsed.claimNames != ["iss", "iat"] {
             let names = parsed.claims.keys.joined(separator: ",")
             return .invalid(identity: identity, detail: "claims must be exactly iss and iat, got \(names)")
@@ -80,7 +85,8 @@ public final class APNsTokenVerifier: Sendable {
         do { try parsed.verify(with: key.publicKey) } catch {
             return .invalid(identity: identity, detail: "signature does not verify: \(error)")
         }
-        return .valid(APNsVerifiedToken(keyID: kid, teamID: iss, issuedAt: iat, keyEnvironments: key.environments,
+        return .valid(APNsVerifiedToken(keyID: kid, teamID: iss, issuedAt: iat.wholeSeconds, issuedAtSeconds: iat.seconds,
+                                        issuedAtForm: iat.form, keyEnvironments: key.environments,
                                         keyTopics: key.topics, keyFamily: key.family))
     }
 }

@@ -108,3 +108,38 @@ def send_body(sock, conn, stream_id, body):
         sock.sendall(conn.data_to_send())
     conn.end_stream(stream_id)
     sock.sendall(conn.data_to_send())
+
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+
+
+def raw_frames_until(sock, pred, timeout=5):
+    """Reads raw frames (hyperframe) until pred(frame) holds, EOF or timeout; returns
+    (frames, eof). For scripts that send frames python-h2 would refuse to build."""
+    from hyperframe.frame import Frame
+    sock.settimeout(timeout)
+    buf, out = b"", []
+    while True:
+        while len(buf) >= 9:
+            f, n = Frame.parse_frame_header(memoryview(buf[:9]))
+            if len(buf) < 9 + n:
+                break
+            f.parse_body(memoryview(buf[9:9 + n]))
+            buf = buf[9 + n:]
+            out.append(f)
+            if pred(f):
+                return out, False
+        try:
+            d = sock.recv(65536)
+        except socket.timeout:
+            return out, False
+        if not d:
+            return out, True
+        buf += d
+
+
+def raw_settings(pairs, ack=False):
+    """A SETTINGS frame with the given (id, value) pairs in order, duplicates allowed
+    (hyperframe keeps settings in a dict, so it cannot repeat an id)."""
+    payload = b"".join(i.to_bytes(2, "big") + v.to_bytes(4, "big") for i, v in pairs)
+    return len(payload).to_bytes(3, "big") + b"\x04" + (b"\x01" if ack else b"\x00") + b"\x00\x00\x00\x00" + payload

@@ -62,6 +62,17 @@ s.sendall(b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n")
 code, eof = goaway(s)
 check(code == 1 and eof, "bad preface: GOAWAY PROTOCOL_ERROR and close")
 
+# §3.4: the client preface must be followed by a SETTINGS frame.
+s = conn(preface=False)
+s.sendall(PREFACE + PingFrame(0, b"12345678").serialize())
+code, eof = goaway(s)
+check(code == 1 and eof, "preface then PING instead of SETTINGS: GOAWAY PROTOCOL_ERROR")
+
+s = conn(preface=False)
+s.sendall(PREFACE + headers(1))
+code, eof = goaway(s)
+check(code == 1 and eof, "preface then HEADERS instead of SETTINGS: GOAWAY PROTOCOL_ERROR")
+
 s = conn()
 s.sendall(headers(2))
 code, eof = goaway(s)

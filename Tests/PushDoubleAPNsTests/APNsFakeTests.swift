@@ -105,8 +105,10 @@ final class APNsFakeTests: XCTestCase {
             ("unknown kid", other.jwt(iat: h.now)),
             ("signed by another key", other.jwt(iat: h.now, kid: "KEY1234567")),
             ("wrong team", h.key.jwt(iat: h.now, iss: "TEAM999999")),
-            ("extra exp claim", h.key.jwt(iat: h.now, claims: [("exp", .int(h.now + 60))])),
-            ("iat not an integer", try JWT.signES256(keyID: "KEY1234567", claims: JOSEObject([("iss", .string("TEAM123456")), ("iat", .double(1.5))]), key: h.key.privateKey)),
+            ("iat a boolean", try JWT.signES256(keyID: "KEY1234567", claims: JOSEObject([("iss", .string("TEAM123456")), ("iat", .bool(true))]), key: h.key.privateKey)),
+            ("iat a non-numeric string", try JWT.signES256(keyID: "KEY1234567", claims: JOSEObject([("iss", .string("TEAM123456")), ("iat", .string("yesterday"))]), key: h.key.privateKey)),
+            ("iat negative", try JWT.signES256(keyID: "KEY1234567", claims: JOSEObject([("iss", .string("TEAM123456")), ("iat", .double(-1.5))]), key: h.key.privateKey)),
+            ("no iat", try JWT.signES256(keyID: "KEY1234567", claims: JOSEObject([("iss", .string("TEAM123456"))]), key: h.key.privateKey)),
             ("no kid", try JWT.signES256(keyID: nil, claims: JOSEObject([("iss", .string("TEAM123456")), ("iat", .int(h.now))]), key: h.key.privateKey)),
             ("iat in milliseconds", h.key.jwt(iat: h.now * 1000)),
         ]
@@ -122,9 +124,56 @@ final class APNsFakeTests: XCTestCase {
         XCTAssertEqual(last?.decidedBy.stage, .auth)
     }
 
-    func testExactClaimsCanBeRelaxed() {
-        let h = APNsHarness(configure: { $0.requireExactClaims = false })
-        XCTAssertEqual(h.send(authorization: "bearer " + h.key.jwt(iat: h.now, claims: [("exp", .int(h.now + 60))]), connection: FakeConnection()).status, 200)
+    func testExtraClaimsAcceptedByDefaultRefusedWhenStrict() {
+        let lenient = APNsHarness()
+        XCTAssertEqual(lenient.send(authorization: "bearer " + lenient.key.jwt(iat: lenient.now, claims: [("exp", .int(lenient.now + 60))]), connection: FakeConnection()).status, 200)
+        let strict = APNsHarness(configure: { $0.requireExactClaims = true })
+        let r = strict.send(authorization: "bearer " + strict.key.jwt(iat: strict.now, claims: [("exp", .int(strict.now + 60))]), connection: FakeConnection())
+        XCTAssertEqual(reason(r), "InvalidProviderToken")
+    }
+
+    /// Python clients send `iat` as `time.time()` or as a digit string; Apple accepts both
+    /// (issue 9). The form is recorded for the conformance runner.
+    func testIatAsFractionOrDigitStringIsAccepted() throws {
+        let h = APNsHarness()
+        let forms: [(JOSEValue, String)] = [
+            (.int(h.now), "integer"),
+            (.double(Double(h.now) + 0.123456), "fraction"),
+            (.string(String(h.now)), "string"),
+            (.string("\(h.now).25"), "string"),
+            (.double(Double(h.now) * 1.0 + 1e-9), "fraction"),
+        ]
+        for (iat, form) in forms {
+            let token = try JWT.signES256(keyID: "KEY1234567", claims: JOSEObject([("iss", .string("TEAM123456")), ("iat", iat)]), key: h.key.privateKey)
+            XCTAssertEqual(h.send(authorization: "bearer " + token, connection: FakeConnection()).status, 200, "\(iat)")
+            let auth = try XCTUnwrap(h.double.history.all.last?.auth)
+            XCTAssertEqual(auth.valid, true)
+            XCTAssertEqual(auth.issuedAt, h.now, "\(iat)")
+            XCTAssertEqual(auth.extra["iatForm"], form, "\(iat)")
+        }
+    }
+
+    /// The age rules apply to the value, whatever its form.
+    func testAgeRulesApplyToFractionalAndStringIat() throws {
+        let h = APNsHarness()
+        let old = Double(h.now - 3601) + 0.5
+        for iat in [JOSEValue.double(old), .string(String(format: "%.1f", old)), .string(String(h.now - 3601))] {
+            let token = try JWT.signES256(keyID: "KEY1234567", claims: JOSEObject([("iss", .string("TEAM123456")), ("iat", iat)]), key: h.key.privateKey)
+            XCTAssertEqual(reason(h.send(authorization: "bearer " + token, connection: FakeConnection())), "ExpiredProviderToken", "\(iat)")
+        }
+        // 3599.5 s old: still fresh.
+        let fresh = try JWT.signES256(keyID: "KEY1234567", claims: JOSEObject([("iss", .string("TEAM123456")), ("iat", .double(Double(h.now - 3600) + 0.5))]), key: h.key.privateKey)
+        XCTAssertEqual(h.send(authorization: "bearer " + fresh, connection: FakeConnection()).status, 200)
+    }
+
+    /// Header extras (`typ`), `Bearer`/`bearer`, surrounding whitespace and upper-case token hex.
+    func testLenientHeaderAndTokenForms() throws {
+        let h = APNsHarness()
+        let typ = try JWT.sign(header: ["alg": "ES256", "kid": "KEY1234567", "typ": "JWT"],
+                               claims: ["iss": .string("TEAM123456"), "iat": .int(h.now)], key: .es256(h.key.privateKey))
+        XCTAssertEqual(h.send(authorization: "Bearer " + typ, connection: FakeConnection()).status, 200)
+        XCTAssertEqual(h.send(authorization: "bearer   \(h.jwt())  ", connection: FakeConnection()).status, 200)
+        XCTAssertEqual(h.send(token: Fixture.token.uppercased(), connection: FakeConnection()).status, 200)
     }
 
     func testExpiredProviderToken() {

@@ -219,16 +219,7 @@ final class APNsSocketTests: XCTestCase {
 /// credentials exactly as `pushdouble serve` uses them.
 final class APNsInProcessServerTests: XCTestCase {
     func testShippedKeyAndCertificate() throws {
-        let credentials = DoubleCredentials(caPEM: EmbeddedTestCredentials.caPEM,
-                                            serverCertificatePEM: EmbeddedTestCredentials.serverCertificatePEM,
-                                            serverKeyPEM: EmbeddedTestCredentials.serverKeyPEM)
-        var config = PushDoubleConfiguration(fakes: APNsFake.listenerSpecs(), credentials: credentials)
-        config.ephemeralPorts = true
-        config.admin = false
-        config.eventLoopCount = 1
-        let server = PushDoubleServer(configuration: config)
-        try server.start()
-        addTeardownBlock { server.stop() }
+        let server = try startShippedAPNsServer()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-apns-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }

@@ -4,6 +4,7 @@ import PushDoubleCore
 import PushDoubleTransport
 import PushDoubleCrypto
 @testable import PushDoubleAPNs
+import PushDouble
 
 /// A ConnectionControl with no transport behind it: records what the fake asked for.
 final class FakeConnection: ConnectionControl {
@@ -117,4 +118,22 @@ final class APNsHarness {
 func reason(_ r: HTTPResponse) -> String? {
     guard let v = try? APNsPayloadDecoder.decode(r.body).get() else { return nil }
     return v["reason"]?.stringValue
+}
+
+extension XCTestCase {
+    /// The fake as `pushdouble serve --ephemeral` runs it, in process: both APNs listeners on
+    /// ephemeral ports, the shipped certificate and key, no admin listener; stopped at teardown.
+    func startShippedAPNsServer() throws -> PushDoubleServer {
+        let credentials = DoubleCredentials(caPEM: EmbeddedTestCredentials.caPEM,
+                                            serverCertificatePEM: EmbeddedTestCredentials.serverCertificatePEM,
+                                            serverKeyPEM: EmbeddedTestCredentials.serverKeyPEM)
+        var config = PushDoubleConfiguration(fakes: APNsFake.listenerSpecs(), credentials: credentials)
+        config.ephemeralPorts = true
+        config.admin = false
+        config.eventLoopCount = 1
+        let server = PushDoubleServer(configuration: config)
+        try server.start()
+        addTeardownBlock { server.stop() }
+        return server
+    }
 }

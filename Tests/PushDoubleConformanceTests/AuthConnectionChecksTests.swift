@@ -1,5 +1,6 @@
 import XCTest
 @testable import PushDoubleConformance
+import PushDoubleAPNs
 import PushDoubleCore
 
 final class AuthConnectionChecksTests: XCTestCase {
@@ -58,7 +59,7 @@ final class AuthConnectionChecksTests: XCTestCase {
             var b = HistoryBuilder()
             b.send(["d1"], at: 0, end: 1)
             b.push("d1", at: 0.1, jwt: claims.map { HistoryBuilder.jwt(claims: $0) } ?? HistoryBuilder.defaultJWT)
-            if let recorded { b.history[0].auth?.extra["iatForm"] = recorded }
+            if let recorded { b.history[0].auth?.extra[APNsVerifiedToken.iatFormKey] = recorded }
             return b.run(AuthConnectionChecks.jwtIatInteger)
         }
         XCTAssertVerdict(run(nil), .pass)

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PushDoubleConformance
+import PushDoubleAPNs
 import PushDoubleCore
 
 /// JWTs that APNs (and the fake) accept but that are not Apple's exact form — `iat` as a
@@ -32,7 +33,7 @@ final class TolerantJWTTests: XCTestCase {
             XCTAssertEqual(Set(verdicts(report, "apns.jwt-iat-integer")), [.warn], form)
             XCTAssertEqual(Set(verdicts(report, "apns.jwt-exact-members")), [.pass], "\(form): PyJWT's typ header is tolerated")
             // The fake recorded the form it saw, and the check read that record.
-            let forms = Set(report.cases.flatMap { $0.history.compactMap { $0.auth?.extra["iatForm"] } })
+            let forms = Set(report.cases.flatMap { $0.history.compactMap { $0.auth?.extra[APNsVerifiedToken.iatFormKey] } })
             XCTAssertEqual(forms, [form == "string" ? "string" : "fraction"], "\(form): the fake's iatForm record")
         }
     }

@@ -24,6 +24,13 @@ final class AdminAPITests: XCTestCase {
         let doc = try XCTUnwrap(h.json as? [String: Any])
         XCTAssertEqual(doc["status"] as? String, "ok")
         XCTAssertEqual(doc["providers"] as? [String], ["test"])
+        // Connections per listener: curl's own connection to the admin listener is open now.
+        let listeners = try XCTUnwrap(doc["listeners"] as? [[String: Any]])
+        XCTAssertEqual(Set(listeners.compactMap { $0["name"] as? String }), ["admin", "test"])
+        let adminStats = try XCTUnwrap(listeners.first { $0["name"] as? String == "admin" })
+        XCTAssertGreaterThanOrEqual(adminStats["open"] as? Int ?? 0, 1, "\(adminStats)")
+        XCTAssertEqual(adminStats["refused"] as? Int, 0)
+        XCTAssertEqual(adminStats["shed"] as? Int, 0)
         let e = try admin("GET", "/endpoints")
         let list = try XCTUnwrap(e.json as? [[String: Any]])
         XCTAssertEqual(Set(list.compactMap { $0["name"] as? String }), ["admin", "test"])

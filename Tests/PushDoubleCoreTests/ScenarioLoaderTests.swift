@@ -86,13 +86,13 @@ final class ScenarioLoaderTests: XCTestCase {
         assertError(#"{"id":"x","providers":{"apns":{"world":"flat"}}}"#,
                     "apns.unregistered.json: providers.apns.world: unknown value flat")
         assertError(#"{"id":"x","faults":[{"id":"a","match":{"probability":2},"action":{"type":"drop"}}]}"#,
-                    "apns.unregistered.json: faults[0].match.probability: must be between 0 and 1")
+                    "apns.unregistered.json: faults[0].match.probability: expected a number in 0…1, found 2")
         assertError(#"{"id":"x","faults":[{"id":"a","action":{"type":"respond"}}]}"#,
                     "apns.unregistered.json: faults[0].action.status: a response needs a \"reason\" or a \"status\"")
         assertError(#"{"id":"x","faults":[{"id":"a","action":{"type":"drop"}},{"id":"a","action":{"type":"stall"}}]}"#,
                     "apns.unregistered.json: faults[1].id: duplicate rule id \"a\"")
         assertError(#"{"id":"x","quotas":[{"id":"q","fixedWindow":{"limit":0,"seconds":1}}]}"#,
-                    "apns.unregistered.json: quotas[0].fixedWindow.limit: must be at least 1")
+                    "apns.unregistered.json: quotas[0].fixedWindow.limit: expected an integer in 1…2147483647, found 0")
         assertError(#"{"id":"x","quotas":[{"id":"q"}]}"#,
                     "apns.unregistered.json: quotas[0].fixedWindow: a quota needs exactly one of \"fixedWindow\" or \"tokenBucket\"")
         assertError(#"{"id":"x","faults":[{"id":"a","action":{"type":"reset","errorCode":"NOPE"}}]}"#,
@@ -173,12 +173,18 @@ final class ScenarioLoaderTests: XCTestCase {
             #"{"id":"x","devices":[{"id":"d","provider":"apns"}]}"#,
             #"{"id":"x","devices":[{"id":"d","provider":"apns","token":"t","state":"zombie"}]}"#,
             #"{"title":"no id"}"#,
+            #"{"id":"x","faults":[{"id":"a","action":{"type":"quota","fixedWindow":{"limit":1,"seconds":1e-300}}}]}"#,
+            #"{"id":"x","faults":[{"id":"a","action":{"type":"respond","status":100}}]}"#,
+            #"{"id":"x","faults":[{"id":"a","action":{"type":"respond","status":200,"headers":{"x-a":"1\r\nx-b: 2"}}}]}"#,
+            #"{"id":"x","faults":[{"id":"a","action":{"type":"respond","status":200,"headers":[["content-length","99999"]]}}]}"#,
+            #"{"id":"x","faults":[{"id":"a","action":{"type":"respond","status":429,"retryAfter":{"dateIn":9223372036854775807}}}]}"#,
+            #"{"id":"x","devices":[{"id":"d","provider":"apns","token":"t","deliveries":-1}]}"#,
         ]
         // Every bad example is also refused by the loader.
         for b in bad { XCTAssertThrowsError(try ScenarioLoader.decode(Data(b.utf8), file: "bad.json"), b) }
         _ = try ScenarioLoader.decode(Data(full.utf8), file: "full.json")
         let r = try runCommand(["python3", "-c", script, schema.path, full, "[" + bad.joined(separator: ",") + "]"], timeout: 20)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stdout.hasPrefix("ok 8 "), r.stdout + r.stderr)
+        XCTAssertTrue(r.stdout.hasPrefix("ok 14 "), r.stdout + r.stderr)
     }
 }

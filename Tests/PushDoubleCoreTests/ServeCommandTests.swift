@@ -36,6 +36,25 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(err.value.contains("missing scenario file"), err.value)
     }
 
+    /// Numeric options and numbers in scenario files out of range: a usage error naming the
+    /// option, or the scenario error naming the field and the range; never a trap.
+    func testOutOfRangeNumbersAreUsageOrScenarioErrors() throws {
+        for (option, value) in [("--seed", "-1"), ("--seed", "1.5"), ("--seed", "18446744073709551616"), ("--seed", "1e30"),
+                                ("--history-cap", "0"), ("--history-cap", "-1"), ("--history-cap", "1e30"),
+                                ("--history-cap", "9223372036854775808")] {
+            let out = Captured(), err = Captured()
+            XCTAssertEqual(ServeCommand.run([option, value], mode: .serve, out: out.console, err: err.console), 2, "\(option) \(value)")
+            XCTAssertTrue(err.value.contains("option \(option): \"\(value)\" is not"), err.value)
+        }
+        let dir = try tempDir()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let f = dir.appendingPathComponent("crash.json")
+        try Data(#"{"id":"c","quotas":[{"id":"q","tokenBucket":{"rate":1e-300,"burst":1}}]}"#.utf8).write(to: f)
+        let out = Captured(), err = Captured()
+        XCTAssertEqual(ServeCommand.run(["--ephemeral", "--scenario", f.path], mode: .serve, out: out.console, err: err.console, fakes: [spec], credentials: .some(nil)), 1)
+        XCTAssertTrue(err.value.contains("crash.json: quotas[0].tokenBucket.rate: expected a number in 1e-6…1000000, found 1e-300"), err.value)
+    }
+
     func testBadScenarioFailsBeforeListening() throws {
         let dir = try tempDir()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -170,12 +170,16 @@ final class JWTTests: XCTestCase {
 }
 
 extension JWTTests {
-    func testNonIntegerIatIsNotAnInteger() throws {
+    /// `issuedAt` reads the NumericDate forms providers accept (digit string, fraction) as
+    /// whole seconds, and nothing else (NumericDateClaimTests has the full table).
+    func testIatFormsReadAsWholeSeconds() throws {
         let key = try P256PrivateKey.generate()
         let t1 = try JWT.signES256(keyID: "K", claims: ["iss": "T", "iat": "1700000000"], key: key)
-        XCTAssertNil(try JWT.parse(t1).issuedAt)
+        XCTAssertEqual(try JWT.parse(t1).issuedAt, 1_700_000_000)
         let t2 = try JWT.signES256(keyID: "K", claims: ["iss": "T", "iat": 1.5], key: key)
-        XCTAssertNil(try JWT.parse(t2).issuedAt)
+        XCTAssertEqual(try JWT.parse(t2).issuedAt, 1)
+        let t4 = try JWT.signES256(keyID: "K", claims: ["iss": "T", "iat": "soon"], key: key)
+        XCTAssertNil(try JWT.parse(t4).issuedAt)
         let t3 = try JWT.signES256(keyID: "K", claims: ["aud": ["a", "b"]], key: key)
         XCTAssertEqual(try JWT.parse(t3).audiences, ["a", "b"])
         XCTAssertNil(try JWT.parse(t3).audience)

@@ -86,3 +86,17 @@ public func runCommand(_ args: [String], input: Data? = nil, timeout: Double = 3
     return ProcessResult(status: p.terminationStatus, stdout: outData.text, stderr: errData.text,
                          seconds: Date().timeIntervalSince(start))
 }
+
+/// An executable product of this package, built next to the test bundle
+/// (`.build/<config>/<name>`): XCTest on Linux runs `.build/<config>/<Package>PackageTests.xctest`.
+public func builtProduct(named name: String) -> URL {
+    var dir = Bundle.main.bundleURL
+    if dir.pathExtension == "xctest" { dir = dir.deletingLastPathComponent() }
+    let candidate = dir.appendingPathComponent(name)
+    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+    for b in Bundle.allBundles where b.bundleURL.pathExtension == "xctest" {
+        let c = b.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: c.path) { return c }
+    }
+    return candidate
+}

@@ -71,9 +71,9 @@ final class HTTP2InteropTests: XCTestCase {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Interop")
     }
 
-    private func runScript(_ name: String, port: Int, file: StaticString = #filePath, line: UInt = #line) throws -> String {
+    private func runScript(_ name: String, port: Int, extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws -> String {
         let path = Self.interopDir.appendingPathComponent(name).path
-        let r = try runCommand(["python3", path, String(port)], timeout: 30)
+        let r = try runCommand(["python3", path, String(port)] + extra, timeout: 30)
         XCTAssertEqual(r.status, 0, "\(name) failed:\n\(r.stdout)\n\(r.stderr)", file: file, line: line)
         XCTAssertTrue(r.stdout.hasSuffix("done\n"), "\(name) output:\n\(r.stdout)\n\(r.stderr)", file: file, line: line)
         XCTAssertFalse(r.stdout.contains("FAIL"), r.stdout, file: file, line: line)
@@ -87,7 +87,7 @@ final class HTTP2InteropTests: XCTestCase {
 
     func testPythonH2TinyWindowFlowControl() throws {
         let out = try runScript("h2_flow.py", port: try start())
-        XCTAssertTrue(out.contains("ok one DATA frame of 25 bytes with END_STREAM"))
+        XCTAssertTrue(out.contains("ok 1-octet window: 25 DATA frames of 1 byte, END_STREAM on the last (no deadlock)"))
     }
 
     func testPythonH2GoAway() throws {
@@ -172,5 +172,34 @@ extension HTTP2InteropTests {
     func testPythonH2StreamedAndDribbledBodies() throws {
         let out = try runScript("h2_streaming.py", port: try start())
         XCTAssertTrue(out.contains("ok dribble"))
+    }
+}
+
+extension HTTP2InteropTests {
+    /// Issue 10 on a TLS listener (the APNs port is TLS), one loop: `h2_flood.py` floods
+    /// from four processes and times requests on a fifth connection.
+    private func startTLS(limits: ServerLimits) throws -> Int {
+        let cert = try TestCertificate.make()
+        let s = HTTPServer(eventLoopCount: 1)
+        server = s
+        let tls = TLSServerConfiguration(certificateChainPEM: cert.certPEM, privateKeyPEM: cert.keyPEM, alpn: ["h2"])
+        return try s.start([ListenerConfiguration(name: "h2-flood", tls: tls, limits: limits, allowHTTP1: false,
+                                                  responder: Self.routes())])[0].port
+    }
+
+    func testTLSFloodDoesNotStarveOtherConnections() throws {
+        var limits = ServerLimits()
+        limits.maxCheapFrames = .max
+        limits.maxHeaderBlockFrames = .max
+        limits.maxHeaderListSize = 1 << 30
+        let out = try runScript("h2_flood.py", port: try startTLS(limits: limits), extra: ["fair"])
+        print(out)
+        XCTAssertTrue(out.contains("ok during-flood p90 within 20 x baseline p90 + 50 ms"))
+    }
+
+    func testTLSFloodersGetEnhanceYourCalm() throws {
+        let out = try runScript("h2_flood.py", port: try startTLS(limits: ServerLimits()), extra: ["calm"])
+        print(out)
+        XCTAssertTrue(out.contains("ok every flooder got GOAWAY ENHANCE_YOUR_CALM"))
     }
 }

@@ -251,17 +251,54 @@ final class HTTP2ServerConnectionTests: XCTestCase {
         XCTAssertEqual(c.responder.completions.map(\.1), [.completed])
     }
 
-    func testSingleDataFrameWaitsForWindow() {
+    func testSingleDataFrameSplitsAtWindowInsteadOfWaiting() {
         let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 200, body: Array(repeating: 3, count: 25), framing: .singleDataFrame)) })
         c.handshake(settings: [HTTP2Setting(.initialWindowSize, 10)])
         c.request(1)
-        XCTAssertEqual(types(c.readFrames()), [.headers])
-        c.send(.windowUpdate(streamID: 1, increment: 10))
-        XCTAssertEqual(c.readFrames(), [], "20 < 25: still waiting, not split")
-        c.send(.windowUpdate(streamID: 1, increment: 5))
-        let f = c.readFrames()
-        XCTAssertEqual(f.map { $0.dataBytes?.count }, [25])
+        var f = c.readFrames()
+        XCTAssertEqual(types(f), [.headers, .data])
+        XCTAssertEqual(f[1].dataBytes?.count, 10, "a window smaller than the body gets a window-sized piece, not a stall")
+        XCTAssertFalse(f[1].endStream)
+        c.send(.windowUpdate(streamID: 1, increment: 100))
+        f = c.readFrames()
+        XCTAssertEqual(f.map { $0.dataBytes?.count }, [15])
         XCTAssertTrue(f[0].endStream)
+    }
+
+    func testSingleDataFrameZeroWindowOpenedBySettingsKeepsOneFrame() {
+        let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 200, body: Array(repeating: 3, count: 25), framing: .singleDataFrame)) })
+        c.handshake(settings: [HTTP2Setting(.initialWindowSize, 0)])
+        c.request(1)
+        XCTAssertEqual(types(c.readFrames()), [.headers])
+        c.send(.settings([HTTP2Setting(.initialWindowSize, 25)]))
+        let f = c.readFrames()
+        XCTAssertEqual(f.first, .settingsAck)
+        XCTAssertEqual(f.dropFirst().map { $0.dataBytes?.count }, [25], "the window now holds the body: one frame")
+        XCTAssertTrue(f.last?.endStream ?? false)
+    }
+
+    func testLastInitialWindowSizeOfOneSettingsFrameApplies() {
+        let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 200, body: Array(repeating: 3, count: 25))) })
+        c.handshake(settings: [HTTP2Setting(.initialWindowSize, 100), HTTP2Setting(.initialWindowSize, 4)])
+        c.request(1)
+        XCTAssertEqual(c.readFrames().compactMap { $0.dataBytes?.count }, [4])
+        // Window 0, stream at 4: 4 -> 2^31-1 -> 6 is a net +2, no overflow on the way.
+        c.send(.settings([HTTP2Setting(.initialWindowSize, UInt32(HTTP2Limits.maxWindowSize)), HTTP2Setting(.initialWindowSize, 6)]))
+        let f = c.readFrames()
+        XCTAssertEqual(f.first, .settingsAck)
+        XCTAssertEqual(f.compactMap { $0.dataBytes?.count }, [2])
+        XCTAssertFalse(c.io.closed)
+    }
+
+    func testPrefaceMustBeFollowedBySettings() {
+        let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 200)) })
+        c.connection.connectionStarted(initialBytes: [])
+        c.sendRaw(http2ClientPreface)
+        c.send(.ping(7))
+        let f = c.readFrames()
+        XCTAssertEqual(f.last?.goAwayInfo?.code, .protocolError)
+        XCTAssertFalse(f.contains { if case .ping = $0.payload { return true }; return false }, "the PING is not answered")
+        XCTAssertTrue(c.io.closed)
     }
 
     func testConnectionWindowLimitsAllStreams() {

@@ -1,6 +1,7 @@
 import Foundation
 import PushDoubleAPNs
 import PushDoubleCore
+import PushDoubleCrypto
 
 /// APNs wire facts the checks judge against. The values come from the fake's own tables in
 /// PushDoubleAPNs (copied there from /work/shared/protocols/apns.md); do not restate them here.
@@ -99,26 +100,10 @@ public struct DecodedJWT: Sendable {
     public var header: JSONValue
     public var claims: JSONValue
     public var signatureBytes: Int
-    /// `iat` in whole seconds, read the way the APNs fake tolerates it: a JSON integer, a
-    /// number with a fraction (rounded down) or a string of decimal digits.
-    public var issuedAt: Int64? {
-        switch claims["iat"] {
-        case .int(let i)?: return i
-        case .double(let d)? where d.isFinite && abs(d) < 9e18: return Int64(d.rounded(.down))
-        case .string(let s)? where !s.isEmpty && s.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }): return Int64(s)
-        default: return nil
-        }
-    }
-    /// How `iat` is written: "integer", "fraction" (any other JSON number), "string"
-    /// (decimal digits), the names the fake records in `auth.extra["iatForm"]`; nil otherwise.
-    public var iatForm: String? {
-        switch claims["iat"] {
-        case .int?: return "integer"
-        case .double?: return "fraction"
-        case .string? where issuedAt != nil: return "string"
-        default: return nil
-        }
-    }
+    /// `iat` in whole seconds, in any form the fake accepts (integer, fraction, digit string).
+    public var issuedAt: Int64? { claims["iat"].flatMap(NumericDateClaim.init)?.wholeSeconds }
+    /// How `iat` was written; nil when it is not a date.
+    public var issuedAtForm: NumericDateClaim.Form? { claims["iat"].flatMap(NumericDateClaim.init)?.form }
     public var issuer: String? { claims["iss"]?.stringValue }
 
     public init?(_ token: String) {

@@ -1,5 +1,7 @@
 import Foundation
+import PushDoubleAPNs
 import PushDoubleCore
+import PushDoubleCrypto
 
 /// Checks on the provider JWT (A6–A9, A11) and on connection use (A10).
 enum AuthConnectionChecks {
@@ -67,11 +69,13 @@ enum AuthConnectionChecks {
             : .violated("provider JWT carries members Apple does not define (APNs tolerates them today)", problems)
     }
 
-    /// How a push's JWT wrote `iat`: the fake's record (`auth.extra["iatForm"]`: "integer",
-    /// "fraction", "string") when it made one, else read from the token itself.
+    /// How a push's JWT wrote `iat` (``NumericDateClaim/Form`` raw values "integer",
+    /// "fraction", "string"): the fake's record in the auth identity
+    /// (`auth.extra[APNsVerifiedToken.iatFormKey]`) when it made one, else read from the token
+    /// (histories recorded by older fakes).
     static func iatForm(_ p: APNsPush, _ jwt: DecodedJWT?) -> String? {
-        if let form = p.exchange.auth?.extra["iatForm"] { return form }
-        return jwt?.iatForm
+        if let form = p.exchange.auth?.extra[APNsVerifiedToken.iatFormKey] { return form }
+        return jwt?.issuedAtForm?.rawValue
     }
 
     static let jwtIatInteger = CheckDefinition(
@@ -85,8 +89,13 @@ enum AuthConnectionChecks {
             guard let raw else { continue }
             guard let form = iatForm(p, DecodedJWT(raw)) else { continue }
             judged += 1
-            if form != "integer" {
-                let how = form == "fraction" ? "a number with a fraction" : form == "string" ? "a string of digits" : form
+            if form != NumericDateClaim.Form.integer.rawValue {
+                let how: String
+                switch NumericDateClaim.Form(rawValue: form) {
+                case .fraction?: how = "a number with a fraction"
+                case .string?: how = "a string of digits"
+                default: how = form
+                }
                 problems.append(h.evidence(p, "iat is \(how), not an integer"))
             }
         }

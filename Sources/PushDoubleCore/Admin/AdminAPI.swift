@@ -24,7 +24,8 @@ public struct DoubleEndpoint: Sendable, Codable, Equatable {
 /// `GET|DELETE /history`, `GET /history/stream` (server-sent events),
 /// `GET|POST|DELETE /devices`, `GET|PUT|DELETE /devices/{id}`, `GET|POST|DELETE /faults`,
 /// `GET|DELETE /faults/{id}`, `GET /providers`, `PUT /providers/{id}`, `POST /scenarios`,
-/// `POST /reset`. Errors are `{"error":"…"}` with a 4xx status. Routing is the
+/// `POST /reset`. Errors are `{"error":"…"}` with a 4xx status, including the requests
+/// the transport refuses before routing (400 / 413 / 431). Routing is the
 /// transport's ``Router``; the handlers live in ``AdminHandlers``.
 public final class AdminAPI: Responder {
     public let handlers: AdminHandlers
@@ -32,9 +33,13 @@ public final class AdminAPI: Responder {
 
     public var double: DoubleState { handlers.double }
 
+    /// `listeners` reports each listener's connections for `GET /health` (the server's
+    /// ``HTTPServer/listenerStatistics``).
     public init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint] = { [] },
+                listeners: @escaping @Sendable () -> [ListenerStatistics] = { [] },
                 streamHeartbeat: Double = 15, onScenarioLoaded: (@Sendable (Scenario) -> Void)? = nil) {
-        let h = AdminHandlers(double: double, endpoints: endpoints, streamHeartbeat: streamHeartbeat, onScenarioLoaded: onScenarioLoaded)
+        let h = AdminHandlers(double: double, endpoints: endpoints, listeners: listeners, streamHeartbeat: streamHeartbeat,
+                              onScenarioLoaded: onScenarioLoaded)
         handlers = h
         var r = Router()
         func on(_ method: String, _ pattern: String, _ body: @escaping @Sendable (AdminHandlers, AdminHandlers.Call) throws -> ResponseAction) {
@@ -67,11 +72,18 @@ public final class AdminAPI: Responder {
             response.headers.add(name: "allow", value: allowed.joined(separator: ", "))
             return .respond(response)
         }
+        // Requests the transport refuses (bad framing 400, body 413, header list 431) get
+        // the same JSON error shape as every other admin error.
+        r.limitExceeded = { violation, _, _ in AdminHandlers.error(violation.suggestedStatus, violation.message) }
         router = r.build()
     }
 
     public func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
         router.respond(to: request, context: context)
+    }
+
+    public func limitExceeded(_ violation: LimitViolation, head: HTTPRequest, context: RequestContext) -> HTTPResponse? {
+        router.limitExceeded(violation, head: head, context: context)
     }
 }
 
@@ -79,14 +91,17 @@ public final class AdminAPI: Responder {
 public final class AdminHandlers: Sendable {
     public let double: DoubleState
     let endpoints: @Sendable () -> [DoubleEndpoint]
+    let listeners: @Sendable () -> [ListenerStatistics]
     /// Called after a scenario was loaded through the API (e.g. to log it).
     let onScenarioLoaded: (@Sendable (Scenario) -> Void)?
     /// Seconds between keep-alive comments on `/history/stream`.
     public let streamHeartbeat: Double
 
-    init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint], streamHeartbeat: Double,
+    init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint],
+         listeners: @escaping @Sendable () -> [ListenerStatistics], streamHeartbeat: Double,
          onScenarioLoaded: (@Sendable (Scenario) -> Void)?) {
-        self.double = double; self.endpoints = endpoints; self.streamHeartbeat = streamHeartbeat; self.onScenarioLoaded = onScenarioLoaded
+        self.double = double; self.endpoints = endpoints; self.listeners = listeners
+        self.streamHeartbeat = streamHeartbeat; self.onScenarioLoaded = onScenarioLoaded
     }
 
     /// One request as a handler sees it: the request, its decoded path parameters and query.
@@ -262,12 +277,17 @@ public final class AdminHandlers: Sendable {
         let faults: Int
         let scenarios: [String]
         let history: History
+        /// Connections per listener: open now, refused at accept, shed to make room (issue 10).
+        let listeners: [Listener]
+        struct Listener: Encodable { let name: String; let open: Int; let refused: Int; let shed: Int }
     }
 
     func health() -> HealthDoc {
         let h = double.history
         return HealthDoc(providers: double.providers.map(\.rawValue), devices: double.devices.list().count, faults: double.faults.list().count,
-                         scenarios: double.loadedScenarios, history: .init(count: h.count, dropped: h.dropped, nextSeq: h.nextSeq, cap: h.cap))
+                         scenarios: double.loadedScenarios, history: .init(count: h.count, dropped: h.dropped, nextSeq: h.nextSeq, cap: h.cap),
+                         listeners: listeners().map { .init(name: $0.listener.name, open: $0.openConnections,
+                                                            refused: $0.refusedConnections, shed: $0.shedConnections) })
     }
 
     // MARK: helpers
@@ -327,10 +347,10 @@ public final class AdminHandlers: Sendable {
     private func decodeBody<T: Decodable>(_ type: T.Type, _ body: [UInt8]) throws -> T {
         guard !body.isEmpty else { throw Failure(400, "expected a JSON body") }
         do { return try JSONDecoder().decode(T.self, from: Data(body)) } catch let e as DecodingError {
-            let se = ScenarioLoader.describe(e, file: "body")
+            let se = ScenarioLoader.describe(e, file: "body", data: body)
             throw Failure(400, se.path.isEmpty ? se.message : se.path + ": " + se.message)
         } catch {
-            throw Failure(400, "not valid JSON")
+            throw Failure(400, ScenarioLoader.unreadable(body))
         }
     }
 

@@ -54,14 +54,12 @@ public struct DeviceTransition: Sendable, Equatable, Codable {
         try StrictKeys.check(decoder, allowed: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         state = try c.decode(DeviceStateKind.self, forKey: .state)
-        let n = try c.decodeIfPresent(Int.self, forKey: .afterDeliveries)
-        let s = try c.decodeIfPresent(Double.self, forKey: .afterSeconds)
+        let n = try c.decodeIntegerIfPresent(Int.self, forKey: .afterDeliveries, in: InputLimits.count)
+        let s = try c.decodeNumberIfPresent(forKey: .afterSeconds, in: InputLimits.elapsedSeconds)
         switch (n, s) {
         case let (n?, nil):
-            guard n >= 1 else { throw DecodingError.dataCorruptedError(forKey: .afterDeliveries, in: c, debugDescription: "must be at least 1") }
             trigger = .afterDeliveries(n)
         case let (nil, s?):
-            guard s >= 0, s.isFinite else { throw DecodingError.dataCorruptedError(forKey: .afterSeconds, in: c, debugDescription: "must be a non-negative number") }
             trigger = .afterSeconds(s)
         default:
             throw DecodingError.dataCorruptedError(forKey: .state, in: c, debugDescription: "a transition needs exactly one of \"afterDeliveries\" or \"afterSeconds\"")
@@ -125,7 +123,7 @@ public struct Device: Sendable, Equatable, Codable {
         environment = try c.decodeIfPresent(String.self, forKey: .environment)
         topic = try c.decodeIfPresent(String.self, forKey: .topic)
         transitions = try c.decodeIfPresent([DeviceTransition].self, forKey: .transitions) ?? []
-        deliveries = try c.decodeIfPresent(Int.self, forKey: .deliveries) ?? 0
+        deliveries = try c.decodeIntegerIfPresent(Int.self, forKey: .deliveries, in: InputLimits.countFromZero) ?? 0
         // An unregistered device without a time is dead "since registration": marked with 0 here and
         // replaced by the registration time in ``DeviceRegistry/register(_:)``.
     }

@@ -157,7 +157,7 @@ public final class FaultEngine: Sendable {
             var hit: FaultHit? = nil
             for i in s.rules.indices {
                 guard Self.matchesStatically(s.rules[i], request, now: now) else { continue }
-                s.rules[i].matched += 1
+                s.rules[i].matched = s.rules[i].matched.saturatingIncrement
                 if hit == nil {
                     hit = Self.decide(&s.rules[i], request, now: now, rng: &s.rng, rateLimitReason: rateLimitReason)
                 }
@@ -193,21 +193,25 @@ public final class FaultEngine: Sendable {
 
         if case .quota(let quota) = r.rule.action {
             guard let wait = consume(&r, quota, key: quota.per == .token ? (q.token ?? "") : "", now: now) else { return nil }
-            r.fired += 1
+            r.fired = r.fired.saturatingIncrement
             let spec = ResponseSpec(reason: quota.reason ?? rateLimitReason, status: quota.status, retryAfter: .seconds(wait))
             return FaultHit(ruleID: r.rule.id, action: .respond(spec), isQuota: true, retryAfterSeconds: wait)
         }
-        r.fired += 1
+        r.fired = r.fired.saturatingIncrement
         return FaultHit(ruleID: r.rule.id, action: r.rule.action, isQuota: false, retryAfterSeconds: nil)
     }
 
     /// Counts one request against a quota: nil if allowed, else the whole seconds until the
-    /// next request would be allowed (at least 1).
+    /// next request would be allowed (at least 1, at most ``InputLimits/retryAfterSeconds``).
+    ///
+    /// The decoder keeps the numbers in ``InputLimits``; the arithmetic here saturates
+    /// anyway (a rule built in code, a clock set far away), so it never traps.
     private static func consume(_ r: inout RuleState, _ quota: QuotaSpec, key: String, now: Date) -> Int? {
         let elapsed = now.timeIntervalSince(r.loadedAt)
+        let retryRange = 1...InputLimits.retryAfterSeconds.upperBound
         switch quota.kind {
         case .fixedWindow(let limit, let seconds):
-            let index = Int64((max(0, elapsed) / seconds).rounded(.down))
+            let index = Saturating.int64((max(0, elapsed) / seconds).rounded(.down))
             var w = r.window[key] ?? Window(index: index, count: 0)
             if w.index != index { w = Window(index: index, count: 0) }
             if w.count < limit {
@@ -216,8 +220,8 @@ public final class FaultEngine: Sendable {
                 r.window[key] = w
                 return nil
             }
-            let resetAt = Double(index + 1) * seconds
-            return max(1, Int((resetAt - elapsed - 1e-9).rounded(.up)))
+            let resetAt = Double(index.saturatingIncrement) * seconds
+            return Saturating.int((resetAt - elapsed - 1e-9).rounded(.up), in: retryRange)
         case .tokenBucket(let rate, let burst):
             var b = r.bucket[key] ?? Bucket(tokens: Double(burst), last: now)
             b.tokens = min(Double(burst), b.tokens + max(0, now.timeIntervalSince(b.last)) * rate)
@@ -230,7 +234,7 @@ public final class FaultEngine: Sendable {
                 b.tokens = max(0, b.tokens - 1)
                 return nil
             }
-            return max(1, Int(((1 - b.tokens) / rate - 1e-9).rounded(.up)))
+            return Saturating.int(((1 - b.tokens) / rate - 1e-9).rounded(.up), in: retryRange)
         }
     }
 }
@@ -241,4 +245,9 @@ public enum FaultEngineError: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self { case .duplicateID(let id): return "a fault rule with id \"\(id)\" already exists" }
     }
+}
+
+extension FixedWidthInteger {
+    /// `self + 1`, staying at `max` instead of trapping.
+    var saturatingIncrement: Self { self == .max ? self : self + 1 }
 }

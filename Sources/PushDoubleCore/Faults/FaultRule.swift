@@ -27,8 +27,7 @@ public struct FaultRule: Sendable, Equatable, Codable {
         guard !id.isEmpty else { throw DecodingError.dataCorruptedError(forKey: .id, in: c, debugDescription: "must not be empty") }
         match = try c.decodeIfPresent(FaultMatch.self, forKey: .match) ?? FaultMatch()
         action = try c.decode(FaultAction.self, forKey: .action)
-        times = try c.decodeIfPresent(Int.self, forKey: .times)
-        if let t = times, t < 1 { throw DecodingError.dataCorruptedError(forKey: .times, in: c, debugDescription: "must be at least 1") }
+        times = try c.decodeIntegerIfPresent(Int.self, forKey: .times, in: InputLimits.count)
     }
 }
 
@@ -78,16 +77,11 @@ public struct FaultMatch: Sendable, Equatable, Codable {
         device = try c.decodeIfPresent(String.self, forKey: .device)
         topic = try c.decodeIfPresent(String.self, forKey: .topic)
         environment = try c.decodeIfPresent(String.self, forKey: .environment)
-        nth = try c.decodeIfPresent(Int.self, forKey: .nth)
-        everyNth = try c.decodeIfPresent(Int.self, forKey: .everyNth)
-        from = try c.decodeIfPresent(Double.self, forKey: .from)
-        until = try c.decodeIfPresent(Double.self, forKey: .until)
-        probability = try c.decodeIfPresent(Double.self, forKey: .probability)
-        if let n = nth, n < 1 { throw DecodingError.dataCorruptedError(forKey: .nth, in: c, debugDescription: "must be at least 1") }
-        if let n = everyNth, n < 1 { throw DecodingError.dataCorruptedError(forKey: .everyNth, in: c, debugDescription: "must be at least 1") }
-        if let p = probability, !(0...1).contains(p) {
-            throw DecodingError.dataCorruptedError(forKey: .probability, in: c, debugDescription: "must be between 0 and 1")
-        }
+        nth = try c.decodeIntegerIfPresent(Int.self, forKey: .nth, in: InputLimits.count)
+        everyNth = try c.decodeIntegerIfPresent(Int.self, forKey: .everyNth, in: InputLimits.count)
+        from = try c.decodeNumberIfPresent(forKey: .from, in: InputLimits.elapsedSeconds)
+        until = try c.decodeNumberIfPresent(forKey: .until, in: InputLimits.elapsedSeconds)
+        probability = try c.decodeNumberIfPresent(forKey: .probability, in: 0...1)
         if let f = from, let u = until, u <= f {
             throw DecodingError.dataCorruptedError(forKey: .until, in: c, debugDescription: "must be greater than \"from\"")
         }
@@ -187,29 +181,47 @@ public struct ResponseSpec: Sendable, Equatable, Codable {
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
-        status = try c.decodeIfPresent(Int.self, forKey: .status)
+        status = try c.decodeIntegerIfPresent(Int.self, forKey: .status, in: InputLimits.finalStatus)
         body = try c.decodeIfPresent(String.self, forKey: .body)
         contentType = try c.decodeIfPresent(String.self, forKey: .contentType)
         retryAfter = try c.decodeIfPresent(RetryAfter.self, forKey: .retryAfter)
-        if let pairs = try? c.decodeIfPresent([[String]].self, forKey: .headers) {
-            headers = []
-            for (i, p) in pairs.enumerated() {
-                guard p.count == 2 else {
-                    throw DecodingError.dataCorrupted(.init(codingPath: c.codingPath + [CodingKeys.headers, StrictKeys.AnyKey(intValue: i)!],
-                                                            debugDescription: "expected a [name, value] pair"))
-                }
-                headers.append(HeaderField(p[0], p[1]))
-            }
-        } else {
-            let dict = try c.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
-            headers = dict.keys.sorted().map { HeaderField($0, dict[$0]!) }
-        }
-        if let s = status, !(100...599).contains(s) {
-            throw DecodingError.dataCorruptedError(forKey: .status, in: c, debugDescription: "must be an HTTP status between 100 and 599")
-        }
+        headers = try Self.decodeHeaders(c)
         if reason == nil && status == nil {
             throw DecodingError.dataCorruptedError(forKey: .status, in: c, debugDescription: "a response needs a \"reason\" or a \"status\"")
         }
+        if let s = status, InputLimits.statusesWithoutContent.contains(s), reason != nil || !(body ?? "").isEmpty {
+            throw DecodingError.dataCorruptedError(forKey: .status, in: c, debugDescription:
+                "a \(s) response cannot carry content (RFC 9110 §15.3.5, §15.4.5); drop \"reason\" and \"body\" or use another status")
+        }
+        if let t = contentType, let problem = HTTPFieldSyntax.problem(value: t, of: "content-type") {
+            throw DecodingError.dataCorruptedError(forKey: .contentType, in: c, debugDescription: problem)
+        }
+    }
+
+    /// `{"name":"value",…}` or `[[name, value], …]`, each field checked by ``HTTPFieldSyntax``.
+    private static func decodeHeaders(_ c: KeyedDecodingContainer<CodingKeys>) throws -> [HeaderField] {
+        var out: [HeaderField] = []
+        var paths: [[CodingKey]] = []
+        if let pairs = try? c.decodeIfPresent([[String]].self, forKey: .headers) {
+            for (i, p) in pairs.enumerated() {
+                let path = c.codingPath + [CodingKeys.headers, StrictKeys.AnyKey(intValue: i)!]
+                guard p.count == 2 else { throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "expected a [name, value] pair")) }
+                out.append(HeaderField(p[0], p[1]))
+                paths.append(path)
+            }
+        } else {
+            let dict = try c.decodeIfPresent([String: String].self, forKey: .headers) ?? [:]
+            for name in dict.keys.sorted() {
+                out.append(HeaderField(name, dict[name]!))
+                paths.append(c.codingPath + [CodingKeys.headers, StrictKeys.AnyKey(stringValue: name)])
+            }
+        }
+        for (field, path) in zip(out, paths) {
+            if let problem = HTTPFieldSyntax.problem(name: field.name) ?? HTTPFieldSyntax.problem(value: field.value, of: field.name) {
+                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: problem))
+            }
+        }
+        return out
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -244,19 +256,29 @@ public enum RetryAfter: Sendable, Equatable, Codable {
     enum CodingKeys: String, CodingKey, CaseIterable { case dateIn }
 
     public init(from decoder: Decoder) throws {
-        if let c = try? decoder.singleValueContainer() {
-            if let n = try? c.decode(Int.self) {
-                guard n >= 0 else { throw DecodingError.dataCorruptedError(in: c, debugDescription: "must be non-negative") }
-                self = .seconds(n); return
-            }
-            if let s = try? c.decode(String.self) { self = .literal(s); return }
+        if let c = try? decoder.container(keyedBy: CodingKeys.self) {
+            try StrictKeys.check(decoder, allowed: CodingKeys.self)
+            self = .dateIn(seconds: try c.decodeInteger(Int.self, forKey: .dateIn, in: InputLimits.retryAfterDateIn))
+            return
         }
-        guard let c = try? decoder.container(keyedBy: CodingKeys.self) else {
+        let c = try decoder.singleValueContainer()
+        if let s = try? c.decode(String.self) {
+            if let problem = HTTPFieldSyntax.problem(value: s, of: "retry-after") { throw DecodingError.dataCorruptedError(in: c, debugDescription: problem) }
+            self = .literal(s); return
+        }
+        let range = InputLimits.retryAfterSeconds
+        let n: Int
+        do { n = try c.decode(Int.self) } catch is DecodingError {
             throw DecodingError.typeMismatch(Int.self, .init(codingPath: decoder.codingPath,
                 debugDescription: "expected delta-seconds (integer), an HTTP-date string or {\"dateIn\": seconds}"))
+        } catch {
+            let found = NumberText.parsedLiteral(in: error) ?? (try? c.decode(Double.self)).map(NumberText.format) ?? "a number beyond the range of a double"
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected delta-seconds, an integer in \(range.lowerBound)…\(range.upperBound), found \(found)")
         }
-        try StrictKeys.check(decoder, allowed: CodingKeys.self)
-        self = .dateIn(seconds: try c.decode(Int.self, forKey: .dateIn))
+        guard range.contains(n) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription: "expected delta-seconds, an integer in \(range.lowerBound)…\(range.upperBound), found \(n)")
+        }
+        self = .seconds(n)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -324,17 +346,15 @@ extension FaultAction: Codable {
         case "respond":
             self = .respond(try ResponseSpec(from: decoder))
         case "delay":
-            let s = try c.decode(Double.self, forKey: .seconds)
-            guard s >= 0, s.isFinite else { throw DecodingError.dataCorruptedError(forKey: .seconds, in: c, debugDescription: "must be a non-negative number") }
-            self = .delay(seconds: s, then: try c.decodeIfPresent(FaultAction.self, forKey: .then) ?? .continue)
+            let s = try c.decodeNumber(forKey: .seconds, in: InputLimits.waitSeconds)
+            self = .delay(seconds: s, then: try Self.decodeThen(c, decoder) ?? .continue)
         case "drop": self = .drop
         case "stall": self = .stall
         case "continue": self = .continue
         case "goaway":
             let last: GoAwayLastStream
-            if let n = try? c.decodeIfPresent(UInt32.self, forKey: .lastStreamId) {
-                guard n <= 0x7fff_ffff else { throw DecodingError.dataCorruptedError(forKey: .lastStreamId, in: c, debugDescription: "must be at most 2^31-1") }
-                last = .explicit(n)
+            if c.contains(.lastStreamId), (try? c.decode(String.self, forKey: .lastStreamId)) == nil {
+                last = .explicit(try c.decodeInteger(UInt32.self, forKey: .lastStreamId, in: InputLimits.streamID))
             } else {
                 switch try c.decodeIfPresent(String.self, forKey: .lastStreamId) ?? "before" {
                 case "before": last = .beforeThisStream
@@ -346,36 +366,72 @@ extension FaultAction: Codable {
                 }
             }
             let code = try Self.decodeErrorCode(c, default: .noError)
-            var debug = GoAwayDebugData.none
-            if let t = try c.decodeIfPresent(String.self, forKey: .debugData) { debug = .text(t) }
-            if let j = try c.decodeIfPresent(JSONValue.self, forKey: .debugJSON) { debug = .json(j) }
+            let debug = try Self.decodeDebugData(c)
             let thenDefault: FaultAction? = (last == .thisStream || last == .highestSeen) ? .continue : nil
-            let then = try c.decodeIfPresent(FaultAction.self, forKey: .then) ?? thenDefault
+            let then = try Self.decodeThen(c, decoder) ?? thenDefault
             self = .goAway(lastStream: last, errorCode: code, debugData: debug, then: then)
         case "reset":
             self = .reset(try Self.decodeErrorCode(c, default: .internalError))
         case "dribble":
-            let size = try c.decodeIfPresent(Int.self, forKey: .chunkSize) ?? 1
-            let interval = try c.decodeIfPresent(Double.self, forKey: .interval) ?? 0.1
-            guard size >= 1 else { throw DecodingError.dataCorruptedError(forKey: .chunkSize, in: c, debugDescription: "must be at least 1") }
-            guard interval >= 0, interval.isFinite else { throw DecodingError.dataCorruptedError(forKey: .interval, in: c, debugDescription: "must be a non-negative number") }
-            self = .dribble(chunkSize: size, interval: interval, response: try c.decodeIfPresent(ResponseSpec.self, forKey: .response))
+            let size = try c.decodeIntegerIfPresent(Int.self, forKey: .chunkSize, in: InputLimits.count) ?? 1
+            let interval = try c.decodeNumberIfPresent(forKey: .interval, in: InputLimits.waitSeconds) ?? 0.1
+            self = .dribble(chunkSize: size, interval: interval, response: try Self.decodeResponse(c))
         case "truncate":
-            let n = try c.decodeIfPresent(Int.self, forKey: .bodyBytes) ?? 0
-            guard n >= 0 else { throw DecodingError.dataCorruptedError(forKey: .bodyBytes, in: c, debugDescription: "must be non-negative") }
-            self = .truncate(bodyBytes: n, response: try c.decodeIfPresent(ResponseSpec.self, forKey: .response))
+            let n = try c.decodeIntegerIfPresent(Int.self, forKey: .bodyBytes, in: InputLimits.countFromZero) ?? 0
+            self = .truncate(bodyBytes: n, response: try Self.decodeResponse(c))
         default: // "quota"
             self = .quota(try QuotaSpec(from: decoder))
         }
     }
 
+    /// A name (`"REFUSED_STREAM"`) or any 32-bit number (RFC 9113 §7: unknown codes are allowed).
     static func decodeErrorCode(_ c: KeyedDecodingContainer<Keys>, default d: HTTP2ErrorCode) throws -> HTTP2ErrorCode {
-        if let n = try? c.decodeIfPresent(UInt32.self, forKey: .errorCode) { return HTTP2ErrorCode(n) }
-        guard let name = try c.decodeIfPresent(String.self, forKey: .errorCode) else { return d }
+        guard c.contains(.errorCode), !(try c.decodeNil(forKey: .errorCode)) else { return d }
+        if (try? c.decode(String.self, forKey: .errorCode)) == nil {
+            return HTTP2ErrorCode(try c.decodeInteger(UInt32.self, forKey: .errorCode, in: 0...UInt32.max))
+        }
+        let name = try c.decode(String.self, forKey: .errorCode)
         guard let code = HTTP2ErrorCode(name: name) else {
             throw DecodingError.dataCorruptedError(forKey: .errorCode, in: c, debugDescription: "unknown HTTP/2 error code \"\(name)\"")
         }
         return code
+    }
+
+    /// `then`: any action but a quota, nested at most ``InputLimits/maxThenDepth`` deep.
+    static func decodeThen(_ c: KeyedDecodingContainer<Keys>, _ decoder: Decoder) throws -> FaultAction? {
+        guard c.contains(.then) else { return nil }
+        let depth = decoder.codingPath.filter { $0.stringValue == Keys.then.stringValue }.count + 1
+        guard depth <= InputLimits.maxThenDepth else {
+            throw DecodingError.dataCorruptedError(forKey: .then, in: c, debugDescription: "\"then\" actions nest at most \(InputLimits.maxThenDepth) deep")
+        }
+        let then = try c.decode(FaultAction.self, forKey: .then)
+        if case .quota = then {
+            throw DecodingError.dataCorruptedError(forKey: .then, in: c, debugDescription: "a quota is a rule of its own and cannot be the \"then\" of another action")
+        }
+        return then
+    }
+
+    /// `debugData` (text) or `debugJSON`, at most ``InputLimits/goAwayDebugBytes`` bytes.
+    static func decodeDebugData(_ c: KeyedDecodingContainer<Keys>) throws -> GoAwayDebugData {
+        let text = try c.decodeIfPresent(String.self, forKey: .debugData)
+        let json = try c.decodeIfPresent(JSONValue.self, forKey: .debugJSON)
+        if text != nil && json != nil {
+            throw DecodingError.dataCorruptedError(forKey: .debugJSON, in: c, debugDescription: "give \"debugData\" or \"debugJSON\", not both")
+        }
+        let debug: GoAwayDebugData = text.map { .text($0) } ?? json.map { .json($0) } ?? .none
+        let size = debug.bytes.count, limit = InputLimits.goAwayDebugBytes.upperBound
+        guard size <= limit else {
+            throw DecodingError.dataCorruptedError(forKey: text != nil ? .debugData : .debugJSON, in: c, debugDescription:
+                "GOAWAY debug data is \(size) bytes; at most \(limit) fit a frame of the initial SETTINGS_MAX_FRAME_SIZE 16384 (RFC 9113 §6.5.2, §6.8)")
+        }
+        return debug
+    }
+
+    /// The optional `response` of dribble / truncate, with its fields checked like a `respond`'s.
+    static func decodeResponse(_ c: KeyedDecodingContainer<Keys>) throws -> ResponseSpec? {
+        guard c.contains(.response), !(try c.decodeNil(forKey: .response)) else { return nil }
+        try StrictKeys.check(try c.superDecoder(forKey: .response), allowed: ResponseSpec.CodingKeys.self)
+        return try c.decode(ResponseSpec.self, forKey: .response)
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -428,25 +484,22 @@ extension QuotaSpec: Codable {
         if hasWindow {
             let w = try c.nestedContainer(keyedBy: WindowKeys.self, forKey: .fixedWindow)
             try StrictKeys.check(try c.superDecoder(forKey: .fixedWindow), allowed: WindowKeys.self)
-            let limit = try w.decode(Int.self, forKey: .limit)
-            let seconds = try w.decode(Double.self, forKey: .seconds)
-            guard limit >= 1 else { throw DecodingError.dataCorruptedError(forKey: .limit, in: w, debugDescription: "must be at least 1") }
-            guard seconds > 0, seconds.isFinite else { throw DecodingError.dataCorruptedError(forKey: .seconds, in: w, debugDescription: "must be a positive number") }
+            let limit = try w.decodeInteger(Int.self, forKey: .limit, in: InputLimits.count)
+            let seconds = try w.decodeNumber(forKey: .seconds, in: InputLimits.windowSeconds)
             kind = .fixedWindow(limit: limit, seconds: seconds)
         } else {
             let b = try c.nestedContainer(keyedBy: BucketKeys.self, forKey: .tokenBucket)
             try StrictKeys.check(try c.superDecoder(forKey: .tokenBucket), allowed: BucketKeys.self)
-            let rate = try b.decode(Double.self, forKey: .rate)
-            let burst = try b.decode(Int.self, forKey: .burst)
-            guard rate > 0, rate.isFinite else { throw DecodingError.dataCorruptedError(forKey: .rate, in: b, debugDescription: "must be a positive number") }
-            guard burst >= 1 else { throw DecodingError.dataCorruptedError(forKey: .burst, in: b, debugDescription: "must be at least 1") }
+            let rate = try b.decodeNumber(forKey: .rate, in: InputLimits.tokenRate)
+            let burst = try b.decodeInteger(Int.self, forKey: .burst, in: InputLimits.count)
             kind = .tokenBucket(rate: rate, burst: burst)
         }
         per = try c.decodeIfPresent(Scope.self, forKey: .per) ?? .all
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
-        status = try c.decodeIfPresent(Int.self, forKey: .status) ?? 429
-        guard (100...599).contains(status) else {
-            throw DecodingError.dataCorruptedError(forKey: .status, in: c, debugDescription: "must be an HTTP status between 100 and 599")
+        status = try c.decodeIntegerIfPresent(Int.self, forKey: .status, in: InputLimits.finalStatus) ?? 429
+        guard !InputLimits.statusesWithoutContent.contains(status) else {
+            throw DecodingError.dataCorruptedError(forKey: .status, in: c, debugDescription:
+                "a \(status) response cannot carry content (RFC 9110 §15.3.5, §15.4.5), and a quota's answer carries its reason")
         }
     }
 

@@ -42,7 +42,7 @@ public struct Scenario: Sendable, Equatable, Decodable {
         description = try c.decodeIfPresent(String.self, forKey: .description)
         references = try c.decodeIfPresent([String].self, forKey: .references) ?? []
         providers = try c.decodeIfPresent([String: ProviderOptions].self, forKey: .providers) ?? [:]
-        seed = try c.decodeIfPresent(UInt64.self, forKey: .seed)
+        seed = try c.decodeIntegerIfPresent(UInt64.self, forKey: .seed, in: 0...UInt64.max)
         devices = try c.decodeIfPresent([Device].self, forKey: .devices) ?? []
         faults = try c.decodeIfPresent([FaultRule].self, forKey: .faults) ?? []
         quotas = try c.decodeIfPresent([QuotaRule].self, forKey: .quotas) ?? []
@@ -107,8 +107,9 @@ public struct QuotaRule: Sendable, Equatable, Decodable {
         try StrictKeys.check(decoder, allowed: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
+        guard !id.isEmpty else { throw DecodingError.dataCorruptedError(forKey: .id, in: c, debugDescription: "must not be empty") }
         match = try c.decodeIfPresent(FaultMatch.self, forKey: .match) ?? FaultMatch()
-        times = try c.decodeIfPresent(Int.self, forKey: .times)
+        times = try c.decodeIntegerIfPresent(Int.self, forKey: .times, in: InputLimits.count)
         quota = try QuotaSpec(from: decoder)
     }
 
@@ -134,10 +135,20 @@ public enum ScenarioLoader {
         do {
             return try JSONDecoder().decode(Scenario.self, from: data)
         } catch let error as DecodingError {
-            throw describe(error, file: file)
+            throw describe(error, file: file, data: Array(data))
         } catch {
-            throw ScenarioError(file: file, path: "", message: "not valid JSON: \(error)")
+            throw ScenarioError(file: file, path: "", message: unreadable(Array(data)))
         }
+    }
+
+    /// Why Foundation refused a document without naming a field: the project's strict
+    /// parser's own message with its byte offset, or, for valid JSON (Foundation also
+    /// says "not valid JSON" for a number its target type cannot hold), that a number
+    /// was out of range. Numbers of the core's own fields are range-checked with a path
+    /// before this (``InputLimits``); this covers free-form JSON such as `debugJSON`.
+    public static func unreadable(_ data: [UInt8]) -> String {
+        do { _ = try JSONValue.parse(data) } catch { return "not valid JSON: \(error)" }
+        return "a number is outside the range of the field it is given for"
     }
 
     /// Reads and decodes a file; errors name the file by its last path component.
@@ -177,7 +188,8 @@ public enum ScenarioLoader {
         }
     }
 
-    public static func describe(_ error: DecodingError, file: String) -> ScenarioError {
+    /// `data`, if given, is the document, to explain errors Foundation reports without a path.
+    public static func describe(_ error: DecodingError, file: String, data: [UInt8]? = nil) -> ScenarioError {
         switch error {
         case .typeMismatch(let type, let ctx):
             let text = ctx.debugDescription
@@ -197,6 +209,7 @@ public enum ScenarioLoader {
         case .keyNotFound(let key, let ctx):
             return ScenarioError(file: file, path: pathString(ctx.codingPath + [key]), message: "missing required field")
         case .dataCorrupted(let ctx):
+            if ctx.codingPath.isEmpty, let data { return ScenarioError(file: file, path: "", message: unreadable(data)) }
             if ctx.codingPath.isEmpty {
                 var m = "not valid JSON"
                 if let u = ctx.underlyingError { m += ": \((u as NSError).userInfo[NSDebugDescriptionErrorKey] ?? u.localizedDescription)" }

@@ -23,9 +23,20 @@ public enum DateFormats {
         return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
     }
 
-    /// ISO 8601 in UTC with milliseconds: `2026-11-30T07:35:08.123Z`.
+    /// Earliest and latest instants rendered: 0001-01-01T00:00:00Z and
+    /// 9999-12-31T23:59:59.999Z (both formats have a four-digit year). Dates beyond are
+    /// clamped to these, never trapping; NaN renders as the epoch.
+    static let representableSeconds: ClosedRange<Double> = -62_135_596_800...253_402_300_799.999
+
+    private static func clampedSeconds(_ date: Date) -> Double {
+        let t = date.timeIntervalSince1970
+        if t.isNaN { return 0 }
+        return min(max(t, representableSeconds.lowerBound), representableSeconds.upperBound)
+    }
+
+    /// ISO 8601 in UTC with milliseconds: `2026-11-30T07:35:08.123Z` (years 1–9999, clamped).
     public static func iso8601(_ date: Date) -> String {
-        let ms = Int((date.timeIntervalSince1970 * 1000).rounded())
+        let ms = Int((clampedSeconds(date) * 1000).rounded())
         let secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000
         let frac = ms - secs * 1000
         let t = utc(secs)
@@ -34,9 +45,10 @@ public enum DateFormats {
             + "." + pad(frac, 3) + "Z"
     }
 
-    /// RFC 9110 §5.6.7 IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT` (seconds truncated).
+    /// RFC 9110 §5.6.7 IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT` (seconds truncated;
+    /// years 1–9999, clamped).
     public static func httpDate(_ date: Date) -> String {
-        let t = utc(Int(date.timeIntervalSince1970.rounded(.down)))
+        let t = utc(Int(clampedSeconds(date).rounded(.down)))
         return days[Int(t.tm_wday)] + ", " + pad(Int(t.tm_mday), 2) + " " + months[Int(t.tm_mon)] + " "
             + pad(Int(t.tm_year) + 1900, 4) + " " + pad(Int(t.tm_hour), 2) + ":" + pad(Int(t.tm_min), 2) + ":"
             + pad(Int(t.tm_sec), 2) + " GMT"

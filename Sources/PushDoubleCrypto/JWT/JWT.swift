@@ -152,10 +152,14 @@ public struct ParsedJWT: Sendable {
     public var type: String? { header.string("typ") }
     /// Claim `iss`.
     public var issuer: String? { claims.string("iss") }
-    /// Claim `iat` if it is a JSON integer (a string or fractional value gives nil).
-    public var issuedAt: Int64? { claims.int("iat") }
-    /// Claim `exp` if it is a JSON integer.
-    public var expiresAt: Int64? { claims.int("exp") }
+    /// Claim `iat` as whole seconds, in any form ``NumericDateClaim`` accepts (integer,
+    /// fraction, digit string); nil when absent or not a date.
+    public var issuedAt: Int64? { numericDate("iat")?.wholeSeconds }
+    /// Claim `exp` as whole seconds, in any form ``NumericDateClaim`` accepts.
+    public var expiresAt: Int64? { numericDate("exp")?.wholeSeconds }
+    /// A NumericDate claim (`iat`, `exp`, `nbf`) as the sender wrote it; nil when absent or
+    /// not a date.
+    public func numericDate(_ name: String) -> NumericDateClaim? { claims[name].flatMap(NumericDateClaim.init) }
     /// Claim `aud` if it is a single string.
     public var audience: String? { claims.string("aud") }
     /// Claim `aud` as a list: one string, or every string of an array (RFC 7519 §4.1.3).
@@ -192,5 +196,64 @@ public struct ParsedJWT: Sendable {
         case .es256(let k): try verify(with: k)
         case .rs256(let k): try verify(with: k)
         }
+    }
+}
+
+/// A JWT NumericDate (RFC 7519 §2: "a JSON numeric value … seconds since the epoch", which
+/// may be non-integer) together with the form the sender used.
+///
+/// Real services are more lenient than the RFC: client libraries send `time.time()`
+/// (`1764582000.123`) and decimal strings (`"1764582000"`) and APNs accepts both
+/// (docs/apns.md, leniency table). So the three forms parse; anything else (negative,
+/// not finite, beyond year 5138, other strings, booleans) is not a date.
+public struct NumericDateClaim: Sendable, Equatable {
+    /// How the value was written.
+    public enum Form: String, Sendable, Equatable {
+        /// A JSON integer literal: the form every provider documents.
+        case integer
+        /// A JSON number with a fraction or exponent (RFC 7519 allows it).
+        case fraction
+        /// A JSON string of decimal digits, optionally with a fraction (not a NumericDate per
+        /// RFC 7519, tolerated because providers accept it).
+        case string
+    }
+
+    /// The largest accepted value, 10^11 s (year 5138): keeps every conversion to Int64 exact.
+    public static let maximumSeconds: Double = 1e11
+
+    /// Seconds since the epoch, fraction kept.
+    public let seconds: Double
+    public let form: Form
+
+    public init?(seconds: Double, form: Form) {
+        guard seconds.isFinite, seconds >= 0, seconds <= Self.maximumSeconds else { return nil }
+        self.seconds = seconds; self.form = form
+    }
+
+    /// Parses a claim value; nil when it is not one of the three forms.
+    public init?(_ value: JSONValue) {
+        switch value {
+        case .int(let i): self.init(seconds: Double(i), form: .integer)
+        case .double(let d): self.init(seconds: d, form: .fraction)
+        case .string(let s):
+            guard let d = Self.decimalSeconds(s) else { return nil }
+            self.init(seconds: d, form: .string)
+        default: return nil
+        }
+    }
+
+    /// The value rounded down to whole seconds.
+    public var wholeSeconds: Int64 { Int64(seconds.rounded(.down)) }
+
+    /// `digits` or `digits.digits`, nothing else (no sign, exponent or spaces).
+    static func decimalSeconds(_ s: String) -> Double? {
+        var sawDigit = false, sawPoint = false, digitsAfterPoint = 0
+        for c in s.utf8 {
+            if c >= 0x30 && c <= 0x39 { sawDigit = true; if sawPoint { digitsAfterPoint += 1 } }
+            else if c == 0x2E && !sawPoint && sawDigit { sawPoint = true }
+            else { return nil }
+        }
+        guard sawDigit, !sawPoint || digitsAfterPoint > 0, s.utf8.count <= 32 else { return nil }
+        return Double(s)
     }
 }

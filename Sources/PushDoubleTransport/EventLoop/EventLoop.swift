@@ -281,3 +281,12 @@ final class EventLoopGroup: Sendable {
 
     func shutdown() { for l in loops { l.stopAndWait() } }
 }
+
+/// Holds a loop-confined object weakly so that a `Sendable` closure can carry it back to its
+/// loop (HTTP/1.1 body sinks, a connection's deferred read or shedding).
+/// `@unchecked Sendable`: `value` is only dereferenced inside closures run by the owning
+/// loop's executor, never on the thread that created the box.
+struct LoopBound<T: AnyObject>: @unchecked Sendable {
+    weak var value: T?
+    init(_ value: T) { self.value = value }
+}

@@ -119,6 +119,34 @@ enum Posix {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
+    /// Raises the soft RLIMIT_NOFILE to the hard limit (issue 10: descriptors, not a
+    /// low default, should bound connections). Returns the soft limit now in force.
+    @discardableResult
+    static func raiseDescriptorLimit() -> Int {
+        var rl = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_ID, &rl) == 0 else { return -1 }
+        if rl.rlim_cur < rl.rlim_max {
+            var raised = rl
+            raised.rlim_cur = rl.rlim_max
+            if setrlimit(RLIMIT_NOFILE_ID, &raised) == 0 { rl = raised }
+        }
+        return rl.rlim_cur == rlim_t.max ? Int.max : Int(clamping: rl.rlim_cur)
+    }
+
+    /// The soft RLIMIT_NOFILE.
+    static func descriptorLimit() -> Int {
+        var rl = rlimit()
+        guard getrlimit(RLIMIT_NOFILE_ID, &rl) == 0 else { return -1 }
+        return rl.rlim_cur == rlim_t.max ? Int.max : Int(clamping: rl.rlim_cur)
+    }
+
+    /// RLIMIT_NOFILE as getrlimit/setrlimit take it (an enum type in Glibc's headers).
+    static let RLIMIT_NOFILE_ID = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+
+    /// A descriptor held in reserve so that, when descriptors run out, one can be freed to
+    /// accept (and refuse) a pending connection; -1 if none could be opened.
+    static func openReserveDescriptor() -> Int32 { open("/dev/null", O_RDONLY | O_CLOEXEC) }
+
     /// Ignore SIGPIPE process-wide: OpenSSL writes to the socket with write(2), which raises
     /// it when the peer is gone. Idempotent.
     static func ignoreSIGPIPE() { _ = signal(SIGPIPE, SIG_IGN) }

@@ -69,3 +69,17 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         }
     }
 }
+
+/// RFC 9110 §5.6.2 `token` characters (`tchar`): what a field name and a method are made of.
+/// One table for the HTTP/1.1 parser and for the core's check of rule-supplied header names.
+public enum HTTPToken {
+    /// Whether `b` is a tchar: `!#$%&'*+-.^_`|~`, digits, letters.
+    @inlinable
+    public static func isTChar(_ b: UInt8) -> Bool {
+        switch b {
+        case 48...57, 65...90, 97...122: return true
+        case 33, 35, 36, 37, 38, 39, 42, 43, 45, 46, 94, 95, 96, 124, 126: return true
+        default: return false
+        }
+    }
+}

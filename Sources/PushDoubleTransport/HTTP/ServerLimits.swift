@@ -8,7 +8,9 @@ public struct ServerLimits: Sendable, Equatable {
     public var maxHeaderListSize: Int = 16 * 1024
     /// Concurrent streams per HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS).
     public var maxConcurrentStreams: UInt32 = 1000
-    /// Concurrent connections per listener; further accepts are closed at once.
+    /// Concurrent connections per listener. A further accept sheds the oldest connection
+    /// that has not sent a byte of application data yet (TLS handshake or first bytes
+    /// pending); when there is none, the new connection is closed at once.
     public var maxConnections: Int = 4096
     /// Seconds to complete the TLS handshake / send the first request bytes.
     public var handshakeTimeout: Double = 10
@@ -20,6 +22,28 @@ public struct ServerLimits: Sendable, Equatable {
     public var requestReadTimeout: Double = 30
     /// Output bytes buffered per connection before reading from it pauses.
     public var maxBufferedOutput: Int = 4 << 20
+
+    // Fairness and floods (issue 10). Real clients never reach these; they keep one
+    // connection from holding an event loop that every other connection shares.
+
+    /// Bytes read from one connection per readable event before the loop turns to other
+    /// connections; the rest is read on a later turn (epoll is level-triggered, so it
+    /// reports the socket again). This also bounds the input a connection holds read but
+    /// unprocessed: at most this much plus one partial HTTP/2 frame.
+    public var maxReadBytesPerTurn: Int = 64 * 1024
+    /// HTTP/2 frames handled per connection per loop turn. Frames beyond it stay in the
+    /// decoder, reading from that connection pauses, and they are handled on the next turn.
+    public var maxFramesPerTurn: Int = 128
+    /// HTTP/2 frames that make no progress (PRIORITY, PING, SETTINGS, empty DATA or
+    /// CONTINUATION, frames of unknown type) tolerated within ``cheapFrameWindow`` seconds
+    /// while no request completes; one more is GOAWAY ENHANCE_YOUR_CALM.
+    public var maxCheapFrames: Int = 10_000
+    /// The window of ``maxCheapFrames``, in seconds.
+    public var cheapFrameWindow: Double = 10
+    /// Frames (HEADERS plus CONTINUATIONs) one HTTP/2 header block may span; one more is
+    /// GOAWAY ENHANCE_YOUR_CALM. Each frame's 9-octet header also counts against the
+    /// header block size limit (max(2 × ``maxHeaderListSize``, 64 KiB)).
+    public var maxHeaderBlockFrames: Int = 64
     public init() {}
 }
 

@@ -209,15 +209,9 @@ struct HTTP1RequestParser {
         return nil
     }
 
-    /// RFC 9110 tchar.
+    /// RFC 9110 tchar (``HTTPToken``).
     @inline(__always)
-    static func isTChar(_ b: UInt8) -> Bool {
-        switch b {
-        case 48...57, 65...90, 97...122: return true
-        case 33, 35, 36, 37, 38, 39, 42, 43, 45, 46, 94, 95, 96, 124, 126: return true
-        default: return false
-        }
-    }
+    static func isTChar(_ b: UInt8) -> Bool { HTTPToken.isTChar(b) }
 
     static func asciiLowerEquals(_ buf: UnsafeRawBufferPointer, _ lower: StaticString) -> Bool {
         guard buf.count == lower.utf8CodeUnitCount else { return false }

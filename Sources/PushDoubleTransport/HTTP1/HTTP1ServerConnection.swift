@@ -518,13 +518,6 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     }
 }
 
-/// Holds a loop-confined object so that a `Sendable` closure can carry it back to its loop.
-/// `@unchecked Sendable`: `value` is only dereferenced inside closures run by the owning
-/// loop's executor, never on the thread that created the box.
-struct LoopBound<T: AnyObject>: @unchecked Sendable {
-    weak var value: T?
-    init(_ value: T) { self.value = value }
-}
 
 /// The ``ResponseBodySink`` of a streamed HTTP/1.1 response: each write becomes one chunk.
 final class HTTP1BodySink: ResponseBodySink {

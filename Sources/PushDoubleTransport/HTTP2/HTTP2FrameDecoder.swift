@@ -32,6 +32,17 @@ public struct HTTP2FrameDecoder: Sendable {
 
     /// Bytes appended and not yet consumed as frames.
     public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// Whether a whole frame (or an error) is buffered, i.e. `nextFrame` would not return nil.
+    public var hasCompleteFrame: Bool {
+        if failure != nil { return true }
+        let avail = buffer.count - readIndex
+        if prefaceRemaining > 0 { return avail > 0 }
+        guard avail >= HTTP2Limits.frameHeaderLength else { return false }
+        let length = Int(buffer[readIndex]) << 16 | Int(buffer[readIndex + 1]) << 8 | Int(buffer[readIndex + 2])
+        return length > maxFrameSize || avail >= HTTP2Limits.frameHeaderLength + length
+    }
+
     /// Whether the client preface has been fully received (always true when not expected).
     public var prefaceReceived: Bool { prefaceRemaining == 0 }
 

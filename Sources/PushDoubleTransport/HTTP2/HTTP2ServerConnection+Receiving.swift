@@ -9,7 +9,21 @@ extension HTTP2ServerConnection {
     func ingest(_ bytes: UnsafeRawBufferPointer) {
         lastActivityMono = now()
         decoder.append(bytes)
+        processFrames()
+    }
+
+    /// Handles at most `limits.maxFramesPerTurn` buffered frames. When more are buffered,
+    /// reading pauses and the rest waits for a timer due at once, which the loop runs after
+    /// the other connections it has events for: one connection cannot hold the loop
+    /// (issue 10). Reading resumes once no whole frame is left.
+    func processFrames() {
+        var budget = max(1, limits.maxFramesPerTurn)
         while phase == .active {
+            if budget == 0 {
+                if decoder.hasCompleteFrame { return deferBacklog() }
+                break
+            }
+            budget -= 1
             let frame: HTTP2Frame?
             do {
                 frame = try decoder.nextFrame()
@@ -23,9 +37,37 @@ extension HTTP2ServerConnection {
             guard let frame else { break }
             receive(frame)
         }
+        if readPause.contains(.inputBacklog) && phase == .active { setReadPause(.inputBacklog, false) }
+    }
+
+    func deferBacklog() {
+        setReadPause(.inputBacklog, true)
+        guard backlogTimer == nil else { return }
+        backlogTimer = io.schedule(after: 0) { [weak self] in
+            guard let self else { return }
+            self.backlogTimer = nil
+            guard self.phase == .active else { return }
+            self.beginEvent()
+            self.lastActivityMono = self.now()
+            self.processFrames()
+            self.endEvent()
+        }
     }
 
     func receive(_ frame: HTTP2Frame) {
+        if frame.makesNoProgress && !floodGuard.admit(at: lastActivityMono) {
+            return connectionError(.enhanceYourCalm,
+                "more than \(limits.maxCheapFrames) PRIORITY/PING/SETTINGS/empty frames within \(limits.cheapFrameWindow) s without a completed request")
+        }
+        if case .awaitingSettings = peerPreface {
+            // §3.4: the client connection preface is the 24-octet string followed by a SETTINGS
+            // frame; anything else there is an invalid preface, a connection error of type
+            // PROTOCOL_ERROR.
+            guard case .settings = frame.payload else {
+                return connectionError(.protocolError, "client preface followed by \(frame.type) instead of SETTINGS")
+            }
+            peerPreface = .received
+        }
         // §6.10: "If the END_HEADERS flag is not set, this frame MUST be followed by another
         // CONTINUATION frame ... Receipt of any other type of frame or a frame on a different
         // stream MUST be treated as a connection error of type PROTOCOL_ERROR."
@@ -33,7 +75,14 @@ extension HTTP2ServerConnection {
             guard case .continuation(let fragment) = frame.payload, frame.streamID == pending.streamID else {
                 return connectionError(.protocolError, "expected CONTINUATION on stream \(pending.streamID), got \(frame.type) on stream \(frame.streamID)")
             }
-            if pending.block.count + fragment.count > maxHeaderBlockBytes {
+            // Empty CONTINUATION frames add nothing to the block, so their frame headers are
+            // counted too, and so is the number of frames (issue 10).
+            pending.frames += 1
+            pending.wireBytes += HTTP2Limits.frameHeaderLength + fragment.count
+            if pending.frames > limits.maxHeaderBlockFrames {
+                return connectionError(.enhanceYourCalm, "header block in more than \(limits.maxHeaderBlockFrames) frames")
+            }
+            if pending.wireBytes > maxHeaderBlockBytes {
                 return connectionError(.enhanceYourCalm, "header block larger than \(maxHeaderBlockBytes) bytes")
             }
             pending.block.append(contentsOf: fragment)
@@ -54,7 +103,8 @@ extension HTTP2ServerConnection {
                 headerBlockComplete(streamID: frame.streamID, block: h.fragment, endStream: frame.endStream, priority: h.priority)
             } else {
                 headerBlock = PendingHeaderBlock(streamID: frame.streamID, block: h.fragment, endStream: frame.endStream,
-                                                 priority: h.priority, startedMono: lastActivityMono)
+                                                 priority: h.priority, startedMono: lastActivityMono,
+                                                 frames: 1, wireBytes: HTTP2Limits.frameHeaderLength + frame.wireLength)
                 armReadTimeoutTimer()
             }
         case .priority:
@@ -267,24 +317,30 @@ extension HTTP2ServerConnection {
     }
 
     func receiveSettings(_ list: [HTTP2Setting]) {
+        let previousWindow = peerSettings.initialWindowSize
         for s in list {
             switch s.id {
-            case .initialWindowSize:
-                // §6.9.2: the change applies to every stream window, which may go negative;
-                // "An endpoint MUST treat a change to SETTINGS_INITIAL_WINDOW_SIZE that causes any
-                // flow-control window to exceed the maximum size as a connection error of type
-                // FLOW_CONTROL_ERROR."
-                let delta = Int(s.value) - peerSettings.initialWindowSize
-                for stream in streams.values where !stream.sendWindow.adjust(by: delta) {
-                    return connectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE \(s.value) overflows the window of stream \(stream.id)")
-                }
             case .headerTableSize:
                 hpackEncoder.setMaxTableSize(min(Int(s.value), HTTP2Limits.defaultHeaderTableSize))
             case .maxFrameSize:
                 encoder.maxFrameSize = Int(s.value)
             default: break
             }
-            peerSettings.apply([s])
+        }
+        // In order, later values win (§6.5.3): with several INITIAL_WINDOW_SIZE values in
+        // one frame the last one applies.
+        peerSettings.apply(list)
+        // §6.9.2: the change applies to every open stream's window, which may go negative;
+        // "An endpoint MUST treat a change to SETTINGS_INITIAL_WINDOW_SIZE that causes any
+        // flow-control window to exceed the maximum size as a connection error of type
+        // FLOW_CONTROL_ERROR." The frame is applied as a whole, so the change is the net one
+        // from the value before the frame to its last value.
+        let delta = peerSettings.initialWindowSize - previousWindow
+        if delta != 0 {
+            for stream in streams.values where !stream.sendWindow.adjust(by: delta) {
+                return connectionError(.flowControlError,
+                    "SETTINGS_INITIAL_WINDOW_SIZE \(peerSettings.initialWindowSize) overflows the window of stream \(stream.id)")
+            }
         }
         // §6.5.3: "Upon receiving a SETTINGS frame with the ACK flag set ... the receiver
         // MUST immediately emit a SETTINGS frame with the ACK flag set".

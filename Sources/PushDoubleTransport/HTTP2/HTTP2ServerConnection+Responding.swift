@@ -153,7 +153,6 @@ extension HTTP2ServerConnection {
         switch kind {
         case .normal:
             if case .chunked(let maxChunk) = framing { stream.maxChunk = max(1, maxChunk) }
-            if case .singleDataFrame = framing { stream.singleFrame = true }
         case .dribble(let chunkSize, let interval):
             stream.maxChunk = chunkSize
             stream.outReleased = 0
@@ -249,17 +248,12 @@ extension HTTP2ServerConnection {
                 }
                 return s.abortAfterBody ? .done : .idle
             }
+            // As much as both windows, the peer's SETTINGS_MAX_FRAME_SIZE and the framing
+            // allow. A body that fits all of them goes out as one DATA frame with END_STREAM,
+            // which is what `.singleDataFrame` promises; a smaller window gets window-sized
+            // pieces rather than a wait: a client only sends WINDOW_UPDATE for data it has
+            // received, so waiting for a whole-body window can deadlock (RFC 9113 §6.9).
             let window = min(connSendWindow.value, s.sendWindow.value)
-            if s.singleFrame && ready <= maxFrame {
-                // One DATA frame with the whole body: wait for the window rather than split.
-                guard window >= ready else { return .blocked }
-                let range = s.outOffset..<(s.outOffset + ready)
-                encoder.appendData(streamID: s.id, bytes: s.out, range: range, endStream: true, into: &out)
-                _ = connSendWindow.consume(ready); _ = s.sendWindow.consume(ready)
-                s.outOffset += ready
-                s.machine.sendEndStream()
-                return .done
-            }
             let n = min(ready, window, maxFrame, s.maxChunk)
             guard n > 0 else { return .blocked }
             let range = s.outOffset..<(s.outOffset + n)

@@ -52,6 +52,10 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     /// Closed by our RST_STREAM or abandoned by our GOAWAY: late frames are ignored.
     var recentlyReset = HTTP2RecentStreamIDs(capacity: 256)
 
+    /// Where the client's connection preface stands: the octets are checked by the decoder,
+    /// the SETTINGS frame that must follow them here (RFC 9113 §3.4).
+    enum PeerPreface { case awaitingSettings, received }
+    var peerPreface = PeerPreface.awaitingSettings
     var peerSettings = HTTP2SettingsValues()
     /// SETTINGS we sent and the peer has not acknowledged yet, oldest first.
     var unackedLocalSettings: [[HTTP2Setting]] = []
@@ -73,8 +77,13 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         var endStream: Bool
         var priority: HTTP2PriorityData?
         var startedMono: UInt64
+        /// HEADERS + CONTINUATION frames so far, and their wire size (frame headers included).
+        var frames: Int
+        var wireBytes: Int
     }
     var headerBlock: PendingHeaderBlock?
+    /// Frames without progress (PRIORITY, PING, ...) since the last completed request.
+    var floodGuard: HTTP2FloodGuard
     /// PRIORITY frames and HEADERS with priority fields received (RequestInfo.priorityFramesReceived).
     var priorityFramesReceived = 0
     let maxHeaderBlockBytes: Int
@@ -87,7 +96,16 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
 
     /// Streams with DATA to send, in the order they became ready.
     var sendQueue: [UInt32] = []
-    var readingPaused = false
+    /// Why reading from the socket is paused; it resumes once no reason is left.
+    struct ReadPause: OptionSet {
+        let rawValue: UInt8
+        /// More output is buffered than `maxBufferedOutput`.
+        static let output = ReadPause(rawValue: 1)
+        /// Frames already read wait for the next loop turn (`maxFramesPerTurn`).
+        static let inputBacklog = ReadPause(rawValue: 2)
+    }
+    var readPause: ReadPause = []
+    var backlogTimer: TimerToken?
     var lastActivityMono: UInt64 = 0
     var idleTimer: TimerToken?
     var readTimeoutTimer: TimerToken?
@@ -110,6 +128,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         self.hpackEncoder = HPACKEncoder(maxTableSize: HTTP2Limits.defaultHeaderTableSize, useHuffman: true)
         self.maxHeaderBlockBytes = max(limits.maxHeaderListSize * 2, 64 * 1024)
         self.maxBufferedBodyBytes = max(limits.maxBodySize * 4, 16 << 20)
+        self.floodGuard = HTTP2FloodGuard(limit: limits.maxCheapFrames, window: limits.cheapFrameWindow, now: 0)
         out.reserveCapacity(64 * 1024)
         blockScratch.reserveCapacity(1024)
     }
@@ -120,6 +139,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         guard phase == .notStarted else { return }
         phase = .active
         lastActivityMono = now()
+        floodGuard = HTTP2FloodGuard(limit: limits.maxCheapFrames, window: limits.cheapFrameWindow, now: lastActivityMono)
         beginEvent()
         // §3.4: "The server connection preface consists of a potentially empty SETTINGS
         // frame ... that MUST be the first frame the server sends".
@@ -155,9 +175,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     }
 
     public func writeBufferDrained() {
-        if readingPaused && phase == .active {
-            readingPaused = false
-            io.resumeReading()
+        if readPause.contains(.output) && phase == .active {
+            setReadPause(.output, false)
         }
     }
 
@@ -247,9 +266,16 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
             closeAfterFlush = false
             io.close()
         }
-        if phase == .active && !readingPaused && io.pendingWriteBytes > limits.maxBufferedOutput {
-            readingPaused = true
-            io.pauseReading()
+        if phase == .active && !readPause.contains(.output) && io.pendingWriteBytes > limits.maxBufferedOutput {
+            setReadPause(.output, true)
+        }
+    }
+
+    func setReadPause(_ reason: ReadPause, _ on: Bool) {
+        let wasReading = readPause.isEmpty
+        if on { readPause.insert(reason) } else { readPause.remove(reason) }
+        if wasReading != readPause.isEmpty {
+            if readPause.isEmpty { io.resumeReading() } else { io.pauseReading() }
         }
     }
 
@@ -317,6 +343,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         }
         if let t = idleTimer { io.cancelTimer(t); idleTimer = nil }
         if let t = readTimeoutTimer { io.cancelTimer(t); readTimeoutTimer = nil }
+        if let t = backlogTimer { io.cancelTimer(t); backlogTimer = nil }
     }
 
     func abandonAllStreams(outcome: ResponseOutcome.Kind) {
@@ -348,6 +375,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
 
     func requestComplete(_ stream: HTTP2ServerStream) {
         stream.requestDone = true
+        floodGuard.progress(at: lastActivityMono)
         let body = stream.body
         bufferedBodyBytes -= body.count
         stream.body = []

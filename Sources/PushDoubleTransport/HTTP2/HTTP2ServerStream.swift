@@ -43,8 +43,6 @@ final class HTTP2ServerStream {
     var outEnd = false
     /// Largest DATA payload (chunked / dribble framing).
     var maxChunk = Int.max
-    /// `.singleDataFrame`: one DATA frame with the whole body, waiting for the window.
-    var singleFrame = false
     /// `.truncate`: drop the connection once `out` is sent.
     var abortAfterBody = false
     /// Send RST_STREAM NO_ERROR after the response if the request is still arriving.

@@ -51,23 +51,50 @@ public struct BoundListener: Sendable, Equatable {
     public var port: Int
 }
 
+/// The connection counts of one listener (``HTTPServer/listenerStatistics``).
+public struct ListenerStatistics: Sendable, Equatable {
+    /// The listener, as ``HTTPServer/start(_:)`` bound it.
+    public var listener: BoundListener
+    /// Connections open now (TLS handshakes included, lingering closes not).
+    public var openConnections: Int
+    /// Connections closed at accept since the start: over `ServerLimits.maxConnections`
+    /// with none to shed, or refused because the process ran out of descriptors.
+    public var refusedConnections: Int
+    /// Silent connections (no application byte yet) closed to make room for a newer one.
+    public var shedConnections: Int
+}
+
 /// Per-listener state shared by its acceptors on every loop.
 final class ListenerRuntime: Sendable {
     let config: ListenerConfiguration
     let tls: TLSContext?
     let connections = Atomic<Int>(0)
+    /// Connections closed at accept: over `maxConnections`, or out of descriptors.
+    let refused = Atomic<Int>(0)
     let serverCount: ServerCounters
 
     init(config: ListenerConfiguration, tls: TLSContext?, serverCount: ServerCounters) {
         self.config = config; self.tls = tls; self.serverCount = serverCount
     }
 
-    /// Reserves a connection slot; false when the listener is at `maxConnections`.
+    /// Connections that have sent no application byte yet, oldest first: shed to make room.
+    let handshakeIdle = HandshakeIdleConnections()
+    /// Handshake-idle connections closed to admit a newer one.
+    let shed = Atomic<Int>(0)
+
+    /// Reserves a connection slot. At `maxConnections` the oldest handshake-idle connection
+    /// is shed (closed on its loop) and the new one admitted; false when there was none to
+    /// shed. A shed slot is released when its connection closes, so the count can exceed
+    /// the limit briefly, by at most the sheds in flight.
     func tryAdmit() -> Bool {
         let n = connections.add(1, ordering: .relaxed).newValue
         if n > config.limits.maxConnections {
-            connections.subtract(1, ordering: .relaxed)
-            return false
+            guard handshakeIdle.shedOldest() else {
+                connections.subtract(1, ordering: .relaxed)
+                refused.add(1, ordering: .relaxed)
+                return false
+            }
+            shed.add(1, ordering: .relaxed)
         }
         serverCount.open.add(1, ordering: .relaxed)
         return true
@@ -77,6 +104,66 @@ final class ListenerRuntime: Sendable {
         connections.subtract(1, ordering: .relaxed)
         serverCount.open.subtract(1, ordering: .relaxed)
     }
+}
+
+/// The connections of one listener that have not sent a byte of application data yet
+/// (TLS handshake, or the first request bytes, pending), in accept order, so that a full
+/// listener sheds the oldest of them instead of refusing a new client (issue 10: thousands
+/// of silent sockets must not lock real clients out). Entries leave when the connection
+/// sends its first bytes or closes. Shared by the listener's loops, behind a mutex.
+final class HandshakeIdleConnections: Sendable {
+    /// Closes one connection on its own loop, if it is still handshake-idle.
+    typealias Shed = @Sendable () -> Void
+    private struct State {
+        var order: [UInt64] = []
+        var head = 0
+        var entries: [UInt64: Shed] = [:]
+
+        /// Drops ids that are no longer entries from the front, and rewrites the list when
+        /// stale ids make up most of it, so memory follows the live entries.
+        mutating func compact() {
+            while head < order.count, entries[order[head]] == nil { head += 1 }
+            if head == order.count { order.removeAll(keepingCapacity: true); head = 0; return }
+            if order.count > 64 && order.count > 2 * entries.count {
+                order = order[head...].filter { entries[$0] != nil }
+                head = 0
+            }
+        }
+    }
+    private let state = Mutex(State())
+
+    /// Registers connection `id`; `shed` closes it.
+    func add(_ id: UInt64, shed: @escaping Shed) {
+        state.withLock { s in
+            s.order.append(id)
+            s.entries[id] = shed
+        }
+    }
+
+    /// The connection sent data or closed.
+    func remove(_ id: UInt64) {
+        state.withLock { s in
+            guard s.entries.removeValue(forKey: id) != nil else { return }
+            s.compact()
+        }
+    }
+
+    /// Sheds the oldest registered connection; false when there is none.
+    func shedOldest() -> Bool {
+        let shed: Shed? = state.withLock { s in
+            while s.head < s.order.count {
+                let id = s.order[s.head]
+                s.head += 1
+                if let shed = s.entries.removeValue(forKey: id) { s.compact(); return shed }
+            }
+            s.compact()
+            return nil
+        }
+        shed?()
+        return shed != nil
+    }
+
+    var count: Int { state.withLock { $0.entries.count } }
 }
 
 /// Counters of one server.
@@ -94,9 +181,33 @@ final class Acceptor: Selectable {
     let distributeTo: EventLoopGroup?
     var generation: UInt32 = 0
     private var closed = false
+    /// Freed when accept fails for want of descriptors, so the newest connection can be
+    /// accepted and closed at once instead of waiting unanswered in the backlog; reopened
+    /// right after (issue 10).
+    private var reserveFD: Int32
 
     init(fd: Int32, loop: EventLoop, runtime: ListenerRuntime, distributeTo: EventLoopGroup? = nil) {
         self.fd = fd; self.loop = loop; self.runtime = runtime; self.distributeTo = distributeTo
+        self.reserveFD = Posix.openReserveDescriptor()
+    }
+
+    /// Out of descriptors: spends the reserve on accepting one pending connection and
+    /// closing it. Returns false when there was no reserve or nothing to accept.
+    private func refuseNewestWithReserve() -> Bool {
+        guard reserveFD >= 0 else { return false }
+        Posix.close(reserveFD)
+        reserveFD = -1
+        var st = sockaddr_storage()
+        var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let accepted = withUnsafeMutablePointer(to: &st) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { pd_accept4(fd, $0, &len, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue)) }
+        }
+        if accepted >= 0 {
+            Posix.abortiveClose(accepted)
+            runtime.refused.add(1, ordering: .relaxed)
+        }
+        reserveFD = Posix.openReserveDescriptor()
+        return accepted >= 0
     }
 
     /// Creates the connection on `target` (must run on `target`'s thread).
@@ -117,6 +228,8 @@ final class Acceptor: Selectable {
                 }
             } catch {
                 switch error.errno {
+                case EMFILE where refuseNewestWithReserve(), ENFILE where refuseNewestWithReserve():
+                    continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     // Out of descriptors/memory: the socket stays readable, so stop watching
                     // it for a moment instead of spinning.
@@ -156,6 +269,7 @@ final class Acceptor: Selectable {
         closed = true
         loop.deregister(fd: fd)
         Posix.close(fd)
+        if reserveFD >= 0 { Posix.close(reserveFD); reserveFD = -1 }
     }
 }
 
@@ -180,13 +294,22 @@ public final class HTTPServer: Sendable {
     private let group: EventLoopGroup
     private let acceptStrategy: AcceptStrategy
     private let counters = ServerCounters()
-    private let state = PthreadLocked<(acceptors: [(loop: Int, fd: Int32)], stopped: Bool)>(([], false))
+    private let state = PthreadLocked<(acceptors: [(loop: Int, fd: Int32)], listeners: [(BoundListener, ListenerRuntime)], stopped: Bool)>(([], [], false))
+
+    /// The soft RLIMIT_NOFILE of the process, raised to the hard limit when the first
+    /// server was created.
+    public static var descriptorLimit: Int {
+        _ = raisedDescriptorLimit
+        return Posix.descriptorLimit()
+    }
+    private static let raisedDescriptorLimit: Int = Posix.raiseDescriptorLimit()
 
     /// - Parameters:
     ///   - eventLoopCount: number of loop threads; default = number of cores.
     ///   - acceptStrategy: how connections are spread over the loops.
     public init(eventLoopCount: Int? = nil, acceptStrategy: AcceptStrategy = .reusePort) {
         Posix.ignoreSIGPIPE()
+        _ = Self.raisedDescriptorLimit
         self.acceptStrategy = acceptStrategy
         let n = eventLoopCount ?? ProcessInfo.processInfo.activeProcessorCount
         do {
@@ -201,10 +324,22 @@ public final class HTTPServer: Sendable {
     /// Open connections across all listeners.
     public var connectionCount: Int { counters.open.load(ordering: .relaxed) }
 
+    /// Connection counts of every listener started, in start order (for health reports).
+    public var listenerStatistics: [ListenerStatistics] {
+        state.withLock { st in
+            st.listeners.map { bound, rt in
+                ListenerStatistics(listener: bound, openConnections: rt.connections.load(ordering: .relaxed),
+                                   refusedConnections: rt.refused.load(ordering: .relaxed),
+                                   shedConnections: rt.shed.load(ordering: .relaxed))
+            }
+        }
+    }
+
     /// Binds every listener and starts accepting. Throws ``PosixError`` (e.g. address in
     /// use) or ``TLSConfigurationError``; on error nothing of this call stays bound.
     public func start(_ listeners: [ListenerConfiguration]) throws -> [BoundListener] {
         var bound: [BoundListener] = []
+        var runtimes: [ListenerRuntime] = []
         var opened: [(EventLoop, Int32, ListenerRuntime)] = []
         do {
             for cfg in listeners {
@@ -221,6 +356,7 @@ public final class HTTPServer: Sendable {
                     if port == 0 { port = SocketAddress.localPort(of: fd) }
                 }
                 bound.append(BoundListener(name: cfg.name, host: cfg.host, port: port))
+                runtimes.append(runtime)
             }
         } catch {
             for (_, fd, _) in opened { Posix.close(fd) }
@@ -237,7 +373,10 @@ public final class HTTPServer: Sendable {
             }
         }
         registered.wait()
-        state.withLock { st in for (loop, fd, _) in opened { st.acceptors.append((loop.index, fd)) } }
+        state.withLock { st in
+            for (loop, fd, _) in opened { st.acceptors.append((loop.index, fd)) }
+            st.listeners.append(contentsOf: zip(bound, runtimes).map { ($0, $1) })
+        }
         return bound
     }
 

@@ -35,6 +35,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     private var waitingWritable = false
     private var handshakeWantsWrite = false
     private var readPaused = false
+    private var retryReadScheduled = false
     private var backPressured = false
     private var inputEOF = false
     private var closeAfterFlush = false
@@ -69,15 +70,22 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         handshakeTimer = loop.scheduleTimer(after: listener.config.limits.handshakeTimeout) { [weak self] in
             guard let self else { return }
             self.handshakeTimer = nil
-            // Handshake not done, or no request bytes yet (even when the protocol was
-            // chosen without sniffing, e.g. by ALPN).
-            if self.phase == .handshaking || self.phase == .sniffing || (self.phase == .active && !self.receivedBytes) {
-                self.handler?.inputClosed()
-                self.finalize(abortive: true)
-            }
+            self.closeIfHandshakeIdle()
         }
+        let box = LoopBound(self)
+        let owner = loop
+        listener.handshakeIdle.add(info.id) { owner.execute { box.value?.closeIfHandshakeIdle() } }
         if tls == nil { chooseCleartextProtocol() }
         return true
+    }
+
+    /// Closes the connection if the handshake is not done or no request bytes came yet
+    /// (even when the protocol was chosen without sniffing, e.g. by ALPN): the handshake
+    /// timeout, and shedding by a full listener (``HandshakeIdleConnections``).
+    func closeIfHandshakeIdle() {
+        guard phase == .handshaking || phase == .sniffing || (phase == .active && !receivedBytes) else { return }
+        handler?.inputClosed()
+        finalize(abortive: true)
     }
 
     // MARK: events
@@ -173,14 +181,25 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         }
     }
 
+    /// Reads and hands over at most `maxReadBytesPerTurn` bytes, then returns to the loop so
+    /// that its other connections get their turn (issue 10); epoll is level-triggered, so a
+    /// socket with more input is reported again on the next iteration.
     private func readLoop() {
         let buf = loop.readBuffer
+        var budget = max(1, listener.config.limits.maxReadBytesPerTurn)
         while (phase == .active || phase == .sniffing) && !readPaused && !backPressured && !inputEOF && !closeAfterFlush {
-            switch readOnce(buf) {
+            if budget <= 0 {
+                yieldReading()
+                return
+            }
+            let requested = min(buf.count, budget)
+            switch readOnce(UnsafeMutableRawBufferPointer(rebasing: buf[0..<requested])) {
             case .bytes(let n):
+                budget -= n
                 if !receivedBytes {
                     receivedBytes = true
                     if let t = handshakeTimer { loop.cancelTimer(t); handshakeTimer = nil }
+                    listener.handshakeIdle.remove(info.id)
                 }
                 let chunk = UnsafeRawBufferPointer(rebasing: buf[0..<n])
                 if phase == .sniffing {
@@ -191,7 +210,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
                 // A short plaintext read drained the socket: skip the read that would only
                 // return EAGAIN (epoll is level-triggered and reports more input). TLS reads
                 // return one record at a time, so they continue until WANT_READ.
-                if tls == nil && n < buf.count {
+                if tls == nil && n < requested {
                     updateInterest()
                     return
                 }
@@ -217,6 +236,20 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         updateInterest()
     }
 
+    /// The read budget is spent: input epoll can see is reported again next iteration;
+    /// input OpenSSL has already decrypted is not, so it gets a timer due at once.
+    private func yieldReading() {
+        updateInterest()
+        if let tls, tls.pending > 0, !retryReadScheduled {
+            retryReadScheduled = true
+            loop.scheduleTimer(after: 0) { [weak self] in
+                guard let self else { return }
+                self.retryReadScheduled = false
+                if self.phase == .active || self.phase == .sniffing { self.readLoop() }
+            }
+        }
+    }
+
     private func sniff(_ chunk: UnsafeRawBufferPointer) {
         sniffBuffer.append(contentsOf: chunk)
         let n = min(sniffBuffer.count, http2ClientPreface.count)
@@ -233,14 +266,17 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         }
     }
 
+    /// Reads and discards, within the same per-turn budget as `readLoop`: a peer that keeps
+    /// sending after our close must not hold the loop either.
     private func drainLingering() {
         let buf = loop.readBuffer
-        while true {
+        var budget = max(1, listener.config.limits.maxReadBytesPerTurn)
+        while budget > 0 {
             let r: IOResult<Int>
-            do { r = try Posix.read(fd, buf.baseAddress!, buf.count) } catch { finalize(abortive: false); return }
+            do { r = try Posix.read(fd, buf.baseAddress!, min(buf.count, budget)) } catch { finalize(abortive: false); return }
             switch r {
             case .processed(0): finalize(abortive: false); return
-            case .processed: continue
+            case .processed(let n): budget -= n
             case .wouldBlock: return
             }
         }
@@ -463,6 +499,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     private func releaseCount() {
         guard !countReleased else { return }
         countReleased = true
+        if !receivedBytes { listener.handshakeIdle.remove(info.id) }
         listener.connectionEnded()
     }
 

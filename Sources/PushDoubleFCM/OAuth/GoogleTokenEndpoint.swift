@@ -1,0 +1,197 @@
+import PushDoubleCrypto
+import PushDoubleJSON
+
+/// A service account the token endpoint knows: its `client_email`, the public key(s) its
+/// assertions verify with, and the projects its tokens may send for.
+public struct GoogleKnownAccount: Sendable {
+    public var clientEmail: String
+    /// Keys by `private_key_id` (the assertion's `kid`, fcm.md §6.1/§6.2).
+    public var keys: [(keyID: String?, key: RSAPublicKey)]
+    public var projects: Set<String>
+
+    public init(clientEmail: String, keys: [(keyID: String?, key: RSAPublicKey)], projects: Set<String>) {
+        self.clientEmail = clientEmail; self.keys = keys; self.projects = projects
+    }
+
+    /// From a key file: its key, and `project_id` plus any `projectNumbers` (fcm.md §1: the
+    /// number is accepted in place of the id; the key file does not hold it).
+    public init(serviceAccount sa: GoogleServiceAccount, projectNumbers: Set<String> = []) throws(CryptoError) {
+        self.init(clientEmail: sa.clientEmail, keys: [(sa.privateKeyID, try sa.publicKey())],
+                  projects: projectNumbers.union(sa.projectID.map { [$0] } ?? []))
+    }
+}
+
+/// Every check the token endpoint makes, in order, with its default answer.
+public enum GoogleTokenRule: String, Error, Sendable, Equatable, Hashable, CaseIterable {
+    /// Body not form-decodable, or a parameter repeated (RFC 6749 §3.2) → `invalid_request`.
+    case malformedBody
+    /// No `grant_type` → `invalid_request` (RFC 6749 §5.2).
+    case missingGrantType
+    /// `grant_type` not `urn:ietf:params:oauth:grant-type:jwt-bearer` (fcm.md §6.2) → `unsupported_grant_type`.
+    case unsupportedGrantType
+    /// No `assertion` → `invalid_request`.
+    case missingAssertion
+    /// Not a compact JWS → `invalid_grant` (no description recorded).
+    case malformedAssertion
+    /// `alg` not RS256 (fcm.md §6.2 header) → `Invalid JWT Signature.`.
+    case wrongAlgorithm
+    /// `iss` not a known `client_email` (fcm.md §6.2; "unknown key", §6.3) → `Invalid JWT Signature.`.
+    case unknownIssuer
+    /// `kid` not a key id of the account (only with `checkKeyID`; node-gtoken sends none, §6.2).
+    case unknownKeyID
+    /// Signature does not verify (fcm.md §6.3) → `Invalid JWT Signature.`.
+    case badSignature
+    /// `iat`/`exp` missing, more than 1 h apart, in the future or expired (fcm.md §6.2/§6.3) →
+    /// the timeframe text.
+    case badTimeframe
+    /// `aud` not the token URL (fcm.md §6.2) → `invalid_grant` (no description recorded).
+    case wrongAudience
+    /// `scope` missing or without `firebase.messaging` / `cloud-platform` (fcm.md §1, §6.2) → `invalid_scope`.
+    case insufficientScope
+}
+
+/// The knobs of ``GoogleTokenEndpoint``.
+public struct GoogleTokenEndpointConfiguration: Sendable {
+    /// Accepted `aud` values: Google's token URL (fcm.md §6.2) plus the fake's own URL(s),
+    /// which the wiring adds (the shipped key file's `token_uri`).
+    public var audiences: Set<String> = [GoogleTokenEndpoint.googleTokenURL]
+    /// Any one of these scopes allows FCM (fcm.md §1, §6.2).
+    public var fcmScopes: Set<String> = [GoogleTokenEndpoint.firebaseMessagingScope, GoogleTokenEndpoint.cloudPlatformScope]
+    /// Refuse assertions without an FCM scope at the token endpoint (README F8); off leaves
+    /// the scope check to the send endpoint through ``FCMAccessGrant/scopes``.
+    public var requireFCMScope = true
+    /// Largest `exp − iat` (fcm.md §6.2: at most 1 hour).
+    public var maxAssertionLifetime: Double = 3600
+    /// Clock-skew allowance in seconds for `iat` in the future and `exp` in the past.
+    /// fcm.md records no number (only that Google asks clients to allow for skew, §6.3);
+    /// 300 s is PushDouble's accepting default.
+    public var clockSkew: Double = 300
+    /// Refuse a `kid` that names no key of the account (not recorded in fcm.md, so off).
+    public var checkKeyID = false
+    public var timeframeWording = GoogleOAuthError.TimeframeWording.v2023
+    /// Error bodies replacing a rule's default (e.g. with a description).
+    public var errorOverrides: [GoogleTokenRule: GoogleOAuthError] = [:]
+    /// Whitespace of error bodies (UNCONFIRMED, fcm.md §6.3).
+    public var errorLayout = GoogleOAuthError.Layout.compact
+
+    public init() {}
+
+    /// The answer for `rule` (overrides first).
+    public func error(for rule: GoogleTokenRule) -> GoogleOAuthError {
+        if let o = errorOverrides[rule] { return o }
+        switch rule {
+        case .malformedBody, .missingGrantType, .missingAssertion: return .invalidRequest
+        case .unsupportedGrantType: return .unsupportedGrantType
+        case .malformedAssertion, .wrongAudience: return .invalidGrant
+        case .wrongAlgorithm, .unknownIssuer, .unknownKeyID, .badSignature: return .invalidSignature
+        case .badTimeframe: return .invalidTimeframe(timeframeWording)
+        case .insufficientScope: return .invalidScope
+        }
+    }
+}
+
+/// The token endpoint's answer.
+public enum GoogleTokenOutcome: Sendable {
+    /// 200 with `{"access_token":…,"expires_in":…,"token_type":"Bearer"}`.
+    case issued(FCMAccessGrant, body: [UInt8])
+    case refused(GoogleTokenRule, GoogleOAuthError, body: [UInt8])
+
+    public var httpStatus: Int {
+        switch self { case .issued: return 200; case .refused(_, let e, _): return e.httpStatus }
+    }
+    public var body: [UInt8] {
+        switch self { case .issued(_, let b), .refused(_, _, let b): return b }
+    }
+}
+
+/// The logic of Google's OAuth2 token endpoint for the service-account JWT-bearer grant
+/// (RFC 7523; fcm.md §6): form body → assertion checks → an access token from the store.
+///
+/// Checks, in order (first failure answers; ``GoogleTokenRule`` has each answer):
+/// form decoding and no repeated parameter; `grant_type`; `assertion`; JWS syntax;
+/// `alg` RS256; `iss` a known `client_email`; `kid` (optional); RS256 signature; `iat`/`exp`
+/// (any NumericDate form, ``NumericDateClaim``); `aud`; `scope`.
+public struct GoogleTokenEndpoint: Sendable {
+    public static let googleTokenURL = "https://oauth2.googleapis.com/token"
+    public static let jwtBearerGrantType = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    public static let firebaseMessagingScope = "https://www.googleapis.com/auth/firebase.messaging"
+    public static let cloudPlatformScope = "https://www.googleapis.com/auth/cloud-platform"
+
+    public var configuration: GoogleTokenEndpointConfiguration
+    public let accounts: [String: GoogleKnownAccount]
+    public let store: FCMAccessTokenStore
+
+    public init(accounts: [GoogleKnownAccount], store: FCMAccessTokenStore,
+                configuration: GoogleTokenEndpointConfiguration = GoogleTokenEndpointConfiguration()) {
+        var byEmail: [String: GoogleKnownAccount] = [:]
+        for a in accounts { byEmail[a.clientEmail] = a }
+        self.accounts = byEmail
+        self.store = store
+        self.configuration = configuration
+    }
+
+    /// Handles one token request body at time `now` (epoch seconds).
+    public func handle<Bytes: Collection>(body: Bytes, now: Double) -> GoogleTokenOutcome where Bytes.Element == UInt8 {
+        do throws(GoogleTokenRule) {
+            let assertion = try readForm(body)
+            let (jwt, account) = try authenticate(assertion)
+            try checkTimes(jwt, now: now)
+            guard !Set(jwt.audiences).isDisjoint(with: configuration.audiences) else { throw GoogleTokenRule.wrongAudience }
+            let scopes = (jwt.scope ?? "").split(separator: " ").map(String.init)
+            if configuration.requireFCMScope, Set(scopes).isDisjoint(with: configuration.fcmScopes) { throw GoogleTokenRule.insufficientScope }
+            let grant = store.issue(clientEmail: account.clientEmail, projects: account.projects, scopes: scopes, now: now)
+            return .issued(grant, body: Self.successBody(token: grant.token, expiresIn: store.lifetime))
+        } catch {
+            let e = configuration.error(for: error)
+            return .refused(error, e, body: e.body(layout: configuration.errorLayout))
+        }
+    }
+
+    /// Phase 1: the form parameters; returns the assertion text.
+    func readForm<Bytes: Collection>(_ body: Bytes) throws(GoogleTokenRule) -> String where Bytes.Element == UInt8 {
+        let pairs: [(name: String, value: String)]
+        do { pairs = try FormURLEncoding.decode(body) } catch { throw .malformedBody }
+        var seen = Set<String>()
+        for p in pairs where !seen.insert(p.name).inserted { throw .malformedBody }
+        guard let grantType = pairs.first(where: { $0.name == "grant_type" })?.value else { throw .missingGrantType }
+        guard grantType == Self.jwtBearerGrantType else { throw .unsupportedGrantType }
+        guard let assertion = pairs.first(where: { $0.name == "assertion" })?.value, !assertion.isEmpty else { throw .missingAssertion }
+        return assertion
+    }
+
+    /// Phase 2: who signed it, and the signature.
+    func authenticate(_ assertion: String) throws(GoogleTokenRule) -> (ParsedJWT, GoogleKnownAccount) {
+        let jwt: ParsedJWT
+        do { jwt = try JWT.parse(assertion) } catch {
+            // A JWS whose alg is not one PushDoubleCrypto parses is still a wrong algorithm.
+            switch error {
+            case .jwtAlgorithmNone, .jwtUnsupportedAlgorithm: throw .wrongAlgorithm
+            default: throw .malformedAssertion
+            }
+        }
+        guard jwt.algorithm == .rs256 else { throw .wrongAlgorithm }
+        guard let iss = jwt.issuer, let account = accounts[iss] else { throw .unknownIssuer }
+        var candidates = account.keys
+        if let kid = jwt.keyID, configuration.checkKeyID {
+            candidates = account.keys.filter { $0.keyID == kid }
+            if candidates.isEmpty { throw .unknownKeyID }
+        }
+        for k in candidates where (try? jwt.verify(with: k.key)) != nil { return (jwt, account) }
+        throw .badSignature
+    }
+
+    /// Phase 3: `iat` / `exp` (fcm.md §6.2: exp at most 1 h after iat; §6.3 timeframe error).
+    func checkTimes(_ jwt: ParsedJWT, now: Double) throws(GoogleTokenRule) {
+        guard let iat = jwt.numericDate("iat")?.seconds, let exp = jwt.numericDate("exp")?.seconds else { throw .badTimeframe }
+        let skew = configuration.clockSkew
+        guard exp > iat, exp - iat <= configuration.maxAssertionLifetime,
+              iat <= now + skew, exp >= now - skew else { throw .badTimeframe }
+    }
+
+    /// `{"access_token":"…","expires_in":3599,"token_type":"Bearer"}`: compact, in this
+    /// member order, as fcm.md §6.3 records the success body [O].
+    public static func successBody(token: String, expiresIn: Int) -> [UInt8] {
+        JSONValue.object([("access_token", .string(token)), ("expires_in", .int(Int64(expiresIn))),
+                          ("token_type", "Bearer")]).compactJSONBytes
+    }
+}

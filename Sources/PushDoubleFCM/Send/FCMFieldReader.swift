@@ -1,0 +1,145 @@
+import PushDoubleJSON
+
+/// The field names of one proto message, in both spellings proto3 JSON accepts: the
+/// snake_case proto name and its lowerCamelCase JSON name (fcm.md §2 [A]: "both ... are
+/// accepted"; the SDKs send snake_case).
+struct FCMFieldSchema: Sendable {
+    let names: [String]
+    /// spelling → snake_case name.
+    let lookup: [String: String]
+
+    init(_ names: [String]) {
+        self.names = names
+        var l: [String: String] = [:]
+        for n in names { l[n] = n; l[Self.lowerCamel(n)] = n }
+        lookup = l
+    }
+
+    /// `collapse_key` → `collapseKey`, `direct_boot_ok` → `directBootOk`.
+    static func lowerCamel(_ snake: String) -> String {
+        var out = "", upper = false
+        for c in snake {
+            if c == "_" { upper = true; continue }
+            out.append(upper ? Character(c.uppercased()) : c)
+            upper = false
+        }
+        return out
+    }
+}
+
+/// The members of one JSON object looked up by snake_case name. The first occurrence of a
+/// field wins (in either spelling); `null` counts as absent (proto3 JSON).
+struct FCMObjectFields {
+    let path: String
+    private var values: [String: JSONValue] = [:]
+
+    init(members: [(String, JSONValue)], schema: FCMFieldSchema, path: String, unknown: inout [String]) {
+        self.path = path
+        for (key, value) in members {
+            guard let name = schema.lookup[key] else { unknown.append(path.isEmpty ? key : path + "." + key); continue }
+            if values[name] == nil, !value.isNull { values[name] = value }
+        }
+    }
+
+    subscript(name: String) -> JSONValue? { values[name] }
+    func path(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
+    var isEmpty: Bool { values.isEmpty }
+}
+
+/// The typed reads shared by every part of the validator; each failure is an ``FCMError``.
+struct FCMFieldReader {
+    let configuration: FCMValidatorConfiguration
+    var unknown: [String] = []
+
+    init(configuration: FCMValidatorConfiguration) { self.configuration = configuration }
+
+    func fail(_ rule: FCMValidationRule, _ field: String?) -> FCMError {
+        FCMError(rule: rule, field: field, envelope: configuration.error(for: rule))
+    }
+
+    /// `Invalid value at '<field>' (<TYPE>), <value>` (fcm.md §4.3 doc example 1).
+    func wrongType(_ field: String, _ protoType: String, _ value: JSONValue) -> FCMError {
+        let envelope = configuration.errorOverrides[.wrongType]
+            ?? .invalidValue(field: field, protoType: protoType, valueText: value.compactJSON)
+        return FCMError(rule: .wrongType, field: field, envelope: envelope)
+    }
+
+    /// The fields of the object at `path`; refuses a non-object and, under the `reject`
+    /// policy, any unknown member.
+    mutating func fields(_ value: JSONValue, _ schema: FCMFieldSchema, path: String) throws(FCMError) -> FCMObjectFields {
+        guard case .object(let members) = value else { throw wrongType(path, "TYPE_MESSAGE", value) }
+        let before = unknown.count
+        let f = FCMObjectFields(members: members, schema: schema, path: path, unknown: &unknown)
+        if configuration.unknownFields == .reject, unknown.count > before { throw fail(.unknownField, unknown[before]) }
+        return f
+    }
+
+    mutating func object(_ f: FCMObjectFields, _ name: String, _ schema: FCMFieldSchema) throws(FCMError) -> FCMObjectFields? {
+        guard let v = f[name] else { return nil }
+        return try fields(v, schema, path: f.path(name))
+    }
+
+    func string(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> String? {
+        guard let v = f[name] else { return nil }
+        guard case .string(let s) = v else { throw wrongType(f.path(name), "TYPE_STRING", v) }
+        return s
+    }
+
+    func bool(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> Bool? {
+        guard let v = f[name] else { return nil }
+        guard case .bool(let b) = v else { throw wrongType(f.path(name), "TYPE_BOOL", v) }
+        return b
+    }
+
+    func number(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> Double? {
+        guard let v = f[name] else { return nil }
+        guard let d = v.doubleValue else { throw wrongType(f.path(name), "TYPE_FLOAT", v) }
+        return d
+    }
+
+    /// Any JSON object, kept as sent (`apns.payload`, `webpush.notification`).
+    func anyObject(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> JSONValue? {
+        guard let v = f[name] else { return nil }
+        guard case .object = v else { throw wrongType(f.path(name), "TYPE_MESSAGE", v) }
+        return v
+    }
+
+    /// A `map<string,string>`: a value of another type is `<path>[<index>].value`.
+    func stringMap(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> FCMStringMap? {
+        guard let v = f[name] else { return nil }
+        guard case .object(let members) = v else { throw wrongType(f.path(name), "TYPE_MESSAGE", v) }
+        var map = FCMStringMap()
+        map.entries.reserveCapacity(members.count)
+        for (index, (key, value)) in members.enumerated() {
+            guard case .string(let s) = value else { throw wrongType("\(f.path(name))[\(index)].value", "TYPE_STRING", value) }
+            map.entries.append(.init(key: key, value: s))
+        }
+        return map
+    }
+
+    func stringArray(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> [String]? {
+        guard let v = f[name] else { return nil }
+        guard case .array(let items) = v else { throw wrongType(f.path(name), "TYPE_STRING", v) }
+        var out: [String] = []
+        for (i, item) in items.enumerated() {
+            guard case .string(let s) = item else { throw wrongType("\(f.path(name))[\(i)]", "TYPE_STRING", item) }
+            out.append(s)
+        }
+        return out
+    }
+
+    /// A google-duration string; anything else fails `rule`.
+    func duration(_ f: FCMObjectFields, _ name: String, rule: FCMValidationRule) throws(FCMError) -> FCMDuration? {
+        guard let v = f[name] else { return nil }
+        guard case .string(let s) = v, let d = FCMDuration(s) else { throw fail(rule, f.path(name)) }
+        return d
+    }
+
+    /// An enum given by name: one of `allowed`, compared after `normalise`.
+    func enumName(_ f: FCMObjectFields, _ name: String, allowed: Set<String>, rule: FCMValidationRule,
+                  normalise: (String) -> String = { $0 }) throws(FCMError) -> String? {
+        guard let v = f[name] else { return nil }
+        guard case .string(let s) = v, allowed.contains(normalise(s)) else { throw fail(rule, f.path(name)) }
+        return normalise(s)
+    }
+}

@@ -1,0 +1,155 @@
+/// A google-duration string (`"3.5s"`, `"3s"`, `"3.000000001s"`; fcm.md §2.2 [A]): optional
+/// `-`, decimal seconds, an optional fraction of 1–9 digits, then `s`.
+public struct FCMDuration: Sendable, Equatable {
+    /// Whole seconds (negative for a negative duration).
+    public let seconds: Int64
+    /// Nanoseconds of the fraction, 0...999_999_999, same sign as the duration.
+    public let nanos: Int32
+    /// The text as sent.
+    public let text: String
+
+    /// Parses `text`; nil when it is not a duration string.
+    public init?(_ text: String) {
+        var u = Array(text.utf8)
+        guard u.last == UInt8(ascii: "s") else { return nil }
+        u.removeLast()
+        var negative = false
+        if u.first == UInt8(ascii: "-") { negative = true; u.removeFirst() }
+        let point = u.firstIndex(of: UInt8(ascii: "."))
+        let whole = point.map { Array(u[..<$0]) } ?? u
+        let fraction = point.map { Array(u[($0 + 1)...]) } ?? []
+        guard !whole.isEmpty, whole.count <= 12, whole.allSatisfy(Self.isDigit) else { return nil }
+        if point != nil { guard (1...9).contains(fraction.count), fraction.allSatisfy(Self.isDigit) else { return nil } }
+        var s: Int64 = 0
+        for d in whole { s = s * 10 + Int64(d - 0x30) }
+        var n: Int32 = 0
+        for i in 0..<9 { n = n * 10 + (i < fraction.count ? Int32(fraction[i] - 0x30) : 0) }
+        self.seconds = negative ? -s : s
+        self.nanos = negative ? -n : n
+        self.text = text
+    }
+
+    /// The duration rounded down to whole seconds, as FCM does for a TTL (fcm.md §2.2).
+    public var wholeSeconds: Int64 { (seconds < 0 || nanos < 0) && nanos != 0 ? seconds - 1 : seconds }
+
+    private static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+}
+
+/// Topic names and topic conditions (fcm.md §2.1).
+public enum FCMTopicSyntax {
+    /// The characters of a topic name: `[a-zA-Z0-9-_.~%]` (the Go SDK's check, fcm.md §2.1 [L]).
+    static func isTopicCharacter(_ c: UInt8) -> Bool {
+        switch c {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x5F, 0x2E, 0x7E, 0x25: return true
+        default: return false
+        }
+    }
+
+    /// `^(/topics/)?(private/)?[a-zA-Z0-9-_.~%]+$` (fcm.md §2.1, the Go SDK's pattern [L]);
+    /// with `allowTopicsPrefix` false the `/topics/` prefix is refused (the SDKs strip it).
+    public static func isValidTopic(_ topic: String, allowTopicsPrefix: Bool) -> Bool {
+        var rest = Substring(topic)
+        if rest.hasPrefix("/topics/") {
+            guard allowTopicsPrefix else { return false }
+            rest = rest.dropFirst("/topics/".count)
+        }
+        if rest.hasPrefix("private/") { rest = rest.dropFirst("private/".count) }
+        return !rest.isEmpty && rest.utf8.allSatisfy(isTopicCharacter)
+    }
+
+    /// Parses a topic condition and returns the topic names it mentions, nil when malformed.
+    ///
+    /// fcm.md §2.1 gives one example, `'foo' in topics && 'bar' in topics`. The grammar read
+    /// here is that example's, widened leniently: terms `'<topic>' in topics` (single or
+    /// double quotes, topic characters as above), joined by `&&` or `||`, with `!` and
+    /// parentheses; any whitespace between tokens.
+    public static func conditionTopics(_ condition: String) -> [String]? {
+        var p = ConditionParser(Array(condition.utf8))
+        guard p.expression(depth: 0), p.atEnd else { return nil }
+        return p.topics
+    }
+}
+
+/// Recursive-descent reader of the condition grammar above.
+private struct ConditionParser {
+    let u: [UInt8]
+    var i = 0
+    var topics: [String] = []
+    init(_ u: [UInt8]) { self.u = u }
+
+    static let maxDepth = 32
+
+    var atEnd: Bool { mutating get { skipSpace(); return i == u.count } }
+
+    mutating func skipSpace() { while i < u.count, u[i] == 0x20 || u[i] == 0x09 || u[i] == 0x0A || u[i] == 0x0D { i += 1 } }
+
+    mutating func take(_ s: String) -> Bool {
+        skipSpace()
+        let b = Array(s.utf8)
+        guard i + b.count <= u.count, Array(u[i..<(i + b.count)]) == b else { return false }
+        i += b.count
+        return true
+    }
+
+    /// expression := term (('&&' | '||') term)*
+    mutating func expression(depth: Int) -> Bool {
+        guard depth < Self.maxDepth, term(depth: depth) else { return false }
+        while take("&&") || take("||") { guard term(depth: depth) else { return false } }
+        return true
+    }
+
+    /// term := '!' term | '(' expression ')' | quoted-topic 'in' 'topics'
+    mutating func term(depth: Int) -> Bool {
+        guard depth < Self.maxDepth else { return false }
+        if take("!") { return term(depth: depth + 1) }
+        if take("(") { return expression(depth: depth + 1) && take(")") }
+        skipSpace()
+        guard i < u.count, u[i] == 0x27 || u[i] == 0x22 else { return false }
+        let quote = u[i]
+        i += 1
+        let start = i
+        while i < u.count, u[i] != quote {
+            guard FCMTopicSyntax.isTopicCharacter(u[i]) else { return false }
+            i += 1
+        }
+        guard i < u.count, i > start else { return false }
+        topics.append(String(decoding: u[start..<i], as: UTF8.self))
+        i += 1
+        // `in` and `topics` are words: a space (or quote/paren boundary) must separate them.
+        guard take("in"), i < u.count, u[i] == 0x20 || u[i] == 0x09 else { return false }
+        guard take("topics") else { return false }
+        if i < u.count, FCMTopicSyntax.isTopicCharacter(u[i]) { return false }
+        return true
+    }
+}
+
+/// RFC 3339 timestamps (`AndroidNotification.event_time`, fcm.md §2.3 [A]).
+public enum FCMTimestampSyntax {
+    /// `YYYY-MM-DDTHH:MM:SS[.fraction]` then `Z` or `±HH:MM` (RFC 3339 §5.6; `t`/`z` in either
+    /// case, RFC 3339 §5.6 NOTE), fields in range (seconds up to 60 for a leap second).
+    public static func isValid(_ text: String) -> Bool {
+        let u = Array(text.utf8)
+        func num(_ at: Int, _ n: Int) -> Int? {
+            guard at + n <= u.count else { return nil }
+            var v = 0
+            for k in at..<(at + n) { guard u[k] >= 0x30 && u[k] <= 0x39 else { return nil }; v = v * 10 + Int(u[k] - 0x30) }
+            return v
+        }
+        guard u.count >= 20, let _ = num(0, 4), u[4] == 0x2D, let mo = num(5, 2), u[7] == 0x2D, let d = num(8, 2),
+              u[10] == 0x54 || u[10] == 0x74, let h = num(11, 2), u[13] == 0x3A, let mi = num(14, 2), u[16] == 0x3A,
+              let s = num(17, 2) else { return false }
+        guard (1...12).contains(mo), (1...31).contains(d), h <= 23, mi <= 59, s <= 60 else { return false }
+        var i = 19
+        if u[i] == 0x2E {
+            i += 1
+            let start = i
+            while i < u.count, u[i] >= 0x30 && u[i] <= 0x39 { i += 1 }
+            guard i > start else { return false }
+        }
+        guard i < u.count else { return false }
+        if u[i] == 0x5A || u[i] == 0x7A { return i + 1 == u.count }
+        guard u[i] == 0x2B || u[i] == 0x2D, let oh = num(i + 1, 2), i + 3 < u.count, u[i + 3] == 0x3A,
+              let om = num(i + 4, 2), i + 6 == u.count else { return false }
+        return oh <= 23 && om <= 59
+    }
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The README's test command: installs what the tests need on a fresh Debian machine, builds,
+# and runs every test. `.ci/run` calls this same script.
+#   bash Tests/run.sh                  # install peers, build, run all tests
+#   bash Tests/run.sh --filter APNs    # extra arguments go to `swift test`
+# What it installs (only when missing):
+#   - Debian: curl, openssl (integration tests, certificate checks); nghttp2-client (h2load,
+#     nghttp) and nghttp2-server (nghttpd), nginx-light: interop peers and benchmark references;
+#     libxml2-utils (xmllint validates the JUnit report); libssl-dev + pkg-config (OpenSSL 3).
+#   - PyPI: the third-party clients the interop tests drive (Tests/Interop/requirements.txt).
+# Needs root or sudo for apt-get; set PUSHDOUBLE_NO_INSTALL=1 to skip installing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo "$@"; else
+  echo "test: need root (or sudo) to run: $*" >&2; return 1; fi; }
+
+if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  need_apt=()
+  command -v curl >/dev/null 2>&1 || need_apt+=(curl)
+  command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
+  command -v h2load >/dev/null 2>&1 || need_apt+=(nghttp2-client)
+  command -v nghttpd >/dev/null 2>&1 || need_apt+=(nghttp2-server)
+  command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
+  command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
+  pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
+  if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "test: installing ${need_apt[*]}"
+    as_root apt-get update -qq
+    as_root apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
+  fi
+  python3 -m pip install -q --disable-pip-version-check -r Tests/Interop/requirements.txt
+fi
+
+swift build
+swift build --build-tests
+# Every test is XCTest; --disable-swift-testing stops the empty Swift Testing pass from
+# printing "Test run with 0 tests" after XCTest's real count.
+log=$(mktemp)
+set +e
+swift test --skip-build --disable-swift-testing "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# A plain closing line with the real counts (from XCTest's last "Executed N tests" line).
+summary=$(grep -E '^[[:space:]]*Executed [0-9]+ tests?, with [0-9]+ failures?' "$log" | tail -n 1)
+rm -f "$log"
+if [ -z "$summary" ]; then echo "test: no XCTest summary line found"; exit 1; fi
+total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
+failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
+echo "tests: $((total - failed)) passed, $failed failed"
+exit "$status"
