@@ -8,29 +8,45 @@ import Glibc
 /// Command-line options.
 struct SenderArguments {
     var mutant: Mutant?
+    var variant: Variant?
+    var seed: UInt64?
     var scripted = false
     var listMutants = false
+    var listVariants = false
     var help = false
 
-    enum ParseError: Error { case unknownMutant(String), missingValue(String), unknownOption(String) }
+    enum ParseError: Error {
+        case unknownMutant(String), unknownVariant(String), badSeed(String), missingValue(String), unknownOption(String)
+    }
+
+    /// The options that take a value, as `--name VALUE` or `--name=VALUE`.
+    private static let valued = ["--mutant", "--variant", "--seed"]
 
     init(_ args: [String]) throws(ParseError) {
         var i = 0
         while i < args.count {
-            let a = args[i]
+            var a = args[i]
             var value: String?
-            if a.hasPrefix("--mutant=") { value = String(a.dropFirst("--mutant=".count)) }
-            switch a {
-            case "--mutant":
+            if let eq = a.firstIndex(of: "="), Self.valued.contains(String(a[..<eq])) {
+                value = String(a[a.index(after: eq)...])
+                a = String(a[..<eq])
+            } else if Self.valued.contains(a) {
                 guard i + 1 < args.count else { throw .missingValue(a) }
                 i += 1
                 value = args[i]
-                fallthrough
-            case _ where value != nil:
-                let name = value!
-                guard let m = Mutant(rawValue: name) else { throw .unknownMutant(name) }
+            }
+            switch a {
+            case "--mutant":
+                guard let m = Mutant(rawValue: value!) else { throw .unknownMutant(value!) }
                 mutant = m
+            case "--variant":
+                guard let v = Variant(rawValue: value!) else { throw .unknownVariant(value!) }
+                variant = v
+            case "--seed":
+                guard let n = UInt64(value!) else { throw .badSeed(value!) }
+                seed = n
             case "--list-mutants": listMutants = true
+            case "--list-variants": listVariants = true
             case "--scripted-apns": scripted = true
             case "-h", "--help": help = true
             default: throw .unknownOption(a)
@@ -40,12 +56,14 @@ struct SenderArguments {
     }
 
     static let usage = """
-    usage: pushdouble-reference-sender [--mutant NAME] [--list-mutants] [--scripted-apns]
+    usage: pushdouble-reference-sender [--mutant NAME] [--variant NAME] [--seed N]
+                                       [--list-mutants] [--list-variants] [--scripted-apns]
 
     Speaks PushDouble driver protocol v1 (JSON-RPC 2.0, one message per line) on
     stdin/stdout and sends APNs pushes correctly. --mutant plants one known bug
-    (see --list-mutants). --scripted-apns answers from an in-memory APNs with virtual
-    time, for testing the sender itself.
+    (see --list-mutants). --variant picks another correct behaviour (see
+    --list-variants). --seed N makes backoff jitter reproducible. --scripted-apns
+    answers from an in-memory APNs with virtual time, for testing the sender itself.
     """
 }
 
@@ -57,6 +75,10 @@ do {
     switch error {
     case .unknownMutant(let name):
         Log.info("unknown mutant \"\(name)\"; known mutants: " + Mutant.allCases.map(\.rawValue).joined(separator: ", "))
+    case .unknownVariant(let name):
+        Log.info("unknown variant \"\(name)\"; known variants: " + Variant.allCases.map(\.rawValue).joined(separator: ", "))
+    case .badSeed(let value):
+        Log.info("--seed needs a non-negative integer, not \"\(value)\"")
     case .missingValue(let option):
         Log.info("\(option) needs a value")
     case .unknownOption(let option):
@@ -72,8 +94,12 @@ if arguments.listMutants {
     for m in Mutant.allCases { print("\(m.rawValue)\t\(m.summary)") }
     exit(0)
 }
+if arguments.listVariants {
+    for v in Variant.allCases { print("\(v.rawValue)\t\(v.summary)") }
+    exit(0)
+}
 
-let server = DriverServer(mutant: arguments.mutant, environment: ProcessInfo.processInfo.environment,
+let server = DriverServer(mutant: arguments.mutant, variant: arguments.variant, seed: arguments.seed, environment: ProcessInfo.processInfo.environment,
                           scripted: arguments.scripted ? ScriptedAPNs() : nil)
 let status = await server.run()
 exit(status)

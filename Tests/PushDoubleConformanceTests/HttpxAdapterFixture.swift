@@ -12,6 +12,7 @@ import json, random, sys, time, uuid
 import httpx, jwt, os
 
 MUTANT = os.environ.get("MUTANT", "")  # plants one known bug, for the suite's own tests
+JWT_FORM = os.environ.get("JWT_FORM", "")  # a tolerated non-standard JWT: fraction | string | extra (iat, claims)
 
 cfg, clients, dead, tok = {}, {}, {}, {}
 PERMANENT_DEAD = {"Unregistered", "ExpiredToken", "BadDeviceToken", "DeviceTokenNotForTopic"}
@@ -21,8 +22,12 @@ SUFFIX = {"voip": ".voip", "location": ".location-query", "complication": ".comp
 def provider_token(fresh=False):
     if fresh or "jwt" not in tok or MUTANT == "jwt-per-request":
         key = open(cfg["keyFile"]).read()
-        tok["jwt"] = jwt.encode({"iss": cfg["teamId"], "iat": int(time.time())}, key, algorithm="ES256",
-                                headers={"kid": cfg["keyId"]})
+        iat = int(time.time())
+        claims = {"iss": cfg["teamId"], "iat": iat}
+        if JWT_FORM == "fraction": claims["iat"] = iat + 0.25
+        if JWT_FORM == "string": claims["iat"] = str(iat)
+        if JWT_FORM == "extra": claims["jti"] = str(uuid.uuid4())
+        tok["jwt"] = jwt.encode(claims, key, algorithm="ES256", headers={"kid": cfg["keyId"]})
     return tok["jwt"]
 
 def client(url):

@@ -198,9 +198,12 @@ enum ReferenceSenderFixtures {
 
 extension XCTestCase {
     /// Starts the sender in scripted-APNs mode and initializes it.
-    func startScriptedSender(mutant: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> ReferenceSenderProcess {
+    func startScriptedSender(mutant: String? = nil, variant: String? = nil, seed: UInt64? = nil,
+                             file: StaticString = #filePath, line: UInt = #line) throws -> ReferenceSenderProcess {
         var args = ["--scripted-apns"]
         if let mutant { args += ["--mutant", mutant] }
+        if let variant { args += ["--variant", variant] }
+        if let seed { args += ["--seed", String(seed)] }
         let s = try ReferenceSenderProcess(arguments: args)
         let r = try s.result("initialize", ReferenceSenderFixtures.initializeParams, file: file, line: line)
         XCTAssertEqual(r["providers"] as? [String], ["apns"], file: file, line: line)

@@ -102,25 +102,65 @@ final class RetryChecksTests: XCTestCase {
         XCTAssertVerdict(b.run(RetryChecks.boundedAttempts, params(#"{"maxAttempts":3}"#)), .fail)
     }
 
-    func testBackoffGrows() {
+    /// Three devices (d1–d3) answered 500 until their last attempt; `delays[i]` are device
+    /// i's waits between an answer and the next attempt.
+    private func serverErrors(_ delays: [[Double]], reason: String = "InternalServerError", retryAfter: String? = nil) -> HistoryBuilder {
         var b = HistoryBuilder()
-        b.send(["d1"], at: 0, end: 5)
-        b.push("d1", at: 0.0, status: 500, reason: "InternalServerError")
-        b.push("d1", at: 0.105, status: 500, reason: "InternalServerError")   // gap 0.1
-        b.push("d1", at: 0.31, status: 500, reason: "InternalServerError")    // gap 0.2
-        b.push("d1", at: 0.715)                                               // gap 0.4
-        XCTAssertVerdict(b.run(RetryChecks.backoffGrows), .pass)
-        var flat = HistoryBuilder()
-        flat.send(["d1"], at: 0, end: 5)
-        for i in 0..<3 { flat.push("d1", at: Double(i) * 0.105, status: 500, reason: "InternalServerError") }
-        flat.push("d1", at: 0.315)
-        let r = flat.run(RetryChecks.backoffGrows)
-        XCTAssertVerdict(r, .fail)
-        XCTAssertTrue(r.evidence[0].note.contains("do not grow"))
-        var immediate = HistoryBuilder()
-        immediate.send(["d1"], at: 0, end: 5)
-        for i in 0..<4 { immediate.push("d1", at: Double(i) * 0.006, status: 500, reason: "InternalServerError") }
-        XCTAssertVerdict(immediate.run(RetryChecks.backoffGrows), .fail)
+        b.send(delays.indices.map { "d\($0 + 1)" }, at: 0, end: 20)
+        let answer = 0.005  // each attempt is answered 5 ms after it arrives
+        for (i, gaps) in delays.enumerated() {
+            var t = 0.001 * Double(i)
+            for g in gaps {
+                b.push("d\(i + 1)", at: t, status: 500, reason: reason, responseHeaders: retryAfter.map { [["retry-after", $0]] } ?? [],
+                       duration: answer)
+                t += answer + g
+            }
+            b.push("d\(i + 1)", at: t)
+        }
+        return b
+    }
+
+    func testBackoffGrows() {
+        XCTAssertEqual(RetryChecks.backoffGrows.severity, .should)
+        // Partial jitter, steps tripling: grows.
+        XCTAssertVerdict(serverErrors([[0.19, 0.58, 1.7], [0.2, 0.55, 1.75], [0.18, 0.6, 1.62]]).run(RetryChecks.backoffGrows), .pass)
+        // Full jitter: single messages shrink (0.19 → 0.02), the envelope grows.
+        XCTAssertVerdict(serverErrors([[0.19, 0.02, 0.1], [0.05, 0.35, 0.7], [0.1, 0.2, 0.03]]).run(RetryChecks.backoffGrows), .pass)
+        // Decorrelated jitter: 0.55 → 0.25 → 0.4 for one message, the others grow.
+        XCTAssertVerdict(serverErrors([[0.55, 0.25, 0.4], [0.3, 0.8, 2.1], [0.4, 1.0, 0.6]]).run(RetryChecks.backoffGrows), .pass)
+        // Constant delays: no growth (a SHOULD, so a warning).
+        let flat = serverErrors([[0.1, 0.1, 0.1], [0.1, 0.1, 0.1], [0.1, 0.1, 0.1]]).run(RetryChecks.backoffGrows)
+        XCTAssertVerdict(flat, .warn)
+        XCTAssertTrue(flat.message.contains("does not grow"), flat.message)
+        XCTAssertVerdict(serverErrors([[0.001, 0.001, 0.002], [0.001, 0.001, 0.001], [0.002, 0.001, 0.001]]).run(RetryChecks.backoffGrows), .warn)
+        // Fewer than three messages retried twice: growth of a jittered backoff not observable.
+        XCTAssertVerdict(serverErrors([[0.1, 0.1, 0.1], [0.1, 0.1, 0.1]]).run(RetryChecks.backoffGrows), .notApplicable)
+        // 503 Shutdown is resent at once (not a backoff), so not judged.
+        XCTAssertVerdict(serverErrors([[0.001, 0.001], [0.001, 0.001], [0.001, 0.001]], reason: "Shutdown").run(RetryChecks.backoffGrows),
+                         .notApplicable)
+    }
+
+    func testNoTightRetryLoop() {
+        XCTAssertEqual(RetryChecks.noTightRetryLoop.severity, .must)
+        // Retrying straight away, message after message: a tight loop.
+        let tight = serverErrors([[0.001, 0.001, 0.002], [0.001, 0.003, 0.001], [0.002, 0.001, 0.001]]).run(RetryChecks.noTightRetryLoop)
+        XCTAssertVerdict(tight, .fail)
+        XCTAssertTrue(tight.message.contains("tight retry loop"), tight.message)
+        XCTAssertEqual(tight.evidence.count, 3)
+        // Full jitter with one delay of 2 ms among normal ones: the sequence is judged, not one delay.
+        XCTAssertVerdict(serverErrors([[0.002, 0.3, 0.5], [0.1, 0.05, 0.7], [0.15, 0.2, 0.003]]).run(RetryChecks.noTightRetryLoop), .pass)
+        // One quick retry per message (nothing retried twice): not a loop.
+        XCTAssertVerdict(serverErrors([[0.001], [0.001], [0.001]]).run(RetryChecks.noTightRetryLoop), .notApplicable)
+        // Retry-After answers are apns.retry-after's business; Shutdown is resent at once.
+        XCTAssertVerdict(serverErrors([[0.001, 0.001, 0.001]], retryAfter: "0").run(RetryChecks.noTightRetryLoop), .notApplicable)
+        XCTAssertVerdict(serverErrors([[0.001, 0.001, 0.001]], reason: "Shutdown").run(RetryChecks.noTightRetryLoop), .notApplicable)
+        // 429 without Retry-After counts too; the threshold is a parameter.
+        var throttled = HistoryBuilder()
+        throttled.send(["d1"], at: 0, end: 5)
+        for i in 0..<4 { throttled.push("d1", at: 0.01 * Double(i), status: 429, reason: "TooManyRequests") }
+        throttled.push("d1", at: 0.05)
+        XCTAssertVerdict(throttled.run(RetryChecks.noTightRetryLoop), .fail)
+        XCTAssertVerdict(throttled.run(RetryChecks.noTightRetryLoop, params(#"{"minMeanDelay":0.001}"#)), .pass)
     }
 
     func testBackoffJitterWarns() {

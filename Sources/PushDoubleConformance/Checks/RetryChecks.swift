@@ -117,40 +117,84 @@ enum RetryChecks {
                          over.map { Evidence("\($0[0].device) in step \($0[0].step + 1): \($0.count) attempts", seqs: $0.map(\.seq)) })
     }
 
+    /// The server said "try later" without saying when: 429 or 5xx without Retry-After,
+    /// except 503 Shutdown (the server is going away: resend at once on a new connection).
+    static func askedToBackOff(_ p: APNsPush, serverErrorsOnly: Bool) -> Bool {
+        guard let s = p.status, !p.accepted, p.responseHeader("retry-after") == nil, p.reason != "Shutdown" else { return false }
+        return s >= 500 || (!serverErrorsOnly && s == 429)
+    }
+
     /// Gaps between a failed attempt's answer and the next attempt, for 5xx without Retry-After.
-    static func serverErrorGaps(_ g: [APNsPush]) -> [Double] {
+    static func serverErrorGaps(_ g: [APNsPush]) -> [Double] { backoffGaps(g, serverErrorsOnly: true) }
+
+    /// Gaps (answer → next attempt) after each attempt the server asked to back off from.
+    static func backoffGaps(_ g: [APNsPush], serverErrorsOnly: Bool) -> [Double] {
         var gaps: [Double] = []
-        for i in 0..<(max(g.count - 1, 0)) {
-            let p = g[i]
-            guard let s = p.status, s >= 500, p.responseHeader("retry-after") == nil else { continue }
-            gaps.append(g[i + 1].start.timeIntervalSince(p.end))
+        for i in 0..<(max(g.count - 1, 0)) where askedToBackOff(g[i], serverErrorsOnly: serverErrorsOnly) {
+            gaps.append(max(0, g[i + 1].start.timeIntervalSince(g[i].end)))
         }
         return gaps
     }
 
-    static let backoffGrows = CheckDefinition(
-        id: "apns.backoff-grows", title: "Backoff grows between 5xx retries",
-        reference: "A4, G3; apns.md §7.2 (retry with backoff)", severity: .must
+    static func text(_ gaps: [Double]) -> String { gaps.map { String(format: "%.3f", $0) }.joined(separator: ", ") }
+
+    /// Default least mean delay of a retry loop (seconds): a sender that retries straight
+    /// away takes ~1–5 ms per round on loopback; every backoff scheme averages far more.
+    static let tightLoopMeanDelay = 0.02
+
+    static let noTightRetryLoop = CheckDefinition(
+        id: "apns.no-tight-retry-loop", title: "No tight retry loop: retries the server asked to delay are spread out",
+        reference: "A3, A4, G3; apns.md §7.2 (429: retry after a delay; 5xx: retry with backoff)", severity: .must
     ) { ctx in
         let h = APNsHistory(ctx)
-        var problems: [Evidence] = []
-        var judged = 0
+        let minMean = ctx.params["minMeanDelay"]?.doubleValue ?? tightLoopMeanDelay
+        // The sequence is judged, never one delay (DESIGN §5): every message retried at least
+        // twice after 429/5xx without Retry-After, their delays pooled.
+        var loops: [([APNsPush], [Double])] = []
+        for g in h.groups {
+            let gaps = backoffGaps(g, serverErrorsOnly: false)
+            if gaps.count >= 2 { loops.append((g, gaps)) }
+        }
+        let all = loops.flatMap(\.1)
+        guard all.count >= 3 else { return .notApplicable("fewer than three retries in messages retried twice after 429/5xx without Retry-After") }
+        let mean = all.reduce(0, +) / Double(all.count)
+        let summary = String(format: "%d retries in %d message(s), mean delay %.3f s (least %.3f s)", all.count, loops.count, mean, minMean)
+        if mean >= minMean { return .held(summary) }
+        return .violated("tight retry loop: " + summary,
+                         loops.map { g, gaps in Evidence("\(g[0].device): delays \(text(gaps)) s", seqs: g.map(\.seq)) })
+    }
+
+    static let backoffGrows = CheckDefinition(
+        id: "apns.backoff-grows", title: "Backoff grows between 5xx retries",
+        reference: "A4, G3 (jitter and caps are policy); apns.md §7.2 (retry with backoff)", severity: .should
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        // The envelope over messages, per retry number: a jittered delay may be shorter than
+        // the one before it (full or decorrelated jitter), but the largest and the mean delay
+        // at later retries exceed those of the first retry when the backoff grows.
+        var rows: [([APNsPush], [Double])] = []
         for g in h.groups {
             let gaps = serverErrorGaps(g)
-            guard gaps.count >= 2 else { continue }
-            judged += 1
-            let first = gaps[0], laterMax = gaps.dropFirst().max() ?? 0
-            let text = gaps.map { String(format: "%.3f", $0) }.joined(separator: ", ")
-            // Scheduling noise only ever lengthens a gap, so a long later gap (≥ 0.25 s) counts as
-            // growth even when noise inflated the first one; tiny gaps never do.
-            let grew = laterMax >= max(0.05, first * 1.25) || laterMax >= 0.25
-            if !grew {
-                problems.append(Evidence("\(g[0].device): delays between retries \(text) s do not grow", seqs: g.map(\.seq)))
-            }
+            if gaps.count >= 2 { rows.append((g, gaps)) }
         }
-        if judged == 0 { return .notApplicable("no message was retried twice after 5xx") }
-        return problems.isEmpty ? .held("backoff grew for \(judged) message(s)")
-            : .violated("retries without growing backoff", problems)
+        guard rows.count >= 3 else {
+            return .notApplicable("fewer than three messages retried twice after 5xx: a jittered backoff's growth is not observable")
+        }
+        let depth = rows.map(\.1.count).max() ?? 0
+        var maxima: [Double] = [], means: [Double] = []
+        for k in 0..<depth {
+            let at = rows.compactMap { $0.1.count > k ? $0.1[k] : nil }
+            maxima.append(at.max() ?? 0)
+            means.append(at.reduce(0, +) / Double(max(at.count, 1)))
+        }
+        func grew(_ v: [Double]) -> Bool {
+            let later = v.dropFirst().max() ?? 0
+            return later >= max(0.05, v[0] * 1.25)
+        }
+        let envelope = "largest delay per retry \(text(maxima)) s, mean \(text(means)) s over \(rows.count) messages"
+        if grew(maxima) || grew(means) { return .held(envelope) }
+        return .violated("backoff does not grow: " + envelope,
+                         rows.map { g, gaps in Evidence("\(g[0].device): delays \(text(gaps)) s", seqs: g.map(\.seq)) })
     }
 
     static let backoffJitter = CheckDefinition(

@@ -24,17 +24,27 @@ final class APNsSender: Sendable {
     let dead = DeadTokenRegistry()
     let clock: any SenderClock
     let mutant: Mutant?
+    let variant: Variant?
     let decider: RetryDecider
     let builder: APNsRequestBuilder
+    let random: JitterSource
 
+    /// - Parameter variant: a correct alternative behaviour (``Variant``); `policy` nil = the
+    ///   variant's retry policy (the default one without a variant).
     init(settings: APNsSettings, signer: any ProviderTokenSigner, connector: any APNsConnector,
-         clock: any SenderClock, mutant: Mutant?, policy: RetryPolicy = RetryPolicy()) {
+         clock: any SenderClock, mutant: Mutant?, variant: Variant? = nil, random: JitterSource = JitterSource(seed: nil),
+         policy: RetryPolicy? = nil) {
         self.settings = settings
-        self.tokens = ProviderTokenCache(signer: signer, perRequest: mutant == .jwtPerRequest)
-        self.pool = ConnectionPool(connector: connector, clock: clock)
+        // jwt-refresh-50min: the first token is 49 min 59 s old (by its whole-second iat), so
+        // its 50-min refresh comes at the next second boundary, inside a conformance case.
+        let inherited = variant == .jwtRefresh50min ? APNs.jwtRefreshSeconds - 1 : nil
+        self.tokens = ProviderTokenCache(signer: signer, perRequest: mutant == .jwtPerRequest, inheritedAge: inherited)
+        self.pool = ConnectionPool(connector: connector, clock: clock, size: variant == .multiConnection ? Variant.poolSize : 1)
         self.clock = clock
         self.mutant = mutant
-        self.decider = RetryDecider(policy: policy, mutant: mutant)
+        self.variant = variant
+        self.random = random
+        self.decider = RetryDecider(policy: policy ?? RetryPolicy.forVariant(variant), mutant: mutant)
         self.builder = APNsRequestBuilder(mutant: mutant)
     }
 
@@ -102,10 +112,19 @@ final class APNsSender: Sendable {
     /// The attempt loop for one prepared push (same apns-id on every attempt).
     private func deliver(_ push: PreparedPush, deviceID: String) async -> Delivery {
         let endpoint = push.environment == .sandbox ? settings.sandbox : settings.production
-        let key = ConnectionPool.Key(endpoint: endpoint, teamId: settings.teamId)
         var state = RetryState()
         let started = clock.now()
         while true {
+            let token: ProviderTokenCache.Token
+            do {
+                token = try tokens.token(teamId: settings.teamId, keyId: settings.keyId, now: clock.now())
+            } catch {
+                Log.info("device \(deviceID): cannot sign the provider token: \(error)")
+                return Delivery(result: DeviceResult(device: deviceID, outcome: .failed, reason: "ProviderTokenSigningFailed"))
+            }
+            // jwt-refresh-50min binds connections to a token: a new token, a new connection.
+            let key = ConnectionPool.Key(endpoint: endpoint, teamId: settings.teamId,
+                                         generation: variant == .jwtRefresh50min ? token.generation : 0)
             let connected = mutant == .connectionPerPush
                 ? await pool.unpooledConnection(for: key)
                 : await pool.connection(for: key)
@@ -117,13 +136,6 @@ final class APNsSender: Sendable {
                 result = .failure(f)
             case .success(let c):
                 connection = c
-                let token: ProviderTokenCache.Token
-                do {
-                    token = try tokens.token(teamId: settings.teamId, keyId: settings.keyId, now: clock.now())
-                } catch {
-                    Log.info("device \(deviceID): cannot sign the provider token: \(error)")
-                    return Delivery(result: DeviceResult(device: deviceID, outcome: .failed, reason: "ProviderTokenSigningFailed"))
-                }
                 usedToken = token
                 var headers: [(name: String, value: String)] = [(APNs.Header.authorization, "bearer " + token.jwt)]
                 headers.append(contentsOf: push.headers)
@@ -147,7 +159,7 @@ final class APNsSender: Sendable {
                 if action.refreshToken, let usedToken {
                     tokens.invalidate(teamId: settings.teamId, keyId: settings.keyId, token: usedToken)
                 }
-                let wait = decider.delay(for: action, failedAttempts: state.failedAttempts, random: Double.random(in: 0...1))
+                let wait = decider.delay(for: action, state: &state, random: random.unit())
                 if clock.now() + wait - started > decider.policy.maxTotalSeconds {
                     Log.info("device \(deviceID): failed (\(action.reason)); no time left for another attempt")
                     return Delivery(result: DeviceResult(device: deviceID, outcome: .failed, reason: action.reason),

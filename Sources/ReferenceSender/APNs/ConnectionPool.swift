@@ -1,12 +1,25 @@
-/// One HTTP/2 connection per (endpoint, team), opened on first use, reused by every push
-/// (README A10, A11), replaced when it dies or is retired (GOAWAY, Shutdown,
-/// UnrelatedKeyIdInToken). Concurrent callers share one connect (single flight).
+/// HTTP/2 connections per (endpoint, team): by default one, opened on first use, reused by
+/// every push (README A10, A11), replaced when it dies or is retired (GOAWAY, Shutdown,
+/// UnrelatedKeyIdInToken). With `size` > 1 (the `multi-connection` variant) each key has
+/// that many slots, handed out round-robin, each slot's connection reused the same way.
+/// Concurrent callers of one slot share one connect (single flight).
+///
+/// A key may carry a token generation (the `jwt-refresh-50min` variant): asking for a newer
+/// generation retires the connections of older ones, so no connection ever sees its
+/// provider token replaced (apns.md §5: token updates are counted per connection).
 ///
 /// Threading: an actor; connections themselves are thread-safe.
 actor ConnectionPool {
     struct Key: Hashable, Sendable {
         var endpoint: APNsEndpoint
         var teamId: String
+        /// The provider token generation the connection is bound to (0: not bound).
+        var generation: Int = 0
+    }
+
+    private struct Slot: Hashable {
+        var key: Key
+        var index: Int
     }
 
     /// A connection unused this long is replaced rather than reused: Apple asks for a
@@ -15,43 +28,62 @@ actor ConnectionPool {
 
     private let connector: any APNsConnector
     private let clock: any SenderClock
-    private var current: [Key: any APNsConnection] = [:]
-    private var lastUsed: [Key: Double] = [:]
-    private var connecting: [Key: Task<Result<any APNsConnection, TransportFailure>, Never>] = [:]
+    /// Connections per key.
+    let size: Int
+    private var current: [Slot: any APNsConnection] = [:]
+    private var lastUsed: [Slot: Double] = [:]
+    private var connecting: [Slot: Task<Result<any APNsConnection, TransportFailure>, Never>] = [:]
+    /// Round-robin position per key.
+    private var nextSlot: [Key: Int] = [:]
     /// Retired connections still finishing in-flight streams; closed by ``closeRetired()``.
     private var retired: [any APNsConnection] = []
     private(set) var opened = 0
 
-    init(connector: any APNsConnector, clock: any SenderClock) {
+    init(connector: any APNsConnector, clock: any SenderClock, size: Int = 1) {
         self.connector = connector
         self.clock = clock
+        self.size = max(1, size)
     }
 
-    /// The pooled connection for `key`, opening one if needed.
+    /// A pooled connection for `key` (the next slot, round-robin), opening one if needed.
     func connection(for key: Key) async -> Result<any APNsConnection, TransportFailure> {
+        retireOlderGenerations(than: key)
+        let index = nextSlot[key, default: 0]
+        nextSlot[key] = (index + 1) % size
+        let slot = Slot(key: key, index: index)
         let now = clock.now()
-        if let c = current[key] {
-            let idle = now - (lastUsed[key] ?? now)
+        if let c = current[slot] {
+            let idle = now - (lastUsed[slot] ?? now)
             if c.isUsable && idle < Self.maxIdleSeconds {
-                lastUsed[key] = now
+                lastUsed[slot] = now
                 return .success(c)
             }
-            current[key] = nil
+            current[slot] = nil
             retired.append(c)
         }
-        if let pending = connecting[key] { return await pending.value }
+        if let pending = connecting[slot] { return await pending.value }
         let connector = self.connector
         let endpoint = key.endpoint
         let task = Task { await connector.connect(to: endpoint) }
-        connecting[key] = task
+        connecting[slot] = task
         let result = await task.value
-        connecting[key] = nil
+        connecting[slot] = nil
         if case .success(let c) = result {
             opened += 1
-            current[key] = c
-            lastUsed[key] = clock.now()
+            current[slot] = c
+            lastUsed[slot] = clock.now()
         }
         return result
+    }
+
+    /// Connections of the same endpoint and team bound to an older token generation stop
+    /// getting new streams.
+    private func retireOlderGenerations(than key: Key) {
+        for (slot, c) in current where slot.key.endpoint == key.endpoint && slot.key.teamId == key.teamId
+            && slot.key.generation < key.generation {
+            current[slot] = nil
+            if !retired.contains(where: { $0 === c }) { retired.append(c) }
+        }
     }
 
     /// A private connection for one push (the `connection-per-push` mutant).

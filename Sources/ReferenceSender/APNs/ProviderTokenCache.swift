@@ -11,22 +11,37 @@ protocol ProviderTokenSigner: Sendable {
 /// (README A6: never a new `iat` within 20 min of the last, never older than 60 min),
 /// replaced early only after `ExpiredProviderToken` (A7). Thread-safe: a mutex guards the
 /// table, and minting happens under it so concurrent pushes never mint twice.
+///
+/// `inheritedAge` (the `jwt-refresh-50min` variant) makes the first token of each
+/// (team, key) one that is already that many seconds old, as a worker gets it from a
+/// team-wide token cache; it is then refreshed at 50 min of age like any other.
 final class ProviderTokenCache: Sendable {
     struct Token: Sendable, Equatable {
         var jwt: String
         var issuedAt: Int64
+        /// Counts the tokens minted for this (team, key): 1, 2, …
+        var generation: Int
     }
 
     private struct Key: Hashable { var teamId: String; var keyId: String }
-    private let tokens = Mutex<[Key: Token]>([:])
+    private struct State {
+        var current: [Key: Token] = [:]
+        /// Tokens minted so far per key (kept when a token is invalidated).
+        var minted: [Key: Int] = [:]
+    }
+    private let tokens = Mutex(State())
     private let mints = Mutex<Int>(0)
     private let signer: any ProviderTokenSigner
     private let perRequest: Bool
+    private let inheritedAge: Int64?
 
     /// - Parameter perRequest: the `jwt-per-request` mutant: a newly signed token every call.
-    init(signer: any ProviderTokenSigner, perRequest: Bool = false) {
+    /// - Parameter inheritedAge: seconds by which the first token is already old (below
+    ///   ``APNs/jwtRefreshSeconds``), or nil.
+    init(signer: any ProviderTokenSigner, perRequest: Bool = false, inheritedAge: Int64? = nil) {
         self.signer = signer
         self.perRequest = perRequest
+        self.inheritedAge = inheritedAge.map { min(max(0, $0), APNs.jwtRefreshSeconds - 1) }
     }
 
     /// How many tokens have been minted (for logs and tests).
@@ -36,14 +51,18 @@ final class ProviderTokenCache: Sendable {
     func token(teamId: String, keyId: String, now: Double) throws -> Token {
         let key = Key(teamId: teamId, keyId: keyId)
         let nowSeconds = Int64(now.rounded(.down))
-        return try tokens.withLock { (table: inout [Key: Token]) throws -> Token in
-            if let t = table[key], !perRequest, nowSeconds - t.issuedAt < APNs.jwtRefreshSeconds, nowSeconds >= t.issuedAt {
+        return try tokens.withLock { (state: inout State) throws -> Token in
+            if let t = state.current[key], !perRequest, nowSeconds - t.issuedAt < APNs.jwtRefreshSeconds, nowSeconds >= t.issuedAt {
                 return t
             }
             // The mutant signs anew each time: a distinct JWT string per request (ECDSA
             // signatures are randomised), with the current iat — so only the reuse rule breaks.
-            let t = Token(jwt: try signer.sign(keyId: keyId, teamId: teamId, issuedAt: nowSeconds), issuedAt: nowSeconds)
-            table[key] = t
+            let generation = state.minted[key, default: 0] + 1
+            let issuedAt = generation == 1 ? nowSeconds - (inheritedAge ?? 0) : nowSeconds
+            let t = Token(jwt: try signer.sign(keyId: keyId, teamId: teamId, issuedAt: issuedAt), issuedAt: issuedAt,
+                          generation: generation)
+            state.current[key] = t
+            state.minted[key] = generation
             mints.withLock { $0 += 1 }
             return t
         }
@@ -51,9 +70,9 @@ final class ProviderTokenCache: Sendable {
 
     /// APNs called `token` expired: drop it (if still current) so the next call mints.
     func invalidate(teamId: String, keyId: String, token: Token) {
-        tokens.withLock { table in
+        tokens.withLock { state in
             let key = Key(teamId: teamId, keyId: keyId)
-            if table[key] == token { table[key] = nil }
+            if state.current[key] == token { state.current[key] = nil }
         }
     }
 }

@@ -66,16 +66,48 @@ struct RetryPolicy: Sendable {
     /// Growth factor between steps. 3 rather than 2: the growth must stay visible on the
     /// wire even when network and scheduling latency add ~0.1–0.2 s to every gap.
     var multiplier: Double = 3
-    /// Share of each step that is random (the rest is fixed).
+    /// Share of each step that is random (the rest is fixed), for ``Jitter/partial``.
     var jitterShare: Double = 0.1
+    /// How the delay is drawn from the step.
+    var jitter: Jitter = .partial
+
+    /// Backoff schemes (AWS Architecture Blog, "Exponential Backoff And Jitter", 2015).
+    enum Jitter: Sendable, Equatable {
+        /// The default: delay uniform in [step·(1−jitterShare), step].
+        case partial
+        /// Delay uniform in [0, step].
+        case full
+        /// Delay step/2 + uniform [0, step/2].
+        case equal
+        /// Delay min(cap, uniform [base, 3 × previous delay]); the first previous is `base`.
+        case decorrelated
+    }
+
+    /// The policy of a `--variant` (the default policy when it changes no backoff).
+    static func forVariant(_ variant: Variant?) -> RetryPolicy {
+        var p = RetryPolicy()
+        guard let j = variant?.jitter else { return p }
+        p.jitter = j
+        p.multiplier = 2  // the textbook doubling: these schemes' growth is judged on the envelope
+        return p
+    }
 
     /// Exponential backoff with jitter before retry number `retry` (1 = first retry):
-    /// step = min(cap, base·multiplier^(retry−1)), delay uniform in [step·(1−jitterShare), step].
-    /// Partial rather than full jitter, so that each delay is clearly longer than the one
-    /// before (the growth is observable) while concurrent retries still spread out.
-    func backoff(retry: Int, random: Double) -> Double {
+    /// step = min(cap, base·multiplier^(retry−1)), the delay drawn from it by ``jitter``.
+    /// The default, partial jitter, keeps each delay clearly longer than the one before
+    /// (the growth is observable) while concurrent retries still spread out.
+    /// - Parameter previous: the delay before the previous retry (decorrelated jitter).
+    func backoff(retry: Int, previous: Double? = nil, random: Double) -> Double {
+        let r = min(max(random, 0), 1)
         let step = min(cap, base * pow(multiplier, Double(max(0, retry - 1))))
-        return step * (1 - jitterShare) + step * jitterShare * min(max(random, 0), 1)
+        switch jitter {
+        case .partial: return step * (1 - jitterShare) + step * jitterShare * r
+        case .full: return step * r
+        case .equal: return step / 2 + step / 2 * r
+        case .decorrelated:
+            let upper = max(base, 3 * (previous ?? base))
+            return min(cap, base + (upper - base) * r)
+        }
     }
 }
 
@@ -130,6 +162,8 @@ struct RetryState: Sendable {
     var unprocessedResends = 0
     var refreshedToken = false
     var reconnectedForKey = false
+    /// The last backoff delay waited (decorrelated jitter grows from it).
+    var lastBackoff: Double?
 }
 
 /// The decision table: one attempt's result → finish or retry (README G1–G5, A1–A8, A11).
@@ -218,15 +252,22 @@ struct RetryDecider: Sendable {
         return .retry(action)
     }
 
-    /// Seconds to wait before a retry, after `failedAttempts` failed attempts.
-    func delay(for action: RetryAction, failedAttempts: Int, random: Double) -> Double {
+    /// Seconds to wait before a retry, after `state.failedAttempts` failed attempts; records
+    /// the backoff drawn in `state.lastBackoff`.
+    func delay(for action: RetryAction, state: inout RetryState, random: Double) -> Double {
         guard action.backoff else { return 0 }
         if let ra = action.retryAfter {
             if mutant == .ignoreRetryAfter { return 0 }
-            let jitter = mutant == .noBackoff ? 0 : policy.backoff(retry: failedAttempts, random: random)
+            let jitter = mutant == .noBackoff ? 0 : drawBackoff(state: &state, random: random)
             return max(ra, jitter)
         }
         if mutant == .noBackoff { return 0 }
-        return policy.backoff(retry: failedAttempts, random: random)
+        return drawBackoff(state: &state, random: random)
+    }
+
+    private func drawBackoff(state: inout RetryState, random: Double) -> Double {
+        let d = policy.backoff(retry: state.failedAttempts, previous: state.lastBackoff, random: random)
+        state.lastBackoff = d
+        return d
     }
 }

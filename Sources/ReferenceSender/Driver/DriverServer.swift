@@ -10,14 +10,19 @@ final class DriverServer {
     static let version = "1.0.0"
 
     let mutant: Mutant?
+    let variant: Variant?
+    /// Seed for backoff jitter (nil: the system generator).
+    let seed: UInt64?
     let environment: [String: String]
     /// Scripted test mode: an in-memory APNs and virtual time (see ScriptedTransport.swift).
     let scripted: ScriptedAPNs?
     private var sender: APNsSender?
     private var initialized = false
 
-    init(mutant: Mutant?, environment: [String: String], scripted: ScriptedAPNs?) {
+    init(mutant: Mutant?, variant: Variant? = nil, seed: UInt64? = nil, environment: [String: String], scripted: ScriptedAPNs?) {
         self.mutant = mutant
+        self.variant = variant
+        self.seed = seed
         self.environment = environment
         self.scripted = scripted
     }
@@ -116,7 +121,8 @@ final class DriverServer {
         }
         sender = try makeSender(config)
         Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)"
-                 + (mutant.map { " mutant \($0.rawValue)" } ?? ""))
+                 + (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
+                 + (seed.map { " seed \($0)" } ?? ""))
         return Self.initializeResult(providers: ["apns"])
     }
 
@@ -140,11 +146,14 @@ final class DriverServer {
             throw .invalidParams("apns.keyFile \(config.keyFile) is not a P-256 private key: \(error)")
         }
         let settings = APNsSettings(production: production, sandbox: sandbox, keyId: config.keyId, teamId: config.teamId, topic: config.topic)
+        let random = JitterSource(seed: seed)
         if let scripted {
-            return APNsSender(settings: settings, signer: signer, connector: scripted.connector, clock: scripted.clock, mutant: mutant)
+            return APNsSender(settings: settings, signer: signer, connector: scripted.connector, clock: scripted.clock, mutant: mutant,
+                              variant: variant, random: random)
         }
         let connector = HTTP2APNsConnector(caFile: config.caFile)
-        return APNsSender(settings: settings, signer: signer, connector: connector, clock: SystemSenderClock(), mutant: mutant)
+        return APNsSender(settings: settings, signer: signer, connector: connector, clock: SystemSenderClock(), mutant: mutant,
+                          variant: variant, random: random)
     }
 
     // MARK: send
