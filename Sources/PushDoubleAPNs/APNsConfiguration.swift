@@ -77,7 +77,7 @@ public struct APNsConfiguration: Sendable {
     public var tokenTiming: APNsTokenTiming
     /// Refuse JWTs whose claims are anything but exactly `iss` and `iat` (InvalidProviderToken).
     /// Default false: Apple documents the two claims but is not known to refuse others, so the
-    /// fake accepts them and the conformance runner warns (`apns.jwt-claims`, SHOULD).
+    /// fake accepts them and the conformance runner warns (`apns.jwt-exact-members`, SHOULD).
     public var requireExactClaims: Bool
     /// Which spelling of the environment-key reason to send.
     public var environmentKeySpelling: APNsEnvironmentKeySpelling
