@@ -39,18 +39,14 @@ public struct HistoryQuery: Sendable, Equatable {
 /// Handle returned by ``HistoryStore/subscribe(_:)``; pass it to `unsubscribe`.
 public struct HistorySubscription: Hashable, Sendable { public let id: UInt64 }
 
-/// An exchange as the request path records it: references only (the request as received,
-/// the action as returned), no copies, no text conversion, no encoding. It becomes an
-/// ``Exchange`` when someone reads the history.
+/// An exchange as the request path records it: the request as received, the decoded facts
+/// and the action as returned, by reference, no text conversion, no encoding. The history
+/// packs it (``HistoryStore/RecordBox``) and makes an ``Exchange`` when someone reads it.
 public struct ExchangeRecord: Sendable {
     public var provider: ProviderID
     public var endpoint: String
-    /// The request as received (kept packed in one buffer, see ``PackedRequest``).
-    public var request: HTTPRequest {
-        get { packedRequest.request }
-        set { packedRequest = PackedRequest(newValue) }
-    }
-    private var packedRequest: PackedRequest
+    /// The request as received.
+    public var request: HTTPRequest
     public var token: String?
     public var topic: String?
     public var environment: String?
@@ -74,7 +70,7 @@ public struct ExchangeRecord: Sendable {
                 detail: String?, decidedBy: Decision, receivedAt: Date, respondedAt: Date,
                 notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil) {
         self.notificationMaker = notificationMaker
-        self.provider = provider; self.endpoint = endpoint; self.packedRequest = PackedRequest(request); self.token = token; self.topic = topic
+        self.provider = provider; self.endpoint = endpoint; self.request = request; self.token = token; self.topic = topic
         self.environment = environment; self.deviceID = deviceID; self.auth = auth; self.notification = notification
         self.action = action; self.reason = reason; self.detail = detail; self.decidedBy = decidedBy
         self.receivedAt = receivedAt; self.respondedAt = respondedAt
@@ -85,7 +81,6 @@ public struct ExchangeRecord: Sendable {
         var response = RecordedResponse(action)
         response.reason = reason
         if let detail { response.detail = response.detail.map { detail + "; " + $0 } ?? detail }
-        let request = packedRequest.request
         return Exchange(seq: seq, provider: provider, endpoint: endpoint, transport: request.info, request: RecordedRequest(request),
                         token: token, topic: topic, environment: environment, deviceID: deviceID, auth: auth,
                         notification: notification ?? notificationMaker?(request), response: response, decidedBy: decidedBy,
@@ -93,66 +88,429 @@ public struct ExchangeRecord: Sendable {
     }
 }
 
+/// The few facts of an exchange a one-line log needs, read from a stored record without
+/// building the whole ``Exchange`` (no header arrays, no body text, no notification).
+public struct ExchangeSummary: Sendable, Equatable {
+    public var seq: UInt64
+    public var receivedAt: Date
+    public var provider: ProviderID
+    public var endpoint: String
+    public var method: String
+    public var path: String
+    /// HTTP status sent, if any.
+    public var status: Int?
+    /// ``RecordedResponse/action`` ("respond", "delayed", "reset", …).
+    public var action: String
+    public var reason: String?
+    public var decidedBy: Decision
+    public var connectionID: UInt64
+    public var streamID: UInt32
+
+    public init(seq: UInt64, receivedAt: Date, provider: ProviderID, endpoint: String, method: String, path: String, status: Int?,
+                action: String, reason: String?, decidedBy: Decision, connectionID: UInt64, streamID: UInt32) {
+        self.seq = seq; self.receivedAt = receivedAt; self.provider = provider; self.endpoint = endpoint; self.method = method
+        self.path = path; self.status = status; self.action = action; self.reason = reason; self.decidedBy = decidedBy
+        self.connectionID = connectionID; self.streamID = streamID
+    }
+
+    /// The summary of a full exchange (same facts).
+    public init(_ e: Exchange) {
+        self.init(seq: e.seq, receivedAt: e.receivedAt, provider: e.provider, endpoint: e.endpoint, method: e.request.method,
+                  path: e.request.path, status: e.response.status, action: e.response.action, reason: e.response.reason,
+                  decidedBy: e.decidedBy, connectionID: e.transport.connection.id, streamID: e.transport.streamID)
+    }
+}
+
+/// One stored exchange as handed out by the history (pages, feeds): its sequence number and
+/// a reference to the stored record. Cheap to copy; ``exchange`` and ``summary`` are made
+/// on the reader's thread.
+public struct HistoryItem: Sendable {
+    public let seq: UInt64
+    let entry: HistoryStore.Entry
+
+    init(_ entry: HistoryStore.Entry) { self.seq = entry.seq; self.entry = entry }
+
+    /// The full exchange.
+    public var exchange: Exchange { entry.exchange }
+    /// The facts a log line needs.
+    public var summary: ExchangeSummary { entry.summary }
+    /// Whether the exchange matches every filter of `query` (`limit` is not a filter).
+    public func matches(_ query: HistoryQuery) -> Bool { entry.matches(query) }
+}
+
+/// What a ``HistoryFeed`` hands its reader, in append order.
+public enum HistoryFeedEvent: Sendable {
+    case exchange(HistoryItem)
+    /// This many exchanges were not queued here because the reader was behind by the
+    /// feed's capacity (they are still in the history).
+    case dropped(UInt64)
+}
+
+/// A bounded queue of the exchanges appended from now on, for one reader on its own thread
+/// (the `serve` log, the server-sent-event fan-out): the append path only adds a reference
+/// under the lock it already holds, never formats or encodes, never blocks on the reader.
+/// Beyond `capacity` unread exchanges, further ones are counted instead of queued, and the
+/// count is delivered in order (``HistoryFeedEvent/dropped(_:)``).
+public final class HistoryFeed: Sendable {
+    let id: UInt64
+    public let capacity: Int
+    private let store: HistoryStore
+
+    init(id: UInt64, capacity: Int, store: HistoryStore) { self.id = id; self.capacity = capacity; self.store = store }
+
+    /// Everything queued since the last call (empty if nothing), oldest first.
+    public func take() -> [HistoryFeedEvent] { store.takeFeed(id) }
+
+    /// Stops queueing; what was not taken is discarded.
+    public func cancel() { store.cancelFeed(id) }
+}
+
+/// Runs a reader of a ``HistoryFeed`` on its own thread: every `interval` seconds it takes
+/// what is queued and hands it to `handler` (in one batch, so the reader can write in large
+/// pieces). ``stop()`` hands over the rest, then returns.
+public final class HistoryFeedPump: Sendable {
+    private enum Phase { case running, stopping, stopped }
+    private let feed: HistoryFeed
+    private let phase = Locked(Phase.running)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    public init(feed: HistoryFeed, interval: Double, name: String, handler: @escaping @Sendable ([HistoryFeedEvent]) -> Void) {
+        self.feed = feed
+        let thread = Thread { [feed, phase, wake, finished] in
+            while phase.withLock({ $0 }) == .running {
+                _ = wake.wait(timeout: .now() + interval)
+                let events = feed.take()
+                if !events.isEmpty { handler(events) }
+            }
+            let rest = feed.take()
+            if !rest.isEmpty { handler(rest) }
+            feed.cancel()
+            finished.signal()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Hands over what is still queued and stops the thread (idempotent).
+    public func stop() {
+        let first = phase.withLock { p -> Bool in
+            guard p == .running else { return false }
+            p = .stopping
+            return true
+        }
+        guard first else { return }
+        wake.signal()
+        finished.wait()
+        phase.withLock { $0 = .stopped }
+    }
+}
+
 /// The append-only record of every exchange, bounded by a cap with a visible `dropped` count.
 ///
-/// Thread-safe. `append` takes the lock once, assigns the sequence number and stores the
-/// record as it came (an ``ExchangeRecord`` holds references only); ``Exchange`` values and
-/// JSON are made when the history is read. An exchange evicted by the cap is released
-/// after the lock. Subscribers are called after the lock is released, on the appending
-/// thread, so they must be quick and thread-safe. When the cap is reached the oldest
-/// exchange is dropped and `dropped` grows: never silent.
+/// Thread-safe. `append` packs the record (``RecordBox``: one buffer, repeated strings
+/// pooled, see ``StringPool``), then takes the lock once to assign the sequence number,
+/// store it and queue a reference on each ``HistoryFeed``. ``Exchange`` values and JSON are
+/// made when the history is read, by the reader. An exchange evicted by the cap is released
+/// after the lock. Synchronous subscribers (``subscribe(_:)``) are called after the lock on
+/// the appending thread with a full ``Exchange``, so they cost the request path; readers that
+/// can lag behind use a feed instead. When the cap is reached the oldest exchange is dropped
+/// and `dropped` grows: never silent.
 public final class HistoryStore: Sendable {
-    /// A record on the heap, so the ring holds one reference per exchange (copies of an
-    /// entry cost one retain, not one per field).
+    /// A packed record on the heap (see ``PackedFields`` for the byte layout): the ring holds
+    /// one reference per exchange.
     final class RecordBox: Sendable {
-        let record: ExchangeRecord
+        let provider: ProviderID
+        /// The pool generation the ids in `bytes` refer to.
+        let strings: StringPool.ValueStore
+        let bytes: [UInt8]
+        let connection: SharedConnection
+        let auth: SharedAuth?
+        let notification: JSONValue?
+        let notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)?
+        /// The action when it is not a plain packed response.
+        let action: ResponseAction?
+        let streamID: UInt32
+        let version: HTTPVersion
+        let stage: Decision.Stage
+        let priorityFramesReceived: Int
+        let headReceivedAt: Date, bodyReceivedAt: Date, receivedAt: Date, respondedAt: Date
         /// What finally happened to the answer, if tracked (see ``HistoryOutcome``):
         /// 0 = unknown, else 1 + `ResponseOutcome.Kind` index; and when, in ms since 1970.
         let outcomeKind = Atomic<UInt8>(0)
         let outcomeAtMillis = Atomic<Int64>(0)
-        init(_ record: consuming ExchangeRecord) { self.record = record }
 
-        var exchange: (UInt64) -> Exchange {
-            { seq in
-                var e = self.record.exchange(seq: seq)
-                let k = self.outcomeKind.load(ordering: .acquiring)
-                if k > 0 {
-                    let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
-                    let at = Date(timeIntervalSince1970: Double(self.outcomeAtMillis.load(ordering: .relaxed)) / 1000)
-                    let text = "outcome: \(kinds[Int(k) - 1].rawValue) at \(DateFormats.iso8601(at))"
-                    e.response.detail = e.response.detail.map { $0 + "; " + text } ?? text
+        init(_ r: ExchangeRecord, pool: StringPool) {
+            provider = r.provider
+            let info = r.request.info
+            streamID = info.streamID; version = info.version; priorityFramesReceived = info.priorityFramesReceived
+            headReceivedAt = info.headReceivedAt; bodyReceivedAt = info.bodyReceivedAt
+            receivedAt = r.receivedAt; respondedAt = r.respondedAt
+            stage = r.decidedBy.stage
+            notification = r.notification; notificationMaker = r.notificationMaker
+            var packedResponse: HTTPResponse? = nil
+            if case .respond(let resp) = r.action { packedResponse = resp }
+            action = packedResponse == nil ? r.action : nil
+            (strings, bytes, connection, auth) = pool.withLock { p in
+                p.rotateIfFull()
+                let c = p.connection(info.connection)
+                let a = r.auth.map { p.identity($0) }
+                return (p.store, Self.pack(r, response: packedResponse, &p), c, a)
+            }
+        }
+
+        /// Field order: the filterable fields first, so a query decodes only what it needs.
+        private static func pack(_ r: ExchangeRecord, response: HTTPResponse?, _ p: inout StringPool.Contents) -> [UInt8] {
+            let q = r.request
+            var w = PackedFields.Writer(capacity: 96 + q.path.utf8.count + q.body.count + (response?.body.count ?? 0)
+                                        + q.headers.fields.count * 8 + 64)
+            w.string(r.endpoint, slot: 0, &p)
+            w.string(r.deviceID, slot: 1, &p)
+            w.string(q.path, slot: 2, &p)
+            if let t = r.token {
+                if let n = Self.suffixLength(t, of: q.path) { w.varint(1); w.varint(UInt64(n)) } else { w.varint(2); w.string(t, slot: 3, &p) }
+            } else {
+                w.varint(0)
+            }
+            w.string(q.method, slot: 4, &p)
+            w.string(q.scheme, slot: 5, &p)
+            w.string(q.authority, slot: 6, &p)
+            w.string(r.topic, slot: 7, &p)
+            w.string(r.environment, slot: 8, &p)
+            w.string(r.reason, slot: 9, &p)
+            w.string(r.detail, slot: 10, &p)
+            w.string(r.decidedBy.detail, slot: 11, &p)
+            w.varint(UInt64(q.headers.fields.count))
+            for (i, f) in q.headers.fields.enumerated() {
+                let slot = i < 16 ? 12 + 2 * i : PackedFields.noSlot
+                w.string(f.name, slot: slot, &p)
+                w.string(f.value, slot: slot == PackedFields.noSlot ? slot : slot + 1, &p)
+            }
+            w.data(q.body)
+            if let response {
+                w.varint(1)
+                w.varint(UInt64(response.status))
+                switch response.framing {
+                case .automatic: w.varint(0)
+                case .headersOnly: w.varint(1)
+                case .singleDataFrame: w.varint(2)
+                case .chunked(let maxChunk): w.varint(3); w.varint(UInt64(max(0, maxChunk)))
                 }
-                return e
+                w.varint(UInt64(response.headers.fields.count))
+                for (i, f) in response.headers.fields.enumerated() {
+                    w.string(f.name, slot: i == 0 ? 44 : (i == 1 ? 45 : PackedFields.noSlot), &p)
+                    w.string(f.value, slot: PackedFields.noSlot, &p)
+                }
+                w.data(response.body)
+            } else {
+                w.varint(0)
+            }
+            // The capacity was a guess before pooling: keep no more than the bytes written.
+            guard w.bytes.capacity - w.bytes.count > 32 else { return w.bytes }
+            return [UInt8](unsafeUninitializedCapacity: w.bytes.count) { out, n in
+                n = w.bytes.withUnsafeBufferPointer { out.initialize(fromContentsOf: $0) }
+            }
+        }
+
+        /// The UTF-8 length of `token` when `path` ends with it (the token is then not stored twice).
+        private static func suffixLength(_ token: String, of path: String) -> Int? {
+            var t = token, p = path
+            return t.withUTF8 { tu -> Int? in
+                p.withUTF8 { pu -> Int? in
+                    guard tu.count > 0, tu.count <= pu.count else { return nil }
+                    return memcmp(pu.baseAddress! + (pu.count - tu.count), tu.baseAddress!, tu.count) == 0 ? tu.count : nil
+                }
+            }
+        }
+
+        /// Everything unpacked.
+        struct Unpacked {
+            var endpoint: String, deviceID: String?, path: String, token: String?
+            var method: String, scheme: String, authority: String?, topic: String?, environment: String?
+            var reason: String?, detail: String?, decisionDetail: String?
+            var headers: HTTPHeaders, body: [UInt8], action: ResponseAction
+        }
+
+        private func read<R>(_ body: (inout PackedFields.Reader) -> R) -> R {
+            bytes.withUnsafeBufferPointer { u in
+                var r = PackedFields.Reader(u, pool: strings)
+                return body(&r)
+            }
+        }
+
+        private static func token(_ r: inout PackedFields.Reader, path: String) -> String? {
+            switch r.varint() {
+            case 1:
+                let n = Int(r.varint())
+                return String(decoding: path.utf8.suffix(n), as: UTF8.self)
+            case 2: return r.string()
+            default: return nil
+            }
+        }
+
+        /// The fields a query filters on.
+        var filterFields: (endpoint: String, deviceID: String?, token: String?) {
+            read { r in
+                let endpoint = r.string() ?? ""
+                let device = r.string()
+                let path = r.string() ?? ""
+                return (endpoint, device, Self.token(&r, path: path))
+            }
+        }
+
+        var unpacked: Unpacked {
+            read { r in
+                let endpoint = r.string() ?? "", device = r.string(), path = r.string() ?? ""
+                let token = Self.token(&r, path: path)
+                let method = r.string() ?? "", scheme = r.string() ?? "", authority = r.string()
+                let topic = r.string(), environment = r.string(), reason = r.string(), detail = r.string(), decision = r.string()
+                var headers = HTTPHeaders()
+                let n = Int(r.varint())
+                for _ in 0..<n {
+                    let name = r.string() ?? ""
+                    headers.add(name: name, value: r.string() ?? "")
+                }
+                let body = r.data()
+                let action: ResponseAction
+                if r.varint() == 1 {
+                    let status = Int(r.varint())
+                    let framing: ResponseFraming
+                    switch r.varint() {
+                    case 1: framing = .headersOnly
+                    case 2: framing = .singleDataFrame
+                    case 3: framing = .chunked(maxChunk: Int(r.varint()))
+                    default: framing = .automatic
+                    }
+                    var h = HTTPHeaders()
+                    let m = Int(r.varint())
+                    for _ in 0..<m {
+                        let name = r.string() ?? ""
+                        h.add(name: name, value: r.string() ?? "")
+                    }
+                    action = .respond(HTTPResponse(status: status, headers: h, body: r.data(), framing: framing))
+                } else {
+                    action = self.action ?? .stall
+                }
+                return Unpacked(endpoint: endpoint, deviceID: device, path: path, token: token, method: method, scheme: scheme,
+                                authority: authority, topic: topic, environment: environment, reason: reason, detail: detail,
+                                decisionDetail: decision, headers: headers, body: body, action: action)
+            }
+        }
+
+        var requestInfo: RequestInfo {
+            RequestInfo(connection: connection.info, streamID: streamID, version: version, headReceivedAt: headReceivedAt,
+                        bodyReceivedAt: bodyReceivedAt, priorityFramesReceived: priorityFramesReceived)
+        }
+
+        /// The record as the request path handed it over.
+        var record: ExchangeRecord {
+            let u = unpacked
+            let request = HTTPRequest(method: u.method, path: u.path, scheme: u.scheme, authority: u.authority, headers: u.headers,
+                                      body: u.body, info: requestInfo)
+            return ExchangeRecord(provider: provider, endpoint: u.endpoint, request: request, token: u.token, topic: u.topic,
+                                  environment: u.environment, deviceID: u.deviceID, auth: auth?.identity, notification: notification,
+                                  action: u.action, reason: u.reason, detail: u.detail, decidedBy: Decision(stage, u.decisionDetail),
+                                  receivedAt: receivedAt, respondedAt: respondedAt, notificationMaker: notificationMaker)
+        }
+
+        func exchange(_ seq: UInt64) -> Exchange {
+            var e = record.exchange(seq: seq)
+            let k = outcomeKind.load(ordering: .acquiring)
+            if k > 0 {
+                let at = Date(timeIntervalSince1970: Double(outcomeAtMillis.load(ordering: .relaxed)) / 1000)
+                let text = "outcome: \(HistoryOutcome.kinds[Int(k) - 1].rawValue) at \(DateFormats.iso8601(at))"
+                e.response.detail = e.response.detail.map { $0 + "; " + text } ?? text
+            }
+            return e
+        }
+
+        func summary(_ seq: UInt64) -> ExchangeSummary {
+            read { r in
+                let endpoint = r.string() ?? ""
+                r.skipString()                       // deviceID
+                let path = r.string() ?? ""
+                switch r.varint() { case 1: _ = r.varint(); case 2: r.skipString(); default: break }
+                let method = r.string() ?? ""
+                r.skipString(); r.skipString(); r.skipString(); r.skipString()   // scheme, authority, topic, environment
+                let reason = r.string()
+                r.skipString()                       // detail
+                let decision = r.string()
+                let n = Int(r.varint())
+                for _ in 0..<(2 * n) { r.skipString() }
+                r.skipData()
+                var status: Int? = nil
+                var kind = "respond"
+                if r.varint() == 1 {
+                    status = Int(r.varint())
+                } else if let a = action {
+                    let recorded = RecordedResponse(a)
+                    status = recorded.status
+                    kind = recorded.action
+                }
+                return ExchangeSummary(seq: seq, receivedAt: receivedAt, provider: provider, endpoint: endpoint, method: method,
+                                       path: path, status: status, action: kind, reason: reason, decidedBy: Decision(stage, decision),
+                                       connectionID: connection.info.id, streamID: streamID)
             }
         }
     }
 
-    /// One stored exchange, in its cheap or its full form.
+    /// One stored exchange, in its packed or its full form. `indirect`: an ``Exchange`` is
+    /// over a kilobyte inline, and every ring slot would be that large.
     enum Entry: Sendable {
         case record(UInt64, RecordBox)
-        case exchange(Exchange)
+        indirect case exchange(Exchange)
 
         var seq: UInt64 { switch self { case .record(let s, _): return s; case .exchange(let e): return e.seq } }
-        var provider: ProviderID { switch self { case .record(_, let r): return r.record.provider; case .exchange(let e): return e.provider } }
+        var provider: ProviderID { switch self { case .record(_, let r): return r.provider; case .exchange(let e): return e.provider } }
 
         func matches(_ q: HistoryQuery) -> Bool {
             switch self {
             case .exchange(let e): return q.matches(e)
             case .record(let seq, let box):
-                let r = box.record
-                if let p = q.provider, r.provider != p { return false }
-                if let d = q.device, r.deviceID != d && r.token != d { return false }
-                if let t = q.token, r.token != t { return false }
-                if let ep = q.endpoint, r.endpoint != ep { return false }
-                if let s = q.since, r.receivedAt < s { return false }
-                if let u = q.until, r.receivedAt >= u { return false }
+                if let p = q.provider, box.provider != p { return false }
+                if let s = q.since, box.receivedAt < s { return false }
+                if let u = q.until, box.receivedAt >= u { return false }
                 if let a = q.afterSeq, seq <= a { return false }
+                if q.device == nil && q.token == nil && q.endpoint == nil { return true }
+                let f = box.filterFields
+                if let d = q.device, f.deviceID != d && f.token != d { return false }
+                if let t = q.token, f.token != t { return false }
+                if let ep = q.endpoint, f.endpoint != ep { return false }
                 return true
             }
         }
 
         var exchange: Exchange {
             switch self { case .record(let seq, let r): return r.exchange(seq); case .exchange(let e): return e }
+        }
+
+        var summary: ExchangeSummary {
+            switch self { case .record(let seq, let r): return r.summary(seq); case .exchange(let e): return ExchangeSummary(e) }
+        }
+    }
+
+    /// One feed's queue (guarded by the store's lock).
+    private struct FeedQueue {
+        let id: UInt64
+        let capacity: Int
+        var events: [HistoryFeedEvent] = []
+        var queued = 0
+        var droppedRun: UInt64 = 0
+
+        mutating func push(_ entry: Entry) {
+            if queued >= capacity { droppedRun += 1; return }
+            if droppedRun > 0 { events.append(.dropped(droppedRun)); droppedRun = 0 }
+            events.append(.exchange(HistoryItem(entry)))
+            queued += 1
+        }
+
+        mutating func take() -> [HistoryFeedEvent] {
+            var out = events
+            if droppedRun > 0 { out.append(.dropped(droppedRun)); droppedRun = 0 }
+            events = []
+            events.reserveCapacity(min(capacity, max(16, queued)))
+            queued = 0
+            return out
         }
     }
 
@@ -165,6 +523,7 @@ public final class HistoryStore: Sendable {
         var cap: Int
         var subscribers: [UInt64: @Sendable (Exchange) -> Void] = [:]
         var nextSubscriber: UInt64 = 1
+        var feeds: [FeedQueue] = []
 
         /// Stores an entry made from the next sequence number; returns the seq, the
         /// subscribers to call and the evicted entry (released by the caller, unlocked).
@@ -172,6 +531,7 @@ public final class HistoryStore: Sendable {
             let seq = nextSeq
             nextSeq += 1
             var entry = make(seq)
+            for i in feeds.indices { feeds[i].push(entry) }
             var evicted: Entry? = nil
             if ring.count < cap {
                 if ring.capacity == 0 { ring.reserveCapacity(min(cap, 1024)) }
@@ -185,10 +545,33 @@ public final class HistoryStore: Sendable {
             return (seq, subscribers.isEmpty ? [] : Array(subscribers.values), evicted)
         }
 
+        /// Logical position (0 = oldest) of the first entry with seq > `after`.
+        func firstPosition(after: UInt64?) -> Int {
+            guard let after else { return 0 }
+            var lo = 0, hi = ring.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if ring[(head + mid) % ring.count].seq <= after { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+
+        /// Up to `count` stored entries with seq > `after`, oldest first, unfiltered.
+        func window(after: UInt64?, count: Int) -> [Entry] {
+            let n = ring.count
+            let start = firstPosition(after: after)
+            let end = min(n, start + count)
+            guard start < end else { return [] }
+            var out: [Entry] = []
+            out.reserveCapacity(end - start)
+            for k in start..<end { out.append(ring[(head + k) % n]) }
+            return out
+        }
+
         func entries(_ query: HistoryQuery) -> [Entry] {
             var out: [Entry] = []
             let n = ring.count
-            for k in 0..<n {
+            for k in firstPosition(after: query.afterSeq)..<n {
                 let e = ring[(head + k) % n]
                 if e.matches(query) {
                     out.append(e)
@@ -200,6 +583,8 @@ public final class HistoryStore: Sendable {
     }
 
     private let state: Locked<State>
+    private let pool = StringPool()
+    private let nextFeed = Atomic<UInt64>(1)
 
     /// - Parameter cap: most exchanges kept (older ones are dropped and counted).
     public init(cap: Int = 50_000) {
@@ -216,11 +601,11 @@ public final class HistoryStore: Sendable {
     /// happened to the answer (for delayed, dribbled, stalled … answers).
     @discardableResult
     public func appendTracked(_ record: consuming ExchangeRecord) -> (UInt64, HistoryOutcome) {
-        let box = RecordBox(record)
+        let box = RecordBox(record, pool: pool)
         let (seq, subs, evicted) = state.withLock { $0.store { .record($0, box) } }
         _ = evicted  // released here, outside the lock
         if !subs.isEmpty {
-            let e = box.record.exchange(seq: seq)
+            let e = box.exchange(seq)
             for f in subs { f(e) }
         }
         return (seq, HistoryOutcome(box: box))
@@ -253,6 +638,13 @@ public final class HistoryStore: Sendable {
 
     /// Every exchange, oldest first.
     public var all: [Exchange] { query() }
+
+    /// Up to `count` stored exchanges with seq > `after` (all from the oldest when nil),
+    /// oldest first and unfiltered: the lock is held only to copy references, so a reader
+    /// walks the whole history in windows without holding up the request path.
+    public func items(after: UInt64?, count: Int) -> [HistoryItem] {
+        state.withLock { $0.window(after: after, count: count) }.map(HistoryItem.init)
+    }
 
     /// Forgets every exchange and the dropped count; sequence numbers keep increasing.
     public func clear() {
@@ -306,6 +698,36 @@ public final class HistoryStore: Sendable {
     }
 
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// A feed of every exchange appended from now on (see ``HistoryFeed``); `nextSeq` is the
+    /// sequence number of the first one it will carry, taken atomically with the subscription.
+    public func feed(capacity: Int = 65_536) -> (feed: HistoryFeed, nextSeq: UInt64) {
+        let id = nextFeed.wrappingAdd(1, ordering: .relaxed).oldValue
+        let next = state.withLock { s -> UInt64 in
+            s.feeds.append(FeedQueue(id: id, capacity: max(1, capacity)))
+            return s.nextSeq
+        }
+        return (HistoryFeed(id: id, capacity: capacity, store: self), next)
+    }
+
+    /// Feeds currently attached.
+    public var feedCount: Int { state.withLock { $0.feeds.count } }
+
+    func takeFeed(_ id: UInt64) -> [HistoryFeedEvent] {
+        state.withLock { s -> [HistoryFeedEvent] in
+            guard let i = s.feeds.firstIndex(where: { $0.id == id }) else { return [] }
+            return s.feeds[i].take()
+        }
+    }
+
+    func cancelFeed(_ id: UInt64) {
+        let dropped = state.withLock { s -> [FeedQueue] in
+            let gone = s.feeds.filter { $0.id == id }
+            s.feeds.removeAll { $0.id == id }
+            return gone
+        }
+        _ = dropped  // queued references released outside the lock
+    }
 }
 
 /// Records what finally happened to one recorded answer (shown in the exchange's
@@ -313,9 +735,10 @@ public final class HistoryStore: Sendable {
 public struct HistoryOutcome: Sendable {
     let box: HistoryStore.RecordBox
 
+    static let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
+
     public func record(_ outcome: ResponseOutcome) {
-        let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
-        let k = UInt8((kinds.firstIndex(of: outcome.kind) ?? 0) + 1)
+        let k = UInt8((Self.kinds.firstIndex(of: outcome.kind) ?? 0) + 1)
         box.outcomeAtMillis.store(Int64((outcome.at.timeIntervalSince1970 * 1000).rounded()), ordering: .relaxed)
         _ = box.outcomeKind.compareExchange(expected: 0, desired: k, ordering: .releasing)
     }

@@ -1,85 +1,98 @@
+import Foundation
 import PushDoubleTransport
 
-/// A request as the history keeps it: method, path, scheme, authority, header fields and
-/// body copied into one byte buffer (plus the transport facts), unpacked to an
-/// ``HTTPRequest`` only when the history is read.
+/// The byte layout of a stored history record (see ``HistoryStore/RecordBox``): every
+/// string and byte field of an exchange in one buffer, strings that repeat across records
+/// replaced by ids of a ``StringPool``.
 ///
-/// Why: a history entry that held the request's own strings and arrays cost one cold
-/// release per string when the cap evicted it, minutes later; one buffer costs one.
-/// Swift strings are valid UTF-8, so their bytes round-trip exactly.
+/// Why: an entry that held its own strings, arrays and structs cost about 2.5 KB for a
+/// 300-byte APNs alert (a 200-byte JWT, the connection's TLS facts, a generated
+/// `apns-id`… each in its own allocation) and one cold release per allocation when the cap
+/// evicted it. Packed, the same entry is one buffer plus one small object.
 ///
-/// Layout: each string as a 4-byte little-endian length and its UTF-8 bytes (authority:
-/// length 0xFFFF_FFFF when absent), then the field count, the fields as name/value
-/// strings, then the body to the end of the buffer.
-struct PackedRequest: Sendable {
-    private let bytes: [UInt8]
-    let info: RequestInfo
-    private static let absent = UInt32.max
+/// Encoding: unsigned LEB128 varints. A string is `0` (absent), `2·id+1` (pooled) or
+/// `2·(length+1)` followed by its UTF-8 bytes. Swift strings are valid UTF-8, so they
+/// round-trip exactly. Byte fields are a varint length and the bytes.
+enum PackedFields {
+    /// Pool slot meaning "no fast-path slot".
+    static let noSlot = Int.max
 
-    init(_ r: HTTPRequest) {
-        info = r.info
-        var size = 4 * 5 + r.method.utf8.count + r.path.utf8.count + r.scheme.utf8.count
-            + (r.authority?.utf8.count ?? 0) + r.body.count
-        for f in r.headers.fields { size += 8 + f.name.utf8.count + f.value.utf8.count }
-        // Written through one pointer: no per-append capacity checks, no captured state.
-        bytes = [UInt8](unsafeUninitializedCapacity: size) { out, count in
-            var w = Writer(base: out.baseAddress!)
-            w.put(r.method); w.put(r.path); w.put(r.scheme)
-            if let a = r.authority { w.put(a) } else { w.put(Self.absent) }
-            w.put(UInt32(r.headers.fields.count))
-            for f in r.headers.fields { w.put(f.name); w.put(f.value) }
-            r.body.withUnsafeBufferPointer { w.put($0) }
-            precondition(w.offset == size, "PackedRequest size mismatch")
-            count = size
-        }
-    }
+    struct Writer {
+        var bytes: [UInt8] = []
 
-    /// Appends lengths and bytes at a raw pointer (the buffer is sized beforehand).
-    private struct Writer {
-        let base: UnsafeMutablePointer<UInt8>
-        var offset = 0
-        @inline(__always) mutating func put(_ n: UInt32) {
-            base[offset] = UInt8(truncatingIfNeeded: n); base[offset + 1] = UInt8(truncatingIfNeeded: n >> 8)
-            base[offset + 2] = UInt8(truncatingIfNeeded: n >> 16); base[offset + 3] = UInt8(truncatingIfNeeded: n >> 24)
-            offset += 4
+        init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+        @inline(__always) mutating func varint(_ value: UInt64) {
+            var v = value
+            while v >= 0x80 { bytes.append(UInt8(truncatingIfNeeded: v) | 0x80); v >>= 7 }
+            bytes.append(UInt8(v))
         }
-        @inline(__always) mutating func put(_ u: UnsafeBufferPointer<UInt8>) {
-            if let p = u.baseAddress, u.count > 0 { (base + offset).update(from: p, count: u.count) }
-            offset += u.count
+
+        @inline(__always) mutating func raw(_ u: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: u) }
+
+        mutating func data(_ b: [UInt8]) {
+            varint(UInt64(b.count))
+            b.withUnsafeBufferPointer { raw($0) }
         }
-        @inline(__always) mutating func put(_ s: String) {
+
+        /// Writes `s`, pooled when `pool` knows it (or admits it now).
+        mutating func string(_ s: String?, slot: Int, _ pool: inout StringPool.Contents) {
+            guard let s else { return varint(0) }
+            if let id = pool.id(s, slot: slot) { return varint(UInt64(id) << 1 | 1) }
+            inline(s)
+        }
+
+        mutating func inline(_ s: String) {
             var s = s
-            s.withUTF8 { u in put(UInt32(u.count)); put(u) }
+            s.withUTF8 { u in
+                varint(UInt64(u.count + 1) << 1)
+                raw(u)
+            }
         }
     }
 
-    /// The request as it was received.
-    var request: HTTPRequest {
-        bytes.withUnsafeBufferPointer { u -> HTTPRequest in
-            var o = 0
-            func length() -> UInt32 {
-                let n = UInt32(u[o]) | UInt32(u[o + 1]) << 8 | UInt32(u[o + 2]) << 16 | UInt32(u[o + 3]) << 24
-                o += 4
-                return n
+    struct Reader {
+        let base: UnsafeBufferPointer<UInt8>
+        let pool: StringPool.ValueStore
+        var offset = 0
+
+        init(_ base: UnsafeBufferPointer<UInt8>, pool: StringPool.ValueStore) { self.base = base; self.pool = pool }
+
+        @inline(__always) mutating func varint() -> UInt64 {
+            var v: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let b = base[offset]
+                offset += 1
+                v |= UInt64(b & 0x7f) << shift
+                if b < 0x80 { return v }
+                shift += 7
             }
-            func string(_ n: UInt32) -> String {
-                let s = String(decoding: UnsafeBufferPointer(rebasing: u[o..<o + Int(n)]), as: UTF8.self)
-                o += Int(n)
-                return s
-            }
-            let method = string(length())
-            let path = string(length())
-            let scheme = string(length())
-            let a = length()
-            let authority = a == Self.absent ? nil : string(a)
-            let count = Int(length())
-            var headers = HTTPHeaders()
-            for _ in 0..<count {
-                let name = string(length())
-                headers.add(name: name, value: string(length()))
-            }
-            return HTTPRequest(method: method, path: path, scheme: scheme, authority: authority, headers: headers,
-                               body: Array(u[o...]), info: info)
         }
+
+        mutating func string() -> String? {
+            let v = varint()
+            if v == 0 { return nil }
+            if v & 1 == 1 { return pool.value(Int(v >> 1)) }
+            let n = Int(v >> 1) - 1
+            let s = String(decoding: UnsafeBufferPointer(rebasing: base[offset..<offset + n]), as: UTF8.self)
+            offset += n
+            return s
+        }
+
+        /// Skips a string without making it.
+        mutating func skipString() {
+            let v = varint()
+            if v != 0 && v & 1 == 0 { offset += Int(v >> 1) - 1 }
+        }
+
+        mutating func data() -> [UInt8] {
+            let n = Int(varint())
+            let out = Array(base[offset..<offset + n])
+            offset += n
+            return out
+        }
+
+        mutating func skipData() { offset += Int(varint()) }
     }
 }
