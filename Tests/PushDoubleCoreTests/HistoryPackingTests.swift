@@ -183,3 +183,78 @@ final class HistoryMemoryTests: XCTestCase {
     }
 }
 #endif
+
+/// The server-sent-event fan-out with a sink that records what it is given.
+final class HistoryEventHubTests: XCTestCase {
+    final class RecordingSink: OutputReportingSink, @unchecked Sendable {
+        private let state = Locked<(text: String, finished: Bool, closed: Bool, callbacks: [@Sendable () -> Void])>(("", false, false, []))
+        let unsent: Int
+        init(unsent: Int = 0) { self.unsent = unsent }
+        var unsentBytes: Int { unsent }
+        func write(_ bytes: [UInt8]) { state.withLock { $0.text += String(decoding: bytes, as: UTF8.self) } }
+        func finish() { state.withLock { $0.finished = true } }
+        var isClosed: Bool { state.withLock { $0.closed } }
+        func onClose(_ callback: @escaping @Sendable () -> Void) { state.withLock { $0.callbacks.append(callback) } }
+        func close() { for c in state.withLock({ s -> [@Sendable () -> Void] in s.closed = true; return s.callbacks }) { c() } }
+        var text: String { state.withLock { $0.text } }
+        var finished: Bool { state.withLock { $0.finished } }
+        func wait(_ timeout: Double = 5, _ until: (RecordingSink) -> Bool) -> Bool {
+            let end = Date().addingTimeInterval(timeout)
+            while !until(self) && Date() < end { usleep(5_000) }
+            return until(self)
+        }
+    }
+
+    func ids(_ text: String) -> [String] {
+        text.components(separatedBy: "\n\n").filter { $0.contains("event: exchange") }.compactMap { $0.split(separator: "\n").first.map(String.init) }
+    }
+
+    func testBacklogThenLiveInOrderAndStopsWithTheLastClient() {
+        let h = HistoryStore()
+        h.append(makeExchange(token: "a")); h.append(makeExchange(token: "b"))
+        let sink = RecordingSink()
+        HistoryEventStream(history: h, query: HistoryQuery(token: "a"), heartbeat: nil).start(sink)
+        XCTAssertTrue(sink.wait { self.ids($0.text) == ["id: 1"] }, sink.text)
+        h.append(makeExchange(token: "a")); h.append(makeExchange(token: "b")); h.append(makeExchange(token: "a"))
+        XCTAssertTrue(sink.wait { self.ids($0.text) == ["id: 1", "id: 3", "id: 5"] }, sink.text)
+        XCTAssertEqual(h.feedCount, 1)
+        sink.close()
+        let end = Date().addingTimeInterval(5)
+        while h.feedCount > 0 && Date() < end { usleep(5_000) }
+        XCTAssertEqual(h.feedCount, 0)
+        XCTAssertEqual(h.eventHub.clientCount, 0)
+    }
+
+    func testALongBacklogIsCutWithResumePoint() {
+        let h = HistoryStore()
+        for _ in 0..<(HistoryEventHub.maxBacklog + 10) { h.append(makeExchange()) }
+        let sink = RecordingSink()
+        HistoryEventStream(history: h, query: HistoryQuery(afterSeq: 5), heartbeat: nil).start(sink)
+        XCTAssertTrue(sink.wait { $0.finished }, "disconnected")
+        XCTAssertEqual(ids(sink.text).count, HistoryEventHub.maxBacklog)
+        XCTAssertTrue(sink.text.hasSuffix("event: lagged\ndata: {\"reason\":\"lagged\",\"resumeFrom\":\(5 + HistoryEventHub.maxBacklog)}\n\n"), String(sink.text.suffix(120)))
+    }
+
+    func testAClientThatDoesNotReadIsDisconnected() {
+        let h = HistoryStore()
+        let slow = RecordingSink(unsent: HistoryEventHub.maxUnsent + 1)
+        let fine = RecordingSink()
+        HistoryEventStream(history: h, query: HistoryQuery(), heartbeat: nil).start(slow)
+        HistoryEventStream(history: h, query: HistoryQuery(), heartbeat: nil).start(fine)
+        XCTAssertTrue(fine.wait { $0.text.contains("history stream") })
+        h.append(makeExchange())
+        XCTAssertTrue(slow.wait { $0.finished })
+        XCTAssertTrue(slow.text.contains("event: lagged\ndata: {\"reason\":\"lagged\",\"resumeFrom\":0}"), slow.text)
+        XCTAssertTrue(fine.wait { self.ids($0.text) == ["id: 1"] })
+        XCTAssertFalse(fine.finished)
+        fine.close()
+    }
+
+    func testHeartbeats() {
+        let h = HistoryStore()
+        let sink = RecordingSink()
+        HistoryEventStream(history: h, query: HistoryQuery(), heartbeat: 0.05).start(sink)
+        XCTAssertTrue(sink.wait { $0.text.components(separatedBy: ": keepalive").count >= 3 })
+        sink.close()
+    }
+}

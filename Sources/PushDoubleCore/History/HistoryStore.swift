@@ -585,6 +585,17 @@ public final class HistoryStore: Sendable {
     private let state: Locked<State>
     private let pool = StringPool()
     private let nextFeed = Atomic<UInt64>(1)
+    private let hub = Locked<HistoryEventHub?>(nil)
+
+    /// The server-sent-event fan-out of this history (made on first use).
+    public var eventHub: HistoryEventHub {
+        hub.withLock { h in
+            if let h { return h }
+            let made = HistoryEventHub(history: self)
+            h = made
+            return made
+        }
+    }
 
     /// - Parameter cap: most exchanges kept (older ones are dropped and counted).
     public init(cap: Int = 50_000) {
