@@ -29,7 +29,7 @@ final class StringPool: Sendable {
     struct Contents {
         /// The current generation.
         private(set) var store: ValueStore
-        var index: [String: UInt32] = [:]
+        var index: [Key: UInt32] = [:]
         var recent = [Int](repeating: 0, count: StringPool.recentSize)
         var last: [(String, UInt32)] = Array(repeating: ("", UInt32.max), count: StringPool.slots)
         var connections: [UInt64: SharedConnection] = [:]
@@ -56,26 +56,28 @@ final class StringPool: Sendable {
                 let (ls, lid) = last[slot]
                 if lid != UInt32.max && ls == s { return lid }
             }
+            let n = s.utf8.count
+            guard n > 0, n <= StringPool.maxLength else { return nil }
+            let key = Key(s)
             let id: UInt32?
-            if let known = index[s] {
+            if let known = index[key] {
                 id = known
             } else {
-                let n = s.utf8.count
-                guard n > 0, n <= StringPool.maxLength, !isFull else { return nil }
-                let h = s.hashValue
-                let r = h & (StringPool.recentSize - 1)
-                if recent[r] != h { recent[r] = h; return nil }
+                guard !isFull else { return nil }
+                let r = key.hash & (StringPool.recentSize - 1)
+                if recent[r] != key.hash { recent[r] = key.hash; return nil }
                 let new = UInt32(store.append(s))
-                index[s] = new
+                index[key] = new
                 id = new
             }
             if let id, slot < StringPool.slots { last[slot] = (s, id) }
             return id
         }
 
+        /// Connection ids are process-unique and a connection's facts never change.
         mutating func connection(_ c: ConnectionInfo) -> SharedConnection {
-            if let l = lastConnection, l.info.id == c.id, l.info == c { return l }
-            if let known = connections[c.id], known.info == c { lastConnection = known; return known }
+            if let l = lastConnection, l.info.id == c.id { return l }
+            if let known = connections[c.id] { lastConnection = known; return known }
             if connections.count >= 4096 { connections.removeAll(keepingCapacity: true) }
             let box = SharedConnection(c)
             connections[c.id] = box
@@ -90,6 +92,15 @@ final class StringPool: Sendable {
             identities.append(box)
             return box
         }
+    }
+
+    /// A pooled string with its hash computed once (the dictionary then hashes an Int).
+    struct Key: Hashable {
+        let string: String
+        let hash: Int
+        init(_ s: String) { string = s; hash = s.hashValue }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (a: Key, b: Key) -> Bool { a.hash == b.hash && a.string == b.string }
     }
 
     private let state: Mutex<Contents>
