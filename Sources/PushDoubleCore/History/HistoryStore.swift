@@ -262,8 +262,7 @@ public final class HistoryStore: Sendable {
         /// Field order: the filterable fields first, so a query decodes only what it needs.
         private static func pack(_ r: ExchangeRecord, response: HTTPResponse?, _ p: inout StringPool.Contents) -> [UInt8] {
             let q = r.request
-            var w = PackedFields.Writer(capacity: 96 + q.path.utf8.count + q.body.count + (response?.body.count ?? 0)
-                                        + q.headers.fields.count * 8 + 64)
+            var w = PackedFields.Writer(p.scratch)
             w.string(r.endpoint, slot: 0, &p)
             w.string(r.deviceID, slot: 1, &p)
             w.string(q.path, slot: 2, &p)
@@ -305,11 +304,7 @@ public final class HistoryStore: Sendable {
             } else {
                 w.varint(0)
             }
-            // The capacity was a guess before pooling: keep no more than the bytes written.
-            guard w.bytes.capacity - w.bytes.count > 32 else { return w.bytes }
-            return [UInt8](unsafeUninitializedCapacity: w.bytes.count) { out, n in
-                n = w.bytes.withUnsafeBufferPointer { out.initialize(fromContentsOf: $0) }
-            }
+            return w.bytes
         }
 
         /// The UTF-8 length of `token` when `path` ends with it (the token is then not stored twice).

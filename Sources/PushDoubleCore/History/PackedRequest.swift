@@ -17,18 +17,50 @@ enum PackedFields {
     /// Pool slot meaning "no fast-path slot".
     static let noSlot = Int.max
 
+    /// A reusable buffer the writer fills (owned by the pool, used under its lock): writing
+    /// through a pointer avoids a capacity and uniqueness check per byte, and the record gets
+    /// an exactly sized copy.
+    final class Scratch: @unchecked Sendable {
+        // @unchecked: used only by the writer, under the pool's lock.
+        private(set) var base: UnsafeMutablePointer<UInt8>
+        private(set) var capacity: Int
+        init(capacity: Int = 4096) { self.capacity = capacity; base = .allocate(capacity: capacity) }
+        func grow(toAtLeast n: Int) {
+            let c = max(n, capacity * 2)
+            let b = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
+            b.update(from: base, count: capacity)
+            base.deallocate()
+            base = b
+            capacity = c
+        }
+        deinit { base.deallocate() }
+    }
+
     struct Writer {
-        var bytes: [UInt8] = []
+        let scratch: Scratch
+        var offset = 0
 
-        init(capacity: Int) { bytes.reserveCapacity(capacity) }
+        init(_ scratch: Scratch) { self.scratch = scratch }
 
-        @inline(__always) mutating func varint(_ value: UInt64) {
-            var v = value
-            while v >= 0x80 { bytes.append(UInt8(truncatingIfNeeded: v) | 0x80); v >>= 7 }
-            bytes.append(UInt8(v))
+        @inline(__always) mutating func ensure(_ n: Int) {
+            if offset + n > scratch.capacity { scratch.grow(toAtLeast: offset + n) }
         }
 
-        @inline(__always) mutating func raw(_ u: UnsafeBufferPointer<UInt8>) { bytes.append(contentsOf: u) }
+        @inline(__always) mutating func varint(_ value: UInt64) {
+            ensure(10)
+            let p = scratch.base
+            var v = value
+            while v >= 0x80 { p[offset] = UInt8(truncatingIfNeeded: v) | 0x80; offset += 1; v >>= 7 }
+            p[offset] = UInt8(v)
+            offset += 1
+        }
+
+        @inline(__always) mutating func raw(_ u: UnsafeBufferPointer<UInt8>) {
+            guard let src = u.baseAddress, u.count > 0 else { return }
+            ensure(u.count)
+            (scratch.base + offset).update(from: src, count: u.count)
+            offset += u.count
+        }
 
         mutating func data(_ b: [UInt8]) {
             varint(UInt64(b.count))
@@ -47,6 +79,15 @@ enum PackedFields {
             s.withUTF8 { u in
                 varint(UInt64(u.count + 1) << 1)
                 raw(u)
+            }
+        }
+
+        /// What was written, in an array of exactly that size.
+        var bytes: [UInt8] {
+            let n = offset, base = scratch.base
+            return [UInt8](unsafeUninitializedCapacity: n) { out, count in
+                if n > 0 { out.baseAddress!.update(from: base, count: n) }
+                count = n
             }
         }
     }

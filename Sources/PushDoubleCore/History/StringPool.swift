@@ -35,6 +35,7 @@ final class StringPool: Sendable {
         var connections: [UInt64: SharedConnection] = [:]
         var lastConnection: SharedConnection?
         var identities: [SharedAuth] = []
+        let scratch = PackedFields.Scratch()
 
         var isFull: Bool { store.count >= StringPool.maxValues }
 
@@ -86,7 +87,12 @@ final class StringPool: Sendable {
         }
 
         mutating func identity(_ a: AuthIdentity) -> SharedAuth {
-            for box in identities where box.identity == a { return box }
+            // The scalar fields first: they differ between identities in practice, and
+            // comparing `extra` (a dictionary) is the slow part of ==.
+            for box in identities {
+                let b = box.identity
+                if b.issuedAt == a.issuedAt && b.valid == a.valid && b.keyID == a.keyID && b.issuer == a.issuer && b == a { return box }
+            }
             if identities.count >= 16 { identities.removeFirst() }
             let box = SharedAuth(a)
             identities.append(box)
