@@ -260,12 +260,14 @@ public final class HistoryStore: Sendable {
         }
 
         /// Field order: the filterable fields first, so a query decodes only what it needs.
+        /// The path and the response header values are never pooled (new on nearly every
+        /// request); everything else is, on its second sighting.
         private static func pack(_ r: ExchangeRecord, response: HTTPResponse?, _ p: inout StringPool.Contents) -> [UInt8] {
             let q = r.request
             var w = PackedFields.Writer(p.scratch)
             w.string(r.endpoint, slot: 0, &p)
             w.string(r.deviceID, slot: 1, &p)
-            w.string(q.path, slot: 2, &p)
+            w.string(q.path, slot: PackedFields.inlineOnly, &p)
             if let t = r.token {
                 if let n = Self.suffixLength(t, of: q.path) { w.varint(1); w.varint(UInt64(n)) } else { w.varint(2); w.string(t, slot: 3, &p) }
             } else {
@@ -298,7 +300,7 @@ public final class HistoryStore: Sendable {
                 w.varint(UInt64(response.headers.fields.count))
                 for (i, f) in response.headers.fields.enumerated() {
                     w.string(f.name, slot: i == 0 ? 44 : (i == 1 ? 45 : PackedFields.noSlot), &p)
-                    w.string(f.value, slot: PackedFields.noSlot, &p)
+                    w.string(f.value, slot: PackedFields.inlineOnly, &p)
                 }
                 w.data(response.body)
             } else {

@@ -16,6 +16,10 @@ import PushDoubleTransport
 enum PackedFields {
     /// Pool slot meaning "no fast-path slot".
     static let noSlot = Int.max
+    /// Slot meaning "always inline": for values that are new on nearly every request (a
+    /// path naming a device token, a generated `apns-id`), where looking them up would only
+    /// cost a hash.
+    static let inlineOnly = Int.min
 
     /// A reusable buffer the writer fills (owned by the pool, used under its lock): writing
     /// through a pointer avoids a capacity and uniqueness check per byte, and the record gets
@@ -70,7 +74,7 @@ enum PackedFields {
         /// Writes `s`, pooled when `pool` knows it (or admits it now).
         mutating func string(_ s: String?, slot: Int, _ pool: inout StringPool.Contents) {
             guard let s else { return varint(0) }
-            if let id = pool.id(s, slot: slot) { return varint(UInt64(id) << 1 | 1) }
+            if slot != PackedFields.inlineOnly, let id = pool.id(s, slot: slot) { return varint(UInt64(id) << 1 | 1) }
             inline(s)
         }
 

@@ -53,7 +53,7 @@ final class StringPool: Sendable {
         /// The id of `s` if it is pooled (or pooled now, on its second sighting), else nil.
         /// `slot` < ``StringPool/slots`` names the field position for the fast path.
         mutating func id(_ s: String, slot: Int) -> UInt32? {
-            if slot < StringPool.slots {
+            if slot >= 0 && slot < StringPool.slots {
                 let (ls, lid) = last[slot]
                 if lid != UInt32.max && ls == s { return lid }
             }
@@ -71,7 +71,7 @@ final class StringPool: Sendable {
                 index[key] = new
                 id = new
             }
-            if let id, slot < StringPool.slots { last[slot] = (s, id) }
+            if let id, slot >= 0, slot < StringPool.slots { last[slot] = (s, id) }
             return id
         }
 
