@@ -104,6 +104,10 @@ final class HistoryPackingTests: XCTestCase {
             switch e { case .exchange(let i): return "#\(i.seq)"; case .dropped(let n): return "-\(n)" }
         }
         XCTAssertEqual(shape, ["#2", "#3", "#4", "-2", "#7"])
+        for _ in 0..<3 { h.append(record()) }          // seq 8, 9, 10
+        let first = feed.take(max: 2), rest = feed.take(max: 2)
+        XCTAssertEqual(first.count, 2); XCTAssertEqual(rest.count, 1, "a partial take leaves the rest queued")
+        if case .exchange(let i) = rest[0] { XCTAssertEqual(i.seq, 10) } else { XCTFail() }
         feed.cancel()
         XCTAssertEqual(h.feedCount, 0)
         h.append(record())

@@ -45,8 +45,8 @@ public final class HistoryEventStream: ResponseBodySource {
 ///
 /// The request path does not know the clients: it queues a reference on the hub's
 /// ``HistoryFeed`` (one per history, not one per client). Every ``tick`` seconds the hub
-/// takes the queue, encodes each exchange at most once (only if a client wants it), and
-/// writes each client's share in one piece. Bounds, so a reader can neither slow the push
+/// takes up to ``maxPerTick`` exchanges from it, encodes each at most once (only if a
+/// client wants it), and writes each client's share in one piece. Bounds, so a reader can neither slow the push
 /// path nor grow memory without limit:
 /// - the feed holds at most ``feedCapacity`` exchanges; if the hub falls that far behind,
 ///   every client gets `lagged` (resume from the last event it got) and is disconnected;
@@ -59,6 +59,9 @@ public final class HistoryEventHub: Sendable {
     public static let feedCapacity = 8192
     public static let maxBacklog = 1000
     public static let maxUnsent = 1 << 20
+    /// Exchanges handed out per tick at most: bounds what one tick writes to a client (and
+    /// the hub's CPU); beyond that rate the feed fills and the clients hear `lagged`.
+    public static let maxPerTick = 512
 
     private final class Client: @unchecked Sendable {
         // @unchecked: `lastSent`, `nextBeat`, `out` are touched only by the hub thread.
@@ -141,7 +144,7 @@ public final class HistoryEventHub: Sendable {
         Self.lowerPriority()
         while true {
             usleep(useconds_t(Self.tick * 1e6))
-            let events = feed.take()
+            let events = feed.take(max: Self.maxPerTick)
             let (joining, clients, stop) = state.withLock { s -> ([Client], [Client], Bool) in
                 s.clients.removeAll { s.closed.contains($0.id) }
                 s.closed.removeAll()

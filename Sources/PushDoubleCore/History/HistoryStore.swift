@@ -161,6 +161,9 @@ public final class HistoryFeed: Sendable {
     /// Everything queued since the last call (empty if nothing), oldest first.
     public func take() -> [HistoryFeedEvent] { store.takeFeed(id) }
 
+    /// The oldest `max` queued events at most; the rest stay queued.
+    public func take(max: Int) -> [HistoryFeedEvent] { store.takeFeed(id, max: max) }
+
     /// Stops queueing; what was not taken is discarded.
     public func cancel() { store.cancelFeed(id) }
 }
@@ -501,6 +504,15 @@ public final class HistoryStore: Sendable {
             queued += 1
         }
 
+        /// At most `max` events (a `.dropped` count is delivered once everything before it is).
+        mutating func take(max: Int) -> [HistoryFeedEvent] {
+            guard events.count > max else { return take() }
+            let out = Array(events[0..<max])
+            events.removeFirst(max)
+            for e in out { if case .exchange = e { queued -= 1 } }
+            return out
+        }
+
         mutating func take() -> [HistoryFeedEvent] {
             var out = events
             if droppedRun > 0 { out.append(.dropped(droppedRun)); droppedRun = 0 }
@@ -721,10 +733,10 @@ public final class HistoryStore: Sendable {
     /// Feeds currently attached.
     public var feedCount: Int { state.withLock { $0.feeds.count } }
 
-    func takeFeed(_ id: UInt64) -> [HistoryFeedEvent] {
+    func takeFeed(_ id: UInt64, max: Int = .max) -> [HistoryFeedEvent] {
         state.withLock { s -> [HistoryFeedEvent] in
             guard let i = s.feeds.firstIndex(where: { $0.id == id }) else { return [] }
-            return s.feeds[i].take()
+            return s.feeds[i].take(max: max)
         }
     }
 
