@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Transport benchmark (not a test): PushDouble's bare transport vs nghttpd (h2 over TLS)
 # and vs nginx (HTTP/1.1 keep-alive), same machine, same run.
-#   bench/transport.sh [requests] [loops] [reusePort|roundRobin]
+#   bench/transport.sh [seconds] [loops] [reusePort|roundRobin]
+# Duration-based runs (h2load -D with --warm-up-time; never -n, which ends in a fraction of a
+# second on the faster server), alternating rounds, the median of each, ratios within the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-N=${1:-200000}
+DURATION=${1:-${DURATION:-4}}
+WARMUP=${WARMUP:-1}
 LOOPS=${2:-1}
 ACCEPT=${3:-reusePort}
 WORK=$(mktemp -d)
@@ -45,14 +48,13 @@ sleep 1
 
 rps() { grep -Eo 'finished in [0-9.]+m?s, [0-9.]+ req/s' | grep -Eo '[0-9.]+ req/s' | grep -Eo '[0-9.]+'; }
 check() { grep -E '^requests:' ; }
-h2() { h2load -n "$N" -c 10 -m 100 -d "$WORK/body.json" -H 'content-type: application/json' "$1" 2>&1; }
-h1() { h2load --h1 -n "$N" -c 10 -m 1 "$1" 2>&1; }
+h2() { h2load -D "$DURATION" --warm-up-time="$WARMUP" -c 10 -m 100 -d "$WORK/body.json" -H 'content-type: application/json' "$1" 2>&1; }
+h1() { h2load --h1 -D "$DURATION" --warm-up-time="$WARMUP" -c 10 -m 1 "$1" 2>&1; }
 
-best() { python3 -c 'import sys; print(max(float(x) for x in sys.argv[1:]))' "$@"; }
+median() { python3 -c 'import sys,statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]),1))' "$@"; }
 ROUNDS=${ROUNDS:-3}
 
-echo "== h2 over TLS, POST 300-byte JSON, h2load -c10 -m100 -n $N (PushDouble loops=$LOOPS accept=$ACCEPT; nghttpd 1 thread); best of $ROUNDS alternating rounds"
-h2 "https://127.0.0.1:$NG_PORT/3/device/x" >/dev/null || true   # warm-up
+echo "== h2 over TLS, POST 300-byte JSON, h2load -c10 -m100 -D ${DURATION}s (PushDouble loops=$LOOPS accept=$ACCEPT; nghttpd 1 thread); median of $ROUNDS alternating rounds"
 PDS=(); NGS=()
 for i in $(seq "$ROUNDS"); do
   PD_OUT=$(h2 "https://127.0.0.1:$PD_TLS/3/device/x"); NG_OUT=$(h2 "https://127.0.0.1:$NG_PORT/3/device/x")
@@ -60,10 +62,10 @@ for i in $(seq "$ROUNDS"); do
   echo "  round $i nghttpd:    $(echo "$NG_OUT" | check) | $(echo "$NG_OUT" | rps) req/s"
   PDS+=("$(echo "$PD_OUT" | rps)"); NGS+=("$(echo "$NG_OUT" | rps)")
 done
-PD=$(best "${PDS[@]}"); NG=$(best "${NGS[@]}")
+PD=$(median "${PDS[@]}"); NG=$(median "${NGS[@]}")
 echo "PushDouble h2 req/s: $PD   nghttpd h2 req/s: $NG   ratio: $(python3 -c "print(round($PD/$NG,3))")"
 
-echo "== HTTP/1.1 keep-alive, GET, h2load --h1 -c10 -n $N (nginx 1 worker, return 200); best of $ROUNDS alternating rounds"
+echo "== HTTP/1.1 keep-alive, GET, h2load --h1 -c10 -D ${DURATION}s (nginx 1 worker, return 200); median of $ROUNDS alternating rounds"
 PDS=(); NXS=()
 for i in $(seq "$ROUNDS"); do
   PD1_OUT=$(h1 "http://127.0.0.1:$PD_PLAIN/"); NX_OUT=$(h1 "http://127.0.0.1:$NGINX_PORT/")
@@ -71,5 +73,5 @@ for i in $(seq "$ROUNDS"); do
   echo "  round $i nginx:      $(echo "$NX_OUT" | check) | $(echo "$NX_OUT" | rps) req/s"
   PDS+=("$(echo "$PD1_OUT" | rps)"); NXS+=("$(echo "$NX_OUT" | rps)")
 done
-PD1=$(best "${PDS[@]}"); NX=$(best "${NXS[@]}")
+PD1=$(median "${PDS[@]}"); NX=$(median "${NXS[@]}")
 echo "PushDouble h1 req/s: $PD1   nginx h1 req/s: $NX   ratio: $(python3 -c "print(round($PD1/$NX,3))")"

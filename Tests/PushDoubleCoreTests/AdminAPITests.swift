@@ -145,14 +145,45 @@ final class AdminAPITests: XCTestCase {
         XCTAssertEqual(((try admin("GET", "/history").json) as? [String: Any])?["count"] as? Int, 0)
     }
 
+    func testHistoryPagesFollowTheCursor() throws {
+        for t in ["p1", "p2", "p3", "p4", "p5"] { _ = try push(t) }
+        func page(_ q: String) throws -> (seqs: [Int], next: Any?) {
+            let doc = try XCTUnwrap(try admin("GET", "/history" + q).json as? [String: Any])
+            XCTAssertEqual(doc["count"] as? Int, (doc["exchanges"] as? [Any])?.count)
+            XCTAssertEqual(doc["nextSeq"] as? Int, Int(server.history.nextSeq))
+            return ((doc["exchanges"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }, doc["nextCursor"])
+        }
+        var p = try page("?limit=2")
+        XCTAssertEqual(p.seqs, [1, 2]); XCTAssertEqual(p.next as? Int, 2)
+        p = try page("?limit=2&cursor=2")
+        XCTAssertEqual(p.seqs, [3, 4]); XCTAssertEqual(p.next as? Int, 4)
+        p = try page("?limit=2&after=4")
+        XCTAssertEqual(p.seqs, [5]); XCTAssertTrue(p.next is NSNull, "the last page has nextCursor null")
+        p = try page("")
+        XCTAssertEqual(p.seqs, [1, 2, 3, 4, 5]); XCTAssertTrue(p.next is NSNull)
+        p = try page("?token=p4&limit=1")
+        XCTAssertEqual(p.seqs, [4]); XCTAssertTrue(p.next is NSNull, "null: nothing else matches")
+        p = try page("?provider=test&limit=4")
+        XCTAssertEqual(p.seqs, [1, 2, 3, 4]); XCTAssertEqual(p.next as? Int, 4, "a cursor when more match")
+        XCTAssertEqual(try page("?token=p4&cursor=4").seqs, [])
+        XCTAssertEqual(try admin("GET", "/history?cursor=x").code, 400)
+        // More than the largest page: lowered to it.
+        for i in 0..<(HistoryPaging.maxLimit + 1 - 5) { server.history.append(makeExchange(token: "bulk\(i)")) }
+        let big = try page("?limit=999999")
+        XCTAssertEqual(big.seqs.count, HistoryPaging.maxLimit); XCTAssertEqual(big.next as? Int, HistoryPaging.maxLimit)
+        let lines = try admin("GET", "/history?format=jsonl&after=\(HistoryPaging.maxLimit - 1)").body.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2)
+    }
+
     func testHistoryStreamServerSentEvents() throws {
         _ = try push("first")
         let filtered = try StreamingCurl(server.adminURL + "/history/stream?token=second")
         let all = try StreamingCurl(server.adminURL + "/history/stream?after=0")
         defer { filtered.stop(); all.stop() }
         let deadline = Date().addingTimeInterval(10)
-        while server.history.subscriberCount < 2 && Date() < deadline { usleep(10_000) }
-        XCTAssertEqual(server.history.subscriberCount, 2)
+        while server.history.eventHub.clientCount < 2 && Date() < deadline { usleep(10_000) }
+        XCTAssertEqual(server.history.eventHub.clientCount, 2)
+        XCTAssertEqual(server.history.feedCount, 1, "one feed for all clients")
         _ = try push("second"); _ = try push("third"); _ = try push("second")
         func events(_ t: String) -> [String] { t.components(separatedBy: "\n\n").filter { $0.contains("event: exchange") } }
         XCTAssertTrue(filtered.wait { events($0).count >= 2 }, filtered.text)
@@ -167,7 +198,8 @@ final class AdminAPITests: XCTestCase {
         // Clients that go away are unsubscribed (the heartbeat notices).
         filtered.stop(); all.stop()
         let d2 = Date().addingTimeInterval(5)
-        while server.history.subscriberCount > 0 && Date() < d2 { usleep(20_000) }
-        XCTAssertEqual(server.history.subscriberCount, 0)
+        while (server.history.eventHub.clientCount > 0 || server.history.feedCount > 0) && Date() < d2 { usleep(20_000) }
+        XCTAssertEqual(server.history.eventHub.clientCount, 0)
+        XCTAssertEqual(server.history.feedCount, 0, "the fan-out stops with its last client")
     }
 }

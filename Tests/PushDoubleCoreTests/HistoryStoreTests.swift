@@ -14,28 +14,6 @@ func makeExchange(provider: ProviderID = "test", token: String? = "t", device: S
 }
 
 final class HistoryStoreTests: XCTestCase {
-    /// The history keeps requests packed in one buffer: every part must come back byte for byte.
-    func testPackedRequestRoundTrips() {
-        let at = Date(timeIntervalSince1970: 1_800_000_000)
-        let conn = ConnectionInfo(id: 7, listener: "l", peer: "127.0.0.1:1", localPort: 1, tls: nil, acceptedAt: at)
-        let info = RequestInfo(connection: conn, streamID: 9, version: .http2, headReceivedAt: at, bodyReceivedAt: at)
-        let body: [UInt8] = [0xff, 0x00, 0x7b, 0xc3]   // not UTF-8, with a NUL
-        let headers = HTTPHeaders([("apns-topic", "t"), ("x-ü", "välue"), ("apns-topic", "u"), ("empty", "")])
-        for authority in [nil, "", "api.push.apple.com"] as [String?] {
-            let r = HTTPRequest(method: "POST", path: "/3/device/\(String(repeating: "ab", count: 32))", scheme: "https",
-                                authority: authority, headers: headers, body: body, info: info)
-            let back = PackedRequest(r).request
-            XCTAssertEqual(back.method, r.method); XCTAssertEqual(back.path, r.path); XCTAssertEqual(back.scheme, r.scheme)
-            XCTAssertEqual(back.authority, authority)
-            XCTAssertEqual(back.headers.fields, r.headers.fields)
-            XCTAssertEqual(back.body, body)
-            XCTAssertEqual(back.info.streamID, 9); XCTAssertEqual(back.info.connection.id, 7)
-        }
-        let empty = HTTPRequest(method: "GET", path: "/", scheme: "http", authority: nil, headers: HTTPHeaders(), body: [], info: info)
-        let back = PackedRequest(empty).request
-        XCTAssertEqual(back.headers.count, 0); XCTAssertEqual(back.body, []); XCTAssertEqual(back.path, "/")
-    }
-
     func testSequenceNumbersAndCapWithDroppedCount() {
         let h = HistoryStore(cap: 3)
         for i in 0..<5 { XCTAssertEqual(h.append(makeExchange(token: "t\(i)")), UInt64(i + 1)) }

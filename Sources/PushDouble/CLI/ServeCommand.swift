@@ -7,7 +7,8 @@ import PushDoubleCore
 /// `pushdouble serve`: runs every fake and the admin API until SIGINT/SIGTERM.
 ///
 /// Prints the endpoints and the environment variables a sender needs (DESIGN §4), then
-/// `ready`; logs one line per exchange unless `--quiet`. Exit status: 0 after a clean
+/// `ready`; logs one line per exchange unless `--quiet` (off the request path, flushed
+/// every 100 ms and at exit; lines are dropped and counted rather than slowing requests). Exit status: 0 after a clean
 /// stop, 1 when it cannot start (port in use, bad scenario), 2 for usage errors.
 public enum ServeCommand {
     public static let options: [OptionSpec] = [
@@ -109,13 +110,14 @@ public enum ServeCommand {
             err.line("pushdouble \(command): cannot load scenarios: \(error)")
             return 1
         }
-        var subscription: HistorySubscription? = nil
-        let log = AsyncLog(out)
+        // The log is written off the request path (see ExchangeLogWriter).
+        var log: ExchangeLogWriter? = nil
         if mode == .replay {
-            subscription = server.history.subscribe { e in log.write(ExchangeLog.detailed(e)) }
+            log = ExchangeLogWriter(history: server.history, console: out, style: .detailed)
         } else if !parsed.flag("--quiet") {
-            subscription = server.history.subscribe { e in log.write(ExchangeLog.line(e) + "\n") }
+            log = ExchangeLogWriter(history: server.history, console: out, style: .line)
         }
+        defer { log?.stop() }
         do {
             try server.start()
         } catch {
@@ -149,8 +151,9 @@ public enum ServeCommand {
         out.write("pushdouble \(command): listening\n" + banner + "ready (\(ms) ms)\n")
 
         stop.wait()
-        if let s = subscription { server.history.unsubscribe(s) }
-        log.drain()
+        // Stop serving first, so the log ends with the last exchange, then flush it.
+        server.stop()
+        log?.stop()
         out.line("pushdouble \(command): stopping (\(server.history.nextSeq - 1) exchanges, \(server.history.dropped) dropped)")
         return 0
     }

@@ -134,17 +134,21 @@ public final class AdminHandlers: Sendable {
 
     func index() -> ResponseAction { json(200, IndexDoc()) }
 
+    /// One page of the history (``HistoryPaging``: `limit` default 1000, at most 5000;
+    /// `after`/`cursor` = the last seq already seen), streamed from a background queue.
     func getHistory(_ c: Call) throws -> ResponseAction {
         let q = try historyQuery(c.query)
-        let exchanges = double.history.query(q)
+        var h = HTTPHeaders()
+        let format: HistoryPageSource.Format
         if c.param("format") == "jsonl" {
-            var h = HTTPHeaders()
             h.add(name: "content-type", value: "application/x-ndjson")
             h.add(name: "x-pushdouble-dropped", value: String(double.history.dropped))
-            return .respond(HTTPResponse(status: 200, headers: h, body: ExchangeEncoding.jsonLines(exchanges)))
+            format = .jsonLines
+        } else {
+            h.add(name: "content-type", value: "application/json")
+            format = .document
         }
-        return .respond(HTTPResponse(status: 200, headers: ["content-type": "application/json"],
-                                     body: ExchangeEncoding.document(exchanges, dropped: double.history.dropped, nextSeq: double.history.nextSeq)))
+        return .stream(HTTPResponse(status: 200, headers: h), source: HistoryPageSource(history: double.history, query: q, format: format))
     }
 
     func deleteHistory(_ c: Call) -> ResponseAction {
@@ -307,15 +311,15 @@ public final class AdminHandlers: Sendable {
             case "endpoint": out.endpoint = v
             case "since": out.since = try date(k, v)
             case "until": out.until = try date(k, v)
-            case "after":
-                guard let n = UInt64(v) else { throw Failure(400, "after: expected a sequence number") }
+            case "after", "cursor":
+                guard let n = UInt64(v) else { throw Failure(400, "\(k): expected a sequence number") }
                 out.afterSeq = n
             case "limit":
                 guard let n = Int(v), n >= 0 else { throw Failure(400, "limit: expected a non-negative integer") }
                 out.limit = n
             case "format":
                 guard v == "json" || v == "jsonl" else { throw Failure(400, "format: expected json or jsonl") }
-            default: throw Failure(400, "unknown query parameter \"\(k)\"; expected provider, device, token, endpoint, since, until, after, limit, format")
+            default: throw Failure(400, "unknown query parameter \"\(k)\"; expected provider, device, token, endpoint, since, until, after, cursor, limit, format")
             }
         }
         return out

@@ -39,18 +39,14 @@ public struct HistoryQuery: Sendable, Equatable {
 /// Handle returned by ``HistoryStore/subscribe(_:)``; pass it to `unsubscribe`.
 public struct HistorySubscription: Hashable, Sendable { public let id: UInt64 }
 
-/// An exchange as the request path records it: references only (the request as received,
-/// the action as returned), no copies, no text conversion, no encoding. It becomes an
-/// ``Exchange`` when someone reads the history.
+/// An exchange as the request path records it: the request as received, the decoded facts
+/// and the action as returned, by reference, no text conversion, no encoding. The history
+/// packs it (``HistoryStore/RecordBox``) and makes an ``Exchange`` when someone reads it.
 public struct ExchangeRecord: Sendable {
     public var provider: ProviderID
     public var endpoint: String
-    /// The request as received (kept packed in one buffer, see ``PackedRequest``).
-    public var request: HTTPRequest {
-        get { packedRequest.request }
-        set { packedRequest = PackedRequest(newValue) }
-    }
-    private var packedRequest: PackedRequest
+    /// The request as received.
+    public var request: HTTPRequest
     public var token: String?
     public var topic: String?
     public var environment: String?
@@ -74,7 +70,7 @@ public struct ExchangeRecord: Sendable {
                 detail: String?, decidedBy: Decision, receivedAt: Date, respondedAt: Date,
                 notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil) {
         self.notificationMaker = notificationMaker
-        self.provider = provider; self.endpoint = endpoint; self.packedRequest = PackedRequest(request); self.token = token; self.topic = topic
+        self.provider = provider; self.endpoint = endpoint; self.request = request; self.token = token; self.topic = topic
         self.environment = environment; self.deviceID = deviceID; self.auth = auth; self.notification = notification
         self.action = action; self.reason = reason; self.detail = detail; self.decidedBy = decidedBy
         self.receivedAt = receivedAt; self.respondedAt = respondedAt
@@ -85,7 +81,6 @@ public struct ExchangeRecord: Sendable {
         var response = RecordedResponse(action)
         response.reason = reason
         if let detail { response.detail = response.detail.map { detail + "; " + $0 } ?? detail }
-        let request = packedRequest.request
         return Exchange(seq: seq, provider: provider, endpoint: endpoint, transport: request.info, request: RecordedRequest(request),
                         token: token, topic: topic, environment: environment, deviceID: deviceID, auth: auth,
                         notification: notification ?? notificationMaker?(request), response: response, decidedBy: decidedBy,
@@ -93,66 +88,204 @@ public struct ExchangeRecord: Sendable {
     }
 }
 
-/// The append-only record of every exchange, bounded by a cap with a visible `dropped` count.
-///
-/// Thread-safe. `append` takes the lock once, assigns the sequence number and stores the
-/// record as it came (an ``ExchangeRecord`` holds references only); ``Exchange`` values and
-/// JSON are made when the history is read. An exchange evicted by the cap is released
-/// after the lock. Subscribers are called after the lock is released, on the appending
-/// thread, so they must be quick and thread-safe. When the cap is reached the oldest
-/// exchange is dropped and `dropped` grows: never silent.
-public final class HistoryStore: Sendable {
-    /// A record on the heap, so the ring holds one reference per exchange (copies of an
-    /// entry cost one retain, not one per field).
-    final class RecordBox: Sendable {
-        let record: ExchangeRecord
-        /// What finally happened to the answer, if tracked (see ``HistoryOutcome``):
-        /// 0 = unknown, else 1 + `ResponseOutcome.Kind` index; and when, in ms since 1970.
-        let outcomeKind = Atomic<UInt8>(0)
-        let outcomeAtMillis = Atomic<Int64>(0)
-        init(_ record: consuming ExchangeRecord) { self.record = record }
+/// The few facts of an exchange a one-line log needs, read from a stored record without
+/// building the whole ``Exchange`` (no header arrays, no body text, no notification).
+public struct ExchangeSummary: Sendable, Equatable {
+    public var seq: UInt64
+    public var receivedAt: Date
+    public var provider: ProviderID
+    public var endpoint: String
+    public var method: String
+    public var path: String
+    /// HTTP status sent, if any.
+    public var status: Int?
+    /// ``RecordedResponse/action`` ("respond", "delayed", "reset", …).
+    public var action: String
+    public var reason: String?
+    public var decidedBy: Decision
+    public var connectionID: UInt64
+    public var streamID: UInt32
 
-        var exchange: (UInt64) -> Exchange {
-            { seq in
-                var e = self.record.exchange(seq: seq)
-                let k = self.outcomeKind.load(ordering: .acquiring)
-                if k > 0 {
-                    let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
-                    let at = Date(timeIntervalSince1970: Double(self.outcomeAtMillis.load(ordering: .relaxed)) / 1000)
-                    let text = "outcome: \(kinds[Int(k) - 1].rawValue) at \(DateFormats.iso8601(at))"
-                    e.response.detail = e.response.detail.map { $0 + "; " + text } ?? text
-                }
-                return e
-            }
-        }
+    public init(seq: UInt64, receivedAt: Date, provider: ProviderID, endpoint: String, method: String, path: String, status: Int?,
+                action: String, reason: String?, decidedBy: Decision, connectionID: UInt64, streamID: UInt32) {
+        self.seq = seq; self.receivedAt = receivedAt; self.provider = provider; self.endpoint = endpoint; self.method = method
+        self.path = path; self.status = status; self.action = action; self.reason = reason; self.decidedBy = decidedBy
+        self.connectionID = connectionID; self.streamID = streamID
     }
 
-    /// One stored exchange, in its cheap or its full form.
+    /// The summary of a full exchange (same facts).
+    public init(_ e: Exchange) {
+        self.init(seq: e.seq, receivedAt: e.receivedAt, provider: e.provider, endpoint: e.endpoint, method: e.request.method,
+                  path: e.request.path, status: e.response.status, action: e.response.action, reason: e.response.reason,
+                  decidedBy: e.decidedBy, connectionID: e.transport.connection.id, streamID: e.transport.streamID)
+    }
+}
+
+/// One stored exchange as handed out by the history (pages, feeds): its sequence number and
+/// a reference to the stored record. Cheap to copy; ``exchange`` and ``summary`` are made
+/// on the reader's thread.
+public struct HistoryItem: Sendable {
+    public let seq: UInt64
+    let entry: HistoryStore.Entry
+
+    init(_ entry: HistoryStore.Entry) { self.seq = entry.seq; self.entry = entry }
+
+    /// The full exchange.
+    public var exchange: Exchange { entry.exchange }
+    /// The facts a log line needs.
+    public var summary: ExchangeSummary { entry.summary }
+    /// Whether the exchange matches every filter of `query` (`limit` is not a filter).
+    public func matches(_ query: HistoryQuery) -> Bool { entry.matches(query) }
+}
+
+/// What a ``HistoryFeed`` hands its reader, in append order.
+public enum HistoryFeedEvent: Sendable {
+    case exchange(HistoryItem)
+    /// This many exchanges were not queued here because the reader was behind by the
+    /// feed's capacity (they are still in the history).
+    case dropped(UInt64)
+}
+
+/// A bounded queue of the exchanges appended from now on, for one reader on its own thread
+/// (the `serve` log, the server-sent-event fan-out): the append path only adds a reference
+/// under the lock it already holds, never formats or encodes, never blocks on the reader.
+/// Beyond `capacity` unread exchanges, further ones are counted instead of queued, and the
+/// count is delivered in order (``HistoryFeedEvent/dropped(_:)``).
+public final class HistoryFeed: Sendable {
+    let id: UInt64
+    public let capacity: Int
+    private let store: HistoryStore
+
+    init(id: UInt64, capacity: Int, store: HistoryStore) { self.id = id; self.capacity = capacity; self.store = store }
+
+    /// Everything queued since the last call (empty if nothing), oldest first.
+    public func take() -> [HistoryFeedEvent] { store.takeFeed(id) }
+
+    /// The oldest `max` queued events at most; the rest stay queued.
+    public func take(max: Int) -> [HistoryFeedEvent] { store.takeFeed(id, max: max) }
+
+    /// Stops queueing; what was not taken is discarded.
+    public func cancel() { store.cancelFeed(id) }
+}
+
+/// Runs a reader of a ``HistoryFeed`` on its own thread: every `interval` seconds it takes
+/// what is queued and hands it to `handler` (in one batch, so the reader can write in large
+/// pieces). ``stop()`` hands over the rest, then returns.
+public final class HistoryFeedPump: Sendable {
+    private enum Phase { case running, stopping, stopped }
+    private let feed: HistoryFeed
+    private let phase = Locked(Phase.running)
+    private let wake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    public init(feed: HistoryFeed, interval: Double, name: String, handler: @escaping @Sendable ([HistoryFeedEvent]) -> Void) {
+        self.feed = feed
+        let thread = Thread { [feed, phase, wake, finished] in
+            while phase.withLock({ $0 }) == .running {
+                _ = wake.wait(timeout: .now() + interval)
+                let events = feed.take()
+                if !events.isEmpty { handler(events) }
+            }
+            let rest = feed.take()
+            if !rest.isEmpty { handler(rest) }
+            feed.cancel()
+            finished.signal()
+        }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Hands over what is still queued and stops the thread (idempotent).
+    public func stop() {
+        let first = phase.withLock { p -> Bool in
+            guard p == .running else { return false }
+            p = .stopping
+            return true
+        }
+        guard first else { return }
+        wake.signal()
+        finished.wait()
+        phase.withLock { $0 = .stopped }
+    }
+}
+
+/// The append-only record of every exchange, bounded by a cap with a visible `dropped` count.
+///
+/// Thread-safe. `append` packs the record (``RecordBox``: one buffer, repeated strings
+/// pooled, see ``StringPool``), then takes the lock once to assign the sequence number,
+/// store it and queue a reference on each ``HistoryFeed``. ``Exchange`` values and JSON are
+/// made when the history is read, by the reader. An exchange evicted by the cap is released
+/// after the lock. Synchronous subscribers (``subscribe(_:)``) are called after the lock on
+/// the appending thread with a full ``Exchange``, so they cost the request path; readers that
+/// can lag behind use a feed instead. When the cap is reached the oldest exchange is dropped
+/// and `dropped` grows: never silent.
+public final class HistoryStore: Sendable {
+    /// One stored exchange, in its packed or its full form. `indirect`: an ``Exchange`` is
+    /// over a kilobyte inline, and every ring slot would be that large.
     enum Entry: Sendable {
         case record(UInt64, RecordBox)
-        case exchange(Exchange)
+        indirect case exchange(Exchange)
 
         var seq: UInt64 { switch self { case .record(let s, _): return s; case .exchange(let e): return e.seq } }
-        var provider: ProviderID { switch self { case .record(_, let r): return r.record.provider; case .exchange(let e): return e.provider } }
+        var provider: ProviderID { switch self { case .record(_, let r): return r.provider; case .exchange(let e): return e.provider } }
 
         func matches(_ q: HistoryQuery) -> Bool {
             switch self {
             case .exchange(let e): return q.matches(e)
             case .record(let seq, let box):
-                let r = box.record
-                if let p = q.provider, r.provider != p { return false }
-                if let d = q.device, r.deviceID != d && r.token != d { return false }
-                if let t = q.token, r.token != t { return false }
-                if let ep = q.endpoint, r.endpoint != ep { return false }
-                if let s = q.since, r.receivedAt < s { return false }
-                if let u = q.until, r.receivedAt >= u { return false }
+                if let p = q.provider, box.provider != p { return false }
+                if let s = q.since, box.receivedAt < s { return false }
+                if let u = q.until, box.receivedAt >= u { return false }
                 if let a = q.afterSeq, seq <= a { return false }
+                if q.device == nil && q.token == nil && q.endpoint == nil { return true }
+                let f = box.filterFields
+                if let d = q.device, f.deviceID != d && f.token != d { return false }
+                if let t = q.token, f.token != t { return false }
+                if let ep = q.endpoint, f.endpoint != ep { return false }
                 return true
             }
         }
 
         var exchange: Exchange {
             switch self { case .record(let seq, let r): return r.exchange(seq); case .exchange(let e): return e }
+        }
+
+        var summary: ExchangeSummary {
+            switch self { case .record(let seq, let r): return r.summary(seq); case .exchange(let e): return ExchangeSummary(e) }
+        }
+    }
+
+    /// One feed's queue (guarded by the store's lock).
+    private struct FeedQueue {
+        let id: UInt64
+        let capacity: Int
+        var events: [HistoryFeedEvent] = []
+        var queued = 0
+        var droppedRun: UInt64 = 0
+
+        mutating func push(_ entry: Entry) {
+            if queued >= capacity { droppedRun += 1; return }
+            if droppedRun > 0 { events.append(.dropped(droppedRun)); droppedRun = 0 }
+            events.append(.exchange(HistoryItem(entry)))
+            queued += 1
+        }
+
+        /// At most `max` events (a `.dropped` count is delivered once everything before it is).
+        mutating func take(max: Int) -> [HistoryFeedEvent] {
+            guard events.count > max else { return take() }
+            let out = Array(events[0..<max])
+            events.removeFirst(max)
+            for e in out { if case .exchange = e { queued -= 1 } }
+            return out
+        }
+
+        mutating func take() -> [HistoryFeedEvent] {
+            var out = events
+            if droppedRun > 0 { out.append(.dropped(droppedRun)); droppedRun = 0 }
+            events = []
+            events.reserveCapacity(min(capacity, max(16, queued)))
+            queued = 0
+            return out
         }
     }
 
@@ -165,6 +298,7 @@ public final class HistoryStore: Sendable {
         var cap: Int
         var subscribers: [UInt64: @Sendable (Exchange) -> Void] = [:]
         var nextSubscriber: UInt64 = 1
+        var feeds: [FeedQueue] = []
 
         /// Stores an entry made from the next sequence number; returns the seq, the
         /// subscribers to call and the evicted entry (released by the caller, unlocked).
@@ -172,6 +306,7 @@ public final class HistoryStore: Sendable {
             let seq = nextSeq
             nextSeq += 1
             var entry = make(seq)
+            for i in feeds.indices { feeds[i].push(entry) }
             var evicted: Entry? = nil
             if ring.count < cap {
                 if ring.capacity == 0 { ring.reserveCapacity(min(cap, 1024)) }
@@ -185,10 +320,33 @@ public final class HistoryStore: Sendable {
             return (seq, subscribers.isEmpty ? [] : Array(subscribers.values), evicted)
         }
 
+        /// Logical position (0 = oldest) of the first entry with seq > `after`.
+        func firstPosition(after: UInt64?) -> Int {
+            guard let after else { return 0 }
+            var lo = 0, hi = ring.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if ring[(head + mid) % ring.count].seq <= after { lo = mid + 1 } else { hi = mid }
+            }
+            return lo
+        }
+
+        /// Up to `count` stored entries with seq > `after`, oldest first, unfiltered.
+        func window(after: UInt64?, count: Int) -> [Entry] {
+            let n = ring.count
+            let start = firstPosition(after: after)
+            let end = min(n, start + count)
+            guard start < end else { return [] }
+            var out: [Entry] = []
+            out.reserveCapacity(end - start)
+            for k in start..<end { out.append(ring[(head + k) % n]) }
+            return out
+        }
+
         func entries(_ query: HistoryQuery) -> [Entry] {
             var out: [Entry] = []
             let n = ring.count
-            for k in 0..<n {
+            for k in firstPosition(after: query.afterSeq)..<n {
                 let e = ring[(head + k) % n]
                 if e.matches(query) {
                     out.append(e)
@@ -200,6 +358,19 @@ public final class HistoryStore: Sendable {
     }
 
     private let state: Locked<State>
+    private let pool = StringPool()
+    private let nextFeed = Atomic<UInt64>(1)
+    private let hub = Locked<HistoryEventHub?>(nil)
+
+    /// The server-sent-event fan-out of this history (made on first use).
+    public var eventHub: HistoryEventHub {
+        hub.withLock { h in
+            if let h { return h }
+            let made = HistoryEventHub(history: self)
+            h = made
+            return made
+        }
+    }
 
     /// - Parameter cap: most exchanges kept (older ones are dropped and counted).
     public init(cap: Int = 50_000) {
@@ -216,11 +387,11 @@ public final class HistoryStore: Sendable {
     /// happened to the answer (for delayed, dribbled, stalled … answers).
     @discardableResult
     public func appendTracked(_ record: consuming ExchangeRecord) -> (UInt64, HistoryOutcome) {
-        let box = RecordBox(record)
+        let box = RecordBox(record, pool: pool)
         let (seq, subs, evicted) = state.withLock { $0.store { .record($0, box) } }
         _ = evicted  // released here, outside the lock
         if !subs.isEmpty {
-            let e = box.record.exchange(seq: seq)
+            let e = box.exchange(seq)
             for f in subs { f(e) }
         }
         return (seq, HistoryOutcome(box: box))
@@ -253,6 +424,13 @@ public final class HistoryStore: Sendable {
 
     /// Every exchange, oldest first.
     public var all: [Exchange] { query() }
+
+    /// Up to `count` stored exchanges with seq > `after` (all from the oldest when nil),
+    /// oldest first and unfiltered: the lock is held only to copy references, so a reader
+    /// walks the whole history in windows without holding up the request path.
+    public func items(after: UInt64?, count: Int) -> [HistoryItem] {
+        state.withLock { $0.window(after: after, count: count) }.map(HistoryItem.init)
+    }
 
     /// Forgets every exchange and the dropped count; sequence numbers keep increasing.
     public func clear() {
@@ -306,6 +484,36 @@ public final class HistoryStore: Sendable {
     }
 
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    /// A feed of every exchange appended from now on (see ``HistoryFeed``); `nextSeq` is the
+    /// sequence number of the first one it will carry, taken atomically with the subscription.
+    public func feed(capacity: Int = 65_536) -> (feed: HistoryFeed, nextSeq: UInt64) {
+        let id = nextFeed.wrappingAdd(1, ordering: .relaxed).oldValue
+        let next = state.withLock { s -> UInt64 in
+            s.feeds.append(FeedQueue(id: id, capacity: max(1, capacity)))
+            return s.nextSeq
+        }
+        return (HistoryFeed(id: id, capacity: capacity, store: self), next)
+    }
+
+    /// Feeds currently attached.
+    public var feedCount: Int { state.withLock { $0.feeds.count } }
+
+    func takeFeed(_ id: UInt64, max: Int = .max) -> [HistoryFeedEvent] {
+        state.withLock { s -> [HistoryFeedEvent] in
+            guard let i = s.feeds.firstIndex(where: { $0.id == id }) else { return [] }
+            return s.feeds[i].take(max: max)
+        }
+    }
+
+    func cancelFeed(_ id: UInt64) {
+        let dropped = state.withLock { s -> [FeedQueue] in
+            let gone = s.feeds.filter { $0.id == id }
+            s.feeds.removeAll { $0.id == id }
+            return gone
+        }
+        _ = dropped  // queued references released outside the lock
+    }
 }
 
 /// Records what finally happened to one recorded answer (shown in the exchange's
@@ -313,9 +521,10 @@ public final class HistoryStore: Sendable {
 public struct HistoryOutcome: Sendable {
     let box: HistoryStore.RecordBox
 
+    static let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
+
     public func record(_ outcome: ResponseOutcome) {
-        let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
-        let k = UInt8((kinds.firstIndex(of: outcome.kind) ?? 0) + 1)
+        let k = UInt8((Self.kinds.firstIndex(of: outcome.kind) ?? 0) + 1)
         box.outcomeAtMillis.store(Int64((outcome.at.timeIntervalSince1970 * 1000).rounded()), ordering: .relaxed)
         _ = box.outcomeKind.compareExchange(expected: 0, desired: k, ordering: .releasing)
     }
