@@ -190,7 +190,7 @@ final class HistoryMemoryTests: XCTestCase {
 
 /// The server-sent-event fan-out with a sink that records what it is given.
 final class HistoryEventHubTests: XCTestCase {
-    final class RecordingSink: OutputReportingSink, @unchecked Sendable {
+    final class RecordingSink: ResponseBodySink, @unchecked Sendable {
         private let state = Locked<(text: String, finished: Bool, closed: Bool, callbacks: [@Sendable () -> Void])>(("", false, false, []))
         let unsent: Int
         init(unsent: Int = 0) { self.unsent = unsent }

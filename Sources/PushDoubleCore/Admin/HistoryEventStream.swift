@@ -52,7 +52,7 @@ public final class HistoryEventStream: ResponseBodySource {
 ///   every client gets `lagged` (resume from the last event it got) and is disconnected;
 /// - a new client's backlog is at most ``maxBacklog`` events, then `lagged`;
 /// - a client whose sink reports more than ``maxUnsent`` bytes not yet sent
-///   (``OutputReportingSink``) gets `lagged` and is disconnected.
+///   (``ResponseBodySink/unsentBytes``) gets `lagged` and is disconnected.
 /// The thread runs only while clients are attached, at a low priority.
 public final class HistoryEventHub: Sendable {
     public static let tick = 0.02
@@ -129,19 +129,13 @@ public final class HistoryEventHub: Sendable {
 
     private static func now() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
-    /// The hub thread runs at a low priority (nice 10; Linux threads have their own):
-    /// under load the event loops get the CPU first, and the hub falls behind, which its
-    /// clients hear as `lagged`, rather than slowing the pushes down.
-    private static func lowerPriority() {
-        #if os(Linux)
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)   // who 0 = this thread on Linux
-        #endif
-    }
 
     // MARK: the hub thread
 
     private func run(_ feed: HistoryFeed) {
-        Self.lowerPriority()
+        // Low priority: under load the hub falls behind, which its clients hear as
+        // `lagged`, rather than slowing the pushes down.
+        BackgroundPriority.lowerCurrentThread()
         while true {
             usleep(useconds_t(Self.tick * 1e6))
             let events = feed.take(max: Self.maxPerTick)
@@ -224,7 +218,7 @@ public final class HistoryEventHub: Sendable {
             if c.sink.isClosed { continue }
             // This tick's share (`out`) is bounded by the feed; what counts is what the
             // connection still holds from earlier ticks, when the sink can tell.
-            let unsent = (c.sink as? OutputReportingSink)?.unsentBytes ?? 0
+            let unsent = c.sink.unsentBytes
             if lagging || unsent > Self.maxUnsent {
                 c.out.append(contentsOf: HistoryEventStream.lagged(resumeFrom: c.lastSent))
                 c.sink.write(c.out)

@@ -1,16 +1,6 @@
 import Foundation
 import PushDoubleTransport
 
-/// A ``ResponseBodySink`` that can say how many bytes it was handed and has not yet passed
-/// to the socket, so a producer can wait instead of piling output up in memory.
-///
-/// The transport's sinks do not report this yet; producers here use it when a sink
-/// conforms and otherwise rely on their own bounds (page size, per-client budgets).
-public protocol OutputReportingSink: ResponseBodySink {
-    /// Bytes written to this sink and not yet sent.
-    var unsentBytes: Int { get }
-}
-
 /// One page of the history as a streamed response body: `GET /history` (the JSON document)
 /// and `GET /history?format=jsonl` (JSON Lines).
 ///
@@ -26,7 +16,7 @@ public final class HistoryPageSource: ResponseBodySource {
 
     /// Bytes per sink write.
     public static let chunkSize = 64 * 1024
-    /// A conforming sink is waited for while it holds more than this unsent.
+    /// The writer waits while its sink holds more than this unsent (``ResponseBodySink/unsentBytes``).
     public static let highWater = 1 << 20
 
     let query: HistoryQuery
@@ -40,7 +30,11 @@ public final class HistoryPageSource: ResponseBodySource {
 
     public func start(_ sink: ResponseBodySink) {
         let query = self.query, format = self.format, history = self.history
-        Self.queue.async { Self.write(history.page(query), format: format, to: sink) }
+        Self.queue.async {
+            // A dump must never slow the providers down (the queue's threads serve only this).
+            BackgroundPriority.lowerCurrentThread()
+            Self.write(history.page(query), format: format, to: sink)
+        }
     }
 
     private static func write(_ page: HistoryPage, format: Format, to sink: ResponseBodySink) {
@@ -49,9 +43,8 @@ public final class HistoryPageSource: ResponseBodySource {
         out.reserveCapacity(chunkSize + 8192)
         func flush() -> Bool {
             if sink.isClosed { return false }
-            if let reporting = sink as? OutputReportingSink {
-                while reporting.unsentBytes > highWater && !sink.isClosed { usleep(1000) }
-            }
+            // Backpressure: wait while the connection still holds more than `highWater`.
+            while sink.unsentBytes > highWater && !sink.isClosed { usleep(1000) }
             if !out.isEmpty { sink.write(out); out.removeAll(keepingCapacity: true) }
             return !sink.isClosed
         }

@@ -1,3 +1,4 @@
+import Synchronization
 /// The contract between the connection runtime (sockets, TLS, event loop) and a protocol
 /// engine (HTTP/1.1 or HTTP/2 server connection).
 ///
@@ -32,6 +33,17 @@ public protocol LoopExecutor: Sendable {
     func execute(_ body: @escaping @Sendable () -> Void)
 }
 
+/// The connection's queued output size, published by its loop for other threads (a
+/// streamed body's ``ResponseBodySink/unsentBytes``). One relaxed atomic store per write
+/// and flush.
+public final class OutputBacklog: Sendable {
+    private let bytes = Atomic<Int>(0)
+    public init() {}
+    /// Bytes queued on the connection and not yet accepted by the kernel/TLS.
+    public var pending: Int { bytes.load(ordering: .relaxed) }
+    func publish(_ n: Int) { bytes.store(n, ordering: .relaxed) }
+}
+
 /// The runtime side of a connection as a protocol handler sees it.
 public protocol ConnectionIO: AnyObject {
     var info: ConnectionInfo { get }
@@ -52,4 +64,10 @@ public protocol ConnectionIO: AnyObject {
     func cancelTimer(_ token: TimerToken)
     /// Run closures on this connection's loop from other threads.
     var loopExecutor: any LoopExecutor { get }
+    /// The queued output size for other threads; nil when the runtime does not publish it.
+    var outputBacklog: OutputBacklog? { get }
+}
+
+extension ConnectionIO {
+    public var outputBacklog: OutputBacklog? { nil }
 }

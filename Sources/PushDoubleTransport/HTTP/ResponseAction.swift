@@ -51,4 +51,13 @@ public protocol ResponseBodySink: AnyObject, Sendable {
     var isClosed: Bool { get }
     /// Called once (on any thread) when the stream or connection closes for any reason.
     func onClose(_ callback: @escaping @Sendable () -> Void)
+    /// Bytes written to this sink that the socket has not taken yet (still on their way to
+    /// the loop, or queued on the connection): a producer waits, or drops a slow reader,
+    /// instead of piling output up in memory. Readable from any thread; approximate.
+    var unsentBytes: Int { get }
+}
+
+extension ResponseBodySink {
+    /// A sink that cannot tell reports nothing pending.
+    public var unsentBytes: Int { 0 }
 }

@@ -411,7 +411,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
                 complete(slot, .completed)
                 return
             }
-            let sink = HTTP1BodySink(connection: self, slot: slot, executor: io.loopExecutor)
+            let sink = HTTP1BodySink(connection: self, slot: slot, executor: io.loopExecutor, backlog: io.outputBacklog)
             slot.sink = sink
             source.start(sink)
         }
@@ -541,21 +541,27 @@ final class HTTP1BodySink: ResponseBodySink {
     private let slot: LoopBound<HTTP1ServerConnection.Slot>
     private let executor: any LoopExecutor
     private let state = PthreadLocked<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
+    private let unsent: SinkUnsentBytes
 
-    init(connection: HTTP1ServerConnection, slot: HTTP1ServerConnection.Slot, executor: any LoopExecutor) {
+    init(connection: HTTP1ServerConnection, slot: HTTP1ServerConnection.Slot, executor: any LoopExecutor, backlog: OutputBacklog?) {
         self.connection = LoopBound(connection)
         self.slot = LoopBound(slot)
         self.executor = executor
+        self.unsent = SinkUnsentBytes(backlog)
     }
 
     func write(_ bytes: [UInt8]) {
         guard !isClosed, !bytes.isEmpty else { return }
-        let c = connection, s = slot
+        let c = connection, s = slot, unsent = unsent, n = bytes.count
+        unsent.handed(n)
         executor.execute {
+            defer { unsent.taken(n) }
             guard let conn = c.value, let slot = s.value else { return }
             conn.streamWrite(slot, bytes)
         }
     }
+
+    var unsentBytes: Int { unsent.total }
 
     func finish() {
         guard !isClosed else { return }

@@ -18,20 +18,30 @@ final class HTTP2ResponseBodySink: ResponseBodySink, @unchecked Sendable {
     private weak var connection: HTTP2ServerConnection?
     let streamID: UInt32
 
-    init(streamID: UInt32, connection: HTTP2ServerConnection, executor: any LoopExecutor) {
+    private let unsent: SinkUnsentBytes
+
+    init(streamID: UInt32, connection: HTTP2ServerConnection, executor: any LoopExecutor, backlog: OutputBacklog?) {
         self.streamID = streamID
         self.connection = connection
         self.executor = executor
+        self.unsent = SinkUnsentBytes(backlog)
     }
 
     func write(_ bytes: [UInt8]) {
         if isClosed || bytes.isEmpty { return }
         let box = HTTP2LoopBound(self)
+        let n = bytes.count
+        unsent.handed(n)
         executor.execute {
             let sink = box.value
+            defer { sink.unsent.taken(n) }
             sink.connection?.sinkWrite(sink, bytes)
         }
     }
+
+    /// Bytes on their way to the loop plus the connection's queued output (the stream's own
+    /// flow-control backlog is bounded by the connection, which resets it past its cap).
+    var unsentBytes: Int { unsent.total }
 
     func finish() {
         if isClosed { return }
@@ -71,4 +81,15 @@ final class HTTP2ResponseBodySink: ResponseBodySink, @unchecked Sendable {
 struct HTTP2LoopBound<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+/// What a streamed body's sink has been handed and the socket has not taken yet: bytes
+/// still on their way to the loop, plus the connection's queued output (``OutputBacklog``).
+final class SinkUnsentBytes: Sendable {
+    private let inFlight = Atomic<Int>(0)
+    private let backlog: OutputBacklog?
+    init(_ backlog: OutputBacklog?) { self.backlog = backlog }
+    func handed(_ n: Int) { inFlight.add(n, ordering: .relaxed) }
+    func taken(_ n: Int) { inFlight.subtract(n, ordering: .relaxed) }
+    var total: Int { inFlight.load(ordering: .relaxed) + (backlog?.pending ?? 0) }
 }

@@ -162,7 +162,8 @@ extension HTTP2ServerConnection {
             stream.abortAfterBody = true
         case .stream(let source):
             stream.outEnd = false
-            let sink = HTTP2ResponseBodySink(streamID: stream.id, connection: self, executor: io.loopExecutor)
+            let sink = HTTP2ResponseBodySink(streamID: stream.id, connection: self, executor: io.loopExecutor,
+                                             backlog: io.outputBacklog)
             stream.sink = sink
             source.start(sink)
         }

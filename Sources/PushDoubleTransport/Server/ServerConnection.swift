@@ -317,6 +317,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         if !backPressured && out.count - outStart > listener.config.limits.maxBufferedOutput {
             backPressured = true
         }
+        outputBacklog?.publish(out.count - outStart)
         if !flushQueued {
             flushQueued = true
             loop.enqueueFlush(self)
@@ -324,6 +325,8 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     }
 
     var pendingWriteBytes: Int { out.count - outStart }
+
+    let outputBacklog: OutputBacklog? = OutputBacklog()
 
     func close() {
         if phase == .handshaking { finalize(abortive: false); return }
@@ -434,6 +437,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
             outStart = 0
         }
         let pending = out.count - outStart
+        outputBacklog?.publish(pending)
         let high = listener.config.limits.maxBufferedOutput
         if pending > high {
             backPressured = true
@@ -489,6 +493,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         if abortive { Posix.abortiveClose(fd) } else { Posix.close(fd) }
         releaseCount()
         out = []
+        outputBacklog?.publish(0)
         if !wasLingering && !handlerNotified {
             flushQueued = true
             loop.enqueueFlush(self)
