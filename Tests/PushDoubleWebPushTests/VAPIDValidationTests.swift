@@ -35,6 +35,14 @@ final class VAPIDValidationTests: XCTestCase {
         }
     }
 
+    func testAuthorizationHeaderNameIsCaseInsensitive() throws {
+        let r = try aes128gcmRequest(restricted).adding("authorization", try vapidHeader())
+        XCTAssertEqual(accept(r, restricted)?.vapid?.form, .vapid)
+        let t = try vapidJWT(goodClaims(), key: vapidTestKey())
+        let legacy = try aes128gcmRequest(restricted).adding("AUTHORIZATION", "webpush \(t)").adding("crypto-key", "p256ecdsa=\(try vapidTestPublicText())")
+        XCTAssertEqual(accept(legacy, restricted)?.vapid?.form, .legacy(scheme: "webpush"))
+    }
+
     func testVAPIDParameterVariants() throws {
         let key = try vapidTestKey()
         let t = try vapidJWT(goodClaims(), key: key), k = try vapidTestPublicText()
