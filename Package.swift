@@ -33,6 +33,9 @@ let package = Package(
         // FCM HTTP v1 protocol core (pure): send-request validation, Google error envelope,
         // OAuth2 JWT-bearer token endpoint logic, access-token store. Not wired yet.
         .target(name: "PushDoubleFCM", dependencies: ["PushDoubleJSON", "PushDoubleCrypto"]),
+        // Web Push protocol core (pure): browser-made subscriptions, RFC 8030/8292 request
+        // validation, per-service answers, the browser's decryption. Not wired yet.
+        .target(name: "PushDoubleWebPush", dependencies: ["PushDoubleJSON", "PushDoubleCrypto"]),
         // In-process server assembling every fake: the Swift library API.
         .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
@@ -53,6 +56,7 @@ let package = Package(
         .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleAPNsTests", dependencies: ["PushDoubleAPNs", "PushDouble", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleCore", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleFCMTests", dependencies: ["PushDoubleFCM", "PushDoubleCrypto", "PushDoubleJSON"]),
+        .testTarget(name: "PushDoubleWebPushTests", dependencies: ["PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleTestSupport"]),
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble"],
