@@ -33,6 +33,9 @@ let package = Package(
         // FCM HTTP v1 protocol core (pure): send-request validation, Google error envelope,
         // OAuth2 JWT-bearer token endpoint logic, access-token store. Not wired yet.
         .target(name: "PushDoubleFCM", dependencies: ["PushDoubleJSON", "PushDoubleCrypto"]),
+        // Expo push service protocol core (pure): send-request decoding (plain or gzip), tickets,
+        // request-level errors, access-token check, receipt store, getReceipts. Not wired yet.
+        .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate"]),
         // In-process server assembling every fake: the Swift library API.
         .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
@@ -53,6 +56,7 @@ let package = Package(
         .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleAPNsTests", dependencies: ["PushDoubleAPNs", "PushDouble", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleCore", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleFCMTests", dependencies: ["PushDoubleFCM", "PushDoubleCrypto", "PushDoubleJSON"]),
+        .testTarget(name: "PushDoubleExpoTests", dependencies: ["PushDoubleExpo", "PushDoubleJSON", "PushDoubleTestSupport"]),
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble"],
