@@ -20,7 +20,8 @@ public struct ExpoReceiptStoreConfiguration: Sendable, Equatable {
 /// bounded (``ExpoReceiptStoreConfiguration/capacity``, oldest evicted), time from the caller's
 /// clock (`now`, seconds). A receipt is visible once its availability allows and until
 /// `retention` after it was recorded; every receipt has the same retention, so the oldest
-/// expires first and expired ones are purged from the front on each write.
+/// expires first and expired ones are purged from the front on each write (with a clock that
+/// goes back, purging may stop early, but an expired receipt is never served).
 public final class ExpoReceiptStore: Sendable {
     public let configuration: ExpoReceiptStoreConfiguration
     private let generate: @Sendable () -> String
