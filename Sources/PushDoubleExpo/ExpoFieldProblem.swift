@@ -30,9 +30,15 @@ public struct ExpoFieldProblem: Sendable, Equatable {
     /// `child "<name>" fails because [<inner>]`, an array item `"<name>" at position <i> fails because
     /// [<inner>]` with the item named `"<i>"`, and a message of an array body is wrapped as item
     /// `<index>` of `"value"`. A single-object body gets the trailing `. "value" must be an array.`
-    /// (the failed array alternative); an array body gets a final `.`.
+    /// (the failed array alternative); an array body gets a final `.`. An empty path is the body
+    /// (`"value" must be of type object.`, recorded) or an array item that is not an object
+    /// (`"value" at position <i> fails because ["<i>" must be an object].`, ours).
     public static func joiText(_ p: ExpoFieldProblem) -> String {
-        guard !p.path.isEmpty else { return "\"value\" must be of type object." }
+        guard !p.path.isEmpty else {
+            // The body itself, or one item of an array body, is not an object.
+            guard let index = p.messageIndex else { return "\"value\" must be of type object." }
+            return "\"value\" at position \(index) fails because [\"\(index)\" must be an object]."
+        }
         let inner = joiInner(path: p.path, kind: p.kind)
         if let index = p.messageIndex { return "\"value\" at position \(index) fails because [\(inner)]." }
         return inner + ". \"value\" must be an array."

@@ -67,14 +67,7 @@ public struct ExpoSendRequestDecoder: Sendable {
     }
 
     func fail(_ problem: ExpoFieldProblem, _ rule: ExpoRule) -> ExpoRequestError {
-        let text: String
-        if problem.path.isEmpty, problem.messageIndex != nil {
-            // An array item that is not an object (ours: the recorded text names "value").
-            text = "\"value\" at position \(problem.messageIndex!) fails because [\"\(problem.messageIndex!)\" must be an object]."
-        } else {
-            text = configuration.fieldProblemText(problem)
-        }
-        return .apiError(rule, text, statuses: configuration.statuses)
+        .apiError(rule, configuration.fieldProblemText(problem), statuses: configuration.statuses)
     }
 
     // MARK: Phase 3: fields (expo.md §2)
