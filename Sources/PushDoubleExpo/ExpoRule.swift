@@ -29,9 +29,8 @@ public enum ExpoRule: String, Sendable, Equatable, Hashable, CaseIterable {
     /// Recipients of more than one project (§1 [A], text and `details` §3.2 [O]) → `PUSH_TOO_MANY_EXPERIENCE_IDS`.
     case oneProject
 
-    /// 600 notifications / s / project (§1 [A]) → `TOO_MANY_REQUESTS`, 429. Only the error
-    /// body is here (``ExpoRequestError/tooManyRequests(limitPerSecond:statuses:)``); counting
-    /// per project over time is left for the wiring.
+    /// 600 notifications / s / project (§1 [A]) → `TOO_MANY_REQUESTS`, 429 (``ExpoRateLimiter``,
+    /// which the caller runs once the request's project is known).
     case rateLimit
 
     // MARK: Per recipient
