@@ -75,17 +75,17 @@ public struct ExpoSendRequestDecoder: Sendable {
     func decodeMessage(_ members: [(String, JSONValue)], index: Int?) throws(ExpoRequestError) -> ExpoPushMessage {
         var m = ExpoPushMessage()
         m.raw = .object(members)
-        var f = ExpoFieldReader(members: members, messageIndex: index, decoder: self)
+        let f = ExpoFieldReader(members: members, messageIndex: index, decoder: self)
         for name in f.unknown {
             if configuration.unknownFields == .reject { throw f.problem([name], .notAllowed, .unknownField) }
             m.unknownFields.append(name)
         }
-        try decodeTo(&f, &m)
+        try decodeTo(f, &m)
         m.data = try f.object("data")
         m.title = try f.string("title")
         m.body = try f.string("body")
         m.subtitle = try f.string("subtitle")
-        m.sound = try decodeSound(&f)
+        m.sound = try decodeSound(f)
         m.ttl = try f.number("ttl")
         m.expiration = try f.number("expiration")
         m.priority = try f.oneOf("priority", ExpoPriority.self)
@@ -94,7 +94,7 @@ public struct ExpoSendRequestDecoder: Sendable {
         m.categoryId = try f.string("categoryId")
         m.mutableContent = try f.bool("mutableContent")
         m.interruptionLevel = try f.oneOf("interruptionLevel", ExpoInterruptionLevel.self)
-        try decodeSDKOnlyFields(&f, &m)
+        try decodeSDKOnlyFields(f, &m)
         m.contentAvailable = try f.bool("_contentAvailable")
         m.displayInForeground = try f.bool("_displayInForeground")
         m.payloadBytes = payloadBytes(members)
@@ -102,7 +102,7 @@ public struct ExpoSendRequestDecoder: Sendable {
     }
 
     /// `to`: a string or an array of strings, required (§2).
-    func decodeTo(_ f: inout ExpoFieldReader, _ m: inout ExpoPushMessage) throws(ExpoRequestError) {
+    func decodeTo(_ f: ExpoFieldReader, _ m: inout ExpoPushMessage) throws(ExpoRequestError) {
         switch f["to"] {
         case nil: throw f.problem(["to"], .required, .missingTo)
         case .string(let s)?: m.to = [s]
@@ -117,7 +117,7 @@ public struct ExpoSendRequestDecoder: Sendable {
     }
 
     /// `"default"` | null | `{critical?: bool, name?: string|null, volume?: number}` (§2).
-    func decodeSound(_ f: inout ExpoFieldReader) throws(ExpoRequestError) -> ExpoSound? {
+    func decodeSound(_ f: ExpoFieldReader) throws(ExpoRequestError) -> ExpoSound? {
         guard let v = f.rawValue("sound") else { return nil }
         switch v {
         case .null: return ExpoSound.none
@@ -149,7 +149,7 @@ public struct ExpoSendRequestDecoder: Sendable {
 
     /// `icon`, `richContent {image}`, `collapseId`, `tag` (§2: SDK types, server semantics
     /// UNCONFIRMED): kept as sent, type-checked only with `checkSDKOnlyFields`.
-    func decodeSDKOnlyFields(_ f: inout ExpoFieldReader, _ m: inout ExpoPushMessage) throws(ExpoRequestError) {
+    func decodeSDKOnlyFields(_ f: ExpoFieldReader, _ m: inout ExpoPushMessage) throws(ExpoRequestError) {
         m.icon = f["icon"]; m.richContent = f["richContent"]; m.collapseId = f["collapseId"]; m.tag = f["tag"]
         guard configuration.checkSDKOnlyFields else { return }
         for name in ["icon", "collapseId", "tag"] { _ = try f.string(name) }
