@@ -8,8 +8,8 @@ public struct ExpoBodyLimits: Sendable, Equatable {
     public var maxBodyBytes: Int
     /// Optional expansion-ratio bound for compressed bodies (see docs/inflate.md).
     public var maxExpansionRatio: Int?
-    /// Accept `Content-Encoding: deflate` too (expo.md §1 names only gzip; accepting is the
-    /// lenient choice, since the Node SDK advertises `gzip, deflate`).
+    /// Accept `Content-Encoding: deflate` too (expo.md §1 names only gzip for request bodies;
+    /// accepting is the lenient choice, ours).
     public var acceptDeflate: Bool
 
     public init(maxBodyBytes: Int = 1 << 20, maxExpansionRatio: Int? = nil, acceptDeflate: Bool = true) {
