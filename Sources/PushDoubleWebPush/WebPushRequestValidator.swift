@@ -145,19 +145,11 @@ public struct WebPushRequestValidator: Sendable {
 /// `a=b; c="d", e=f` → name → value: the parameter syntax of `Encryption` and `Crypto-Key`
 /// (webpush.md §4: entries separated by `;` or `,`, values possibly quoted). Names are
 /// lowercased; the first occurrence wins.
+/// The parameters of a legacy `Encryption` / `Crypto-Key` header, parsed by the one parser
+/// the decryptor uses (``WebPushCipher/headerParameters(_:)``).
 struct HeaderParameters {
-    private var values: [String: String] = [:]
-
-    init(_ header: String) {
-        for part in header.split(whereSeparator: { $0 == ";" || $0 == "," }) {
-            guard let eq = part.firstIndex(of: "=") else { continue }
-            let name = WebPushRequestValidator.trim(String(part[..<eq])).lowercased()
-            var v = WebPushRequestValidator.trim(String(part[part.index(after: eq)...]))
-            if v.count >= 2, v.hasPrefix("\""), v.hasSuffix("\"") { v = String(v.dropFirst().dropLast()) }
-            if values[name] == nil { values[name] = v }
-        }
-    }
-
+    private let values: [String: String]
+    init(_ header: String) { values = WebPushCipher.headerParameters(header) }
     subscript(name: String) -> String? { values[name] }
 }
 

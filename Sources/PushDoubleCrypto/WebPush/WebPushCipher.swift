@@ -212,8 +212,10 @@ public enum WebPushCipher {
         return (key, nonce)
     }
 
-    /// `a=b; c="d", e=f` → [a: b, c: d, e: f]; the first occurrence of a name wins.
-    static func headerParameters(_ value: String) -> [String: String] {
+    /// The parameters of a legacy `Encryption` / `Crypto-Key` header:
+    /// `a=b; c="d", e=f` → [a: b, c: d, e: f]; names lowercased, the first occurrence of a
+    /// name wins. One parser for the decryptor and the push service's request checks.
+    public static func headerParameters(_ value: String) -> [String: String] {
         var out: [String: String] = [:]
         for part in value.split(whereSeparator: { $0 == ";" || $0 == "," }) {
             guard let eq = part.firstIndex(of: "=") else { continue }

@@ -1,0 +1,177 @@
+import Foundation
+import Synchronization
+
+/// The knobs of ``ExpoReceiptStore``.
+public struct ExpoReceiptStoreConfiguration: Sendable, Equatable {
+    /// Receipts kept at most; beyond it the oldest is evicted.
+    public var capacity: Int
+    /// Seconds a receipt lives after it is recorded (expo.md §1 [A]: deleted after 24 hours).
+    public var retention: Double
+    public var availability: ExpoReceiptAvailability
+
+    public init(capacity: Int = 100_000, retention: Double = 24 * 60 * 60,
+                availability: ExpoReceiptAvailability = .afterDelay(seconds: 0)) {
+        precondition(capacity > 0 && retention > 0, "capacity and retention must be positive")
+        self.capacity = capacity; self.retention = retention; self.availability = availability
+    }
+}
+
+/// The receipts of issued tickets, keyed by ticket id (expo.md §4). Thread-safe (one `Mutex`),
+/// bounded (``ExpoReceiptStoreConfiguration/capacity``, oldest evicted), time from the caller's
+/// clock (`now`, seconds). A receipt is visible once its availability allows and until
+/// `retention` after it was recorded; every receipt has the same retention, so the oldest
+/// expires first and expired ones are purged from the front on each write (with a clock that
+/// goes back, purging may stop early, but an expired receipt is never served).
+public final class ExpoReceiptStore: Sendable {
+    public let configuration: ExpoReceiptStoreConfiguration
+    private let generate: @Sendable () -> String
+
+    /// Lifecycle of one receipt.
+    private enum Phase {
+        case waiting(until: Double)
+        case held
+        case released
+    }
+    private struct Entry {
+        var outcome: ExpoReceiptOutcome
+        var recordedAt: Double
+        var phase: Phase
+    }
+    private struct State {
+        var entries: [String: Entry] = [:]
+        /// Ids in record order; `head` skips the evicted or purged prefix.
+        var order: [String] = []
+        var head = 0
+    }
+    private let state = Mutex(State())
+
+    /// `idGenerator` makes ticket ids (tests inject a deterministic one); the default is an
+    /// uppercase UUID, the form of the §3.1 capture (`XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`).
+    public init(configuration: ExpoReceiptStoreConfiguration = .init(), idGenerator: (@Sendable () -> String)? = nil) {
+        self.configuration = configuration
+        self.generate = idGenerator ?? { UUID().uuidString }
+    }
+
+    /// Records a receipt with a fresh id and returns its ok ticket (expo.md §3.1).
+    public func issue(_ outcome: ExpoReceiptOutcome, now: Double) -> ExpoTicket {
+        let id = generate()
+        record(id: id, outcome, now: now)
+        return .ok(id: id)
+    }
+
+    /// Records (or replaces) the receipt of ticket `id`.
+    public func record(id: String, _ outcome: ExpoReceiptOutcome, now: Double) {
+        let phase: Phase
+        switch configuration.availability {
+        case .afterDelay(let seconds): phase = .waiting(until: now + seconds)
+        case .heldUntilReleased: phase = .held
+        }
+        state.withLock { s in
+            Self.purge(&s, now: now, retention: configuration.retention)
+            if s.entries.updateValue(Entry(outcome: outcome, recordedAt: now, phase: phase), forKey: id) == nil {
+                s.order.append(id)
+            } else if let i = s.order[s.head...].firstIndex(of: id) {
+                // A replaced receipt starts a new life: move it to the back of the order.
+                s.order.remove(at: i)
+                s.order.append(id)
+            }
+            while s.entries.count > configuration.capacity, s.head < s.order.count {
+                s.entries[s.order[s.head]] = nil
+                s.head += 1
+            }
+            Self.compact(&s)
+        }
+    }
+
+    /// Makes a held (or still waiting) receipt visible now; false when unknown or expired.
+    @discardableResult
+    public func release(_ id: String, now: Double) -> Bool {
+        state.withLock { s in
+            guard let e = s.entries[id], now < e.recordedAt + configuration.retention else { return false }
+            s.entries[id]?.phase = .released
+            return true
+        }
+    }
+
+    /// Releases every receipt not yet visible; returns how many.
+    @discardableResult
+    public func releaseAll(now: Double) -> Int {
+        state.withLock { s in
+            Self.purge(&s, now: now, retention: configuration.retention)
+            var n = 0
+            for (id, e) in s.entries where !Self.isVisible(e.phase, now: now) {
+                s.entries[id]?.phase = .released
+                n += 1
+            }
+            return n
+        }
+    }
+
+    /// Where `id`'s receipt is at `now`.
+    public func state(of id: String, now: Double) -> ExpoReceiptState {
+        guard let e = state.withLock({ $0.entries[id] }) else { return .unknown }
+        if now >= e.recordedAt + configuration.retention { return .expired }
+        switch e.phase {
+        case .held: return .held
+        case .waiting(let until) where now < until: return .pending(availableAt: until)
+        default: return .available(e.outcome.receipt)
+        }
+    }
+
+    /// The visible receipts of `ids` at `now`, in request order, each id once; unknown, expired
+    /// and not yet visible ids are left out (expo.md §4).
+    public func receipts(for ids: [String], now: Double) -> [(id: String, receipt: ExpoReceipt)] {
+        let found: [(String, ExpoReceiptOutcome)] = state.withLock { s in
+            var seen = Set<String>(), out: [(String, ExpoReceiptOutcome)] = []
+            for id in ids where !seen.contains(id) {
+                seen.insert(id)
+                guard let e = s.entries[id], now < e.recordedAt + configuration.retention,
+                      Self.isVisible(e.phase, now: now) else { continue }
+                out.append((id, e.outcome))
+            }
+            return out
+        }
+        return found.map { ($0.0, $0.1.receipt) }
+    }
+
+    /// Removes every expired receipt; returns how many.
+    @discardableResult
+    public func purgeExpired(now: Double) -> Int {
+        state.withLock { s in
+            let before = s.entries.count
+            Self.purge(&s, now: now, retention: configuration.retention)
+            Self.compact(&s)
+            return before - s.entries.count
+        }
+    }
+
+    /// Receipts held (any state, expired ones until purged).
+    public var count: Int { state.withLock { $0.entries.count } }
+
+    // MARK: Internals
+
+    private static func isVisible(_ phase: Phase, now: Double) -> Bool {
+        switch phase {
+        case .released: return true
+        case .held: return false
+        case .waiting(let until): return now >= until
+        }
+    }
+
+    /// Drops expired receipts from the front of the order (oldest first).
+    private static func purge(_ s: inout State, now: Double, retention: Double) {
+        while s.head < s.order.count {
+            let id = s.order[s.head]
+            if let e = s.entries[id], now < e.recordedAt + retention { break }
+            s.entries[id] = nil
+            s.head += 1
+        }
+    }
+
+    private static func compact(_ s: inout State) {
+        if s.head > 1024, s.head * 2 > s.order.count {
+            s.order.removeFirst(s.head)
+            s.head = 0
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import PushDoubleJSON
+
+/// The `details.error` values of tickets and receipts (expo.md §4.1). Tickets document only
+/// `DeviceNotRegistered`; receipts may carry any of them.
+public enum ExpoPushErrorKind: String, Sendable, Equatable, Hashable, CaseIterable {
+    case deviceNotRegistered = "DeviceNotRegistered"
+    case messageTooBig = "MessageTooBig"
+    case messageRateExceeded = "MessageRateExceeded"
+    case mismatchSenderId = "MismatchSenderId"
+    case invalidCredentials = "InvalidCredentials"
+    /// In the Node SDK's `ExpoPushErrorReceipt` union only; semantics UNCONFIRMED (§4.1).
+    case developerError = "DeveloperError"
+    case expoError = "ExpoError"
+    case providerError = "ProviderError"
+}
+
+/// The `message` texts of error tickets and receipts.
+///
+/// expo.md records exactly one: `"<token>" is not a registered push notification recipient`
+/// for `DeviceNotRegistered` (§3.1 [A]). For the others the receipt capture (§4) shows only
+/// `"…"`, so the texts here are ours, each saying what §4.1 says the error means.
+public enum ExpoPushErrorText {
+    /// expo.md §3.1: `"ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]" is not a registered push notification recipient`.
+    public static func deviceNotRegistered(token: String) -> String {
+        var quoted = ""
+        JSONWriter.writeString(token, into: &quoted)
+        return quoted + " is not a registered push notification recipient"
+    }
+    /// Ours (§4.1: total payload over 4096 bytes).
+    public static func messageTooBig(limit: Int = 4096) -> String {
+        "Message too big: the total notification payload must be at most \(limit) bytes."
+    }
+    /// Ours (§4.1: too many messages to one device).
+    public static let messageRateExceeded = "The device is receiving too many messages; send them at a lower rate."
+    /// Ours (§4.1: FCM credential / sender mismatch).
+    public static let mismatchSenderId = "The FCM server credentials do not match the sender id of this push token."
+    /// Ours (§4.1: push credentials invalid or revoked).
+    public static let invalidCredentials = "The push notification credentials for this project are not valid."
+}
+
+/// One push ticket of a send response (expo.md §3.1): `{"status":"ok","id":"…"}` or
+/// `{"status":"error","message":"…","details":{"error":"…",…}}`, keys in that order.
+public enum ExpoTicket: Sendable, Equatable {
+    /// Accepted; `id` is the receipt id to ask `getReceipts` for.
+    case ok(id: String)
+    /// Refused for this recipient. `details` starts with `error`; extra members follow it
+    /// (e.g. `expoPushToken`, §3.1 / expo-server-sdk-node#74).
+    case error(message: String, details: JSONObject)
+
+    /// An error ticket of `kind` with `extra` details after `error`.
+    public static func error(_ kind: ExpoPushErrorKind, message: String, extra: JSONObject = [:]) -> ExpoTicket {
+        var d: JSONObject = ["error": .string(kind.rawValue)]
+        for (k, v) in extra { d[k] = v }
+        return .error(message: message, details: d)
+    }
+
+    /// The §3.1 ticket for a recipient that cannot receive notifications:
+    /// `details: {"error":"DeviceNotRegistered","expoPushToken":"<token>"}`.
+    public static func deviceNotRegistered(token: String) -> ExpoTicket {
+        .error(.deviceNotRegistered, message: ExpoPushErrorText.deviceNotRegistered(token: token),
+               extra: ["expoPushToken": .string(token)])
+    }
+
+    /// A `MessageTooBig` ticket (used when ``ExpoSendDecoderConfiguration/messageTooBig`` is `.ticket`).
+    public static func messageTooBig(limit: Int = 4096) -> ExpoTicket {
+        .error(.messageTooBig, message: ExpoPushErrorText.messageTooBig(limit: limit))
+    }
+
+    public var isOK: Bool { if case .ok = self { return true }; return false }
+    /// The receipt id of an ok ticket.
+    public var id: String? { if case .ok(let id) = self { return id }; return nil }
+    /// `details.error` of an error ticket.
+    public var errorKind: String? { if case .error(_, let d) = self { return d.string("error") }; return nil }
+
+    /// The ticket object, keys in the captured order.
+    public var json: JSONValue {
+        switch self {
+        case .ok(let id): return ["status": "ok", "id": .string(id)]
+        case .error(let message, let details):
+            return ["status": "error", "message": .string(message), "details": .object(details)]
+        }
+    }
+}
+
+/// The body of a successful send (expo.md §3.1): HTTP 200, `{"data":[ticket…]}` in recipient order.
+public enum ExpoSendResponse {
+    /// `{"data":[…]}`. With `singleObject` (only meaningful for a one-recipient request whose
+    /// body was not an array, §3.1 "may get back one ticket object") `data` is the ticket itself;
+    /// both SDKs require the array, so callers default to it.
+    public static func body(_ tickets: [ExpoTicket], singleObject: Bool = false) -> [UInt8] {
+        let data: JSONValue = singleObject && tickets.count == 1 ? tickets[0].json : .array(tickets.map(\.json))
+        return JSONValue.object([("data", data)]).compactJSONBytes
+    }
+}
