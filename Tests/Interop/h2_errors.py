@@ -4,7 +4,7 @@ import socket
 import sys
 from hyperframe.frame import (Frame, SettingsFrame, HeadersFrame, DataFrame, PingFrame,
                               WindowUpdateFrame, GoAwayFrame, RstStreamFrame, ContinuationFrame)
-from h2_common import check
+from h2_common import check, raw_frames_until
 
 PORT = int(sys.argv[1])
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
@@ -21,24 +21,7 @@ def conn(preface=True):
 
 def frames_until(s, pred):
     """Reads frames until pred(frame) or EOF; returns (frames, eof)."""
-    buf, out = b"", []
-    while True:
-        while len(buf) >= 9:
-            f, n = Frame.parse_frame_header(memoryview(buf[:9]))
-            if len(buf) < 9 + n:
-                break
-            f.parse_body(memoryview(buf[9:9 + n]))
-            buf = buf[9 + n:]
-            out.append(f)
-            if pred(f):
-                return out, False
-        try:
-            d = s.recv(65536)
-        except socket.timeout:
-            return out, False
-        if not d:
-            return out, True
-        buf += d
+    return raw_frames_until(s, pred)
 
 
 def goaway(s):
