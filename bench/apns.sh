@@ -25,20 +25,7 @@ DURATION=${1:-${DURATION:-4}}
 ROUNDS=${2:-${ROUNDS:-3}}
 WARMUP=${WARMUP:-1}
 TOKENS=${TOKENS:-1000}
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
-
-if [ -z "${NO_BUILD:-}" ] && [ -z "${PD_BIN:-}" ]; then
-  echo "== building pushdouble (release)"
-  swift build -c release --product pushdouble 2>&1 | grep -E "error|warning:|Build complete" || true
-fi
-BIN=${PD_BIN:-$(swift build -c release --show-bin-path)/pushdouble}
-
-# A 300-byte JSON alert payload.
-python3 -c 'import json; b={"aps":{"alert":{"title":"Benchmark","body":"x"*200},"badge":1,"sound":"default"}}; s=json.dumps(b,separators=(",",":")); s=s.replace("x"*200,"x"*(200+300-len(s))); open("'"$WORK"'/body.json","w").write(s)'
-JWT=$(python3 -c 'import jwt,time; print(jwt.encode({"iss":"PDTESTTEAM","iat":int(time.time())}, open("Certificates/AuthKey_PDTESTKEY1.p8").read(), algorithm="ES256", headers={"kid":"PDTESTKEY1"}))')
+. bench/common.sh
 python3 -c 'import sys; [print("%064x" % (0x5d00000000000000000000000000000000000000000000000000000000000000 + i)) for i in range(int(sys.argv[1]))]' "$TOKENS" >"$WORK/tokens"
 echo "body: $(wc -c <"$WORK/body.json") bytes, $TOKENS distinct device tokens, JWT ${#JWT} chars"
 

@@ -12,19 +12,7 @@ cd "$(dirname "$0")/.."
 DURATION=${1:-${DURATION:-4}}
 ROUNDS=${2:-${ROUNDS:-3}}
 WARMUP=${WARMUP:-1}
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
-trap cleanup EXIT
-
-if [ -z "${NO_BUILD:-}" ] && [ -z "${PD_BIN:-}" ]; then
-  echo "== building pushdouble (release)"
-  swift build -c release --product pushdouble 2>&1 | grep -E "error|warning:|Build complete" || true
-fi
-BIN=${PD_BIN:-$(swift build -c release --show-bin-path)/pushdouble}
-
-python3 -c 'import json; b={"aps":{"alert":{"title":"Benchmark","body":"x"*200},"badge":1,"sound":"default"}}; s=json.dumps(b,separators=(",",":")); s=s.replace("x"*200,"x"*(200+300-len(s))); open("'"$WORK"'/body.json","w").write(s)'
-JWT=$(python3 -c 'import jwt,time; print(jwt.encode({"iss":"PDTESTTEAM","iat":int(time.time())}, open("Certificates/AuthKey_PDTESTKEY1.p8").read(), algorithm="ES256", headers={"kid":"PDTESTKEY1"}))')
+. bench/common.sh
 "$BIN" serve --ephemeral --quiet --endpoints-file "$WORK/ep.json" >"$WORK/pd.log" 2>&1 & PID=$!; PIDS+=($PID)
 for _ in $(seq 100); do [ -s "$WORK/ep.json" ] && break; sleep 0.1; done
 url() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([e["url"] for e in d["endpoints"] if e["name"]==sys.argv[2]][0])' "$WORK/ep.json" "$1"; }

@@ -6,7 +6,7 @@
 # Unlike the throughput benches (duration-based, ratios), the soak counts requests: h2load -D
 # abandons the responses still in flight when the time is up (up to c×m = 1000 a round), which
 # the server did record, so only fixed-count rounds reconcile exactly.
-# Env: PD_BIN=<pushdouble binary> (default: a release build), SERVE_ARGS (e.g. "--quiet").
+# Env: PD_BIN=<pushdouble binary> (default: a release build; NO_BUILD=1 reuses it), SERVE_ARGS (e.g. "--quiet").
 # Reconciliation: every response h2load received (status codes 2xx+3xx+4xx+5xx) is one exchange
 # in the history, so `nextSeq - 1` (exchanges ever recorded; sequence numbers start at 1) must
 # equal that sum, and count + dropped must equal it too, with count = min(nextSeq, cap). Streams the fake refused before the first
@@ -15,18 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 TOTAL=${1:-1000000}
 ROUND=${2:-200000}
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$WORK"; }
-trap cleanup EXIT
 command -v h2load >/dev/null || { echo "soak: h2load is not installed (apt-get install nghttp2-client, or bash Tests/run.sh)"; exit 2; }
-if [ -z "${PD_BIN:-}" ]; then
-  swift build -c release --product pushdouble 2>&1 | grep -E "error|warning:|Build complete" || true
-fi
-BIN=${PD_BIN:-$(swift build -c release --show-bin-path)/pushdouble}
-
-python3 -c 'import json; b={"aps":{"alert":{"title":"Soak","body":"x"*200},"badge":1,"sound":"default"}}; s=json.dumps(b,separators=(",",":")); s=s.replace("x"*200,"x"*(200+300-len(s))); open("'"$WORK"'/body.json","w").write(s)'
-JWT=$(python3 -c 'import jwt,time; print(jwt.encode({"iss":"PDTESTTEAM","iat":int(time.time())}, open("Certificates/AuthKey_PDTESTKEY1.p8").read(), algorithm="ES256", headers={"kid":"PDTESTKEY1"}))')
+. bench/common.sh
 # shellcheck disable=SC2086
 "$BIN" serve --ephemeral --endpoints-file "$WORK/endpoints.json" ${SERVE_ARGS:-} >"$WORK/serve.log" 2>&1 & PD_PID=$!; PIDS+=($PD_PID)
 for _ in $(seq 100); do [ -s "$WORK/endpoints.json" ] && break; sleep 0.1; done
