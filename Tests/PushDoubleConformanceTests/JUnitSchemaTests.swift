@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleConformance
 
 /// Validates the JUnit reporter's output against the common JUnit XML schema
@@ -12,6 +13,7 @@ final class JUnitSchemaTests: XCTestCase {
         let path = NSTemporaryDirectory() + "pd-junit-schema-\(getpid())-\(UUID().uuidString).xml"
         try xml.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
+        try requireTool("xmllint")
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = ["xmllint", "--noout", "--schema", Self.schema, path]

@@ -68,6 +68,7 @@ final class StreamingCurl: @unchecked Sendable {
     private var buffer = Data()
 
     init(_ url: String) throws {
+        try requireTool("curl")
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["curl", "-sN", "--max-time", "30", url]
         let out = Pipe()

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleCrypto
 
 /// base64url text → bytes for fixtures; fails the test on bad input.
@@ -39,6 +40,7 @@ func assertThrows<T>(file: StaticString = #filePath, line: UInt = #line, matchin
 /// Runs the `openssl` CLI with `arguments`; returns (exit status, stdout, stderr).
 @discardableResult
 func runOpenSSL(_ arguments: [String], stdin: [UInt8]? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    try requireTool("openssl")
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     p.arguments = ["openssl"] + arguments

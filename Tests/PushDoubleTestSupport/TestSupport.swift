@@ -60,6 +60,7 @@ private final class PipeCollector: @unchecked Sendable {
 /// and waits for it; after `timeout` seconds the process is terminated.
 @discardableResult
 public func runCommand(_ args: [String], input: Data? = nil, timeout: Double = 30) throws -> ProcessResult {
+    if let tool = args.first { try requireTool(tool) }
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     p.arguments = args
@@ -99,4 +100,32 @@ public func builtProduct(named name: String) -> URL {
         if FileManager.default.isExecutableFile(atPath: c.path) { return c }
     }
     return candidate
+}
+
+/// A tool a test drives is not on PATH: the failure names it and how to get it, instead of
+/// a confusing "did not start listening" or exit status 127.
+public struct MissingTool: Error, CustomStringConvertible {
+    public let name: String
+    public init(name: String) { self.name = name }
+    /// The Debian package that provides each external tool the tests use.
+    public static let packages: [String: String] = [
+        "curl": "curl", "openssl": "openssl", "nghttpd": "nghttp2-server", "h2load": "nghttp2-client",
+        "nghttp": "nghttp2-client", "nginx": "nginx-light", "xmllint": "libxml2-utils", "python3": "python3",
+    ]
+    public var description: String {
+        let install = Self.packages[name].map { ", or apt-get install \($0)" } ?? ""
+        return "\(name) is not installed (run bash Tests/run.sh\(install))"
+    }
+}
+
+/// Throws ``MissingTool`` when `name` is not an executable on PATH (absolute paths are checked
+/// as they are).
+public func requireTool(_ name: String) throws {
+    if name.contains("/") {
+        if FileManager.default.isExecutableFile(atPath: name) { return }
+        throw MissingTool(name: name)
+    }
+    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+    for dir in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") { return }
+    throw MissingTool(name: name)
 }

@@ -4,6 +4,7 @@ import Glibc
 import Foundation
 import XCTest
 import PushDoubleHPACK
+import PushDoubleTestSupport
 @testable import PushDoubleTransport
 
 /// Test fixtures for the HTTP client: a throw-away PKI made with the `openssl` CLI,
@@ -92,6 +93,7 @@ final class ClientTestServerProcess {
 
     init(_ args: [String], port: Int, file: StaticString = #filePath, line: UInt = #line) throws {
         self.port = port
+        if let tool = args.first { try requireTool(tool) }
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = args
         process.standardOutput = FileHandle.nullDevice
