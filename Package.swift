@@ -63,7 +63,7 @@ let package = Package(
         .testTarget(name: "PushDoubleExpoTests", dependencies: ["PushDoubleExpo", "PushDoubleJSON", "PushDoubleTestSupport"]),
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleTestSupport"],
+        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleCrypto", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
     ],
     swiftLanguageModes: [.v6]

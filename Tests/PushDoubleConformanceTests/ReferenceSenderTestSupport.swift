@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleCrypto
 
 /// Runs the built `pushdouble-reference-sender` executable and talks JSON-RPC to it over
 /// pipes, the way the conformance runner does. The sender is an executable target, so
@@ -171,12 +172,9 @@ enum ReferenceSenderFixtures {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("refsender-tests-\(getpid())")
         try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         let path = dir.appendingPathComponent("AuthKey.p8").path
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", path]
-        p.standardError = FileHandle.nullDevice
-        try? p.run()
-        p.waitUntilExit()
+        // A fresh P-256 key as a PKCS#8 `.p8`, made by our own crypto (no openssl CLI needed).
+        let pem = try! P256PrivateKey.generate().pemPKCS8
+        try! pem.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }()
 
