@@ -16,6 +16,9 @@ WORK=$SCRATCH/work
 # Leak checking is off: the Swift runtime's metadata caches and lazily built globals look
 # like leaks to LeakSanitizer. Memory errors (ASan) and traps are what the runs look for.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:allocator_may_return_null=1}
+# libFuzzer reports traps itself; Swift's backtracer would fight it for the signal (and
+# trips ASan reading memory).
+export SWIFT_BACKTRACE=enable=no
 
 build() {
   local t

@@ -114,14 +114,8 @@ private func sealedLegacyRecords(_ input: inout FuzzInput, _ keys: WebPushKeys) 
         if records[i].count > rs { records[i].removeLast(records[i].count - rs) }
         if i < records.count - 1 { records[i] += repeatElement(0, count: rs - records[i].count) }
     }
-    let sender = keys.legacySender
-    guard let senderPublic = try? sender.publicKey.rawRepresentation,
-          let uaPublic = try? keys.legacyUA.publicKey.rawRepresentation,
-          let ecdh = try? sender.sharedSecret(with: keys.legacyUA.publicKey) else { fuzzCheck(false, "keys"); return }
-    let salt = keys.salt
-    let (key, nonce) = WebPushCipher.legacyKeyAndNonce(ecdh: ecdh, authSecret: keys.legacyAuth, salt: salt,
-                                                       uaPublic: uaPublic, asPublic: senderPublic)
-    guard let aead = try? AES128GCM(key: key) else { fuzzCheck(false, "AES key"); return }
+    let salt = keys.salt, senderPublic = keys.legacySenderPublic, nonce = keys.legacyNonce
+    guard let aead = try? AES128GCM(key: keys.legacyKey) else { fuzzCheck(false, "AES key"); return }
     var body: [UInt8] = []
     for (i, r) in records.enumerated() {
         guard let sealed = try? aead.seal(nonce: AES128GCMContentCoding.recordNonce(nonce, i), plaintext: r[...]) else {
@@ -197,7 +191,9 @@ private func roundTrips(_ input: inout FuzzInput, _ keys: WebPushKeys) {
 /// The vectors' keys, decoded once.
 struct WebPushKeys: Sendable {
     let ua: P256PrivateKey, sender: P256PrivateKey, auth: [UInt8], salt: [UInt8], ikm: [UInt8]
-    let legacyUA: P256PrivateKey, legacySender: P256PrivateKey, legacyAuth: [UInt8], legacyAuthManyRecords: [UInt8]
+    let legacyUA: P256PrivateKey, legacyAuth: [UInt8], legacyAuthManyRecords: [UInt8]
+    /// Mode 4's sender (the RFC 8291 UA key reused) and the legacy key schedule's output for it.
+    let legacySenderPublic: [UInt8], legacyKey: [UInt8], legacyNonce: [UInt8]
 
     static let shared: WebPushKeys = {
         func b64(_ s: String) -> [UInt8] {
@@ -205,13 +201,18 @@ struct WebPushKeys: Sendable {
         }
         do {
             let ua = try P256PrivateKey(rawPrivateScalar: b64(FuzzVectors.RFC8291.uaPrivate))
+            let legacyUA = try P256PrivateKey(rawPrivateScalar: FuzzVectors.hex(FuzzVectors.ECEC.uaPrivateHex))
+            let legacyAuth = FuzzVectors.hex(FuzzVectors.ECEC.authSecretHex), salt = b64(FuzzVectors.RFC8291.salt)
+            let senderPublic = try ua.publicKey.rawRepresentation
+            let (key, nonce) = WebPushCipher.legacyKeyAndNonce(
+                ecdh: try ua.sharedSecret(with: legacyUA.publicKey), authSecret: legacyAuth, salt: salt,
+                uaPublic: try legacyUA.publicKey.rawRepresentation, asPublic: senderPublic)
             return WebPushKeys(
                 ua: ua, sender: try P256PrivateKey(rawPrivateScalar: b64(FuzzVectors.RFC8291.asPrivate)),
-                auth: b64(FuzzVectors.RFC8291.authSecret), salt: b64(FuzzVectors.RFC8291.salt), ikm: b64(FuzzVectors.RFC8188.ikm2),
-                legacyUA: try P256PrivateKey(rawPrivateScalar: FuzzVectors.hex(FuzzVectors.ECEC.uaPrivateHex)),
-                legacySender: ua,
-                legacyAuth: FuzzVectors.hex(FuzzVectors.ECEC.authSecretHex),
-                legacyAuthManyRecords: FuzzVectors.hex(FuzzVectors.ECEC.manyRecordsAuthSecretHex))
+                auth: b64(FuzzVectors.RFC8291.authSecret), salt: salt, ikm: b64(FuzzVectors.RFC8188.ikm2),
+                legacyUA: legacyUA, legacyAuth: legacyAuth,
+                legacyAuthManyRecords: FuzzVectors.hex(FuzzVectors.ECEC.manyRecordsAuthSecretHex),
+                legacySenderPublic: senderPublic, legacyKey: key, legacyNonce: nonce)
         } catch {
             fatalError("vector keys: \(error)")
         }
