@@ -6,12 +6,13 @@
 #   bench/fuzz.sh --replay TARGET FILE...              (re-run saved inputs, e.g. a crash)
 # New corpus entries go to .build/fuzz/work/corpus/<TARGET> (kept between runs, not
 # committed); the committed seeds in Fuzz/corpus/<TARGET> are only read. Crashing inputs
-# are saved as .build/fuzz/work/artifacts/<TARGET>-crash-*. FUZZ_FLAGS adds libFuzzer flags.
+# are saved as .build/fuzz/work/artifacts/<TARGET>-crash-*. FUZZ_FLAGS adds libFuzzer flags;
+# FUZZ_SCRATCH replaces the scratch path .build/fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ALL=(FuzzHPACK FuzzHTTP2Frame FuzzHTTP1 FuzzJSON FuzzScenario FuzzJWT FuzzWebPush)
-SCRATCH=.build/fuzz
+SCRATCH=${FUZZ_SCRATCH:-.build/fuzz}
 WORK=$SCRATCH/work
 # Leak checking is off: the Swift runtime's metadata caches and lazily built globals look
 # like leaks to LeakSanitizer. Memory errors (ASan) and traps are what the runs look for.
@@ -24,8 +25,12 @@ build() {
   local t
   for t in "$@"; do
     # gold prints one warning per ASan-instrumented local symbol; they are harmless.
-    if ! PUSHDOUBLE_FUZZ=1 swift build -c release --scratch-path "$SCRATCH" --sanitize fuzzer --sanitize address \
-        -Xswiftc -enable-testing --product "$t" >"$WORK/build-$t.log" 2>&1; then
+    # `--sanitize fuzzer` tells SwiftPM to let libFuzzer supply `main`; the sanitizers
+    # themselves come from the single -Xswiftc flag, which follows SwiftPM's own: with
+    # `--sanitize fuzzer --sanitize address` SwiftPM emits the two flags in random order,
+    # and when address comes last swiftc drops the coverage instrumentation.
+    if ! PUSHDOUBLE_FUZZ=1 swift build -c release --scratch-path "$SCRATCH" --sanitize fuzzer \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --product "$t" >"$WORK/build-$t.log" 2>&1; then
       grep -v "Cannot export local symbol" "$WORK/build-$t.log" | tail -n 40
       echo "fuzz: building $t failed"; exit 2
     fi
