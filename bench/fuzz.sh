@@ -79,6 +79,8 @@ for t in "${TARGETS[@]}"; do
   corp=$(echo "$last" | sed -n 's/.* corp: \([0-9]*\).*/\1/p')
   crashes=$((after - before))
   if [ "$status" -ne 0 ] && [ "$crashes" -eq 0 ]; then crashes="exit $status"; fi
+  # A build without coverage instrumentation fuzzes blind: count it as a failure.
+  if ! grep -q "inline 8-bit counters" "$log"; then crashes="NOT INSTRUMENTED"; status=3; fi
   printf '%-15s %6s %10s %9s %6s %7s %8s %s\n' "$t" "$secs" "${runs:-?}" "${rate:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$crashes"
   if [ "$status" -ne 0 ]; then
     failed+=("$t")
