@@ -150,17 +150,21 @@ struct HTTP1RequestParser {
                 return (2, .end(trailers: HTTPHeaders()))
             }
             guard let end = Self.findHeadEnd(buf, from: scanned) else {
-                if buf.count > maxHeadSize {
-                    throw HTTP1ParseError(kind: .headerListTooLarge, message: "The trailer section is larger than the limit of \(maxHeadSize) bytes.", head: currentHead)
-                }
+                if buf.count > maxHeadSize { throw trailersTooLarge() }
                 state = .trailers(scanned: max(0, buf.count - 3))
                 return (0, nil)
             }
+            // The same limit when the whole section arrived at once (as for the head).
+            if end > maxHeadSize { throw trailersTooLarge() }
             var trailers = HTTPHeaders()
             try Self.parseFields(UnsafeRawBufferPointer(rebasing: buf[0..<(end - 2)]), into: &trailers, head: currentHead)
             state = .head(scanned: 0)
             return (end, .end(trailers: trailers))
         }
+    }
+
+    private func trailersTooLarge() -> HTTP1ParseError {
+        HTTP1ParseError(kind: .headerListTooLarge, message: "The trailer section is larger than the limit of \(maxHeadSize) bytes.", head: currentHead)
     }
 
     /// Set after the last byte of a Content-Length body; cleared by ``takeEnd()``.

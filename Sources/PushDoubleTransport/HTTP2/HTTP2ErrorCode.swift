@@ -31,9 +31,13 @@ public struct HTTP2ErrorCode: RawRepresentable, Hashable, Sendable, CustomString
     /// The RFC name (e.g. "REFUSED_STREAM"), or "0x…" for unknown codes.
     public var name: String { Self.names[rawValue] ?? "0x" + String(rawValue, radix: 16) }
     public var description: String { name }
-    /// Parses an RFC name ("REFUSED_STREAM", case-insensitive) or a number.
+    /// Parses an RFC name ("REFUSED_STREAM", case-insensitive), a decimal number, or the
+    /// "0x…" form ``name`` gives unknown codes.
     public init?(name: String) {
         if let v = UInt32(name) { self.rawValue = v; return }
+        if name.hasPrefix("0x"), let v = UInt32(name.dropFirst(2), radix: 16), name.dropFirst(2).allSatisfy(\.isHexDigit) {
+            self.rawValue = v; return
+        }
         guard let hit = Self.names.first(where: { $0.value.caseInsensitiveCompare(name) == .orderedSame }) else { return nil }
         self.rawValue = hit.key
     }
