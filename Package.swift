@@ -72,7 +72,7 @@ let package = Package(
 // Fuzz targets (docs/fuzzing.md), only when PUSHDOUBLE_FUZZ=1: plain `swift build` and
 // `swift test` never see them. bench/fuzz.sh builds them with `--sanitize fuzzer
 // --sanitize address` in their own scratch path, so every module gets coverage
-// instrumentation and libFuzzer supplies `main`; `fuzz-seeds` writes Fuzz/corpus.
+// instrumentation and libFuzzer supplies `main`; `fuzz-seeds` writes Tests/Fuzz/corpus.
 if Context.environment["PUSHDOUBLE_FUZZ"] == "1" {
     let fuzzers: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzHPACK", ["PushDoubleHPACK"]),
@@ -84,15 +84,15 @@ if Context.environment["PUSHDOUBLE_FUZZ"] == "1" {
         ("FuzzWebPush", ["PushDoubleCrypto"]),
     ]
     // Input splitting and invariant checks shared by the fuzz targets.
-    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/Support"))
+    package.targets.append(.target(name: "FuzzSupport", path: "Tests/Fuzz/Support"))
     for f in fuzzers {
         package.targets.append(.executableTarget(
-            name: f.name, dependencies: f.dependencies + ["FuzzSupport"], path: "Fuzz/Targets/\(f.name)",
+            name: f.name, dependencies: f.dependencies + ["FuzzSupport"], path: "Tests/Fuzz/Targets/\(f.name)",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
         package.products.append(.executable(name: f.name, targets: [f.name]))
     }
     package.targets.append(.executableTarget(
         name: "fuzz-seeds", dependencies: ["FuzzSupport", "PushDoubleHPACK", "PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON"],
-        path: "Fuzz/Seeds"))
+        path: "Tests/Fuzz/Seeds"))
     package.products.append(.executable(name: "fuzz-seeds", targets: ["fuzz-seeds"]))
 }

@@ -3,6 +3,7 @@
 # and runs every test. `.ci/run` calls this same script.
 #   bash Tests/run.sh                  # install peers, build, run all tests
 #   bash Tests/run.sh --filter APNs    # extra arguments go to `swift test`
+#   bash Tests/run.sh --fast           # the fast tier only: no install, no external tool (< 1 min of tests)
 # What it installs (only when missing):
 #   - Debian: curl, openssl (integration tests, certificate checks); nghttp2-client (h2load,
 #     nghttp) and nghttp2-server (nghttpd), nginx-light: interop peers and benchmark references;
@@ -11,6 +12,33 @@
 # Needs root or sudo for apt-get; set PUSHDOUBLE_NO_INSTALL=1 to skip installing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# The interop tier: test classes that drive external tools (curl, openssl, nghttp2, nginx,
+# xmllint, python3 and its client libraries) or whole processes. Everything else is the fast
+# tier, which `--fast` runs with those tools hidden from PATH, so a fast test that starts
+# needing one fails ("X is not installed") instead of quietly joining the slow tier.
+INTEROP_TIER='APNsClientMatrixTests|APNsInProcessServerTests|APNsSocketTests|AdminAPITests|AdminInputSocketTests'
+INTEROP_TIER+='|CertificateAuthorityTests|ClientHTTP1Tests|ClientHTTP2Tests|ClientServerIntegrationTests|ClientTLSTests'
+INTEROP_TIER+='|ConformCommandTests|DriverTests|EndToEndTests|ExpoGetReceiptsHandlerTests|ExpoRequestBodyTests'
+INTEROP_TIER+='|FaultSocketTests|HTTP1ServerTests|HTTP2InteropTests|InflatePythonCrossTests|JUnitSchemaTests|KeysTests'
+INTEROP_TIER+='|OpenSSLCrossCheckTests|PushDoubleServerTests|PywebpushInteropTests|ReportersTests|RouterTests'
+INTEROP_TIER+='|RuntimeEventLoopTests|RuntimeHTTP2Tests|RuntimeRobustnessTests|RuntimeTLSTests|ScenarioLoaderTests'
+INTEROP_TIER+='|ServeCommandTests|TestCredentialsTests|TolerantJWTTests|SuiteAcceptanceTests|CorrectVariantsTests|AbuseTierTests'
+
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  swift build --build-tests
+  hidden=$(mktemp -d)
+  trap 'rm -rf "$hidden"' EXIT
+  for f in /usr/local/bin/* /usr/bin/* /bin/*; do
+    b=$(basename "$f")
+    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*) continue;; esac
+    [ -e "$hidden/$b" ] || ln -s "$f" "$hidden/$b" 2>/dev/null || true
+  done
+  swift_dir=$(dirname "$(command -v swift)")
+  echo "test: fast tier (no external tools on PATH; the interop tier is skipped)"
+  exec env PATH="$swift_dir:$hidden" swift test --skip-build --disable-swift-testing --skip "$INTEROP_TIER" "$@"
+fi
 
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo "$@"; else
   echo "test: need root (or sudo) to run: $*" >&2; return 1; fi; }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# libFuzzer runs of the decoders (docs/fuzzing.md): builds the Fuzz/ targets with
+# libFuzzer runs of the decoders (docs/fuzzing.md): builds the Tests/Fuzz/ targets with
 # -sanitize=fuzzer,address in .build/fuzz, runs each for SECONDS, one after another, and
 # prints runs, execs/s, coverage and crashes per target. Exits 1 if any target crashed.
 #   bench/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s, every target)
 #   bench/fuzz.sh --replay TARGET FILE...              (re-run saved inputs, e.g. a crash)
 # New corpus entries go to .build/fuzz/work/corpus/<TARGET> (kept between runs, not
-# committed); the committed seeds in Fuzz/corpus/<TARGET> are only read. Crashing inputs
+# committed); the committed seeds in Tests/Fuzz/corpus/<TARGET> are only read. Crashing inputs
 # are saved as .build/fuzz/work/artifacts/<TARGET>-crash-*. FUZZ_FLAGS adds libFuzzer flags;
 # FUZZ_SCRATCH replaces the scratch path .build/fuzz.
 set -euo pipefail
@@ -66,7 +66,7 @@ for t in "${TARGETS[@]}"; do
   set +e
   # shellcheck disable=SC2086
   "$SCRATCH/release/$t" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
-    -max_len=8192 -artifact_prefix="$WORK/artifacts/$t-" ${FUZZ_FLAGS:-} "$WORK/corpus/$t" "Fuzz/corpus/$t" >"$log" 2>&1
+    -max_len=8192 -artifact_prefix="$WORK/artifacts/$t-" ${FUZZ_FLAGS:-} "$WORK/corpus/$t" "Tests/Fuzz/corpus/$t" >"$log" 2>&1
   status=$?
   set -e
   secs=$(( $(date +%s) - t0 ))

@@ -1,4 +1,4 @@
-// fuzz-seeds: writes the seed corpus, Fuzz/corpus/<Target>/<name>, from the unit tests'
+// fuzz-seeds: writes the seed corpus, Tests/Fuzz/corpus/<Target>/<name>, from the unit tests'
 // vectors and inputs, in each target's input format (see the targets' doc comments).
 //
 //   PUSHDOUBLE_FUZZ=1 swift run fuzz-seeds [repository root]
@@ -16,7 +16,7 @@ import PushDoubleJSON
 import PushDoubleTransport
 
 let root = URL(fileURLWithPath: CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : FileManager.default.currentDirectoryPath)
-let corpus = root.appendingPathComponent("Fuzz/corpus")
+let corpus = root.appendingPathComponent("Tests/Fuzz/corpus")
 
 /// Seeds of one target, written when the program ends.
 final class SeedSet {
