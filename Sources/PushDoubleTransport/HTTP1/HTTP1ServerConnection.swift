@@ -56,6 +56,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     /// Why parsing has stopped, if it has. Orthogonal to ``Lifecycle``: a socket read pause
     /// outlives the end of reading requests, and is lifted the same way.
     enum InputFlow {
+        /// Parsing whatever arrives.
         case flowing
         /// ``maxPipelined`` responses are owed: reading is paused at the socket until half
         /// of them are written (which also re-runs parsing).
