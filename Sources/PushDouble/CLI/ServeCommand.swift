@@ -44,118 +44,187 @@ public enum ServeCommand {
         signal(SIGTERM, SIG_IGN)
     }()
 
+    /// One run, phase by phase (``Phases``); what a phase starts is stopped, in reverse
+    /// order, when the run returns.
     static func run(_ arguments: [String], mode: Mode, out: Console, err: Console,
                     fakes: [FakeListenerSpec]? = nil, credentials: DoubleCredentials?? = nil) -> Int32 {
-        let command = mode == .serve ? "serve" : "replay"
-        let specs = mode == .serve ? options : ReplayCommand.options
-        let parsed: ParsedOptions
-        do {
-            parsed = try ParsedOptions.parse(arguments, specs: specs, maxPositional: mode == .replay ? 8 : 0)
-        } catch {
-            err.line("pushdouble \(command): \(error)\nrun `pushdouble \(command) --help` for usage")
-            return 2
-        }
+        let phases = Phases(mode: mode, out: out, err: err)
+        guard let parsed = phases.parse(arguments) else { return 2 }
         if parsed.flag("--help") {
             out.write(mode == .serve ? help : ReplayCommand.help)
             return 0
         }
         let started = Date()
-        var creds = FakeRegistry.embeddedCredentials
-        if let c = credentials { creds = c }
-        var config = PushDoubleConfiguration(fakes: fakes, credentials: creds)
-        config.ephemeralPorts = parsed.flag("--ephemeral")
-        if let h = parsed.value("--host") { config.host = h }
-        do {
-            if let v = parsed.value("--history-cap") {
-                guard let n = Int(v), n > 0 else { throw CLIError.invalidValue(option: "--history-cap", value: v, expected: "a positive integer") }
-                config.historyCap = n
-            }
-            if let v = parsed.value("--seed") {
-                guard let n = UInt64(v) else { throw CLIError.invalidValue(option: "--seed", value: v, expected: "a non-negative integer") }
-                config.seed = n
-            }
-            if mode == .replay && parsed.all("--scenario").isEmpty && parsed.positional.isEmpty {
-                throw CLIError.missingArgument("scenario file (pushdouble replay FILE)")
-            }
-        } catch {
-            err.line("pushdouble \(command): \(error)\nrun `pushdouble \(command) --help` for usage")
-            return 2
-        }
-
-        // Scenarios are read before anything listens, so a bad file fails fast.
-        var scenarios: [Scenario] = []
-        for path in parsed.all("--scenario") + parsed.positional {
-            do { scenarios.append(try ScenarioLoader.load(path: path)) } catch {
-                err.line("pushdouble \(command): \(error)")
-                return 1
-            }
-        }
+        guard let config = phases.configuration(parsed, fakes: fakes, credentials: credentials) else { return 2 }
+        guard let scenarios = phases.scenarios(parsed) else { return 1 }
 
         // Signal handlers first: a stop request that arrives while starting is not lost.
-        let stop = DispatchSemaphore(value: 0)
-        var sources: [DispatchSourceSignal] = []
-        _ = ServeCommand.ignoreStopSignalsOnce
-        for sig in [SIGINT, SIGTERM] {
-            let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            s.setEventHandler { stop.signal() }
-            s.resume()
-            sources.append(s)
-        }
-        defer { for s in sources { s.cancel() } }
+        let stop = StopSignals()
+        defer { stop.cancel() }
 
         let server = PushDoubleServer(configuration: config)
-        do {
-            for (i, s) in scenarios.enumerated() { try server.load(scenario: s, merge: i > 0) }
-        } catch {
-            err.line("pushdouble \(command): cannot load scenarios: \(error)")
-            return 1
-        }
-        // The log is written off the request path (see ExchangeLogWriter).
-        var log: ExchangeLogWriter? = nil
-        if mode == .replay {
-            log = ExchangeLogWriter(history: server.history, console: out, style: .detailed)
-        } else if !parsed.flag("--quiet") {
-            log = ExchangeLogWriter(history: server.history, console: out, style: .line)
-        }
+        guard phases.load(scenarios, into: server) else { return 1 }
+        let log = phases.exchangeLog(of: server, parsed)
         defer { log?.stop() }
-        do {
-            try server.start()
-        } catch {
-            err.line("pushdouble \(command): cannot start: \(error)")
-            return 1
-        }
+        guard phases.start(server) else { return 1 }
         defer { server.stop() }
 
-        let files: SenderFiles
-        do { files = try SenderFiles.write(credentials: config.credentials) } catch {
-            err.line("pushdouble \(command): cannot write credential files: \(error)")
-            return 1
-        }
+        guard let files = phases.senderFiles(config.credentials) else { return 1 }
         defer { files.remove() }
         let environment = SenderEnvironment.variables(endpoints: server.endpoints, credentials: config.credentials, files: files)
-
-        if let path = parsed.value("--endpoints-file") {
-            do { try SenderEnvironment.endpointsDocument(endpoints: server.endpoints, environment: environment).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-                err.line("pushdouble \(command): cannot write \(path): \(error)")
-                return 1
-            }
-        }
-        var banner = ""
-        for e in server.endpoints {
-            banner += "  " + e.name.padding(toLength: 16, withPad: " ", startingAt: 0) + " " + e.url + "\n"
-        }
-        if scenarios.isEmpty == false { banner += "scenarios: " + scenarios.map(\.id).joined(separator: ", ") + "\n" }
-        banner += "\n# environment for senders:\n"
-        for (k, v) in environment { banner += "export \(k)=\(SenderEnvironment.shellQuote(v))\n" }
-        let ms = Int(Date().timeIntervalSince(started) * 1000)
-        out.write("pushdouble \(command): listening\n" + banner + "ready (\(ms) ms)\n")
+        guard phases.writeEndpointsFile(parsed, endpoints: server.endpoints, environment: environment) else { return 1 }
+        phases.announce(endpoints: server.endpoints, scenarios: scenarios, environment: environment, since: started)
 
         stop.wait()
         // Stop serving first, so the log ends with the last exchange, then flush it.
         server.stop()
         log?.stop()
-        out.line("pushdouble \(command): stopping (\(server.history.nextSeq - 1) exchanges, \(server.history.dropped) dropped)")
+        out.line("pushdouble \(phases.command): stopping (\(server.history.nextSeq - 1) exchanges, \(server.history.dropped) dropped)")
         return 0
+    }
+
+    /// The phases of one `serve` / `replay` run. A phase that fails prints its error (before
+    /// anything already started is stopped) and returns nil or false; ``run(_:mode:out:err:fakes:credentials:)``
+    /// then returns the exit status.
+    struct Phases {
+        let mode: Mode
+        let out: Console
+        let err: Console
+        var command: String { mode == .serve ? "serve" : "replay" }
+
+        private func usageError(_ error: any Error) {
+            err.line("pushdouble \(command): \(error)\nrun `pushdouble \(command) --help` for usage")
+        }
+
+        func parse(_ arguments: [String]) -> ParsedOptions? {
+            do {
+                return try ParsedOptions.parse(arguments, specs: mode == .serve ? options : ReplayCommand.options,
+                                               maxPositional: mode == .replay ? 8 : 0)
+            } catch {
+                usageError(error)
+                return nil
+            }
+        }
+
+        /// The server's configuration from the options (a bad value is a usage error).
+        func configuration(_ parsed: ParsedOptions, fakes: [FakeListenerSpec]?, credentials: DoubleCredentials??) -> PushDoubleConfiguration? {
+            var creds = FakeRegistry.embeddedCredentials
+            if let c = credentials { creds = c }
+            var config = PushDoubleConfiguration(fakes: fakes, credentials: creds)
+            config.ephemeralPorts = parsed.flag("--ephemeral")
+            if let h = parsed.value("--host") { config.host = h }
+            do {
+                if let v = parsed.value("--history-cap") {
+                    guard let n = Int(v), n > 0 else { throw CLIError.invalidValue(option: "--history-cap", value: v, expected: "a positive integer") }
+                    config.historyCap = n
+                }
+                if let v = parsed.value("--seed") {
+                    guard let n = UInt64(v) else { throw CLIError.invalidValue(option: "--seed", value: v, expected: "a non-negative integer") }
+                    config.seed = n
+                }
+                if mode == .replay && parsed.all("--scenario").isEmpty && parsed.positional.isEmpty {
+                    throw CLIError.missingArgument("scenario file (pushdouble replay FILE)")
+                }
+            } catch {
+                usageError(error)
+                return nil
+            }
+            return config
+        }
+
+        /// Scenarios are read before anything listens, so a bad file fails fast.
+        func scenarios(_ parsed: ParsedOptions) -> [Scenario]? {
+            var scenarios: [Scenario] = []
+            for path in parsed.all("--scenario") + parsed.positional {
+                do { scenarios.append(try ScenarioLoader.load(path: path)) } catch {
+                    err.line("pushdouble \(command): \(error)")
+                    return nil
+                }
+            }
+            return scenarios
+        }
+
+        func load(_ scenarios: [Scenario], into server: PushDoubleServer) -> Bool {
+            do {
+                for (i, s) in scenarios.enumerated() { try server.load(scenario: s, merge: i > 0) }
+                return true
+            } catch {
+                err.line("pushdouble \(command): cannot load scenarios: \(error)")
+                return false
+            }
+        }
+
+        /// The exchange log (written off the request path, see ``ExchangeLogWriter``):
+        /// detailed on `replay`, one line per exchange on `serve` unless `--quiet`.
+        func exchangeLog(of server: PushDoubleServer, _ parsed: ParsedOptions) -> ExchangeLogWriter? {
+            if mode == .replay { return ExchangeLogWriter(history: server.history, console: out, style: .detailed) }
+            if !parsed.flag("--quiet") { return ExchangeLogWriter(history: server.history, console: out, style: .line) }
+            return nil
+        }
+
+        func start(_ server: PushDoubleServer) -> Bool {
+            do {
+                try server.start()
+                return true
+            } catch {
+                err.line("pushdouble \(command): cannot start: \(error)")
+                return false
+            }
+        }
+
+        func senderFiles(_ credentials: DoubleCredentials?) -> SenderFiles? {
+            do { return try SenderFiles.write(credentials: credentials) } catch {
+                err.line("pushdouble \(command): cannot write credential files: \(error)")
+                return nil
+            }
+        }
+
+        /// `--endpoints-file`: the endpoints and environment as JSON (nothing to do without it).
+        func writeEndpointsFile(_ parsed: ParsedOptions, endpoints: [DoubleEndpoint], environment: [(String, String)]) -> Bool {
+            guard let path = parsed.value("--endpoints-file") else { return true }
+            do {
+                try SenderEnvironment.endpointsDocument(endpoints: endpoints, environment: environment)
+                    .write(to: URL(fileURLWithPath: path), options: .atomic)
+                return true
+            } catch {
+                err.line("pushdouble \(command): cannot write \(path): \(error)")
+                return false
+            }
+        }
+
+        /// The endpoints, the scenarios, the sender environment, then `ready`.
+        func announce(endpoints: [DoubleEndpoint], scenarios: [Scenario], environment: [(String, String)], since started: Date) {
+            var banner = ""
+            for e in endpoints {
+                banner += "  " + e.name.padding(toLength: 16, withPad: " ", startingAt: 0) + " " + e.url + "\n"
+            }
+            if scenarios.isEmpty == false { banner += "scenarios: " + scenarios.map(\.id).joined(separator: ", ") + "\n" }
+            banner += "\n# environment for senders:\n"
+            for (k, v) in environment { banner += "export \(k)=\(SenderEnvironment.shellQuote(v))\n" }
+            let ms = Int(Date().timeIntervalSince(started) * 1000)
+            out.write("pushdouble \(command): listening\n" + banner + "ready (\(ms) ms)\n")
+        }
+    }
+
+    /// SIGINT/SIGTERM as a stop request: handled by dispatch sources from creation on.
+    final class StopSignals {
+        private let stop = DispatchSemaphore(value: 0)
+        private var sources: [DispatchSourceSignal] = []
+
+        init() {
+            _ = ServeCommand.ignoreStopSignalsOnce
+            for sig in [SIGINT, SIGTERM] {
+                let s = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+                s.setEventHandler { [stop] in stop.signal() }
+                s.resume()
+                sources.append(s)
+            }
+        }
+
+        /// Blocks until a stop signal arrives.
+        func wait() { stop.wait() }
+
+        func cancel() { for s in sources { s.cancel() } }
     }
 }
 

@@ -84,90 +84,43 @@ public final class ConformanceRunner: Sendable {
                          durationSeconds: Date().timeIntervalSince(started), cases: results.all())
     }
 
-    /// Runs one case: fakes, sender, steps, shutdown, judging.
+    /// Runs one case: fakes, sender, steps, shutdown (``drive(_:session:shared:into:)``),
+    /// then judging (``CaseJudge``), while the fakes still run.
     public func runCase(_ scenario: ConformanceScenario, shared: SharedSender? = nil) -> CaseResult {
-        let started = Date()
+        let judge = CaseJudge(scenario: scenario, started: Date(), historyExcerpt: options.historyExcerpt)
         let seed = options.seed ?? scenario.seed ?? 1
-        var steps: [StepRecord] = []
-        var failure: DriverFailure?
-        var failureText: String?
-        var identity: SenderIdentity?
-        var log = ""
-        var history: [Exchange] = []
-        var configuration: SenderConfiguration?
-
-        func finish(naReason: String? = nil) -> CaseResult {
-            let ctxBase = CheckContext(scenario: scenario, history: history, steps: steps, configuration: configuration)
-            var checks: [CheckResult] = []
-            let d = CheckCatalogue.driverProtocol
-            if let f = failureText {
-                checks.append(CheckResult(id: d.id, title: d.title, reference: d.reference, severity: d.severity, verdict: .fail,
-                                          message: f, evidence: [Evidence("sender stderr is in the report (senderLog)")]))
-            } else if naReason == nil {
-                checks.append(d.run(ctxBase))
-            }
-            for inv in scenario.checks {
-                guard let def = CheckCatalogue.byID[inv.id] else { continue }
-                if let na = naReason {
-                    checks.append(CheckResult(id: def.id, title: def.title, reference: def.reference, severity: def.severity,
-                                              verdict: .notApplicable, message: na, evidence: []))
-                    continue
-                }
-                var ctx = ctxBase
-                ctx.params = inv.params
-                checks.append(def.run(ctx))
-            }
-            var excerpt = history
-            if excerpt.count > options.historyExcerpt {
-                let cited = Set(checks.flatMap { $0.evidence.flatMap(\.seqs) })
-                excerpt = history.filter { cited.contains($0.seq) }
-                excerpt += history.filter { !cited.contains($0.seq) }.prefix(max(0, options.historyExcerpt - excerpt.count))
-                excerpt.sort { $0.seq < $1.seq }
-            }
-            var r = CaseResult(id: scenario.id, title: scenario.title, references: scenario.references, file: scenario.file,
-                               verdict: .notApplicable, notApplicableReason: naReason, sender: identity, driverFailure: failureText,
-                               senderLog: log, durationSeconds: Date().timeIntervalSince(started), checks: checks, steps: steps,
-                               history: excerpt)
-            r.historyCount = history.count
-            r.recomputeVerdict()
-            return r
-        }
+        var record = CaseRecord()
 
         // 1. Fakes.
         let session: any FakeSession
         do { session = try host.start(scenario, seed: seed) }
         catch {
-            failureText = "cannot start the fakes: \(error)"
-            return finish()
+            record.failureText = "cannot start the fakes: \(error)"
+            return judge.result(record)
         }
         defer { session.stop() }
-        configuration = session.configuration
+        record.configuration = session.configuration
 
+        drive(scenario, session: session, shared: shared, into: &record)
+        return judge.result(record)
+    }
+
+    /// Phases 2 to 5 of a case against running fakes: the sender started (its own process or
+    /// the shared one), initialized, driven through the steps (``StepDriver``) and shut down;
+    /// then the fakes' history and the sender's log collected. A driver failure kills the
+    /// sender (and makes a shared one be replaced) and skips the phases after it.
+    private func drive(_ scenario: ConformanceScenario, session: any FakeSession, shared: SharedSender?,
+                       into record: inout CaseRecord) {
         // 2. Sender.
         let client: DriverClient
-        var ownProcess: SenderProcess?
-        if let shared {
-            switch shared.client(environment: session.configuration.environment, timeout: options.timeout) {
-            case .success(let c): client = c
-            case .failure(let e): failureText = "\(e)"; return finish()
-            }
-        } else {
-            do {
-                let p = try SenderProcess(command: options.senderCommand, environment: session.configuration.environment)
-                ownProcess = p
-                client = DriverClient(process: p, timeout: options.timeout)
-            } catch {
-                failureText = "\(error)"; return finish()
-            }
+        switch startSender(session.configuration.environment, shared: shared) {
+        case .success(let c): client = c
+        case .failure(let e): record.failureText = "\(e)"; return
         }
+        let ownsProcess = shared == nil
         let logStart = shared?.logOffset() ?? 0
-        func captureLog() {
-            let full = client.process.log
-            log = logStart > 0 && full.count >= logStart ? String(full.dropFirst(logStart)) : full
-        }
         func abort(_ f: DriverFailure) {
-            failure = f
-            failureText = f.description
+            record.failureText = f.description
             client.process.kill()
             shared?.discard()
         }
@@ -175,62 +128,99 @@ public final class ConformanceRunner: Sendable {
         // 3. initialize.
         switch client.initialize(session.configuration) {
         case .failure(let f): abort(f)
-        case .success(let id): identity = id
-        }
-        if failure == nil, let id = identity {
+        case .success(let id):
+            record.identity = id
             let missing = scenario.providers.filter { !id.providers.contains($0) }
             if !missing.isEmpty {
-                if ownProcess != nil { _ = client.shutdown() }
-                captureLog()
-                return finish(naReason: "sender does not support \(missing.joined(separator: ", "))")
+                if ownsProcess { _ = client.shutdown() }
+                record.log = Self.caseLog(client, from: logStart)
+                record.notApplicableReason = "sender does not support \(missing.joined(separator: ", "))"
+                return
             }
         }
 
         // 4. Steps.
-        var index = 0
-        stepLoop: for step in scenario.steps where failure == nil {
-            switch step {
-            case let .send(notification, deviceIDs, rep):
-                let devices = JSONValue.array(deviceIDs.compactMap { scenario.device($0)?.driverJSON })
-                for r in 0..<rep {
-                    let t = Date()
-                    let res = client.results(DriverProtocol.send, params: .object([("notification", notification), ("devices", devices)]))
-                    var rec = StepRecord(index: index, type: "send", repetition: r, devices: deviceIDs, notification: notification,
-                                         startedAt: t, endedAt: Date())
-                    index += 1
-                    switch res {
-                    case .success(let list): rec.results = list
-                    case .failure(let f): rec.failure = f.description; steps.append(rec); abort(f); break stepLoop
-                    }
-                    steps.append(rec)
-                }
-            case .settle:
-                let t = Date()
-                let res = client.results(DriverProtocol.settle, params: nil)
-                var rec = StepRecord(index: index, type: "settle", startedAt: t, endedAt: Date())
-                index += 1
-                switch res {
-                case .success(let list): rec.results = list
-                case .failure(let f): rec.failure = f.description; steps.append(rec); abort(f); break stepLoop
-                }
-                steps.append(rec)
-            case .wait(let seconds):
-                let t = Date()
-                Thread.sleep(forTimeInterval: seconds)
-                steps.append(StepRecord(index: index, type: "wait", startedAt: t, endedAt: Date()))
-                index += 1
-            }
+        if record.failureText == nil {
+            let outcome = StepDriver(scenario: scenario, client: client).run()
+            record.steps = outcome.steps
+            if let f = outcome.failure { abort(f) }
         }
 
         // 5. shutdown.
-        if failure == nil && ownProcess != nil {
-            if let f = client.shutdown() { failure = f; failureText = f.description }
+        if record.failureText == nil && ownsProcess {
+            if let f = client.shutdown() { record.failureText = f.description }
         }
         // Give in-flight history records (responses being written) a moment to land.
         Thread.sleep(forTimeInterval: 0.05)
-        history = session.history()
-        captureLog()
-        return finish()
+        record.history = session.history()
+        record.log = Self.caseLog(client, from: logStart)
+    }
+
+    /// The case's sender: a new process, or the shared one (started if need be).
+    private func startSender(_ environment: [String: String], shared: SharedSender?) -> Result<DriverClient, Error> {
+        if let shared { return shared.client(environment: environment, timeout: options.timeout) }
+        do {
+            let p = try SenderProcess(command: options.senderCommand, environment: environment)
+            return .success(DriverClient(process: p, timeout: options.timeout))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The sender's log written during this case (a shared sender's log from `logStart` on).
+    private static func caseLog(_ client: DriverClient, from logStart: Int) -> String {
+        let full = client.process.log
+        return logStart > 0 && full.count >= logStart ? String(full.dropFirst(logStart)) : full
+    }
+}
+
+/// Runs a scenario's steps through the driver protocol: one ``StepRecord`` per step (per
+/// repetition of a send), indexed in order. Stops at the first driver failure, recorded on
+/// its step.
+struct StepDriver {
+    let scenario: ConformanceScenario
+    let client: DriverClient
+
+    func run() -> (steps: [StepRecord], failure: DriverFailure?) {
+        var steps: [StepRecord] = []
+        for step in scenario.steps {
+            switch step {
+            case let .send(notification, deviceIDs, rep):
+                let devices = JSONValue.array(deviceIDs.compactMap { scenario.device($0)?.driverJSON })
+                let params = JSONValue.object([("notification", notification), ("devices", devices)])
+                for r in 0..<rep {
+                    if let f = request(DriverProtocol.send, params: params, into: &steps, record: { index, t, end in
+                        StepRecord(index: index, type: "send", repetition: r, devices: deviceIDs, notification: notification,
+                                   startedAt: t, endedAt: end)
+                    }) { return (steps, f) }
+                }
+            case .settle:
+                if let f = request(DriverProtocol.settle, params: nil, into: &steps, record: { index, t, end in
+                    StepRecord(index: index, type: "settle", startedAt: t, endedAt: end)
+                }) { return (steps, f) }
+            case .wait(let seconds):
+                let t = Date()
+                Thread.sleep(forTimeInterval: seconds)
+                steps.append(StepRecord(index: steps.count, type: "wait", startedAt: t, endedAt: Date()))
+            }
+        }
+        return (steps, nil)
+    }
+
+    /// One timed driver request, appended to `steps` with its results or its failure;
+    /// returns the failure.
+    private func request(_ method: String, params: JSONValue?, into steps: inout [StepRecord],
+                         record: (_ index: Int, _ startedAt: Date, _ endedAt: Date) -> StepRecord) -> DriverFailure? {
+        let t = Date()
+        let res = client.results(method, params: params)
+        var rec = record(steps.count, t, Date())
+        var failure: DriverFailure?
+        switch res {
+        case .success(let list): rec.results = list
+        case .failure(let f): rec.failure = f.description; failure = f
+        }
+        steps.append(rec)
+        return failure
     }
 }
 

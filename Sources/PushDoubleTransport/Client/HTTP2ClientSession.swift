@@ -229,6 +229,8 @@ struct HTTP2ClientSession {
         }
     }
 
+    /// One received frame: the CONTINUATION rule of an open header block, then one handler
+    /// per frame type (RFC 9113 §6).
     private mutating func handle(_ frame: HTTP2Frame, now: Double, out: inout [UInt8], completions: inout [ClientCompletion]) {
         if let expected = continuationStream {
             // RFC 9113 §6.10: a header block must be followed only by its CONTINUATION
@@ -242,145 +244,24 @@ struct HTTP2ClientSession {
         }
         switch frame.payload {
         case .settings(let list):
-            guard !frame.isAck else { return }
-            if let overflowed = applySettings(list) {
-                // §6.9.2: "An endpoint MUST treat a change to SETTINGS_INITIAL_WINDOW_SIZE that causes
-                // any flow-control window to exceed the maximum size as a connection error of type
-                // FLOW_CONTROL_ERROR."
-                connectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE overflows the window of stream \(overflowed)",
-                                out: &out, completions: &completions)
-                return
-            }
-            frameEncoder.appendSettingsAck(into: &out)
-            receivedPeerSettings = true
-            startWaiting(out: &out)
+            if !frame.isAck { receiveSettings(list, out: &out, completions: &completions) }
         case .ping(let opaque):
-            if frame.isAck {
-                if let p = pings.removeValue(forKey: opaque) {
-                    completions.append(.ping(p.waiter, .success(max(0, now - p.start))))
-                }
-            } else {
-                frameEncoder.appendPing(opaque, ack: true, into: &out)
-            }
+            receivePing(opaque, isAck: frame.isAck, now: now, out: &out, completions: &completions)
         case let .goAway(last, code, debug):
             receiveGoAway(last: last, code: code, debug: debug, completions: &completions)
         case .windowUpdate(let increment):
-            if frame.streamID == 0 {
-                if !connectionSendWindow.adjust(by: Int(increment)) {
-                    // §6.9.1: "a connection error of type FLOW_CONTROL_ERROR".
-                    connectionError(.flowControlError, "connection window exceeds 2^31-1", out: &out, completions: &completions)
-                    return
-                }
-            } else if var s = streams[frame.streamID] {
-                if !s.sendWindow.adjust(by: Int(increment)) {
-                    streams[frame.streamID] = nil
-                    frameEncoder.appendRstStream(streamID: frame.streamID, code: .flowControlError, into: &out)
-                    completions.append(.response(s.waiter, .failure(.protocolError("stream window exceeds 2^31-1"))))
-                    startWaiting(out: &out)
-                    return
-                }
-                streams[frame.streamID] = s
-            }
-            pumpBodies(out: &out)
+            receiveWindowUpdate(streamID: frame.streamID, increment: Int(increment), out: &out, completions: &completions)
         case .rstStream(let code):
-            if var s = streams.removeValue(forKey: frame.streamID) {
-                s.frames.append(.rstStream(code))
-                completions.append(.response(s.waiter, .failure(.streamReset(code))))
-                startWaiting(out: &out)
-            }
+            receiveRstStream(streamID: frame.streamID, code: code, out: &out, completions: &completions)
         case .headers(let h):
-            guard frame.streamID < nextStreamID, frame.streamID % 2 == 1 else {
-                // §5.1.1: a server cannot open streams; an idle stream id is PROTOCOL_ERROR.
-                connectionError(.protocolError, "HEADERS on idle stream \(frame.streamID)", out: &out, completions: &completions)
-                return
-            }
-            if var s = streams[frame.streamID] {
-                s.frames.append(.headers(endStream: frame.endStream))
-                s.headerBlock.append(contentsOf: h.fragment)
-                s.headerBlockEndsStream = frame.endStream
-                streams[frame.streamID] = s
-            } else {
-                orphanBlock.append(contentsOf: h.fragment)
-            }
-            if frame.endHeaders {
-                finishHeaderBlock(streamID: frame.streamID, out: &out, completions: &completions)
-            } else {
-                continuationStream = frame.streamID
-            }
+            receiveHeaders(streamID: frame.streamID, fragment: h.fragment, endStream: frame.endStream, endHeaders: frame.endHeaders,
+                           out: &out, completions: &completions)
         case .continuation(let fragment):
-            guard continuationStream == frame.streamID else {
-                connectionError(.protocolError, "CONTINUATION without a preceding HEADERS on stream \(frame.streamID)",
+            receiveContinuation(streamID: frame.streamID, fragment: fragment, endHeaders: frame.endHeaders,
                                 out: &out, completions: &completions)
-                return
-            }
-            if var s = streams[frame.streamID] {
-                s.frames.append(.continuation(endHeaders: frame.endHeaders))
-                s.headerBlock.append(contentsOf: fragment)
-                streams[frame.streamID] = s
-            } else {
-                orphanBlock.append(contentsOf: fragment)
-            }
-            if orphanBlock.count + (streams[frame.streamID]?.headerBlock.count ?? 0) > 1 << 20 {
-                connectionError(.enhanceYourCalm, "header block over 1 MiB", out: &out, completions: &completions)
-                return
-            }
-            if frame.endHeaders {
-                continuationStream = nil
-                finishHeaderBlock(streamID: frame.streamID, out: &out, completions: &completions)
-            }
         case .data(let bytes, _):
-            let flowLength = frame.wireLength
-            connectionReceiveWindow -= flowLength
-            if connectionReceiveWindow < 0 {
-                // §6.9.1: a sender "MUST NOT send a flow-controlled frame with a length that
-                // exceeds the space available"; the receiver answers FLOW_CONTROL_ERROR.
-                connectionError(.flowControlError, "peer overran the connection window", out: &out, completions: &completions)
-                return
-            }
-            connectionReceivedUnacked += flowLength
-            if connectionReceivedUnacked >= Self.localConnectionWindow / 2 {
-                frameEncoder.appendWindowUpdate(streamID: 0, increment: UInt32(connectionReceivedUnacked), into: &out)
-                connectionReceiveWindow += connectionReceivedUnacked
-                connectionReceivedUnacked = 0
-            }
-            guard var s = streams[frame.streamID] else {
-                if frame.streamID >= nextStreamID {
-                    connectionError(.protocolError, "DATA on idle stream \(frame.streamID)", out: &out, completions: &completions)
-                }
-                return  // a stream we reset or finished: already closed on our side
-            }
-            guard s.status != nil else {
-                // §8.1: DATA before the response HEADERS is malformed.
-                streams[frame.streamID] = nil
-                frameEncoder.appendRstStream(streamID: frame.streamID, code: .protocolError, into: &out)
-                completions.append(.response(s.waiter, .failure(.protocolError("DATA before response HEADERS on stream \(frame.streamID)"))))
-                startWaiting(out: &out)
-                return
-            }
-            s.receiveWindow -= flowLength
-            if s.receiveWindow < 0 || s.responseBody.count + bytes.count > Self.maxResponseBody {
-                let overran = s.receiveWindow < 0
-                streams[frame.streamID] = nil
-                frameEncoder.appendRstStream(streamID: frame.streamID, code: overran ? .flowControlError : .cancel, into: &out)
-                let why = overran ? "peer overran the stream window" : "response body exceeds \(Self.maxResponseBody) bytes"
-                completions.append(.response(s.waiter, .failure(.protocolError(why))))
-                startWaiting(out: &out)
-                return
-            }
-            s.frames.append(.data(length: bytes.count, endStream: frame.endStream))
-            s.responseBody.append(contentsOf: bytes)
-            s.receivedUnacked += flowLength
-            if frame.endStream {
-                streams[frame.streamID] = s
-                completeStream(frame.streamID, out: &out, completions: &completions)
-                return
-            }
-            if s.receivedUnacked >= Self.localStreamWindow / 2 {
-                frameEncoder.appendWindowUpdate(streamID: frame.streamID, increment: UInt32(s.receivedUnacked), into: &out)
-                s.receiveWindow += s.receivedUnacked
-                s.receivedUnacked = 0
-            }
-            streams[frame.streamID] = s
+            receiveData(streamID: frame.streamID, bytes: bytes, flowLength: frame.wireLength, endStream: frame.endStream,
+                        out: &out, completions: &completions)
         case .pushPromise:
             // §8.4: we sent SETTINGS_ENABLE_PUSH = 0, so "MUST treat the receipt of a
             // PUSH_PROMISE frame as a connection error of type PROTOCOL_ERROR".
@@ -388,6 +269,175 @@ struct HTTP2ClientSession {
         case .priority, .unknown:
             break  // §5.3.2 / §4.1: ignored
         }
+    }
+
+    // MARK: SETTINGS, PING
+
+    /// The peer's SETTINGS (not an ACK): applied, acknowledged, and the first one opens the
+    /// waiting requests' slots.
+    private mutating func receiveSettings(_ list: [HTTP2Setting], out: inout [UInt8], completions: inout [ClientCompletion]) {
+        if let overflowed = applySettings(list) {
+            // §6.9.2: "An endpoint MUST treat a change to SETTINGS_INITIAL_WINDOW_SIZE that causes
+            // any flow-control window to exceed the maximum size as a connection error of type
+            // FLOW_CONTROL_ERROR."
+            connectionError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE overflows the window of stream \(overflowed)",
+                            out: &out, completions: &completions)
+            return
+        }
+        frameEncoder.appendSettingsAck(into: &out)
+        receivedPeerSettings = true
+        startWaiting(out: &out)
+    }
+
+    /// A PING ACK completes our ping; a PING is answered with its ACK.
+    private mutating func receivePing(_ opaque: UInt64, isAck: Bool, now: Double, out: inout [UInt8],
+                                      completions: inout [ClientCompletion]) {
+        if isAck {
+            if let p = pings.removeValue(forKey: opaque) {
+                completions.append(.ping(p.waiter, .success(max(0, now - p.start))))
+            }
+        } else {
+            frameEncoder.appendPing(opaque, ack: true, into: &out)
+        }
+    }
+
+    // MARK: WINDOW_UPDATE, RST_STREAM
+
+    private mutating func receiveWindowUpdate(streamID: UInt32, increment: Int, out: inout [UInt8],
+                                              completions: inout [ClientCompletion]) {
+        if streamID == 0 {
+            if !connectionSendWindow.adjust(by: increment) {
+                // §6.9.1: "a connection error of type FLOW_CONTROL_ERROR".
+                connectionError(.flowControlError, "connection window exceeds 2^31-1", out: &out, completions: &completions)
+                return
+            }
+        } else if var s = streams[streamID] {
+            if !s.sendWindow.adjust(by: increment) {
+                streams[streamID] = nil
+                frameEncoder.appendRstStream(streamID: streamID, code: .flowControlError, into: &out)
+                completions.append(.response(s.waiter, .failure(.protocolError("stream window exceeds 2^31-1"))))
+                startWaiting(out: &out)
+                return
+            }
+            streams[streamID] = s
+        }
+        pumpBodies(out: &out)
+    }
+
+    private mutating func receiveRstStream(streamID: UInt32, code: HTTP2ErrorCode, out: inout [UInt8],
+                                           completions: inout [ClientCompletion]) {
+        if var s = streams.removeValue(forKey: streamID) {
+            s.frames.append(.rstStream(code))
+            completions.append(.response(s.waiter, .failure(.streamReset(code))))
+            startWaiting(out: &out)
+        }
+    }
+
+    // MARK: HEADERS, CONTINUATION
+
+    private mutating func receiveHeaders(streamID: UInt32, fragment: [UInt8], endStream: Bool, endHeaders: Bool,
+                                         out: inout [UInt8], completions: inout [ClientCompletion]) {
+        guard streamID < nextStreamID, streamID % 2 == 1 else {
+            // §5.1.1: a server cannot open streams; an idle stream id is PROTOCOL_ERROR.
+            connectionError(.protocolError, "HEADERS on idle stream \(streamID)", out: &out, completions: &completions)
+            return
+        }
+        if var s = streams[streamID] {
+            s.frames.append(.headers(endStream: endStream))
+            s.headerBlock.append(contentsOf: fragment)
+            s.headerBlockEndsStream = endStream
+            streams[streamID] = s
+        } else {
+            orphanBlock.append(contentsOf: fragment)
+        }
+        if endHeaders {
+            finishHeaderBlock(streamID: streamID, out: &out, completions: &completions)
+        } else {
+            continuationStream = streamID
+        }
+    }
+
+    private mutating func receiveContinuation(streamID: UInt32, fragment: [UInt8], endHeaders: Bool,
+                                              out: inout [UInt8], completions: inout [ClientCompletion]) {
+        guard continuationStream == streamID else {
+            connectionError(.protocolError, "CONTINUATION without a preceding HEADERS on stream \(streamID)",
+                            out: &out, completions: &completions)
+            return
+        }
+        if var s = streams[streamID] {
+            s.frames.append(.continuation(endHeaders: endHeaders))
+            s.headerBlock.append(contentsOf: fragment)
+            streams[streamID] = s
+        } else {
+            orphanBlock.append(contentsOf: fragment)
+        }
+        if orphanBlock.count + (streams[streamID]?.headerBlock.count ?? 0) > 1 << 20 {
+            connectionError(.enhanceYourCalm, "header block over 1 MiB", out: &out, completions: &completions)
+            return
+        }
+        if endHeaders {
+            continuationStream = nil
+            finishHeaderBlock(streamID: streamID, out: &out, completions: &completions)
+        }
+    }
+
+    // MARK: DATA
+
+    /// Response body: both receive windows charged and replenished (RFC 9113 §6.9), the
+    /// stream completed on END_STREAM.
+    private mutating func receiveData(streamID: UInt32, bytes: [UInt8], flowLength: Int, endStream: Bool,
+                                      out: inout [UInt8], completions: inout [ClientCompletion]) {
+        connectionReceiveWindow -= flowLength
+        if connectionReceiveWindow < 0 {
+            // §6.9.1: a sender "MUST NOT send a flow-controlled frame with a length that
+            // exceeds the space available"; the receiver answers FLOW_CONTROL_ERROR.
+            connectionError(.flowControlError, "peer overran the connection window", out: &out, completions: &completions)
+            return
+        }
+        connectionReceivedUnacked += flowLength
+        if connectionReceivedUnacked >= Self.localConnectionWindow / 2 {
+            frameEncoder.appendWindowUpdate(streamID: 0, increment: UInt32(connectionReceivedUnacked), into: &out)
+            connectionReceiveWindow += connectionReceivedUnacked
+            connectionReceivedUnacked = 0
+        }
+        guard var s = streams[streamID] else {
+            if streamID >= nextStreamID {
+                connectionError(.protocolError, "DATA on idle stream \(streamID)", out: &out, completions: &completions)
+            }
+            return  // a stream we reset or finished: already closed on our side
+        }
+        guard s.status != nil else {
+            // §8.1: DATA before the response HEADERS is malformed.
+            streams[streamID] = nil
+            frameEncoder.appendRstStream(streamID: streamID, code: .protocolError, into: &out)
+            completions.append(.response(s.waiter, .failure(.protocolError("DATA before response HEADERS on stream \(streamID)"))))
+            startWaiting(out: &out)
+            return
+        }
+        s.receiveWindow -= flowLength
+        if s.receiveWindow < 0 || s.responseBody.count + bytes.count > Self.maxResponseBody {
+            let overran = s.receiveWindow < 0
+            streams[streamID] = nil
+            frameEncoder.appendRstStream(streamID: streamID, code: overran ? .flowControlError : .cancel, into: &out)
+            let why = overran ? "peer overran the stream window" : "response body exceeds \(Self.maxResponseBody) bytes"
+            completions.append(.response(s.waiter, .failure(.protocolError(why))))
+            startWaiting(out: &out)
+            return
+        }
+        s.frames.append(.data(length: bytes.count, endStream: endStream))
+        s.responseBody.append(contentsOf: bytes)
+        s.receivedUnacked += flowLength
+        if endStream {
+            streams[streamID] = s
+            completeStream(streamID, out: &out, completions: &completions)
+            return
+        }
+        if s.receivedUnacked >= Self.localStreamWindow / 2 {
+            frameEncoder.appendWindowUpdate(streamID: streamID, increment: UInt32(s.receivedUnacked), into: &out)
+            s.receiveWindow += s.receivedUnacked
+            s.receivedUnacked = 0
+        }
+        streams[streamID] = s
     }
 
     /// Applies the peer's SETTINGS; returns the id of a stream whose send window the

@@ -28,12 +28,17 @@ public final class HTTPClientConnection: Sendable {
     /// The peer's current SETTINGS_MAX_CONCURRENT_STREAMS (UInt32.max if it set none; 1 on HTTP/1.1).
     public var peerMaxConcurrentStreams: UInt32 {
         core.state.withLock { s in
-            guard let h2 = s.h2 else { return 1 }
+            guard case .http2(let h2) = s.session else { return 1 }
             return h2.peer.maxConcurrentStreams ?? UInt32.max
         }
     }
     /// Streams open right now (HTTP/2) — for tests and pool decisions.
-    public var openStreamCount: Int { core.state.withLock { $0.h2?.openStreamCount ?? 0 } }
+    public var openStreamCount: Int {
+        core.state.withLock { s in
+            guard case .http2(let h2) = s.session else { return 0 }
+            return h2.openStreamCount
+        }
+    }
 
     private init(core: ClientConnectionCore) { self.core = core }
 
@@ -78,20 +83,55 @@ public final class HTTPClientConnection: Sendable {
 /// `init`); the wake pipe's descriptors are immutable and writing to a pipe is thread-safe.
 final class ClientConnectionCore: @unchecked Sendable {
     struct State {
-        var version: HTTPVersion = .http2
+        /// The protocol session: none until the transport is up, then the one ALPN (or
+        /// prior knowledge on cleartext) chose, for the rest of the connection.
+        enum Session {
+            /// TCP connect and TLS handshake still under way (or failed).
+            case establishing
+            case http2(HTTP2ClientSession)
+            case http1(HTTP1ClientSession)
+        }
+
+        var session = Session.establishing
         var out: [UInt8] = []
-        var h2: HTTP2ClientSession?
-        var h1: HTTP1ClientSession?
         var connectWaiter: CheckedContinuation<Result<Void, HTTPClientError>, Never>?
         var connected = false
         var closeRequested = false
         var closed: String?
 
+        /// HTTP/2 until the transport chose HTTP/1.1.
+        var version: HTTPVersion {
+            if case .http1 = session { return .http1_1 }
+            return .http2
+        }
+
         var isUsable: Bool {
             guard connected, closed == nil, !closeRequested else { return false }
-            if let h2 { return h2.isUsable }
-            if let h1 { return h1.usable }
-            return false
+            switch session {
+            case .establishing: return false
+            case .http2(let h2): return h2.isUsable
+            case .http1(let h1): return h1.usable
+            }
+        }
+
+        /// Runs `body` on the HTTP/2 session in place, with the outgoing buffer; nil (and
+        /// `body` not run) on HTTP/1.1 or before the session exists.
+        mutating func withHTTP2<R>(_ body: (inout HTTP2ClientSession, inout [UInt8]) -> R) -> R? {
+            guard case .http2(var h2) = session else { return nil }
+            // Leave the enum while mutating so the session's storage stays uniquely
+            // referenced (no copy-on-write of its buffers).
+            session = .establishing
+            defer { session = .http2(h2) }
+            return body(&h2, &out)
+        }
+
+        /// Runs `body` on the HTTP/1.1 session in place, with the outgoing buffer; nil (and
+        /// `body` not run) on HTTP/2 or before the session exists.
+        mutating func withHTTP1<R>(_ body: (inout HTTP1ClientSession, inout [UInt8]) -> R) -> R? {
+            guard case .http1(var h1) = session else { return nil }
+            session = .establishing
+            defer { session = .http1(h1) }
+            return body(&h1, &out)
         }
     }
 
@@ -179,11 +219,8 @@ final class ClientConnectionCore: @unchecked Sendable {
                 completions.append(.response(waiter, .failure(.connectionClosed(closed))))
             } else if s.closeRequested {
                 completions.append(.response(waiter, .failure(.connectionClosed("connection closed by the client"))))
-            } else if s.h2 != nil {
-                s.h2!.enqueue(p, out: &s.out, completions: &completions)
-            } else if s.h1 != nil {
-                s.h1!.enqueue(p, out: &s.out, completions: &completions)
-            } else {
+            } else if s.withHTTP2({ $0.enqueue(p, out: &$1, completions: &completions) }) == nil,
+                      s.withHTTP1({ $0.enqueue(p, out: &$1, completions: &completions) }) == nil {
                 completions.append(.response(waiter, .failure(.connectionClosed("not connected"))))
             }
         }
@@ -197,10 +234,8 @@ final class ClientConnectionCore: @unchecked Sendable {
         state.withLock { s in
             if let closed = s.closed {
                 completions.append(.ping(waiter, .failure(.connectionClosed(closed))))
-            } else if s.h2 != nil {
-                s.h2!.ping(waiter: waiter, now: now, deadline: now + configuration.requestTimeout, out: &s.out,
-                           completions: &completions)
-            } else {
+            } else if s.withHTTP2({ $0.ping(waiter: waiter, now: now, deadline: now + configuration.requestTimeout, out: &$1,
+                                             completions: &completions) }) == nil {
                 completions.append(.ping(waiter, .failure(.protocolError("PING needs HTTP/2"))))
             }
         }
@@ -213,8 +248,8 @@ final class ClientConnectionCore: @unchecked Sendable {
         state.withLock { s in
             guard !s.closeRequested, s.closed == nil else { return }
             s.closeRequested = true
-            if s.h2 != nil { s.h2!.close(out: &s.out, completions: &completions) }
-            if s.h1 != nil { s.h1!.close(completions: &completions) }
+            s.withHTTP2 { $0.close(out: &$1, completions: &completions) }
+            s.withHTTP1 { h1, _ in h1.close(completions: &completions) }
         }
         complete(completions)
         wake()
@@ -252,15 +287,14 @@ final class ClientConnectionCore: @unchecked Sendable {
         }
         var completions: [ClientCompletion] = []
         state.withLock { s in
-            s.version = version
             if version == .http2 {
                 var h2 = HTTP2ClientSession()
                 h2.start(out: &s.out)
-                s.h2 = h2
+                s.session = .http2(h2)
             } else {
-                s.h1 = HTTP1ClientSession()
+                s.session = .http1(HTTP1ClientSession())
             }
-            if s.closeRequested { s.h2?.close(out: &s.out, completions: &completions) }
+            if s.closeRequested { s.withHTTP2 { $0.close(out: &$1, completions: &completions) } }
         }
         complete(completions)
     }
@@ -280,14 +314,16 @@ final class ClientConnectionCore: @unchecked Sendable {
             var shouldClose = false
             var hasOutput = false
             state.withLock { s in
-                if s.h2 != nil {
-                    nextDeadline = s.h2!.checkTimeouts(now: now, out: &s.out, completions: &completions)
+                // (`next` is the session's own next deadline, nil when it has none.)
+                if let next = s.withHTTP2({ $0.checkTimeouts(now: now, out: &$1, completions: &completions) }),
+                   case .http2(let h2) = s.session {
+                    nextDeadline = next
                     if !s.connected {
-                        if s.h2!.receivedPeerSettings {
+                        if h2.receivedPeerSettings {
                             s.connected = true
                             if let w = s.connectWaiter { connectResult = (w, .success(())) }
                             s.connectWaiter = nil
-                        } else if let failed = s.h2!.failed {
+                        } else if let failed = h2.failed {
                             if let w = s.connectWaiter { connectResult = (w, .failure(failed)) }
                             s.connectWaiter = nil
                             shouldClose = true
@@ -299,15 +335,16 @@ final class ClientConnectionCore: @unchecked Sendable {
                             nextDeadline = min(nextDeadline ?? connectDeadline, connectDeadline)
                         }
                     }
-                    if s.h2!.isFinished { shouldClose = true }
-                } else if s.h1 != nil {
-                    nextDeadline = s.h1!.checkTimeouts(now: now, completions: &completions)
+                    if h2.isFinished { shouldClose = true }
+                } else if let next = s.withHTTP1({ h1, _ in h1.checkTimeouts(now: now, completions: &completions) }),
+                          case .http1(let h1) = s.session {
+                    nextDeadline = next
                     if !s.connected {
                         s.connected = true
                         if let w = s.connectWaiter { connectResult = (w, .success(())) }
                         s.connectWaiter = nil
                     }
-                    if s.h1!.wantsClose || (s.closeRequested && s.h1!.isIdle) { shouldClose = true }
+                    if h1.wantsClose || (s.closeRequested && h1.isIdle) { shouldClose = true }
                 }
                 if s.closeRequested { shouldClose = true }
                 hasOutput = !s.out.isEmpty
@@ -366,8 +403,8 @@ final class ClientConnectionCore: @unchecked Sendable {
                     state.withLock { s in
                         readBuffer.withUnsafeBytes { raw in
                             let chunk = UnsafeRawBufferPointer(rebasing: raw[0..<n])
-                            if s.h2 != nil { s.h2!.receive(chunk, now: now, out: &s.out, completions: &completions) }
-                            if s.h1 != nil { s.h1!.receive(chunk, out: &s.out, completions: &completions) }
+                            s.withHTTP2 { $0.receive(chunk, now: now, out: &$1, completions: &completions) }
+                            s.withHTTP1 { $0.receive(chunk, out: &$1, completions: &completions) }
                         }
                     }
                     complete(completions)
@@ -415,8 +452,8 @@ final class ClientConnectionCore: @unchecked Sendable {
         var connectWaiter: CheckedContinuation<Result<Void, HTTPClientError>, Never>?
         state.withLock { s in
             s.closed = reason
-            if s.h2 != nil { s.h2!.connectionLost(reason, completions: &completions) }
-            if s.h1 != nil { s.h1!.connectionLost(reason, completions: &completions) }
+            s.withHTTP2 { h2, _ in h2.connectionLost(reason, completions: &completions) }
+            s.withHTTP1 { h1, _ in h1.connectionLost(reason, completions: &completions) }
             connectWaiter = s.connectWaiter
             s.connectWaiter = nil
             s.out = []

@@ -16,19 +16,14 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     private var stash: [UInt8] = []
     private var dateCache = HTTPDateCache()
 
-    /// The request being received.
-    private var current: (head: HTTP1RequestHead, body: [UInt8], headAt: Date)?
+    /// The request being received; `continueOwed` when its client waits for a
+    /// `100 Continue` that earlier responses hold back.
+    private var current: (head: HTTP1RequestHead, body: [UInt8], headAt: Date, continueOwed: Bool)?
     private var requestCount: UInt32 = 0
     /// Responses owed, in request order.
     private var queue: [Slot] = []
-    /// No more requests are read (after `Connection: close`, an error or a graceful close).
-    private var acceptingRequests = true
-    /// Close once every queued response is written.
-    private var closeWhenDrained = false
-    private var closed = false
-    private var pausedForPipelining = false
-    private var pausedForOutput = false
-    private var pendingContinue = false
+    private var lifecycle = Lifecycle.open
+    private var flow = InputFlow.flowing
     private var out: [UInt8] = []
 
     // Timeouts: one timer, re-armed at the nearest deadline.
@@ -43,6 +38,48 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     var storage: AnyObject?
     var info: ConnectionInfo { io.info }
     var version: HTTPVersion { .http1_1 }
+
+    /// Where the connection is in its life; it only moves down this list.
+    enum Lifecycle {
+        /// Reading and answering requests.
+        case open
+        /// No more requests are read (a `Connection: close` request, a refused request, a
+        /// GOAWAY action): the connection ends when a response marked `closeAfter` is done.
+        case lastRequestRead
+        /// No more requests are read, and the connection closes once every queued response
+        /// is written (input closed, graceful close, a request timeout with responses owed).
+        case draining
+        /// Closed, or closing with nothing more to write.
+        case closed
+    }
+
+    /// Why parsing has stopped, if it has. Orthogonal to ``Lifecycle``: a socket read pause
+    /// outlives the end of reading requests, and is lifted the same way.
+    enum InputFlow {
+        /// Parsing whatever arrives.
+        case flowing
+        /// ``maxPipelined`` responses are owed: reading is paused at the socket until half
+        /// of them are written (which also re-runs parsing).
+        case pausedForPipelining
+        /// Responses not yet taken by the kernel: parsing waits for the runtime's drain signal.
+        case waitingForOutput
+    }
+
+    private var isOpen: Bool { if case .open = lifecycle { true } else { false } }
+    private var isClosed: Bool { if case .closed = lifecycle { true } else { false } }
+
+    /// No more requests are read; an earlier decision to close when drained stands.
+    private func stopReading() {
+        if case .open = lifecycle { lifecycle = .lastRequestRead }
+    }
+
+    /// No more requests are read; close once every queued response is written.
+    private func drainThenClose() {
+        switch lifecycle {
+        case .open, .lastRequestRead: lifecycle = .draining
+        case .draining, .closed: break
+        }
+    }
 
     final class Slot {
         enum State { case waiting, ready(ResponseAction), active, done }
@@ -75,37 +112,36 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
     func bytesReceived(_ bytes: UnsafeRawBufferPointer) {
         lastActivity = Posix.monotonicNanos()
-        guard acceptingRequests, !closed else { return }
+        guard isOpen else { return }
         if stash.isEmpty {
             let used = process(bytes)
-            if used < bytes.count && acceptingRequests { stash.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...])) }
+            if used < bytes.count && isOpen { stash.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...])) }
         } else {
             stash.append(contentsOf: bytes)
             processStash()
         }
         // Slowloris protection starts when a request is left incomplete; complete requests
         // never touch the timer.
-        if readDeadline == nil && acceptingRequests && !closed && (current != nil || !stash.isEmpty) && !pausedForPipelining && !pausedForOutput {
+        if readDeadline == nil && isOpen && (current != nil || !stash.isEmpty), case .flowing = flow {
             readDeadline = lastActivity &+ UInt64(limits.requestReadTimeout * 1e9)
             armTimer()
         }
     }
 
     func writeBufferDrained() {
-        guard pausedForOutput, !closed else { return }
-        pausedForOutput = false
-        if !stash.isEmpty && acceptingRequests { processStash() }
+        guard case .waitingForOutput = flow, !isClosed else { return }
+        flow = .flowing
+        if !stash.isEmpty && isOpen { processStash() }
     }
 
     func inputClosed() {
-        acceptingRequests = false
         // Answer what was fully received, then close.
-        closeWhenDrained = true
+        drainThenClose()
         if queue.isEmpty { io.close() }
     }
 
     func connectionClosed() {
-        closed = true
+        lifecycle = .closed
         abandonQueuedResponses()
         storage = nil
     }
@@ -129,8 +165,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     func updateSettings(maxConcurrentStreams: UInt32?) {}
 
     func closeGracefully(errorCode: HTTP2ErrorCode, debugData: [UInt8]) {
-        acceptingRequests = false
-        closeWhenDrained = true
+        drainThenClose()
         // Tell the client with `connection: close` on the last response not yet started.
         if let last = queue.last {
             switch last.state {
@@ -146,24 +181,25 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     private func processStash() {
         let used = stash.withUnsafeBytes { process($0) }
         if used > 0 { stash.removeFirst(min(used, stash.count)) }
-        if !acceptingRequests { stash.removeAll() }
+        if !isOpen { stash.removeAll() }
     }
 
     /// Parses as much of `buf` as possible; returns the bytes consumed.
     private func process(_ buf: UnsafeRawBufferPointer) -> Int {
         var offset = 0
         while offset < buf.count || parser.pendingEnd {
-            guard acceptingRequests, !closed else { return buf.count }
+            guard isOpen else { return buf.count }
             if parser.isIdle && current == nil {
                 if queue.count >= Self.maxPipelined {
-                    pausedForPipelining = true
+                    flow = .pausedForPipelining
                     io.pauseReading()
                     return offset
                 }
                 // Responses not yet taken by the kernel: stop answering already-read
-                // pipelined requests until the runtime says the output drained.
+                // pipelined requests until the runtime says the output drained. A
+                // pipelining pause already re-runs parsing when it lifts: it stands.
                 if io.pendingWriteBytes > limits.maxBufferedOutput {
-                    pausedForOutput = true
+                    if case .flowing = flow { flow = .waitingForOutput }
                     return offset
                 }
             }
@@ -187,12 +223,12 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
                 var body: [UInt8] = []
                 // Reserve from the declared length, capped: a client may declare much and send nothing.
                 if let cl = head.contentLength, cl > 0 { body.reserveCapacity(min(cl, 64 * 1024)) }
-                current = (head, body, Date())
+                current = (head, body, Date(), false)
                 if !head.hasBody {
                     finishRequest(trailers: HTTPHeaders())
                 } else if head.expectContinue && head.minorVersion == 1 && offset >= buf.count {
                     // Only when the client is waiting (no body bytes arrived with the head).
-                    if queue.isEmpty { io.write(HTTP1Serializer.continueResponse) } else { pendingContinue = true }
+                    if queue.isEmpty { io.write(HTTP1Serializer.continueResponse) } else { current?.continueOwed = true }
                 }
             case .body(let chunk):
                 current?.body.append(contentsOf: chunk)
@@ -206,7 +242,6 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     private func finishRequest(trailers: HTTPHeaders) {
         guard let cur = current else { return }
         current = nil
-        pendingContinue = false
         readDeadline = nil
         var headers = cur.head.headers
         for t in trailers { headers.add(name: t.name, value: t.value) }
@@ -221,7 +256,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
         let request = HTTPRequest(method: cur.head.method, path: path, scheme: scheme, authority: authority,
                                   headers: headers, body: cur.body, info: info)
         let slot = Slot(info: info, isHEAD: cur.head.method == "HEAD", closeAfter: !cur.head.keepAlive)
-        if slot.closeAfter { acceptingRequests = false }
+        if slot.closeAfter { stopReading() }
         queue.append(slot)
         let action = responder.respond(to: request, context: RequestContext(connection: self))
         resolve(slot, action)
@@ -231,7 +266,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     /// A request broke a limit or the grammar: answer with the responder's error (or
     /// close), after the earlier responses, and read nothing more.
     private func refuse(_ error: HTTP1ParseError) {
-        acceptingRequests = false
+        stopReading()
         readDeadline = nil
         stash.removeAll()
         requestCount &+= 1
@@ -272,7 +307,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
         if case .delayed(let seconds, let then) = action {
             slot.state = .waiting
             io.schedule(after: seconds) { [weak self, slot] in
-                guard let self, !self.closed else { return }
+                guard let self, !self.isClosed else { return }
                 self.resolve(slot, then)
                 self.pump()
             }
@@ -283,7 +318,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
     /// Starts the responses at the head of the queue that are ready, in order.
     private func pump() {
-        while !closed, let slot = queue.first {
+        while !isClosed, let slot = queue.first {
             switch slot.state {
             case .waiting, .active:
                 return
@@ -299,23 +334,23 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
                 start(action, slot)
             }
         }
-        guard !closed else { return }
+        guard !isClosed else { return }
         if queue.isEmpty {
-            if closeWhenDrained { io.close(); return }
-            if pendingContinue, current != nil {
-                pendingContinue = false
+            if case .draining = lifecycle { io.close(); return }
+            if current?.continueOwed == true {
+                current?.continueOwed = false
                 io.write(HTTP1Serializer.continueResponse)
             }
         }
-        if pausedForPipelining && queue.count < Self.maxPipelined / 2 {
-            pausedForPipelining = false
+        if case .pausedForPipelining = flow, queue.count < Self.maxPipelined / 2 {
+            flow = .flowing
             io.resumeReading()
             if !stash.isEmpty { processStash() }
         }
     }
 
     private func finishConnection() {
-        acceptingRequests = false
+        stopReading()
         abandonQueuedResponses()
         io.close()
     }
@@ -371,7 +406,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
         case .goAway(_, _, _, let then):
             slot.closeAfter = true
-            acceptingRequests = false
+            stopReading()
             if let then {
                 resolve(slot, then)
             } else {
@@ -418,8 +453,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     }
 
     private func abortAfterEarlierResponses() {
-        acceptingRequests = false
-        closed = true
+        lifecycle = .closed
         abandonQueuedResponses()
         // Earlier responses are queued in the runtime: flush them, then close. With nothing
         // pending the close is abortive (RST), the nearest thing to RST_STREAM.
@@ -428,7 +462,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
     private func dribble(_ body: [UInt8], from: Int, chunkSize: Int, interval: Double, slot: Slot) {
         io.schedule(after: interval) { [weak self, slot] in
-            guard let self, !self.closed else { return }
+            guard let self, !self.isClosed else { return }
             let end = min(body.count, from + chunkSize)
             self.io.write(Array(body[from..<end]))
             self.lastActivity = Posix.monotonicNanos()
@@ -443,7 +477,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
     // Called by the sink on the loop.
     fileprivate func streamWrite(_ slot: Slot, _ bytes: [UInt8]) {
-        guard !closed, case .active = slot.state else { return }
+        guard !isClosed, case .active = slot.state else { return }
         out.removeAll(keepingCapacity: true)
         HTTP1Serializer.writeChunk(bytes[...], into: &out)
         flushOut()
@@ -451,7 +485,7 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     }
 
     fileprivate func streamFinish(_ slot: Slot) {
-        guard !closed, case .active = slot.state else { return }
+        guard !isClosed, case .active = slot.state else { return }
         io.write(HTTP1Serializer.lastChunk)
         complete(slot, .completed)
         slot.sink?.markClosed()
@@ -498,12 +532,12 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
 
     private func timerFired() {
         timer = nil
-        guard !closed else { return }
+        guard !isClosed else { return }
         let now = Posix.monotonicNanos()
         if let r = readDeadline, r <= now {
             // Slowloris protection: the request did not arrive in time.
             readDeadline = nil
-            acceptingRequests = false
+            stopReading()
             stash.removeAll()
             current = nil
             if queue.isEmpty {
@@ -513,15 +547,15 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
                                           chunked: false, close: true, keepAliveHeader: false, date: dateCache.current(), into: &out)
                 out.append(contentsOf: response.body)
                 flushOut()
-                closed = true
+                lifecycle = .closed
                 io.close()
             } else {
-                closeWhenDrained = true
+                drainThenClose()
             }
             return
         }
         if lastActivity &+ UInt64(limits.idleTimeout * 1e9) <= now {
-            closed = true
+            lifecycle = .closed
             connectionClosedByIdle()
             return
         }

@@ -1,0 +1,76 @@
+import Foundation
+import PushDoubleCore
+
+/// What driving one case produced: everything ``CaseJudge`` judges.
+struct CaseRecord {
+    var steps: [StepRecord] = []
+    /// Why the driver protocol broke (fakes or sender could not start, a failed reply or
+    /// shutdown); nil while it held.
+    var failureText: String?
+    var identity: SenderIdentity?
+    /// The sender's stderr for this case.
+    var log = ""
+    var history: [Exchange] = []
+    var configuration: SenderConfiguration?
+    /// Set when the case does not apply to the sender: every check is then not applicable.
+    var notApplicableReason: String?
+}
+
+/// Judges one driven case: the driver-protocol check, the scenario's checks (or every one
+/// not applicable), the history excerpt the report keeps, and the verdict.
+struct CaseJudge {
+    let scenario: ConformanceScenario
+    /// When the case started (its duration runs to the judging).
+    let started: Date
+    /// Exchanges kept in the report (``RunOptions/historyExcerpt``).
+    let historyExcerpt: Int
+
+    func result(_ record: CaseRecord) -> CaseResult {
+        let checks = checks(record)
+        var r = CaseResult(id: scenario.id, title: scenario.title, references: scenario.references, file: scenario.file,
+                           verdict: .notApplicable, notApplicableReason: record.notApplicableReason, sender: record.identity,
+                           driverFailure: record.failureText, senderLog: record.log,
+                           durationSeconds: Date().timeIntervalSince(started), checks: checks, steps: record.steps,
+                           history: excerpt(record.history, citedBy: checks))
+        r.historyCount = record.history.count
+        r.recomputeVerdict()
+        return r
+    }
+
+    /// The driver-protocol check first (failed with the driver failure, if any; left out
+    /// when the case does not apply), then the scenario's checks in order.
+    func checks(_ record: CaseRecord) -> [CheckResult] {
+        let ctxBase = CheckContext(scenario: scenario, history: record.history, steps: record.steps, configuration: record.configuration)
+        var checks: [CheckResult] = []
+        let d = CheckCatalogue.driverProtocol
+        if let f = record.failureText {
+            checks.append(CheckResult(id: d.id, title: d.title, reference: d.reference, severity: d.severity, verdict: .fail,
+                                      message: f, evidence: [Evidence("sender stderr is in the report (senderLog)")]))
+        } else if record.notApplicableReason == nil {
+            checks.append(d.run(ctxBase))
+        }
+        for inv in scenario.checks {
+            guard let def = CheckCatalogue.byID[inv.id] else { continue }
+            if let na = record.notApplicableReason {
+                checks.append(CheckResult(id: def.id, title: def.title, reference: def.reference, severity: def.severity,
+                                          verdict: .notApplicable, message: na, evidence: []))
+                continue
+            }
+            var ctx = ctxBase
+            ctx.params = inv.params
+            checks.append(def.run(ctx))
+        }
+        return checks
+    }
+
+    /// At most `historyExcerpt` exchanges, in seq order: every one a check cites as
+    /// evidence, then the earliest others.
+    func excerpt(_ history: [Exchange], citedBy checks: [CheckResult]) -> [Exchange] {
+        guard history.count > historyExcerpt else { return history }
+        let cited = Set(checks.flatMap { $0.evidence.flatMap(\.seqs) })
+        var excerpt = history.filter { cited.contains($0.seq) }
+        excerpt += history.filter { !cited.contains($0.seq) }.prefix(max(0, historyExcerpt - excerpt.count))
+        excerpt.sort { $0.seq < $1.seq }
+        return excerpt
+    }
+}
