@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 /// Decodes HPACK header blocks (RFC 7541) into header fields, keeping the dynamic table.
 ///
 /// A value type with no I/O: feed it each complete header block (HEADERS plus any
@@ -11,6 +16,9 @@ public struct HPACKDecoder: Sendable {
     /// Set when ``maxTableSize`` dropped below the table's capacity: the peer's next
     /// block must begin with a size update (RFC 7541 §4.2).
     private var sizeUpdateRequired = false
+    /// Long Huffman literals decoded lately (a bearer token, which encoders send as a literal
+    /// on every request and never index): a repeat costs a compare instead of a decode.
+    private var recentLiterals = RecentHuffmanLiterals()
 
     /// The SETTINGS_HEADER_TABLE_SIZE we advertised. A size update above it is an error;
     /// lowering it below the current capacity requires the next block to start with a
@@ -130,7 +138,7 @@ public struct HPACKDecoder: Sendable {
 
     /// §5.2 String Literal: H bit, 7-bit prefix length, then that many octets.
     @inline(__always)
-    private func readString(_ bytes: UnsafeRawBufferPointer, offset: inout Int) throws(HPACKError) -> String {
+    private mutating func readString(_ bytes: UnsafeRawBufferPointer, offset: inout Int) throws(HPACKError) -> String {
         guard offset < bytes.count else { throw .truncatedBlock(offset: offset) }
         let huffman = bytes[offset] & 0x80 != 0
         let start = offset
@@ -141,6 +149,8 @@ public struct HPACKDecoder: Sendable {
         let base = offset
         offset += length
         guard huffman else { return String(decoding: slice, as: UTF8.self) }
+        let remember = length >= RecentHuffmanLiterals.minimumLength
+        if remember, let known = recentLiterals.value(for: slice) { return known }
         var failure: HPACKError?
         // Huffman output is at most 8/5 of the input (the shortest code is 5 bits).
         let string = String(unsafeUninitializedCapacity: length * 8 / 5 + 1) { out in
@@ -150,6 +160,35 @@ public struct HPACKDecoder: Sendable {
             }
         }
         if let failure { throw failure }
+        if remember { recentLiterals.remember(slice, as: string) }
         return string
+    }
+}
+
+/// A few recently decoded long Huffman-coded literals, by their encoded bytes (identical
+/// bytes decode identically, so a hit is exact). Round-robin replacement; strings shorter
+/// than ``minimumLength`` encoded bytes are decoded every time (cheap, and often distinct).
+struct RecentHuffmanLiterals: Sendable {
+    /// Encoded length from which a literal is remembered (a JWT is ~150 bytes; paths less).
+    static let minimumLength = 64
+    static let capacity = 4
+    private var encoded: [[UInt8]] = []
+    private var values: [String] = []
+    private var next = 0
+
+    func value(for bytes: UnsafeRawBufferPointer) -> String? {
+        for i in encoded.indices where encoded[i].count == bytes.count {
+            if encoded[i].withUnsafeBytes({ memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 }) { return values[i] }
+        }
+        return nil
+    }
+
+    mutating func remember(_ bytes: UnsafeRawBufferPointer, as value: String) {
+        if encoded.count < Self.capacity {
+            encoded.append(Array(bytes)); values.append(value)
+        } else {
+            encoded[next] = Array(bytes); values[next] = value
+            next = (next + 1) % Self.capacity
+        }
     }
 }

@@ -172,3 +172,22 @@ final class HPACKDecoderTests: XCTestCase {
         XCTAssertEqual(got[0].name, ":path")
     }
 }
+
+extension HPACKDecoderTests {
+    /// A long never-indexed Huffman literal (a bearer token on every request) is decoded once
+    /// and then recognised by its bytes; a literal that differs is decoded afresh.
+    func testRepeatedLongLiteralsDecodeTheSameAndDistinctOnesDiffer() throws {
+        var encoder = HPACKEncoder()
+        var decoder = HPACKDecoder()
+        let jwt = "bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IlBEVEVTVEtFWTEifQ." + String(repeating: "abcdefghij", count: 12)
+        for round in 0..<6 {
+            // Rounds 3–5 change one character near the end: same encoded length, other bytes.
+            let value = round < 3 ? jwt : String(jwt.dropLast()) + String(round)
+            var block: [UInt8] = []
+            encoder.encode([HeaderField(name: "authorization", value: value)], into: &block)
+            XCTAssertGreaterThanOrEqual(block.count, 64, "long enough to be remembered")
+            let fields = try decoder.decode(block)
+            XCTAssertEqual(fields.map(\.value), [value], "round \(round)")
+        }
+    }
+}
