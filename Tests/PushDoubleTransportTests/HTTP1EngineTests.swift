@@ -172,6 +172,22 @@ final class HTTP1EngineTests: XCTestCase {
         XCTAssertTrue(io.closed)
     }
 
+    /// A responder's `connection: close` closes the connection after that response
+    /// (RFC 9112 §9.6); later pipelined requests are not read.
+    func testResponderConnectionCloseIsHonoured() {
+        let r = ClosureResponder { _, _ in
+            var h = HTTPHeaders()
+            h.add(name: "connection", value: "Close")
+            return .respond(HTTPResponse(status: 200, headers: h, body: Array("bye".utf8)))
+        }
+        let (c, io) = engine(r)
+        feed(c, "GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(io.text.hasPrefix("HTTP/1.1 200 OK\r\n"), io.text)
+        XCTAssertEqual(io.text.components(separatedBy: "HTTP/1.1 200").count, 2, "one response only: \(io.text)")
+        XCTAssertTrue(io.closed)
+        XCTAssertEqual(r.recorded.count, 1)
+    }
+
     func testStorageAndConnectionControl() {
         final class Bound {}
         let r = ClosureResponder { _, ctx in

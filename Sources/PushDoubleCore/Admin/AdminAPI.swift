@@ -162,6 +162,9 @@ public final class AdminHandlers: Sendable {
         var h = HTTPHeaders()
         h.add(name: "content-type", value: "text/event-stream")
         h.add(name: "cache-control", value: "no-cache")
+        // HTTP/1.1: the connection ends with the stream, so a client cut off as `lagged` is
+        // disconnected, not left holding a keep-alive connection (HTTP/2 drops the header).
+        h.add(name: "connection", value: "close")
         return .stream(HTTPResponse(status: 200, headers: h), source: HistoryEventStream(history: double.history, query: q, heartbeat: streamHeartbeat))
     }
 

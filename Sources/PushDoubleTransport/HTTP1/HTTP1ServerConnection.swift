@@ -362,6 +362,13 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
     }
 
     private func writeHead(_ r: HTTPResponse, slot: Slot, chunked: Bool, bodyLength: Int?) {
+        // A responder's `connection: close` is kept: the connection closes after this
+        // response, as RFC 9112 §9.6 requires of a server that sends it.
+        if !slot.closeAfter, let c = r.headers.first(name: "connection"),
+           c.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased() == "close" }) {
+            slot.closeAfter = true
+            stopReading()
+        }
         out.removeAll(keepingCapacity: true)
         let noBody = HTTP1Serializer.statusForbidsBody(r.status)
         HTTP1Serializer.writeHead(status: r.status, headers: r.headers,
