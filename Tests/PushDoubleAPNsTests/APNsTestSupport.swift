@@ -124,11 +124,8 @@ extension XCTestCase {
     /// The fake as `pushdouble serve --ephemeral` runs it, in process: both APNs listeners on
     /// ephemeral ports, the shipped certificate and key, no admin listener; stopped at teardown.
     func startShippedAPNsServer() throws -> PushDoubleServer {
-        let credentials = DoubleCredentials(caPEM: EmbeddedTestCredentials.caPEM,
-                                            serverCertificatePEM: EmbeddedTestCredentials.serverCertificatePEM,
-                                            serverKeyPEM: EmbeddedTestCredentials.serverKeyPEM)
-        var config = PushDoubleConfiguration(fakes: APNsFake.listenerSpecs(), credentials: credentials)
-        config.ephemeralPorts = true
+        // The shipped (embedded) credentials are the configuration's default.
+        var config = PushDoubleConfiguration.ephemeral(fakes: APNsFake.listenerSpecs())
         config.admin = false
         config.eventLoopCount = 1
         let server = PushDoubleServer(configuration: config)

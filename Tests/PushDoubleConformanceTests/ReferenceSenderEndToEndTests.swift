@@ -22,11 +22,8 @@ final class ReferenceSenderEndToEndTests: XCTestCase {
     static func magic(_ kind: String, _ n: Int = 0) -> String { "00000000" + kind + String(format: "%052x", n) }
 
     private func start(mutant: String? = nil) throws -> Running {
-        let credentials = DoubleCredentials(caPEM: EmbeddedTestCredentials.caPEM,
-                                            serverCertificatePEM: EmbeddedTestCredentials.serverCertificatePEM,
-                                            serverKeyPEM: EmbeddedTestCredentials.serverKeyPEM)
-        var config = PushDoubleConfiguration(fakes: APNsFake.listenerSpecs(), credentials: credentials)
-        config.ephemeralPorts = true
+        // The shipped (embedded) credentials are the configuration's default.
+        var config = PushDoubleConfiguration.ephemeral(fakes: APNsFake.listenerSpecs())
         config.admin = false
         config.eventLoopCount = 1
         let server = PushDoubleServer(configuration: config)

@@ -10,10 +10,11 @@ import PushDoubleTransport
 ///   CR, LF, NUL or other control characters, and no leading or trailing whitespace
 ///   (RFC 9113 §8.2.1 makes both malformed in HTTP/2).
 public enum HTTPFieldSyntax {
-    /// Fields the transport writes itself or that are invalid in HTTP/2 (lowercase).
-    public static let reservedNames: Set<String> = [
-        "content-length", "transfer-encoding", "connection", "keep-alive", "proxy-connection", "upgrade",
-    ]
+    /// Whether the transport owns `name` (lowercase): `content-length` (framing, computed from
+    /// the body) and the connection-specific fields HTTP/2 forbids (``HTTPHeaders/isConnectionSpecific(_:)``).
+    public static func isReserved(_ name: String) -> Bool {
+        name == "content-length" || HTTPHeaders.isConnectionSpecific(name)
+    }
 
     /// Why `name` cannot be sent, or nil.
     public static func problem(name: String) -> String? {
@@ -21,7 +22,7 @@ public enum HTTPFieldSyntax {
         guard name.utf8.allSatisfy(HTTPToken.isTChar) else {
             return "header name \(quoted(name)) is not an RFC 9110 token (letters, digits and !#$%&'*+-.^_`|~ only)"
         }
-        if reservedNames.contains(name.lowercased()) {
+        if isReserved(name.lowercased()) {
             return "header \(name.lowercased()) is written by the transport (framing / connection-specific) and cannot be set by a rule"
         }
         return nil

@@ -130,8 +130,8 @@ struct HTTP2ClientSession {
                 let name = f.name.lowercased()
                 // RFC 9113 §8.2.2: connection-specific fields MUST NOT be sent; Host is
                 // replaced by :authority.
+                if name == "host" || HTTPHeaders.isConnectionSpecific(name) { continue }
                 switch name {
-                case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "host": continue
                 case "te" where f.value.lowercased() != "trailers": continue
                 case "content-length": hasLength = true
                 default: break

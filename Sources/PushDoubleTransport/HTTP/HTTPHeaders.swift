@@ -70,6 +70,19 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 }
 
+extension HTTPHeaders {
+    /// RFC 9113 §8.2.2: the connection-specific fields HTTP/2 must not carry (`connection`,
+    /// `keep-alive`, `proxy-connection`, `transfer-encoding`, `upgrade`); `name` lowercase.
+    /// One list for the HTTP/2 server and client and the core's check of rule headers.
+    @inlinable
+    public static func isConnectionSpecific(_ name: String) -> Bool {
+        switch name {
+        case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": true
+        default: false
+        }
+    }
+}
+
 /// RFC 9110 §5.6.2 `token` characters (`tchar`): what a field name and a method are made of.
 /// One table for the HTTP/1.1 parser and for the core's check of rule-supplied header names.
 public enum HTTPToken {

@@ -1,3 +1,4 @@
+import Synchronization
 /// What the transport does with a request: answer it, or misbehave on purpose.
 ///
 /// This is the whole vocabulary the fault engine needs from the transport. Every case
@@ -60,4 +61,16 @@ public protocol ResponseBodySink: AnyObject, Sendable {
 extension ResponseBodySink {
     /// A sink that cannot tell reports nothing pending.
     public var unsentBytes: Int { 0 }
+}
+
+/// What a streamed body's sink has been handed and the socket has not taken yet: bytes
+/// still on their way to the loop, plus the connection's queued output (``OutputBacklog``).
+/// Shared by the HTTP/1.1 and HTTP/2 sinks.
+final class SinkUnsentBytes: Sendable {
+    private let inFlight = Atomic<Int>(0)
+    private let backlog: OutputBacklog?
+    init(_ backlog: OutputBacklog?) { self.backlog = backlog }
+    func handed(_ n: Int) { inFlight.add(n, ordering: .relaxed) }
+    func taken(_ n: Int) { inFlight.subtract(n, ordering: .relaxed) }
+    var total: Int { inFlight.load(ordering: .relaxed) + (backlog?.pending ?? 0) }
 }

@@ -83,13 +83,3 @@ struct HTTP2LoopBound<T>: @unchecked Sendable {
     init(_ value: T) { self.value = value }
 }
 
-/// What a streamed body's sink has been handed and the socket has not taken yet: bytes
-/// still on their way to the loop, plus the connection's queued output (``OutputBacklog``).
-final class SinkUnsentBytes: Sendable {
-    private let inFlight = Atomic<Int>(0)
-    private let backlog: OutputBacklog?
-    init(_ backlog: OutputBacklog?) { self.backlog = backlog }
-    func handed(_ n: Int) { inFlight.add(n, ordering: .relaxed) }
-    func taken(_ n: Int) { inFlight.subtract(n, ordering: .relaxed) }
-    var total: Int { inFlight.load(ordering: .relaxed) + (backlog?.pending ?? 0) }
-}

@@ -115,13 +115,10 @@ extension HTTP2ServerConnection {
             let name = Self.lowercased(f.name)
             switch name.utf8.first {
             case 0x63, 0x6b, 0x70, 0x74, 0x75: // c k p t u
-                switch name {
-                case "content-length": hasLength = true
+                if name == "content-length" { hasLength = true }
                 // §8.2.2: connection-specific fields must not appear in HTTP/2; a responder
                 // written for HTTP/1.1 may set them, so they are dropped here.
-                case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": continue
-                default: break
-                }
+                else if HTTPHeaders.isConnectionSpecific(name) { continue }
             default: break
             }
             hpackEncoder.encodeField(name: name, value: f.value, neverIndex: false, into: &out)
