@@ -266,6 +266,15 @@ public final class APNsFake: ProviderFake {
                                extraHeaders: headers)
     }
 
+    /// A reason Apple does not document, from a fault rule: APNs's error shape around it,
+    /// `{"reason":"…"}` as JSON (no `apns-id`: the rule, not the fake, answers).
+    public func unknownReasonResponse(reason: String?, status: Int, headers: HTTPHeaders) -> HTTPResponse {
+        var h = headers
+        guard let reason else { return HTTPResponse(status: status, headers: h, body: []) }
+        h.replaceOrAdd(name: "content-type", value: "application/json")
+        return HTTPResponse(status: status, headers: h, body: APNsResponseBuilder.errorBody(reason: reason, timestampMilliseconds: nil))
+    }
+
     /// A fault rule answered `ExpiredProviderToken` (or any reason of that name): the
     /// connection forgets its current token and treats the request's JWT as expired from now
     /// on, exactly as after the fake's own age check (``APNsConnectionState/tokenExpired(_:)``).

@@ -64,12 +64,17 @@ public struct ExchangeRecord: Sendable {
     public var decidedBy: Decision
     public var receivedAt: Date
     public var respondedAt: Date
+    /// Per-recipient outcomes of a multi-recipient request (see ``Exchange/recipients``).
+    public var recipients: [RecipientOutcome]?
+    /// Whether the fake may add facts to this record later (``HistoryOutcome/annotate(_:_:)``).
+    public var annotatable = false
 
     public init(provider: ProviderID, endpoint: String, request: HTTPRequest, token: String?, topic: String?, environment: String?,
                 deviceID: String?, auth: AuthIdentity?, notification: JSONValue?, action: ResponseAction, reason: String?,
                 detail: String?, decidedBy: Decision, receivedAt: Date, respondedAt: Date,
-                notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil) {
+                notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil, recipients: [RecipientOutcome]? = nil) {
         self.notificationMaker = notificationMaker
+        self.recipients = recipients
         self.provider = provider; self.endpoint = endpoint; self.request = request; self.token = token; self.topic = topic
         self.environment = environment; self.deviceID = deviceID; self.auth = auth; self.notification = notification
         self.action = action; self.reason = reason; self.detail = detail; self.decidedBy = decidedBy
@@ -84,7 +89,7 @@ public struct ExchangeRecord: Sendable {
         return Exchange(seq: seq, provider: provider, endpoint: endpoint, transport: request.info, request: RecordedRequest(request),
                         token: token, topic: topic, environment: environment, deviceID: deviceID, auth: auth,
                         notification: notification ?? notificationMaker?(request), response: response, decidedBy: decidedBy,
-                        receivedAt: receivedAt, respondedAt: respondedAt)
+                        receivedAt: receivedAt, respondedAt: respondedAt, recipients: recipients)
     }
 }
 
@@ -520,6 +525,14 @@ public final class HistoryStore: Sendable {
 /// `response.detail` as `outcome: reset at …`). Thread-safe; the first report wins.
 public struct HistoryOutcome: Sendable {
     let box: HistoryStore.RecordBox
+
+    /// Adds a named fact to the recorded exchange (``Exchange/annotations``), e.g. the Expo
+    /// receipt a sender fetched later; a repeated name replaces the earlier value.
+    public func annotate(_ name: String, _ value: JSONValue) {
+        box.annotations?.withLock { list in
+            if let i = list.firstIndex(where: { $0.0 == name }) { list[i].1 = value } else { list.append((name, value)) }
+        }
+    }
 
     static let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
 
