@@ -118,6 +118,19 @@ public final class FCMAccessTokenStore: Sendable {
         }
     }
 
+    /// Revokes every active token; returns how many.
+    @discardableResult
+    public func revokeAll() -> Int {
+        state.withLock { s in
+            var n = 0
+            for (k, e) in s.entries where e.status == .active {
+                s.entries[k]?.status = .revoked
+                n += 1
+            }
+            return n
+        }
+    }
+
     /// Tokens held (any status).
     public var count: Int { state.withLock { $0.entries.count } }
 }

@@ -90,6 +90,23 @@ public struct GoogleTokenEndpointConfiguration: Sendable {
     }
 }
 
+/// An assertion that passed every check of ``GoogleTokenEndpoint``: who signed it and the
+/// scopes it asks for.
+public struct GoogleVerifiedAssertion: Sendable {
+    public let jwt: ParsedJWT
+    public let account: GoogleKnownAccount
+    public let scopes: [String]
+}
+
+/// A refused token request: the rule, Google's error and the bytes to answer with, plus the
+/// assertion as far as it parsed (for the history).
+public struct GoogleTokenRefusal: Error, Sendable {
+    public let rule: GoogleTokenRule
+    public let error: GoogleOAuthError
+    public let body: [UInt8]
+    public let jwt: ParsedJWT?
+}
+
 /// The token endpoint's answer.
 public enum GoogleTokenOutcome: Sendable {
     /// 200 with `{"access_token":…,"expires_in":…,"token_type":"Bearer"}`.
@@ -130,21 +147,46 @@ public struct GoogleTokenEndpoint: Sendable {
         self.configuration = configuration
     }
 
-    /// Handles one token request body at time `now` (epoch seconds).
-    public func handle<Bytes: Collection>(body: Bytes, now: Double) -> GoogleTokenOutcome where Bytes.Element == UInt8 {
+    /// Handles one token request body at time `now` (epoch seconds): ``check(body:now:extraAudiences:)``
+    /// then ``issue(_:now:)``.
+    public func handle<Bytes: Collection>(body: Bytes, now: Double, extraAudiences: Set<String> = []) -> GoogleTokenOutcome
+    where Bytes.Element == UInt8 {
+        switch check(body: body, now: now, extraAudiences: extraAudiences) {
+        case .success(let verified): return issue(verified, now: now)
+        case .failure(let refusal): return .refused(refusal.rule, refusal.error, body: refusal.body)
+        }
+    }
+
+    /// Every check of a token request without issuing a token (the fake checks when a request
+    /// arrives and issues only when no fault rule intervenes). `extraAudiences` are accepted
+    /// `aud` values besides ``GoogleTokenEndpointConfiguration/audiences`` (the URL the
+    /// request actually reached).
+    public func check<Bytes: Collection>(body: Bytes, now: Double, extraAudiences: Set<String> = [])
+    -> Result<GoogleVerifiedAssertion, GoogleTokenRefusal> where Bytes.Element == UInt8 {
+        var seen: ParsedJWT? = nil
         do throws(GoogleTokenRule) {
             let assertion = try readForm(body)
+            seen = try? JWT.parse(assertion)
             let (jwt, account) = try authenticate(assertion)
             try checkTimes(jwt, now: now)
-            guard !Set(jwt.audiences).isDisjoint(with: configuration.audiences) else { throw GoogleTokenRule.wrongAudience }
+            let audiences = Set(jwt.audiences)
+            guard !audiences.isDisjoint(with: configuration.audiences) || !audiences.isDisjoint(with: extraAudiences) else {
+                throw GoogleTokenRule.wrongAudience
+            }
             let scopes = (jwt.scope ?? "").split(separator: " ").map(String.init)
             if configuration.requireFCMScope, Set(scopes).isDisjoint(with: configuration.fcmScopes) { throw GoogleTokenRule.insufficientScope }
-            let grant = store.issue(clientEmail: account.clientEmail, projects: account.projects, scopes: scopes, now: now)
-            return .issued(grant, body: Self.successBody(token: grant.token, expiresIn: store.lifetime))
+            return .success(GoogleVerifiedAssertion(jwt: jwt, account: account, scopes: scopes))
         } catch {
             let e = configuration.error(for: error)
-            return .refused(error, e, body: e.body(layout: configuration.errorLayout))
+            return .failure(GoogleTokenRefusal(rule: error, error: e, body: e.body(layout: configuration.errorLayout), jwt: seen))
         }
+    }
+
+    /// Issues the access token for a verified assertion (the 200 answer).
+    public func issue(_ verified: GoogleVerifiedAssertion, now: Double) -> GoogleTokenOutcome {
+        let grant = store.issue(clientEmail: verified.account.clientEmail, projects: verified.account.projects,
+                                scopes: verified.scopes, now: now)
+        return .issued(grant, body: Self.successBody(token: grant.token, expiresIn: store.lifetime))
     }
 
     /// Phase 1: the form parameters; returns the assertion text.

@@ -1,0 +1,153 @@
+import Foundation
+import PushDoubleCore
+import PushDoubleTransport
+
+/// The send endpoint, `POST /v1/projects/{project}/messages:send` (fcm.md §1–§4).
+extension FCMFake {
+    /// Phases: path ▶ Bearer token (fcm.md §4.3: 401 without `details`; 403 for another
+    /// project) ▶ the message (``FCMSendRequestValidator``) ▶ token syntax.
+    func admitSend(_ request: HTTPRequest, now: Double) -> Admission {
+        var admission = Admission(endpoint: Self.sendEndpoint)
+        guard request.method == "POST", let project = FCMSendEndpoint.project(fromPath: String(request.pathWithoutQuery)) else {
+            admission.refusal = Self.notFound(request)
+            return admission
+        }
+        admission.topic = project
+        // Authentication comes first: Google's front end refuses before reading the body.
+        let (identity, authRefusal) = authenticate(request, project: project, now: now)
+        admission.auth = identity
+        if let authRefusal {
+            admission.notificationMaker = Self.recordedNotification
+            admission.refusal = authRefusal
+            return admission
+        }
+        let account = identity.issuer
+        admission.notificationMaker = { FCMRecordedMessage.make($0, account: account) }
+        let message: FCMMessage
+        do { message = try validator.validate(body: request.body) } catch {
+            admission.refusal = Self.envelopeResponse(error.envelope, stage: .validation,
+                                                      detail: "\(error.rule.rawValue)\(error.field.map { " at \($0)" } ?? ""): \(error.message)")
+            return admission
+        }
+        switch message.target {
+        case .token(let t), .fid(let t): admission.token = t
+        case .topic, .condition: break
+        }
+        if let t = admission.token, !Self.isWellFormedToken(t) {
+            admission.refusal = Self.envelopeResponse(configuration.invalidTokenEnvelope, stage: .validation, detail: "malformed registration token")
+        }
+        return admission
+    }
+
+    /// Reads `Authorization: Bearer <token>` (scheme in any case, protocols README
+    /// "Leniency") and looks the token up. Returns the identity for the history and, when
+    /// refused, the answer.
+    func authenticate(_ request: HTTPRequest, project: String, now: Double) -> (AuthIdentity, ProviderResponse?) {
+        guard let header = request.headers.first(name: "authorization") else {
+            return (AuthIdentity(scheme: "none", valid: false),
+                    Self.envelopeResponse(.missingCredential, stage: .auth, detail: "no authorization header"))
+        }
+        guard let token = Self.bearerCredential(header) else {
+            return (AuthIdentity(scheme: "none", valid: false, extra: ["authorization": "not a bearer token"]),
+                    Self.envelopeResponse(.missingCredential, stage: .auth, detail: "authorization is not `Bearer <token>`"))
+        }
+        func refused(_ grant: FCMAccessGrant?, _ why: String) -> (AuthIdentity, ProviderResponse?) {
+            var identity = Self.identity(grant, project: project, valid: false)
+            identity.extra["token"] = Self.fingerprint(token)
+            return (identity, Self.envelopeResponse(.invalidCredentials, stage: .auth, detail: why))
+        }
+        switch accounts.store.lookup(token, now: now) {
+        case .unknown: return refused(nil, "access token not issued by this fake")
+        case .revoked(let g): return refused(g, "access token revoked")
+        case .expired(let g): return refused(g, "access token expired at \(Int64(g.expiresAt))")
+        case .valid(let grant):
+            var identity = Self.identity(grant, project: project, valid: true)
+            identity.extra["token"] = Self.fingerprint(token)
+            if !grant.covers(project: project) {
+                identity.valid = false
+                return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
+                                                               detail: "\(grant.clientEmail) may not send for project \(project)"))
+            }
+            if Set(grant.scopes).isDisjoint(with: configuration.tokenEndpoint.fcmScopes) {
+                identity.valid = false
+                return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
+                                                               detail: "access token has no FCM scope"))
+            }
+            return (identity, nil)
+        }
+    }
+
+    static func identity(_ grant: FCMAccessGrant?, project: String, valid: Bool) -> AuthIdentity {
+        var extra: [String: String] = [:]
+        if let g = grant { extra["scope"] = g.scopes.joined(separator: " ") }
+        return AuthIdentity(scheme: "oauth-bearer", issuer: grant?.clientEmail,
+                            issuedAt: grant.map { Int64($0.issuedAt) }, expiresAt: grant.map { Int64($0.expiresAt) },
+                            audience: project, valid: valid, extra: extra)
+    }
+
+    /// The credential after a case-insensitive `Bearer` scheme; nil for another scheme or none.
+    static func bearerCredential(_ header: String) -> String? {
+        let trimmed = header.trimmingCharacters(in: .whitespaces)
+        guard let space = trimmed.firstIndex(where: { $0 == " " || $0 == "\t" }),
+              trimmed[..<space].lowercased() == "bearer" else { return nil }
+        let credential = trimmed[space...].trimmingCharacters(in: .whitespaces)
+        return credential.isEmpty ? nil : credential
+    }
+
+    /// The first 12 characters of an access token (enough to tell tokens apart in the history).
+    static func fingerprint(_ token: String) -> String { String(token.prefix(12)) + "…" }
+
+    /// Device state (fcm.md §4.3/§4.4: UNREGISTERED also for missing tokens), the device's
+    /// project, then `validate_only` (§3) or a new message id.
+    func deliverSend(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, now: Date) -> ProviderResponse {
+        let project = admission.topic ?? ""
+        if admission.token != nil {
+            let who = device.deviceID ?? admission.token ?? "?"
+            func fail(_ e: GoogleErrorEnvelope, _ why: String, headers: HTTPHeaders = HTTPHeaders()) -> ProviderResponse {
+                Self.envelopeResponse(e, headers: headers, stage: .device, detail: "\(who): \(why)")
+            }
+            if device.source == .unknown { return fail(.unregistered, "unknown token (closed world)") }
+            switch device.state {
+            case .active: break
+            case .unregistered: return fail(.unregistered, "unregistered")
+            case .expired: return fail(.unregistered, "expired token")
+            case .invalid: return fail(configuration.invalidTokenEnvelope, "invalid token")
+            case .otherApp: return fail(.senderIDMismatch, "token of another sender")
+            case .rateLimited:
+                var h = HTTPHeaders()
+                h.add(name: "retry-after", value: String(configuration.quotaRetryAfterSeconds))
+                return fail(quotaEnvelope, "rate-limited device", headers: h)
+            }
+            if let owner = device.topic, owner != project { return fail(.senderIDMismatch, "token belongs to project \(owner)") }
+        }
+        let id = Self.validateOnly(request.body) ? FCMSendEndpoint.validateOnlyMessageID
+            : FCMSendEndpoint.messageID(timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: UInt64.random(in: 0...UInt64.max))
+        let body = FCMSendEndpoint.successBody(name: FCMSendEndpoint.messageName(project: project, messageID: id))
+        return ProviderResponse(Self.jsonResponse(200, body), reason: nil,
+                                decidedBy: Decision(.accepted, id == FCMSendEndpoint.validateOnlyMessageID ? "validate_only" : device.source.rawValue))
+    }
+
+    /// The QUOTA_EXCEEDED body (fcm.md §4.3: message UNCONFIRMED, so GCP's usual form).
+    var quotaEnvelope: GoogleErrorEnvelope {
+        .quotaExceeded(message: GoogleErrorEnvelope.gcpQuotaMessage(metric: "fcm.googleapis.com/messages",
+                                                                   limit: "MessagesPerMinutePerProject",
+                                                                   projectNumber: configuration.projectNumbers.sorted().first ?? "0"))
+    }
+
+    /// Whether the (already validated) body asks for `validate_only` / `validateOnly`; the
+    /// body is parsed again only when it mentions the field.
+    static func validateOnly(_ body: [UInt8]) -> Bool {
+        let needle = Array("alidate".utf8)
+        guard body.count > needle.count else { return false }
+        var found = false
+        body.withUnsafeBufferPointer { b in
+            var i = 0
+            while i + needle.count <= b.count {
+                if b[i] == needle[0], b[i + 1] == needle[1], Array(b[i..<(i + needle.count)]) == needle { found = true; return }
+                i += 1
+            }
+        }
+        guard found, let root = try? JSONValue.parse(body) else { return false }
+        return (root["validate_only"] ?? root["validateOnly"]) == .bool(true)
+    }
+}

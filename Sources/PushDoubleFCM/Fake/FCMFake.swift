@@ -1,0 +1,125 @@
+import Foundation
+import PushDoubleCore
+import PushDoubleCrypto
+import PushDoubleTransport
+
+extension ProviderID {
+    /// Firebase Cloud Messaging (HTTP v1) with its Google OAuth2 token endpoint.
+    public static let fcm: ProviderID = "fcm"
+}
+
+/// The FCM fake: one ``ProviderFake`` serving both halves of a sender's FCM code, routed by
+/// the service a request addresses (``FCMService``):
+///
+/// - `POST /v1/projects/{project}/messages:send` (endpoint `fcm.send`): Bearer access token
+///   (401 / 403 in Google's envelope), the message checked by ``FCMSendRequestValidator``,
+///   the token's device state, `validate_only`, the `{"name": …}` answer (fcm.md §1–§4).
+/// - `POST /token` (endpoint `oauth.token`): the RS256 JWT-bearer grant of
+///   ``GoogleTokenEndpoint`` (fcm.md §6); access tokens from ``FCMAccountDirectory/store``.
+///
+/// The assertion and the access token are checked in ``admit(_:context:services:)``; the token
+/// is issued (and the message id made) in ``deliver(_:admission:device:context:services:)``,
+/// so a fault rule on `oauth.token` answers without minting.
+public final class FCMFake: ProviderFake {
+    public let provider: ProviderID = .fcm
+    /// Endpoint ids recorded in the history (fault rules match on them).
+    public static let sendEndpoint = "fcm.send"
+    public static let tokenEndpoint = "oauth.token"
+    /// Listener names (README port table).
+    public static let sendListener = "fcm"
+    public static let tokenListener = "google-oauth"
+    /// The real host names (fcm.md §1, §6.2), recognised in `:authority` / `Host` and SNI.
+    public static let sendHost = "fcm.googleapis.com"
+    public static let tokenHost = "oauth2.googleapis.com"
+
+    public let configuration: FCMConfiguration
+    public let accounts: FCMAccountDirectory
+    public let validator: FCMSendRequestValidator
+
+    public init(configuration: FCMConfiguration = FCMConfiguration()) throws {
+        self.configuration = configuration
+        let store = FCMAccessTokenStore(lifetime: configuration.accessTokenLifetimeSeconds)
+        var known: [GoogleKnownAccount] = []
+        for sa in configuration.serviceAccounts {
+            known.append(try GoogleKnownAccount(serviceAccount: sa, projectNumbers: configuration.projectNumbers))
+        }
+        accounts = FCMAccountDirectory(accounts: known, store: store, configuration: configuration.tokenEndpoint)
+        validator = FCMSendRequestValidator(configuration: configuration.validator)
+    }
+
+    /// Which half of the fake a request addresses.
+    public enum FCMService: Sendable, Equatable {
+        case send, token
+    }
+
+    /// A real host name in `:authority` / `Host` wins, then one in SNI, then the listener
+    /// (as the APNs fake picks its environment).
+    public func service(of request: HTTPRequest) -> FCMService {
+        if let a = request.authority, let s = Self.service(host: a) { return s }
+        if let sni = request.info.connection.tls?.serverName, let s = Self.service(host: sni) { return s }
+        return request.info.connection.listener == Self.tokenListener ? .token : .send
+    }
+
+    /// `fcm.googleapis.com` / `oauth2.googleapis.com`, with or without a port, any case.
+    static func service(host: String) -> FCMService? {
+        let name = host.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+        if name == sendHost { return .send }
+        if name == tokenHost { return .token }
+        return nil
+    }
+
+    // MARK: ProviderFake
+
+    public func admit(_ request: HTTPRequest, context: RequestContext, services: ProviderServices) -> Admission {
+        switch service(of: request) {
+        case .send: return admitSend(request, now: services.clock.now().timeIntervalSince1970)
+        case .token: return admitToken(request, now: services.clock.now().timeIntervalSince1970)
+        }
+    }
+
+    public func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext,
+                        services: ProviderServices) -> ProviderResponse {
+        if admission.endpoint == Self.tokenEndpoint {
+            return deliverToken(request, now: services.clock.now().timeIntervalSince1970)
+        }
+        return deliverSend(request, admission: admission, device: device, now: services.clock.now())
+    }
+
+    public var rateLimitReason: String? { FCMErrorCode.quotaExceeded.rawValue }
+
+    public func magicDevice(token: String) -> MagicDevice? { FCMMagicTokens.device(for: token) }
+
+    /// fcm.md records no format for registration tokens: 1 to 4096 visible ASCII characters
+    /// (no space or control character) is PushDouble's accepting rule.
+    public func isWellFormedToken(_ token: String) -> Bool { Self.isWellFormedToken(token) }
+
+    public static func isWellFormedToken(_ token: String) -> Bool {
+        let u = token.utf8
+        return !u.isEmpty && u.count <= 4096 && u.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+    }
+
+    // MARK: shared helpers
+
+    /// A JSON answer with Google's content type (fcm.md §1, §4.2).
+    static func jsonResponse(_ status: Int, _ body: [UInt8], headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        var h = headers
+        h.replaceOrAdd(name: "content-type", value: GoogleResponseHeaders.jsonContentType)
+        return HTTPResponse(status: status, headers: h, body: body)
+    }
+
+    /// An error in Google's envelope (fcm.md §4.1, §4.2), recorded under its FcmError code, or
+    /// its canonical status when it has none.
+    static func envelopeResponse(_ envelope: GoogleErrorEnvelope, headers: HTTPHeaders = HTTPHeaders(),
+                                 stage: Decision.Stage, detail: String? = nil) -> ProviderResponse {
+        let reason = envelope.fcmErrorCode?.rawValue ?? envelope.status
+        return ProviderResponse(jsonResponse(envelope.code, envelope.body(), headers: headers), reason: reason,
+                                decidedBy: Decision(stage, detail ?? reason))
+    }
+
+    /// The answer to a path neither endpoint serves: 404 NOT_FOUND in Google's envelope
+    /// without details. fcm.md records no body for unknown paths; this is PushDouble's choice.
+    static func notFound(_ request: HTTPRequest) -> ProviderResponse {
+        let e = GoogleErrorEnvelope(code: 404, message: "Requested entity was not found.", status: .notFound, details: nil)
+        return envelopeResponse(e, stage: .validation, detail: "no such endpoint: \(request.method) \(request.pathWithoutQuery)")
+    }
+}
