@@ -1,0 +1,209 @@
+import Foundation
+import XCTest
+import PushDoubleCore
+import PushDoubleCrypto
+import PushDoubleTransport
+@testable import PushDoubleFCM
+
+/// The FCM fake through the core pipeline: token endpoint, Bearer checks, device states,
+/// validation, validate_only, history, fault reasons (fcm.md §1–§6).
+final class FCMFakeTests: XCTestCase {
+    static let okMessage = #""token":"dev-token-1","notification":{"title":"Hi","body":"There"},"data":{"k":"v"},"android":{"ttl":"60s"}"#
+
+    func testMintThenSendRecordsBoth() throws {
+        let h = try FCMHarness()
+        let bearer = try h.mint()
+        XCTAssertTrue(bearer.hasPrefix("ya29."))
+        let r = h.answer(h.send(Self.okMessage, bearer: bearer))
+        XCTAssertEqual(r.status, 200, String(decoding: r.body, as: UTF8.self))
+        XCTAssertEqual(r.headers["content-type"], "application/json; charset=UTF-8")
+        let name = try XCTUnwrap(JSONValue.parse(r.body)["name"]?.stringValue)
+        XCTAssertTrue(name.hasPrefix("projects/pushdouble-test/messages/0:"), name)
+
+        let history = h.double.history.all
+        XCTAssertEqual(history.map(\.endpoint), ["oauth.token", "fcm.send"])
+        let mint = history[0]
+        XCTAssertEqual(mint.auth?.scheme, "oauth-assertion")
+        XCTAssertEqual(mint.auth?.issuer, h.account.clientEmail)
+        XCTAssertEqual(mint.annotations?["accessToken"]?["account"], .string(h.account.clientEmail))
+        XCTAssertEqual(mint.annotations?["accessToken"]?["expiresAt"], .int(h.now + 3599))
+        let send = history[1]
+        XCTAssertEqual(send.token, "dev-token-1")
+        XCTAssertEqual(send.topic, "pushdouble-test")
+        XCTAssertEqual(send.auth?.scheme, "oauth-bearer")
+        XCTAssertEqual(send.notification?["account"], .string(h.account.clientEmail))
+        XCTAssertEqual(send.notification?["target"], .object([("token", "dev-token-1")]))
+        XCTAssertEqual(send.notification?["notification"]?["title"], "Hi")
+        XCTAssertEqual(send.notification?["data"], .object([("k", "v")]))
+        XCTAssertEqual(send.notification?["android"]?["ttl"], "60s")
+        XCTAssertEqual(send.notification?["validateOnly"], .bool(false))
+    }
+
+    func testBearerRefusals() throws {
+        let h = try FCMHarness { $0.accessTokenLifetimeSeconds = 60 }
+        let missing = h.answer(h.send(Self.okMessage, bearer: nil))
+        XCTAssertEqual(missing.status, 401)
+        XCTAssertEqual(missing.body, GoogleErrorEnvelope.missingCredential.body())
+        let unknown = h.answer(h.send(Self.okMessage, bearer: "ya29.never-issued"))
+        XCTAssertEqual(unknown.status, 401)
+        XCTAssertEqual(unknown.body, GoogleErrorEnvelope.invalidCredentials.body())
+        XCTAssertNil(googleError(unknown)?["details"], "fcm.md §4.3: no details on the OAuth 401")
+
+        let bearer = try h.mint()
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: bearer)).status, 200)
+        let other = h.answer(h.send(Self.okMessage, project: "someone-elses-project", bearer: bearer))
+        XCTAssertEqual(other.status, 403)
+        XCTAssertEqual(other.body, GoogleErrorEnvelope.permissionDenied(project: "someone-elses-project").body())
+        // The project number stands for the project (fcm.md §1).
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, project: FCMConfiguration.shippedProjectNumber, bearer: bearer)).status, 200)
+
+        h.clock.advance(61)
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: bearer)).status, 401, "expired after accessTokenLifetimeSeconds")
+        let fresh = try h.mint()
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: fresh)).status, 200)
+        XCTAssertEqual(h.fake.accounts.store.revokeAll(clientEmail: h.account.clientEmail), 2, "the expired one and the fresh one")
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: fresh)).status, 401, "revoked")
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: "bearer-without-scheme")).status, 401)
+        let basic = h.answer(h.request("/v1/projects/pushdouble-test/messages:send", listener: "fcm",
+                                       headers: [("authorization", "Basic abc")], body: []))
+        XCTAssertEqual(basic.body, GoogleErrorEnvelope.missingCredential.body())
+    }
+
+    func testDeviceStatesAndMagicTokens() throws {
+        let h = try FCMHarness()
+        let bearer = try h.mint()
+        func send(_ token: String) -> HTTPResponse { h.answer(h.send(#""token":"\#(token)","data":{"k":"v"}"#, bearer: bearer)) }
+        XCTAssertEqual(send("pushdouble-fcm-404-x").body, GoogleErrorEnvelope.unregistered.body())
+        XCTAssertEqual(send("pushdouble-fcm-400-x").body, GoogleErrorEnvelope.invalidRegistrationToken.body())
+        XCTAssertEqual(send("pushdouble-fcm-403").body, GoogleErrorEnvelope.senderIDMismatch.body())
+        let quota = send("pushdouble-fcm-429-x")
+        XCTAssertEqual(quota.status, 429)
+        XCTAssertEqual(fcmErrorCode(quota), "QUOTA_EXCEEDED")
+        XCTAssertEqual(quota.headers["retry-after"], "60")
+        XCTAssertEqual(send("pushdouble-fcm-200-x").status, 200)
+        XCTAssertEqual(send("pushdouble-fcm-4040").status, 200, "not magic: the code must be followed by - or end")
+
+        _ = try h.double.devices.register(Device(id: "gone", provider: .fcm, token: "reg-gone", state: .unregistered(since: h.clock.now())))
+        _ = try h.double.devices.register(Device(id: "other", provider: .fcm, token: "reg-other", topic: "another-project"))
+        _ = try h.double.devices.register(Device(id: "mine", provider: .fcm, token: "reg-mine", topic: FCMHarness.project))
+        XCTAssertEqual(fcmErrorCode(send("reg-gone")), "UNREGISTERED")
+        XCTAssertEqual(fcmErrorCode(send("reg-other")), "SENDER_ID_MISMATCH")
+        XCTAssertEqual(send("reg-mine").status, 200)
+        XCTAssertEqual(h.double.history.all.last?.deviceID, "mine")
+        h.double.devices.setWorld(.closed, for: .fcm)
+        XCTAssertEqual(fcmErrorCode(send("never-registered")), "UNREGISTERED", "fcm.md §4.4: also for missing tokens")
+        XCTAssertEqual(send("pushdouble-fcm-200-x").status, 200)
+        XCTAssertEqual(send("tab\tin-token").status, 400, "malformed token")
+    }
+
+    func testValidationTopicsAndValidateOnly() throws {
+        let h = try FCMHarness()
+        let bearer = try h.mint()
+        let reserved = h.answer(h.send(#""token":"t","data":{"from":"x"}"#, bearer: bearer))
+        XCTAssertEqual(reserved.status, 400)
+        XCTAssertEqual(h.double.history.all.last?.decidedBy.stage, .validation)
+        let number = h.answer(h.send(#""token":"t","data":{"n":12}"#, bearer: bearer))
+        XCTAssertEqual(googleError(number)?["message"], "Invalid value at 'message.data[0].value' (TYPE_STRING), 12")
+        XCTAssertEqual(h.answer(h.send(#""data":{"k":"v"}"#, bearer: bearer)).body, GoogleErrorEnvelope.missingRecipient.body())
+
+        let dry = h.answer(h.send(Self.okMessage, bearer: bearer, extra: #","validate_only":true"#))
+        XCTAssertEqual(try JSONValue.parse(dry.body)["name"], "projects/pushdouble-test/messages/fake_message_id")
+        XCTAssertEqual(h.double.history.all.last?.notification?["validateOnly"], .bool(true))
+        let camel = h.answer(h.send(Self.okMessage, bearer: bearer, extra: #","validateOnly":true"#))
+        XCTAssertEqual(try JSONValue.parse(camel.body)["name"], "projects/pushdouble-test/messages/fake_message_id")
+        let notDry = h.answer(h.send(#""token":"t","data":{"validate_only":"true"}"#, bearer: bearer))
+        XCTAssertNotEqual(try JSONValue.parse(notDry.body)["name"], "projects/pushdouble-test/messages/fake_message_id")
+
+        let topic = h.answer(h.send(#""topic":"news","notification":{"title":"t"}"#, bearer: bearer))
+        XCTAssertEqual(topic.status, 200)
+        XCTAssertNil(h.double.history.all.last?.token)
+        XCTAssertEqual(h.double.history.all.last?.notification?["target"], .object([("topic", "news")]))
+        let condition = h.answer(h.send(#""condition":"'a' in topics && 'b' in topics","data":{"k":"v"}"#, bearer: bearer))
+        XCTAssertEqual(condition.status, 200)
+
+        let wrongPath = h.answer(h.request("/v1/projects/p/messages:sendAll", listener: "fcm", body: []))
+        XCTAssertEqual(wrongPath.status, 404)
+        XCTAssertEqual(googleError(wrongPath)?["status"], "NOT_FOUND")
+    }
+
+    func testTokenEndpointRefusalsAndAudiences() throws {
+        let h = try FCMHarness()
+        let wrongKey = try RSAPrivateKey.generate(bits: 2048)
+        let bad = h.answer(h.tokenRequest(try h.assertion(key: wrongKey)))
+        XCTAssertEqual(bad.status, 400)
+        XCTAssertEqual(String(decoding: bad.body, as: UTF8.self), #"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#)
+        XCTAssertEqual(h.double.history.all.last?.response.reason, "invalid_grant")
+        XCTAssertEqual(h.double.history.all.last?.decidedBy.detail, "badSignature")
+        XCTAssertEqual(h.double.history.all.last?.auth?.valid, false)
+        XCTAssertEqual(h.fake.accounts.store.count, 0)
+
+        // aud: Google's URL, the shipped token_uri, or the URL the request reached.
+        for aud in [GoogleTokenEndpoint.googleTokenURL, TestCredentials.firebaseTokenURI, "https://127.0.0.1:41234/token"] {
+            let r = h.answer(h.tokenRequest(try h.assertion([("aud", .string(aud))]), authority: "127.0.0.1:41234"))
+            XCTAssertEqual(r.status, 200, aud)
+        }
+        let elsewhere = h.answer(h.tokenRequest(try h.assertion([("aud", "https://example.com/token")])))
+        XCTAssertEqual(String(decoding: elsewhere.body, as: UTF8.self), #"{"error":"invalid_grant"}"#)
+        let scope = h.answer(h.tokenRequest(try h.assertion([("scope", "https://www.googleapis.com/auth/userinfo.email")])))
+        XCTAssertEqual(String(decoding: scope.body, as: UTF8.self), #"{"error":"invalid_scope"}"#)
+        let stale = h.answer(h.tokenRequest(try h.assertion([("iat", .int(h.now - 7200)), ("exp", .int(h.now - 3600))])))
+        XCTAssertEqual(try JSONValue.parse(stale.body)["error_description"]?.stringValue?.hasPrefix("Invalid JWT: Token must be a short-lived token"), true)
+        let notFound = h.answer(h.request("/token", method: "GET", listener: "google-oauth", body: []))
+        XCTAssertEqual(notFound.status, 404)
+        XCTAssertEqual(h.fake.accounts.store.count, 3)
+    }
+
+    func testServiceChosenByAuthorityThenSNIThenListener() throws {
+        let h = try FCMHarness()
+        func service(_ authority: String?, _ listener: String, sni: String? = nil) -> FCMFake.FCMService {
+            let info = RequestInfo(connection: FCMTestConnection(listener: listener, sni: sni).info, streamID: 1, version: .http2,
+                                   headReceivedAt: Date(), bodyReceivedAt: Date())
+            return h.fake.service(of: HTTPRequest(method: "POST", path: "/token", scheme: "https", authority: authority,
+                                                  headers: HTTPHeaders(), body: [], info: info))
+        }
+        XCTAssertEqual(service("127.0.0.1:8723", "fcm"), .send)
+        XCTAssertEqual(service("127.0.0.1:8724", "google-oauth"), .token)
+        XCTAssertEqual(service("OAUTH2.googleapis.com", "fcm"), .token)
+        XCTAssertEqual(service("fcm.googleapis.com:443", "google-oauth"), .send)
+        XCTAssertEqual(service("localhost", "fcm", sni: "oauth2.googleapis.com"), .token)
+        XCTAssertEqual(service(nil, "google-oauth"), .token)
+    }
+
+    func testFaultReasonsInGooglesShapes() throws {
+        let h = try FCMHarness()
+        let bearer = try h.mint()
+        try h.double.faults.add(FaultRule(id: "q", match: FaultMatch(endpoint: "fcm.send", token: "q"),
+                                          action: .respond(ResponseSpec(reason: "QUOTA_EXCEEDED", retryAfter: .seconds(7)))))
+        try h.double.faults.add(FaultRule(id: "gfe", match: FaultMatch(endpoint: "fcm.send", token: "gfe"),
+                                          action: .respond(ResponseSpec(reason: "BAD_GATEWAY"))))
+        try h.double.faults.add(FaultRule(id: "odd", match: FaultMatch(endpoint: "fcm.send", token: "odd"),
+                                          action: .respond(ResponseSpec(reason: "SOMETHING_ODD", status: 409))))
+        try h.double.faults.add(FaultRule(id: "u", match: FaultMatch(endpoint: "fcm.send", token: "u"),
+                                          action: .respond(ResponseSpec(reason: "UNAVAILABLE"))))
+        func send(_ t: String) -> HTTPResponse { h.answer(h.send(#""token":"\#(t)","data":{"k":"v"}"#, bearer: bearer)) }
+        let q = send("q")
+        XCTAssertEqual(q.status, 429)
+        XCTAssertEqual(q.headers["retry-after"], "7")
+        XCTAssertEqual(googleError(q)?["status"], "RESOURCE_EXHAUSTED")
+        let gfe = send("gfe")
+        XCTAssertEqual(gfe.status, 502)
+        XCTAssertEqual(gfe.body, Array(GoogleFrontEndErrorPage.badGatewayHTML.utf8))
+        XCTAssertEqual(gfe.headers["content-type"], "text/html; charset=UTF-8")
+        let odd = send("odd")
+        XCTAssertEqual(odd.status, 409)
+        XCTAssertEqual(googleError(odd)?["status"], "CONFLICT")
+        XCTAssertEqual(googleError(odd)?["message"], "SOMETHING_ODD")
+        XCTAssertEqual(send("u").body, GoogleErrorEnvelope.unavailable.body())
+
+        // A fault on the token endpoint answers in its shape and mints nothing.
+        try h.double.faults.add(FaultRule(id: "t", match: FaultMatch(endpoint: "oauth.token"),
+                                          action: .respond(ResponseSpec(reason: "invalid_grant")), times: 1))
+        let before = h.fake.accounts.store.count
+        let refused = h.answer(h.tokenRequest(try h.assertion()))
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertEqual(String(decoding: refused.body, as: UTF8.self), #"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#)
+        XCTAssertEqual(h.fake.accounts.store.count, before)
+        XCTAssertEqual(h.answer(h.tokenRequest(try h.assertion())).status, 200)
+        XCTAssertEqual(h.fake.accounts.store.count, before + 1)
+    }
+}
