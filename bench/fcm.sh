@@ -65,31 +65,15 @@ for n in serve quiet nghttpd; do
   u="URL_$n"; python3 -c 'import sys; [print(f"{sys.argv[1]}/v1/projects/pushdouble-test/messages:send?n={i}") for i in range(int(sys.argv[2]))]' "${!u}" "$TOKENS" >"$WORK/uris.$n"
 done
 
-rps() { grep -Eo 'finished in [0-9.]+m?s, [0-9.]+ req/s' | grep -Eo '[0-9.]+ req/s' | grep -Eo '[0-9.]+'; }
-done_count() { grep -E '^requests:' | grep -Eo '[0-9]+ succeeded' | grep -Eo '[0-9]+'; }
 h2() {
   local t="TOKEN_$1"
   h2load -D "$DURATION" --warm-up-time="$WARMUP" -c 10 -m 100 -d "$WORK/fcm.json" -i "$WORK/uris.$1" \
     -H "authorization: Bearer ${!t}" -H 'content-type: application/json' 2>&1
 }
-cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
-median() { python3 -c 'import sys,statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]),1))' "$@"; }
-TICK=$(getconf CLK_TCK)
 
 echo "== h2 over TLS, POST FCM message + Bearer, h2load -c10 -m100 -D ${DURATION}s --warm-up-time=${WARMUP}s; $ROUNDS alternating rounds"
 echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-declare -A ALL
-for i in $(seq "$ROUNDS"); do
-  for n in serve quiet nghttpd; do
-    p="PID_$n"; C0=$(cpu "${!p}")
-    OUT=$(h2 "$n"); C1=$(cpu "${!p}")
-    R=$(echo "$OUT" | rps); D=$(echo "$OUT" | done_count)
-    ALL[$n]="${ALL[$n]:-} $R"
-    CPUUS=$(python3 -c "print(round(($C1-$C0)/$TICK/max(1,$D)*1e6,1))")
-    printf '  round %d %-8s %9s req/s | %s | %s | server CPU %s µs/req (incl. warm-up)\n' "$i" "$n" "$R" \
-      "$(echo "$OUT" | grep -E '^requests:')" "$(echo "$OUT" | grep -E '^status codes:')" "$CPUUS"
-  done
-done
+run_rounds serve quiet nghttpd
 # shellcheck disable=SC2086
 SM=$(median ${ALL[serve]}); QM=$(median ${ALL[quiet]}); NM=$(median ${ALL[nghttpd]})
 # Every measured request of the fake must have been a 200 (a valid token, a valid message).
