@@ -207,3 +207,18 @@ final class FCMFakeTests: XCTestCase {
         XCTAssertEqual(h.fake.accounts.store.count, before + 1)
     }
 }
+
+/// The hand-written success body and message id are the writer's bytes.
+final class FCMSendEndpointFastPathTests: XCTestCase {
+    func testSuccessBodyFastPathMatchesTheWriter() {
+        for name in ["projects/p/messages/0:1500415314455276%31bd1c9631bd1c96", "projects/a\"b/messages/x", "projects/é/messages/1", "projects/t\\ab/m"] {
+            XCTAssertEqual(FCMSendEndpoint.successBody(name: name), JSONValue.object([("name", .string(name))]).serialized(.pretty), name)
+        }
+    }
+
+    func testMessageIDDigits() {
+        XCTAssertEqual(FCMSendEndpoint.messageID(timestampMicros: 12_345_678_901_234_567_890, tag: 0xfedcba9876543210),
+                       "0:5678901234567890%fedcba9876543210")
+        XCTAssertEqual(FCMSendEndpoint.messageID(timestampMicros: 0, tag: 0), "0:0000000000000000%0000000000000000")
+    }
+}

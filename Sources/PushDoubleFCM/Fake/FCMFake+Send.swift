@@ -8,7 +8,7 @@ extension FCMFake {
     /// project) ▶ the message (``FCMSendRequestValidator``) ▶ token syntax.
     func admitSend(_ request: HTTPRequest, now: Double) -> Admission {
         var admission = Admission(endpoint: Self.sendEndpoint)
-        guard request.method == "POST", let project = FCMSendEndpoint.project(fromPath: String(request.pathWithoutQuery)) else {
+        guard request.method == "POST", let project = FCMSendEndpoint.project(fromPath: FCMFake.pathOnly(request)) else {
             admission.refusal = Self.notFound(request)
             return admission
         }
@@ -68,7 +68,7 @@ extension FCMFake {
                 return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
                                                                detail: "\(grant.clientEmail) may not send for project \(project)"))
             }
-            if Set(grant.scopes).isDisjoint(with: configuration.tokenEndpoint.fcmScopes) {
+            if !grant.scopes.contains(where: configuration.tokenEndpoint.fcmScopes.contains) {
                 identity.valid = false
                 return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
                                                                detail: "access token has no FCM scope"))
@@ -77,21 +77,30 @@ extension FCMFake {
         }
     }
 
+    /// The bearer as the history records it (the scopes are in the mint's entry).
     static func identity(_ grant: FCMAccessGrant?, project: String, valid: Bool) -> AuthIdentity {
-        var extra: [String: String] = [:]
-        if let g = grant { extra["scope"] = g.scopes.joined(separator: " ") }
-        return AuthIdentity(scheme: "oauth-bearer", issuer: grant?.clientEmail,
-                            issuedAt: grant.map { Int64($0.issuedAt) }, expiresAt: grant.map { Int64($0.expiresAt) },
-                            audience: project, valid: valid, extra: extra)
+        AuthIdentity(scheme: "oauth-bearer", issuer: grant?.clientEmail,
+                     issuedAt: grant.map { Int64($0.issuedAt) }, expiresAt: grant.map { Int64($0.expiresAt) },
+                     audience: project, valid: valid)
     }
 
-    /// The credential after a case-insensitive `Bearer` scheme; nil for another scheme or none.
+    /// The credential after a case-insensitive `Bearer` scheme and spaces or tabs; nil for
+    /// another scheme or none. Works on the UTF-8 bytes (Foundation's trimming showed up at
+    /// a fifth of the request path).
     static func bearerCredential(_ header: String) -> String? {
-        let trimmed = header.trimmingCharacters(in: .whitespaces)
-        guard let space = trimmed.firstIndex(where: { $0 == " " || $0 == "\t" }),
-              trimmed[..<space].lowercased() == "bearer" else { return nil }
-        let credential = trimmed[space...].trimmingCharacters(in: .whitespaces)
-        return credential.isEmpty ? nil : credential
+        let u = Array(header.utf8)
+        func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
+        var i = 0
+        while i < u.count, isBlank(u[i]) { i += 1 }
+        for expected in "bearer".utf8 {
+            guard i < u.count, u[i] | 0x20 == expected else { return nil }
+            i += 1
+        }
+        guard i < u.count, isBlank(u[i]) else { return nil }
+        while i < u.count, isBlank(u[i]) { i += 1 }
+        var end = u.count
+        while end > i, isBlank(u[end - 1]) { end -= 1 }
+        return end > i ? String(decoding: u[i..<end], as: UTF8.self) : nil
     }
 
     /// The first 12 characters of an access token (enough to tell tokens apart in the history).

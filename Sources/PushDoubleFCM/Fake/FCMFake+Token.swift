@@ -14,7 +14,7 @@ extension FCMFake {
     /// was given (fcm.md §6.2).
     func admitToken(_ request: HTTPRequest, now: Double) -> Admission {
         var admission = Admission(endpoint: Self.tokenEndpoint)
-        guard request.method == "POST", request.pathWithoutQuery == Self.tokenPath else {
+        guard request.method == "POST", Self.pathOnly(request) == Self.tokenPath else {
             admission.refusal = Self.oauthNotFound(request)
             return admission
         }
@@ -94,6 +94,6 @@ extension FCMFake {
     /// fcm.md; PushDouble's choice in the token endpoint's own shape.
     static func oauthNotFound(_ request: HTTPRequest) -> ProviderResponse {
         ProviderResponse(oauthResponse(404, GoogleOAuthError.invalidRequest.body()), reason: GoogleOAuthError.invalidRequest.error,
-                         decidedBy: Decision(.validation, "no such endpoint: \(request.method) \(request.pathWithoutQuery)"))
+                         decidedBy: Decision(.validation, "no such endpoint: \(request.method) \(pathOnly(request))"))
     }
 }

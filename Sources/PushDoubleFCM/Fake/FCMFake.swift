@@ -62,9 +62,13 @@ public final class FCMFake: ProviderFake {
 
     /// `fcm.googleapis.com` / `oauth2.googleapis.com`, with or without a port, any case.
     static func service(host: String) -> FCMService? {
-        let name = host.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
-        if name == sendHost { return .send }
-        if name == tokenHost { return .token }
+        let u = host.utf8
+        let name = u.prefix { $0 != UInt8(ascii: ":") }
+        func matches(_ expected: String) -> Bool {
+            name.count == expected.utf8.count && zip(name, expected.utf8).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+        }
+        if matches(sendHost) { return .send }
+        if matches(tokenHost) { return .token }
         return nil
     }
 
@@ -100,6 +104,14 @@ public final class FCMFake: ProviderFake {
 
     // MARK: shared helpers
 
+    /// The path without its query, found on the UTF-8 bytes (the request's
+    /// `pathWithoutQuery` scans Characters).
+    static func pathOnly(_ request: HTTPRequest) -> Substring {
+        let p = request.path
+        if let q = p.utf8.firstIndex(of: UInt8(ascii: "?")) { return p[..<q] }
+        return p[...]
+    }
+
     /// A JSON answer with Google's content type (fcm.md §1, §4.2).
     static func jsonResponse(_ status: Int, _ body: [UInt8], headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var h = headers
@@ -120,6 +132,6 @@ public final class FCMFake: ProviderFake {
     /// without details. fcm.md records no body for unknown paths; this is PushDouble's choice.
     static func notFound(_ request: HTTPRequest) -> ProviderResponse {
         let e = GoogleErrorEnvelope(code: 404, message: "Requested entity was not found.", status: .notFound, details: nil)
-        return envelopeResponse(e, stage: .validation, detail: "no such endpoint: \(request.method) \(request.pathWithoutQuery)")
+        return envelopeResponse(e, stage: .validation, detail: "no such endpoint: \(request.method) \(pathOnly(request))")
     }
 }

@@ -31,17 +31,20 @@ struct FCMFieldSchema: Sendable {
 /// field wins (in either spelling); `null` counts as absent (proto3 JSON).
 struct FCMObjectFields {
     let path: String
-    private var values: [String: JSONValue] = [:]
+    /// In member order; a linear list (objects have a few dozen fields at most, and a
+    /// dictionary per object showed up on the request path).
+    private var values: [(name: String, value: JSONValue)] = []
 
     init(members: [(String, JSONValue)], schema: FCMFieldSchema, path: String, unknown: inout [String]) {
         self.path = path
+        values.reserveCapacity(members.count)
         for (key, value) in members {
             guard let name = schema.lookup[key] else { unknown.append(path.isEmpty ? key : path + "." + key); continue }
-            if values[name] == nil, !value.isNull { values[name] = value }
+            if !value.isNull, !values.contains(where: { $0.name == name }) { values.append((name, value)) }
         }
     }
 
-    subscript(name: String) -> JSONValue? { values[name] }
+    subscript(name: String) -> JSONValue? { values.first { $0.name == name }?.value }
     func path(_ name: String) -> String { path.isEmpty ? name : path + "." + name }
     var isEmpty: Bool { values.isEmpty }
 }

@@ -9,12 +9,15 @@ public enum FCMSendEndpoint {
     /// The project segment of a send path: `parent` must match `^projects/[^/]+$` (fcm.md §1),
     /// so the segment is non-empty and has no `/`. A query string is not part of the path
     /// here (the wiring splits it off). Nil for any other path.
-    public static func project(fromPath path: String) -> String? {
-        guard path.hasPrefix(pathPrefix), path.hasSuffix(pathSuffix),
-              path.utf8.count > pathPrefix.utf8.count + pathSuffix.utf8.count else { return nil }
-        let project = path.dropFirst(pathPrefix.count).dropLast(pathSuffix.count)
-        guard !project.isEmpty, !project.contains("/") else { return nil }
-        return String(project)
+    public static func project<Path: StringProtocol>(fromPath path: Path) -> String? {
+        let u = path.utf8
+        let prefix = pathPrefix.utf8, suffix = pathSuffix.utf8
+        guard u.count > prefix.count + suffix.count, u.starts(with: prefix), u.reversed().starts(with: suffix.reversed()) else { return nil }
+        let start = u.index(u.startIndex, offsetBy: prefix.count)
+        let end = u.index(u.endIndex, offsetBy: -suffix.count)
+        let project = u[start..<end]
+        guard !project.contains(UInt8(ascii: "/")) else { return nil }
+        return String(decoding: project, as: UTF8.self)
     }
 
     /// Whether `project` is a project number rather than an id: decimal digits without zero
@@ -36,15 +39,33 @@ public enum FCMSendEndpoint {
     /// A message id in the documented shape `0:<16 digits>%<16 hex digits>` (fcm.md §3 example
     /// `0:1500415314455276%31bd1c9631bd1c96`); the wiring chooses the numbers.
     public static func messageID(timestampMicros: UInt64, tag: UInt64) -> String {
-        let digits = String(timestampMicros % 10_000_000_000_000_000)
-        let hex = String(tag, radix: 16)
-        return "0:" + String(repeating: "0", count: 16 - digits.count) + digits + "%" + String(repeating: "0", count: 16 - hex.count) + hex
+        // Written digit by digit into one buffer (it is made for every accepted send).
+        var out = [UInt8](repeating: 0, count: 35)  // "0:" 16 digits "%" 16 hex digits
+        out[0] = 0x30; out[1] = 0x3A; out[18] = 0x25
+        var t = timestampMicros % 10_000_000_000_000_000
+        for i in stride(from: 17, through: 2, by: -1) { out[i] = 0x30 + UInt8(t % 10); t /= 10 }
+        var x = tag
+        for i in stride(from: 34, through: 19, by: -1) {
+            let d = UInt8(x & 0xF)
+            out[i] = d < 10 ? 0x30 + d : 0x57 + d  // 0-9, a-f
+            x >>= 4
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The 200 body `{"name": "…"}`, pretty-printed as the pushiko capture shows it
     /// (fcm.md §3 [O]); the SDKs read only `name`.
     public static func successBody(name: String, trailingNewline: Bool = false) -> [UInt8] {
-        var out = JSONValue.object([("name", .string(name))]).serialized(.pretty)
+        var out: [UInt8]
+        if name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+            // Nothing to escape: the same bytes as the writer's, without building a JSON tree.
+            out = Array("{\n  \"name\": \"".utf8)
+            out.reserveCapacity(out.count + name.utf8.count + 4)
+            out.append(contentsOf: name.utf8)
+            out.append(contentsOf: "\"\n}".utf8)
+        } else {
+            out = JSONValue.object([("name", .string(name))]).serialized(.pretty)
+        }
         if trailingNewline { out.append(0x0A) }
         return out
     }
