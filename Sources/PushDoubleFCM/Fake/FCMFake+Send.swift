@@ -130,7 +130,7 @@ extension FCMFake {
             if let owner = device.topic, owner != project { return fail(.senderIDMismatch, "token belongs to project \(owner)") }
         }
         let id = Self.validateOnly(request.body) ? FCMSendEndpoint.validateOnlyMessageID
-            : FCMSendEndpoint.messageID(timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: UInt64.random(in: 0...UInt64.max))
+            : FCMSendEndpoint.messageID(timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: nextMessageTag())
         let body = FCMSendEndpoint.successBody(name: FCMSendEndpoint.messageName(project: project, messageID: id))
         return ProviderResponse(Self.jsonResponse(200, body), reason: nil,
                                 decidedBy: Decision(.accepted, id == FCMSendEndpoint.validateOnlyMessageID ? "validate_only" : device.source.rawValue))
@@ -146,17 +146,17 @@ extension FCMFake {
     /// Whether the (already validated) body asks for `validate_only` / `validateOnly`; the
     /// body is parsed again only when it mentions the field.
     static func validateOnly(_ body: [UInt8]) -> Bool {
-        let needle = Array("alidate".utf8)
-        guard body.count > needle.count else { return false }
-        var found = false
-        body.withUnsafeBufferPointer { b in
+        let mentioned = body.withUnsafeBufferPointer { b -> Bool in
+            // "validate_only" / "validateOnly": look for "alidate" after each 'v'.
+            let rest = Array("alidate".utf8)
             var i = 0
-            while i + needle.count <= b.count {
-                if b[i] == needle[0], b[i + 1] == needle[1], Array(b[i..<(i + needle.count)]) == needle { found = true; return }
-                i += 1
+            while let v = b[i...].firstIndex(of: UInt8(ascii: "v")) {
+                if v + rest.count < b.count, b[(v + 1)...(v + rest.count)].elementsEqual(rest) { return true }
+                i = v + 1
             }
+            return false
         }
-        guard found, let root = try? JSONValue.parse(body) else { return false }
+        guard mentioned, let root = try? JSONValue.parse(body) else { return false }
         return (root["validate_only"] ?? root["validateOnly"]) == .bool(true)
     }
 }

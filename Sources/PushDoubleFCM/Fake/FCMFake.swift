@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PushDoubleCore
 import PushDoubleCrypto
 import PushDoubleTransport
@@ -35,6 +36,9 @@ public final class FCMFake: ProviderFake {
     public let configuration: FCMConfiguration
     public let accounts: FCMAccountDirectory
     public let validator: FCMSendRequestValidator
+    /// Message-id tags: a counter mixed by SplitMix64 from a random start (one `getrandom`
+    /// per fake, not per send).
+    private let tagCounter = Atomic<UInt64>(UInt64.random(in: 0...UInt64.max))
 
     public init(configuration: FCMConfiguration = FCMConfiguration()) throws {
         self.configuration = configuration
@@ -98,8 +102,16 @@ public final class FCMFake: ProviderFake {
     public func isWellFormedToken(_ token: String) -> Bool { Self.isWellFormedToken(token) }
 
     public static func isWellFormedToken(_ token: String) -> Bool {
-        let u = token.utf8
-        return !u.isEmpty && u.count <= 4096 && u.allSatisfy { $0 > 0x20 && $0 < 0x7F }
+        var t = token
+        return t.withUTF8 { b in !b.isEmpty && b.count <= 4096 && b.allSatisfy { $0 > 0x20 && $0 < 0x7F } }
+    }
+
+    /// The next message-id tag (distinct for 2⁶⁴ sends, spread over the whole range).
+    func nextMessageTag() -> UInt64 {
+        var z = tagCounter.wrappingAdd(0x9E37_79B9_7F4A_7C15, ordering: .relaxed).newValue
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     // MARK: shared helpers

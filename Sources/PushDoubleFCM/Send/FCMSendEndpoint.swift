@@ -57,7 +57,8 @@ public enum FCMSendEndpoint {
     /// (fcm.md §3 [O]); the SDKs read only `name`.
     public static func successBody(name: String, trailingNewline: Bool = false) -> [UInt8] {
         var out: [UInt8]
-        if name.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) {
+        var n = name
+        if n.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C } }) {
             // Nothing to escape: the same bytes as the writer's, without building a JSON tree.
             out = Array("{\n  \"name\": \"".utf8)
             out.reserveCapacity(out.count + name.utf8.count + 4)
