@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
         .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON"]),
-        // The CLI: serve, replay, conform, certs.
+        // The CLI: serve, replay, conform, certs; one option parser; console and exchange log.
         .executableTarget(name: "pushdouble", dependencies: ["PushDouble", "PushDoubleConformance", "PushDoubleCrypto", "PushDoubleCore"]),
 
         // Helpers shared by the test targets (hex, seeded RNG, running a process). Foundation only.

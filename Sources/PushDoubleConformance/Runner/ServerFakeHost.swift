@@ -71,7 +71,7 @@ public struct ServerFakeHost: FakeHost {
         do { try server.load(scenario: core) } catch { server.stop(); throw error }
         guard let prod = server.endpoint(named: "apns-production"), let sandbox = server.endpoint(named: "apns-sandbox") else {
             server.stop()
-            throw ConformCommand.UsageError("the APNs listeners did not start")
+            throw ConformanceError.fakesDidNotStart("the APNs listeners did not start")
         }
         let sender = SenderConfiguration(caFile: files.ca, apns: APNsProviderConfig(
             url: prod.url, sandboxUrl: sandbox.url, caFile: files.ca, keyFile: files.apnsKey,
@@ -111,9 +111,4 @@ struct CredentialFiles: Sendable {
         return c
         }
     }
-}
-
-extension ConformCommand {
-    /// The host `run(_:)` uses.
-    static func defaultHost() -> any FakeHost { ServerFakeHost() }
 }

@@ -2,12 +2,14 @@ import Foundation
 import PushDoubleCore
 
 /// Credential files written for senders (the CA, the APNs key) in a private temp directory.
-struct SenderFiles: Sendable {
-    var directory: URL?
-    var caFile: String?
-    var apnsKeyFile: String?
+public struct SenderFiles: Sendable {
+    /// The private directory holding the files (nil when nothing was written).
+    public var directory: URL?
+    public var caFile: String?
+    public var apnsKeyFile: String?
 
-    static func write(credentials: DoubleCredentials?) throws -> SenderFiles {
+    /// Writes the files `credentials` has into a new private directory (nothing without credentials).
+    public static func write(credentials: DoubleCredentials?) throws -> SenderFiles {
         guard let c = credentials else { return SenderFiles() }
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pushdouble-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -23,12 +25,14 @@ struct SenderFiles: Sendable {
         return files
     }
 
-    func remove() { if let d = directory { try? FileManager.default.removeItem(at: d) } }
+    /// Removes the directory and its files.
+    public func remove() { if let d = directory { try? FileManager.default.removeItem(at: d) } }
 }
 
 /// The environment variables of the driver protocol (DESIGN §4) for a running double.
-enum SenderEnvironment {
-    static func variables(endpoints: [DoubleEndpoint], credentials: DoubleCredentials?, files: SenderFiles) -> [(String, String)] {
+public enum SenderEnvironment {
+    /// The variables in the order `serve` prints them.
+    public static func variables(endpoints: [DoubleEndpoint], credentials: DoubleCredentials?, files: SenderFiles) -> [(String, String)] {
         var env: [(String, String)] = [("PUSHDOUBLE_PROTOCOL", "1")]
         func url(_ name: String) -> String? { endpoints.first { $0.name == name }?.url }
         if let a = url("admin") { env.append(("PUSHDOUBLE_ADMIN_URL", a)) }
@@ -52,7 +56,7 @@ enum SenderEnvironment {
     }
 
     /// `{"endpoints":[…],"environment":{…}}` for `--endpoints-file`.
-    static func endpointsDocument(endpoints: [DoubleEndpoint], environment: [(String, String)]) -> Data {
+    public static func endpointsDocument(endpoints: [DoubleEndpoint], environment: [(String, String)]) -> Data {
         struct Doc: Encodable { let endpoints: [DoubleEndpoint]; let environment: [String: String] }
         var env: [String: String] = [:]
         for (k, v) in environment { env[k] = v }
@@ -62,7 +66,7 @@ enum SenderEnvironment {
     }
 
     /// POSIX shell single-quoting when needed.
-    static func shellQuote(_ s: String) -> String {
+    public static func shellQuote(_ s: String) -> String {
         let safe = s.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/:._-,=+@%".unicodeScalars.contains($0) }
         return safe && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
