@@ -3,17 +3,14 @@ import XCTest
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushDouble
 import PushDoubleCore
-@testable import PushDouble
+import PushDoubleTestSupport
+import PushDoubleCoreTestSupport
+@testable import pushdouble
 
-/// `serve` / `replay` run in-process (the built binary is not wired to them yet).
+/// `serve` / `replay` run in-process, with the test fake or the shipped fakes.
 final class ServeCommandTests: XCTestCase {
-    final class Captured: Sendable {
-        let text = Locked("")
-        var console: Console { Console(sink: { s in self.text.withLock { $0 += s } }) }
-        var value: String { text.withLock { $0 } }
-    }
-
     let spec = FakeListenerSpec(name: "test", defaultPort: 0, fake: TestFake(), useTLS: false)
 
     private func tempDir() throws -> URL {
@@ -27,6 +24,11 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(ServeCommand.run(["--help"], mode: .serve, out: out.console, err: err.console), 0)
         XCTAssertTrue(out.value.contains("--ephemeral"))
         XCTAssertTrue(out.value.contains("--scenario FILE"))
+        // The port list comes from the registry, not a copy.
+        XCTAssertTrue(out.value.contains("(admin \(DefaultPorts.admin), "), out.value)
+        for spec in FakeRegistry.defaultListeners() {
+            XCTAssertTrue(out.value.contains("\(spec.name) \(spec.defaultPort)"), spec.name)
+        }
         XCTAssertEqual(ServeCommand.run(["--bogus"], mode: .serve, out: out.console, err: err.console), 2)
         XCTAssertTrue(err.value.contains("unknown option --bogus"), err.value)
         XCTAssertEqual(ServeCommand.run(["--seed", "x"], mode: .serve, out: out.console, err: err.console), 2)
@@ -143,5 +145,41 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(text.contains(#"> {"aps":{}}"#), text)
         XCTAssertTrue(text.contains("< 503 ServiceUnavailable [fault f1]"), text)
         XCTAssertTrue(text.contains("< retry-after: 7"), text)
+    }
+
+    /// The shipped fakes and credentials: the sender environment names the credential files, which are removed on exit.
+    func testServeExportsSenderEnvironmentWithCredentialFiles() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-env-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let endpointsFile = dir.appendingPathComponent("endpoints.json")
+        let out = Captured(), err = Captured()
+        let finished = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = ServeCommand.run(["--ephemeral", "--quiet", "--endpoints-file", endpointsFile.path], mode: .serve, out: out.console, err: err.console)
+            finished.signal()
+        }
+        let deadline = Date().addingTimeInterval(10)
+        while !out.value.contains("ready") && Date() < deadline { usleep(2_000) }
+        XCTAssertTrue(out.value.contains("ready"), out.value + err.value)
+        let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: endpointsFile)) as? [String: Any])
+        let env = try XCTUnwrap(doc["environment"] as? [String: String])
+        let embedded = try XCTUnwrap(FakeRegistry.embeddedCredentials)
+        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["SSL_CERT_FILE"]), encoding: .utf8), embedded.caPEM)
+        XCTAssertEqual(env["REQUESTS_CA_BUNDLE"], env["SSL_CERT_FILE"])
+        XCTAssertEqual(env["PUSHDOUBLE_CA_FILE"], env["SSL_CERT_FILE"])
+        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_KEY_FILE"]), encoding: .utf8), embedded.apnsKeyPEM)
+        XCTAssertEqual(env["APNS_KEY_ID"], embedded.apnsKeyID)
+        XCTAssertEqual(env["APNS_TEAM_ID"], embedded.apnsTeamID)
+        XCTAssertEqual(env["APNS_TOPIC"], embedded.apnsTopic)
+        XCTAssertTrue(env["APNS_URL"]?.hasPrefix("https://127.0.0.1:") ?? false)
+        XCTAssertNotNil(env["APNS_SANDBOX_URL"])
+        for key in ["APNS_URL", "APNS_KEY_FILE", "SSL_CERT_FILE", "PUSHDOUBLE_ADMIN_URL"] {
+            XCTAssertTrue(out.value.contains("export \(key)="), key)
+        }
+        let keyFile = env["APNS_KEY_FILE"]!
+        kill(getpid(), SIGTERM)
+        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: keyFile), "credential files are removed on exit")
     }
 }
