@@ -16,7 +16,15 @@ final class ServeCommandTests: XCTestCase {
     private func tempDir() throws -> URL {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("pd-serve-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: d) }
         return d
+    }
+
+    /// Writes `text` to `name` in `dir`.
+    private func write(_ text: String, to name: String, in dir: URL) throws -> URL {
+        let f = dir.appendingPathComponent(name)
+        try Data(text.utf8).write(to: f)
+        return f
     }
 
     func testHelpAndUsageErrors() {
@@ -48,53 +56,39 @@ final class ServeCommandTests: XCTestCase {
             XCTAssertEqual(ServeCommand.run([option, value], mode: .serve, out: out.console, err: err.console), 2, "\(option) \(value)")
             XCTAssertTrue(err.value.contains("option \(option): \"\(value)\" is not"), err.value)
         }
-        let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let f = dir.appendingPathComponent("crash.json")
-        try Data(#"{"id":"c","quotas":[{"id":"q","tokenBucket":{"rate":1e-300,"burst":1}}]}"#.utf8).write(to: f)
-        let out = Captured(), err = Captured()
-        XCTAssertEqual(ServeCommand.run(["--ephemeral", "--scenario", f.path], mode: .serve, out: out.console, err: err.console, fakes: [spec], credentials: .some(nil)), 1)
-        XCTAssertTrue(err.value.contains("crash.json: quotas[0].tokenBucket.rate: expected a number in 1e-6…1000000, found 1e-300"), err.value)
+        let err = try serveBadScenario(named: "crash.json", #"{"id":"c","quotas":[{"id":"q","tokenBucket":{"rate":1e-300,"burst":1}}]}"#)
+        XCTAssertTrue(err.contains("crash.json: quotas[0].tokenBucket.rate: expected a number in 1e-6…1000000, found 1e-300"), err)
     }
 
     func testBadScenarioFailsBeforeListening() throws {
+        let err = try serveBadScenario(named: "broken.json", #"{"id":"b","devices":[{"id":"d","provider":"test","token":5}]}"#)
+        XCTAssertTrue(err.contains("broken.json: devices[0].token: expected string, found number"), err)
+    }
+
+    /// `serve --scenario FILE` with `json` in FILE must exit 1; returns what it printed to stderr.
+    private func serveBadScenario(named name: String, _ json: String, file: StaticString = #filePath, line: UInt = #line) throws -> String {
         let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let f = dir.appendingPathComponent("broken.json")
-        try Data(#"{"id":"b","devices":[{"id":"d","provider":"test","token":5}]}"#.utf8).write(to: f)
+        let f = try write(json, to: name, in: dir)
         let out = Captured(), err = Captured()
-        XCTAssertEqual(ServeCommand.run(["--ephemeral", "--scenario", f.path], mode: .serve, out: out.console, err: err.console, fakes: [spec], credentials: .some(nil)), 1)
-        XCTAssertTrue(err.value.contains("broken.json: devices[0].token: expected string, found number"), err.value)
+        XCTAssertEqual(ServeCommand.run(["--ephemeral", "--scenario", f.path], mode: .serve, out: out.console, err: err.console,
+                                        fakes: [spec], credentials: .some(nil)), 1, file: file, line: line)
+        return err.value
     }
 
     func testServeStartsAnswersLogsAndStopsOnSIGTERM() throws {
         let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
         let endpointsFile = dir.appendingPathComponent("endpoints.json")
-        let scenarioFile = dir.appendingPathComponent("t.dead.json")
-        try Data(#"{"id":"t.dead","devices":[{"id":"d1","provider":"test","token":"dead","state":"unregistered"}]}"#.utf8).write(to: scenarioFile)
-        let out = Captured(), err = Captured()
-        let status = Locked<Int32?>(nil)
-        let finished = DispatchSemaphore(value: 0)
-        let spec = self.spec
-        let args = ["--ephemeral", "--endpoints-file", endpointsFile.path, "--scenario", scenarioFile.path, "--seed", "7", "--history-cap", "50"]
+        let scenarioFile = try write(#"{"id":"t.dead","devices":[{"id":"d1","provider":"test","token":"dead","state":"unregistered"}]}"#,
+                                     to: "t.dead.json", in: dir)
         let started = Date()
-        Thread.detachNewThread {
-            let s = ServeCommand.run(args, mode: .serve, out: out.console, err: err.console, fakes: [spec], credentials: .some(nil))
-            status.withLock { $0 = s }
-            finished.signal()
-        }
-        let deadline = Date().addingTimeInterval(10)
-        while !out.value.contains("ready") && Date() < deadline { usleep(2_000) }
-        let readyAfter = Date().timeIntervalSince(started)
-        XCTAssertTrue(out.value.contains("ready"), out.value + err.value)
-        print("serve ready after \(Int(readyAfter * 1000)) ms (in-process, including the thread start)")
+        let run = BackgroundServe(["--ephemeral", "--endpoints-file", endpointsFile.path, "--scenario", scenarioFile.path, "--seed", "7",
+                                   "--history-cap", "50"], mode: .serve, fakes: [spec], credentials: .some(nil))
+        let out = run.out
+        XCTAssertTrue(run.waitFor("ready"), out.value + run.err.value)
+        print("serve ready after \(Int(Date().timeIntervalSince(started) * 1000)) ms (in-process, including the thread start)")
 
-        let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: endpointsFile)) as? [String: Any])
-        let endpoints = try XCTUnwrap(doc["endpoints"] as? [[String: Any]])
-        let env = try XCTUnwrap(doc["environment"] as? [String: String])
-        let admin = try XCTUnwrap(endpoints.first { $0["name"] as? String == "admin" }?["url"] as? String)
-        let fake = try XCTUnwrap(endpoints.first { $0["name"] as? String == "test" }?["url"] as? String)
+        let (urls, env) = try endpointsDocument(endpointsFile)
+        let admin = try XCTUnwrap(urls["admin"]), fake = try XCTUnwrap(urls["test"])
         XCTAssertEqual(env["PUSHDOUBLE_ADMIN_URL"], admin)
         XCTAssertEqual(env["PUSHDOUBLE_PROTOCOL"], "1")
         XCTAssertTrue(out.value.contains("export PUSHDOUBLE_ADMIN_URL=\(admin)"), out.value)
@@ -103,14 +97,11 @@ final class ServeCommandTests: XCTestCase {
         let dead = try Curl.call("POST", fake + "/push/dead", body: "{}", headers: ["authorization: ok"])
         XCTAssertEqual(dead.code, 410)
         XCTAssertEqual(try Curl.call("POST", fake + "/push/alive", body: "{}", headers: ["authorization: ok"]).code, 200)
-        let logDeadline = Date().addingTimeInterval(3)
-        while !out.value.contains("#2 ") && Date() < logDeadline { usleep(5_000) }
+        run.waitFor("#2 ", timeout: 3)
         XCTAssertTrue(out.value.contains("#1 test test.push POST /push/dead → 410 Unregistered [device d1]"), out.value)
         XCTAssertTrue(out.value.contains("#2 test test.push POST /push/alive → 200 [accepted]"), out.value)
 
-        kill(getpid(), SIGTERM)
-        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
-        XCTAssertEqual(status.withLock { $0 }, 0)
+        XCTAssertEqual(run.stop(with: SIGTERM), 0)
         XCTAssertTrue(out.value.contains("stopping (2 exchanges, 0 dropped)"), out.value)
         // The listeners are closed.
         XCTAssertNotEqual(try Curl.call("GET", admin + "/health", timeout: 2).exit, 0)
@@ -118,28 +109,17 @@ final class ServeCommandTests: XCTestCase {
 
     func testReplayPrintsEachExchangeInDetail() throws {
         let dir = try tempDir()
-        defer { try? FileManager.default.removeItem(at: dir) }
         let endpointsFile = dir.appendingPathComponent("endpoints.json")
-        let scenarioFile = dir.appendingPathComponent("t.fault.json")
-        try Data(#"{"id":"t.fault","faults":[{"id":"f1","action":{"type":"respond","reason":"ServiceUnavailable","retryAfter":7}}]}"#.utf8).write(to: scenarioFile)
-        let out = Captured(), err = Captured()
-        let finished = DispatchSemaphore(value: 0)
-        let spec = self.spec
-        Thread.detachNewThread {
-            _ = ServeCommand.run(["--ephemeral", "--endpoints-file", endpointsFile.path, scenarioFile.path], mode: .replay,
-                                 out: out.console, err: err.console, fakes: [spec], credentials: .some(nil))
-            finished.signal()
-        }
-        let deadline = Date().addingTimeInterval(10)
-        while !out.value.contains("ready") && Date() < deadline { usleep(2_000) }
-        let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: endpointsFile)) as? [String: Any])
-        let fake = try XCTUnwrap((doc["endpoints"] as? [[String: Any]])?.first { $0["name"] as? String == "test" }?["url"] as? String)
+        let scenarioFile = try write(#"{"id":"t.fault","faults":[{"id":"f1","action":{"type":"respond","reason":"ServiceUnavailable","retryAfter":7}}]}"#,
+                                     to: "t.fault.json", in: dir)
+        let run = BackgroundServe(["--ephemeral", "--endpoints-file", endpointsFile.path, scenarioFile.path], mode: .replay,
+                                  fakes: [spec], credentials: .some(nil))
+        XCTAssertTrue(run.waitFor("ready"), run.out.value + run.err.value)
+        let fake = try XCTUnwrap(try endpointsDocument(endpointsFile).urls["test"])
         XCTAssertEqual(try Curl.call("POST", fake + "/push/abc", body: #"{"aps":{}}"#, headers: ["authorization: ok"]).code, 503)
-        let logDeadline = Date().addingTimeInterval(3)
-        while !out.value.contains("< retry-after") && Date() < logDeadline { usleep(5_000) }
-        kill(getpid(), SIGINT)
-        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
-        let text = out.value
+        run.waitFor("< retry-after", timeout: 3)
+        XCTAssertEqual(run.stop(with: SIGINT), 0)
+        let text = run.out.value
         XCTAssertTrue(text.contains("scenarios: t.fault"), text)
         XCTAssertTrue(text.contains("> POST /push/abc"), text)
         XCTAssertTrue(text.contains(#"> {"aps":{}}"#), text)
@@ -149,21 +129,11 @@ final class ServeCommandTests: XCTestCase {
 
     /// The shipped fakes and credentials: the sender environment names the credential files, which are removed on exit.
     func testServeExportsSenderEnvironmentWithCredentialFiles() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-env-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let endpointsFile = dir.appendingPathComponent("endpoints.json")
-        let out = Captured(), err = Captured()
-        let finished = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            _ = ServeCommand.run(["--ephemeral", "--quiet", "--endpoints-file", endpointsFile.path], mode: .serve, out: out.console, err: err.console)
-            finished.signal()
-        }
-        let deadline = Date().addingTimeInterval(10)
-        while !out.value.contains("ready") && Date() < deadline { usleep(2_000) }
-        XCTAssertTrue(out.value.contains("ready"), out.value + err.value)
-        let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: endpointsFile)) as? [String: Any])
-        let env = try XCTUnwrap(doc["environment"] as? [String: String])
+        let endpointsFile = try tempDir().appendingPathComponent("endpoints.json")
+        let run = BackgroundServe(["--ephemeral", "--quiet", "--endpoints-file", endpointsFile.path], mode: .serve)
+        let out = run.out
+        XCTAssertTrue(run.waitFor("ready"), out.value + run.err.value)
+        let env = try endpointsDocument(endpointsFile).environment
         let embedded = try XCTUnwrap(FakeRegistry.embeddedCredentials)
         XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["SSL_CERT_FILE"]), encoding: .utf8), embedded.caPEM)
         XCTAssertEqual(env["REQUESTS_CA_BUNDLE"], env["SSL_CERT_FILE"])
@@ -178,8 +148,46 @@ final class ServeCommandTests: XCTestCase {
             XCTAssertTrue(out.value.contains("export \(key)="), key)
         }
         let keyFile = env["APNS_KEY_FILE"]!
-        kill(getpid(), SIGTERM)
-        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(run.stop(with: SIGTERM), 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: keyFile), "credential files are removed on exit")
     }
+}
+
+/// One `serve` / `replay` run on its own thread, as the executable runs it, until a stop signal.
+final class BackgroundServe: Sendable {
+    let out = Captured(), err = Captured()
+    private let status = Locked<Int32?>(nil)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ arguments: [String], mode: ServeCommand.Mode, fakes: [FakeListenerSpec]? = nil, credentials: DoubleCredentials?? = nil) {
+        Thread.detachNewThread { [out, err, status, finished] in
+            let s = ServeCommand.run(arguments, mode: mode, out: out.console, err: err.console, fakes: fakes, credentials: credentials)
+            status.withLock { $0 = s }
+            finished.signal()
+        }
+    }
+
+    /// Waits until stdout contains `text` (at most `timeout` seconds); whether it does.
+    @discardableResult
+    func waitFor(_ text: String, timeout: Double = 10) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !out.value.contains(text) && Date() < deadline { usleep(2_000) }
+        return out.value.contains(text)
+    }
+
+    /// Sends `signal` to this process and waits (10 s at most) for the run to return; its exit status.
+    func stop(with signal: Int32) -> Int32? {
+        kill(getpid(), signal)
+        guard finished.wait(timeout: .now() + 10) == .success else { return nil }
+        return status.withLock { $0 }
+    }
+}
+
+/// The `--endpoints-file` document: endpoint URLs by name, and the environment.
+func endpointsDocument(_ file: URL) throws -> (urls: [String: String], environment: [String: String]) {
+    let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+    let endpoints = try XCTUnwrap(doc["endpoints"] as? [[String: Any]])
+    var urls: [String: String] = [:]
+    for e in endpoints { if let n = e["name"] as? String, let u = e["url"] as? String { urls[n] = u } }
+    return (urls, try XCTUnwrap(doc["environment"] as? [String: String]))
 }
