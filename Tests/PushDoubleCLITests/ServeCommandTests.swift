@@ -5,6 +5,7 @@ import Glibc
 #endif
 import PushDouble
 import PushDoubleCore
+import PushDoubleCrypto
 import PushDoubleTestSupport
 import PushDoubleCoreTestSupport
 @testable import pushdouble
@@ -34,8 +35,8 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(out.value.contains("--scenario FILE"))
         // The port list comes from the registry, not a copy.
         XCTAssertTrue(out.value.contains("(admin \(DefaultPorts.admin), "), out.value)
-        for spec in FakeRegistry.defaultListeners() {
-            XCTAssertTrue(out.value.contains("\(spec.name) \(spec.defaultPort)"), spec.name)
+        for listener in FakeRegistry.listenerDefaults {
+            XCTAssertTrue(out.value.contains("\(listener.name) \(listener.defaultPort)"), listener.name)
         }
         XCTAssertEqual(ServeCommand.run(["--bogus"], mode: .serve, out: out.console, err: err.console), 2)
         XCTAssertTrue(err.value.contains("unknown option --bogus"), err.value)
@@ -138,10 +139,10 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["SSL_CERT_FILE"]), encoding: .utf8), embedded.caPEM)
         XCTAssertEqual(env["REQUESTS_CA_BUNDLE"], env["SSL_CERT_FILE"])
         XCTAssertEqual(env["PUSHDOUBLE_CA_FILE"], env["SSL_CERT_FILE"])
-        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_KEY_FILE"]), encoding: .utf8), embedded.apnsKeyPEM)
-        XCTAssertEqual(env["APNS_KEY_ID"], embedded.apnsKeyID)
-        XCTAssertEqual(env["APNS_TEAM_ID"], embedded.apnsTeamID)
-        XCTAssertEqual(env["APNS_TOPIC"], embedded.apnsTopic)
+        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_KEY_FILE"]), encoding: .utf8), EmbeddedTestCredentials.apnsKeyPEM)
+        XCTAssertEqual(env["APNS_KEY_ID"], EmbeddedTestCredentials.apnsKeyID)
+        XCTAssertEqual(env["APNS_TEAM_ID"], EmbeddedTestCredentials.apnsTeamID)
+        XCTAssertEqual(env["APNS_TOPIC"], EmbeddedTestCredentials.apnsTopic)
         XCTAssertTrue(env["APNS_URL"]?.hasPrefix("https://127.0.0.1:") ?? false)
         XCTAssertNotNil(env["APNS_SANDBOX_URL"])
         for key in ["APNS_URL", "APNS_KEY_FILE", "SSL_CERT_FILE", "PUSHDOUBLE_ADMIN_URL"] {

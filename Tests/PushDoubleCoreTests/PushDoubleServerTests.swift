@@ -4,6 +4,7 @@ import XCTest
 import Glibc
 #endif
 import PushDoubleCore
+import PushDoubleCrypto
 import PushDoubleTransport
 @testable import PushDouble
 

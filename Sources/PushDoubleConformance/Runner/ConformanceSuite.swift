@@ -2,8 +2,8 @@ import Foundation
 import PushDoubleCore
 
 /// Why the conformance suite cannot run as configured (a missing scenario directory, a bad
-/// scenario, a sender command that names no program, fakes that do not start). The runner
-/// and its hosts throw it; `pushdouble conform` prints it and exits with status 2.
+/// scenario, no case selected, a sender command that names no program). ``ConformanceSuite``
+/// throws it; `pushdouble conform` prints it and exits with status 2.
 public enum ConformanceError: Error, Equatable, CustomStringConvertible {
     /// No directory was given and none of the places ``ConformanceSuite/defaultScenarioDirectory(currentDirectory:executable:)`` looks at has one.
     case noScenarioDirectory
@@ -17,8 +17,6 @@ public enum ConformanceError: Error, Equatable, CustomStringConvertible {
     case senderNotExecutable(String)
     /// The sender command's program is a bare name that is not on PATH.
     case senderNotOnPath(String)
-    /// The fakes of a case did not start as expected.
-    case fakesDidNotStart(String)
 
     public var description: String {
         switch self {
@@ -29,7 +27,6 @@ public enum ConformanceError: Error, Equatable, CustomStringConvertible {
         case .emptySenderCommand: return "--sender is empty: give the command that starts your adapter"
         case .senderNotExecutable(let program): return "sender not found: \(program) does not exist or is not executable (fix --sender)"
         case .senderNotOnPath(let program): return "sender not found: \"\(program)\" is not on PATH (fix --sender, or give a path)"
-        case .fakesDidNotStart(let message): return message
         }
     }
 }
