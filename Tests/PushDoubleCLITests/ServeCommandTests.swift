@@ -61,6 +61,36 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(err.contains("crash.json: quotas[0].tokenBucket.rate: expected a number in 1e-6…1000000, found 1e-300"), err)
     }
 
+    /// `--option PROVIDER.KEY=VALUE` reaches the module, which judges it before anything listens;
+    /// a scenario's bad `fakeOptions` is a scenario error (exit 1).
+    func testProviderOptionsAreJudgedByTheirModule() throws {
+        func run(_ args: [String]) -> (Int32, String) {
+            let out = Captured(), err = Captured()
+            return (ServeCommand.run(["--ephemeral"] + args, mode: .serve, out: out.console, err: err.console,
+                                     fakes: [spec], credentials: .some(nil)), err.value)
+        }
+        var (status, err) = run(["--option", "apns.nope=1"])
+        XCTAssertEqual(status, 2)
+        XCTAssertTrue(err.contains("--option: fakeOptions.apns.nope: unknown option; expected one of"), err)
+        (status, err) = run(["--option", "apns.tooManyRequestsPerDevice=x"])
+        XCTAssertEqual(status, 2)
+        XCTAssertTrue(err.contains("fakeOptions.apns.tooManyRequestsPerDevice: expected a non-negative integer"), err)
+        (status, err) = run(["--option", "nosuch.key=1"])
+        XCTAssertEqual(status, 2)
+        XCTAssertTrue(err.contains("fakeOptions.nosuch: no such provider"), err)
+        (status, err) = run(["--option", "apns"])
+        XCTAssertEqual(status, 2)
+        XCTAssertTrue(err.contains("is not PROVIDER.KEY=VALUE"), err)
+        let bad = try serveBadScenario(named: "opts.json", #"{"id":"o","fakeOptions":{"apns":{"requireExactClaims":"yes"}}}"#)
+        XCTAssertTrue(bad.contains("scenario o: fakeOptions.apns.requireExactClaims: expected true or false"), bad)
+
+        var c = PushDoubleConfiguration()
+        c.applyFakeOptions(of: [try ScenarioLoader.decode(Data(#"{"id":"s","fakeOptions":{"apns":{"tooManyRequestsPerDevice":5,"requireExactClaims":true}}}"#.utf8), file: "s.json")])
+        c.setProviderOption("apns", "tooManyRequestsPerDevice", 7)
+        XCTAssertEqual(c.providerOptions["apns"], ["requireExactClaims": true, "tooManyRequestsPerDevice": 7])
+        XCTAssertNoThrow(try c.validateProviderOptions())
+    }
+
     func testBadScenarioFailsBeforeListening() throws {
         let err = try serveBadScenario(named: "broken.json", #"{"id":"b","devices":[{"id":"d","provider":"test","token":5}]}"#)
         XCTAssertTrue(err.contains("broken.json: devices[0].token: expected string, found number"), err)

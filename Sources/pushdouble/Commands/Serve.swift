@@ -20,6 +20,11 @@ enum ServeCommand: CLICommand {
         FakeRegistry.listenerDefaults.map { "\($0.name) \($0.defaultPort)" }.joined(separator: ", ")
     }
 
+    /// Every module's option keys, from the registry: `apns.maxConcurrentStreamsAfterAuth, …`.
+    static var optionKeys: String {
+        FakeRegistry.modules.flatMap { m in m.optionKeys.map { m.provider.rawValue + "." + $0 } }.joined(separator: ", ")
+    }
+
     static var options: [OptionSpec] { [
         OptionSpec("--ephemeral", help: "listen on ephemeral ports instead of the fixed defaults (\(defaultPorts))"),
         OptionSpec("--host", value: "ADDR", help: "address to listen on (default 127.0.0.1)"),
@@ -27,6 +32,8 @@ enum ServeCommand: CLICommand {
         OptionSpec("--endpoints-file", value: "FILE", help: "write the endpoints and environment as JSON to FILE once listening"),
         OptionSpec("--history-cap", value: "N", help: "keep at most N exchanges (older ones are dropped and counted; default 50000)"),
         OptionSpec("--seed", value: "N", help: "seed of the fault engine's generator (default 0)"),
+        OptionSpec("--option", value: "PROVIDER.KEY=VALUE", repeatable: true,
+                   help: "set a fake's option, over a scenario's fakeOptions (VALUE is JSON, else a string); keys: \(optionKeys)"),
         OptionSpec("--quiet", help: "do not log each exchange"),
         OptionSpec.help,
     ] }
@@ -78,8 +85,13 @@ enum ServeCommand: CLICommand {
         let stop = StopSignals()
         defer { stop.cancel() }
 
-        var configured = config
-        configured.applyFakeOptions(of: scenarios)
+        var fromScenarios = config
+        fromScenarios.applyFakeOptions(of: scenarios)
+        do { try fromScenarios.validateProviderOptions() } catch {
+            err.line("pushdouble \(phases.command): \(error)")
+            return 1
+        }
+        guard let configured = phases.commandLineOptions(parsed, over: fromScenarios) else { return CLIError.exitStatus }
         let server = PushDoubleServer(configuration: configured)
         guard phases.load(scenarios, into: server) else { return 1 }
         let log = phases.exchangeLog(of: server, parsed)
@@ -129,6 +141,30 @@ enum ServeCommand: CLICommand {
                 return nil
             }
             return config
+        }
+
+        /// `--option PROVIDER.KEY=VALUE` over the scenarios' `fakeOptions`, judged by the modules
+        /// before anything listens (a bad one is a usage error).
+        func commandLineOptions(_ parsed: ParsedOptions, over config: PushDoubleConfiguration) -> PushDoubleConfiguration? {
+            var c = config
+            guard !parsed.all("--option").isEmpty else { return c }
+            do {
+                for item in parsed.all("--option") {
+                    guard let eq = item.firstIndex(of: "="), let dot = item[..<eq].firstIndex(of: "."),
+                          dot != item.startIndex, item.index(after: dot) != eq else {
+                        throw CLIError.invalidValue(option: "--option", value: item, expected: "PROVIDER.KEY=VALUE")
+                    }
+                    let text = String(item[item.index(after: eq)...])
+                    let value = (try? JSONValue.parse(text)) ?? .string(text)
+                    c.setProviderOption(String(item[..<dot]), String(item[item.index(after: dot)..<eq]), value)
+                    c.providerOptionsSource = "--option"
+                }
+                try c.validateProviderOptions()
+            } catch {
+                err.write(CLIError.message(error, command: command))
+                return nil
+            }
+            return c
         }
 
         /// Scenarios are read before anything listens, so a bad file fails fast.
