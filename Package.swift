@@ -30,8 +30,8 @@ let package = Package(
         .target(name: "PushDoubleCore", dependencies: ["PushDoubleTransport", "PushDoubleJSON"]),
         // Apple APNs provider API fake.
         .target(name: "PushDoubleAPNs", dependencies: ["PushDoubleCore", "PushDoubleCrypto", "PushDoubleTransport"]),
-        // FCM HTTP v1 protocol core (pure): send-request validation, Google error envelope,
-        // OAuth2 JWT-bearer token endpoint logic, access-token store. Not wired yet.
+        // FCM HTTP v1 fake with its Google OAuth2 token endpoint: send-request validation, Google
+        // error envelope, JWT-bearer token endpoint, access-token store, FCMModule / FCMFake.
         .target(name: "PushDoubleFCM", dependencies: ["PushDoubleJSON", "PushDoubleCrypto", "PushDoubleCore", "PushDoubleTransport"]),
         // Web Push protocol core (pure): browser-made subscriptions, RFC 8030/8292 request
         // validation, per-service answers, the browser's decryption. Not wired yet.

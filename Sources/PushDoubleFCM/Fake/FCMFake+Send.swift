@@ -33,6 +33,8 @@ extension FCMFake {
         case .token(let t), .fid(let t): admission.token = t
         case .topic, .condition: break
         }
+        // validate_only fixes the message id already (§3); deliver reads it from here.
+        if message.validateOnly { admission.messageID = FCMSendEndpoint.validateOnlyMessageID }
         if let t = admission.token, !Self.isWellFormedToken(t) {
             admission.refusal = Self.envelopeResponse(configuration.invalidTokenEnvelope, stage: .validation, detail: "malformed registration token")
         }
@@ -129,8 +131,7 @@ extension FCMFake {
             }
             if let owner = device.topic, owner != project { return fail(.senderIDMismatch, "token belongs to project \(owner)") }
         }
-        let id = Self.validateOnly(request.body) ? FCMSendEndpoint.validateOnlyMessageID
-            : FCMSendEndpoint.messageID(timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: nextMessageTag())
+        let id = admission.messageID ?? FCMSendEndpoint.messageID(timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: nextMessageTag())
         let body = FCMSendEndpoint.successBody(name: FCMSendEndpoint.messageName(project: project, messageID: id))
         return ProviderResponse(Self.jsonResponse(200, body), reason: nil,
                                 decidedBy: Decision(.accepted, id == FCMSendEndpoint.validateOnlyMessageID ? "validate_only" : device.source.rawValue))
@@ -141,22 +142,5 @@ extension FCMFake {
         .quotaExceeded(message: GoogleErrorEnvelope.gcpQuotaMessage(metric: "fcm.googleapis.com/messages",
                                                                    limit: "MessagesPerMinutePerProject",
                                                                    projectNumber: configuration.projectNumbers.sorted().first ?? "0"))
-    }
-
-    /// Whether the (already validated) body asks for `validate_only` / `validateOnly`; the
-    /// body is parsed again only when it mentions the field.
-    static func validateOnly(_ body: [UInt8]) -> Bool {
-        let mentioned = body.withUnsafeBufferPointer { b -> Bool in
-            // "validate_only" / "validateOnly": look for "alidate" after each 'v'.
-            let rest = Array("alidate".utf8)
-            var i = 0
-            while let v = b[i...].firstIndex(of: UInt8(ascii: "v")) {
-                if v + rest.count < b.count, b[(v + 1)...(v + rest.count)].elementsEqual(rest) { return true }
-                i = v + 1
-            }
-            return false
-        }
-        guard mentioned, let root = try? JSONValue.parse(body) else { return false }
-        return (root["validate_only"] ?? root["validateOnly"]) == .bool(true)
     }
 }

@@ -80,17 +80,17 @@ public final class FCMFake: ProviderFake {
 
     public func admit(_ request: HTTPRequest, context: RequestContext, services: ProviderServices) -> Admission {
         switch service(of: request) {
-        case .send: return admitSend(request, now: services.clock.now().timeIntervalSince1970)
-        case .token: return admitToken(request, now: services.clock.now().timeIntervalSince1970)
+        case .send: return admitSend(request, now: services.now.timeIntervalSince1970)
+        case .token: return admitToken(request, now: services.now.timeIntervalSince1970)
         }
     }
 
     public func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext,
                         services: ProviderServices) -> ProviderResponse {
         if admission.endpoint == Self.tokenEndpoint {
-            return deliverToken(request, now: services.clock.now().timeIntervalSince1970)
+            return deliverToken(request, now: services.now.timeIntervalSince1970)
         }
-        return deliverSend(request, admission: admission, device: device, now: services.clock.now())
+        return deliverSend(request, admission: admission, device: device, now: services.now)
     }
 
     public var rateLimitReason: String? { FCMErrorCode.quotaExceeded.rawValue }
