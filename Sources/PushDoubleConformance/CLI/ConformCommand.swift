@@ -172,7 +172,7 @@ public enum ConformCommand {
             do { all = try ConformanceScenario.loadDirectory(dir, knownChecks: CheckCatalogue.ids) }
             catch let e as ScenarioError { throw UsageError("bad scenario file: \(e)") }
             for s in all {
-                do { try host.validate(s) } catch { throw UsageError("bad scenario file: \(s.file ?? s.id): \(error)") }
+                do { try host.validate(s); _ = try Registrations(s) } catch { throw UsageError("bad scenario file: \(s.file ?? s.id): \(error)") }
             }
             let selected = select(all, only: a.only, skip: a.skip)
             if a.list { output(CatalogueReporter.render(scenarios: selected)); return 0 }
