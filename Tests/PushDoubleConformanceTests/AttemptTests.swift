@@ -255,12 +255,14 @@ final class RegistrationTests: XCTestCase {
         XCTAssertEqual(r.byStep, [2: ["d1": .now, "d2": .at(old)]])
         let now = Date(timeIntervalSince1970: 1_800_000_000.1234)
         let dates = try XCTUnwrap(r.dates(step: 2, now: now))
-        XCTAssertEqual(try XCTUnwrap(dates["d1"]).timeIntervalSince1970, 1_800_000_000.123, accuracy: 0.0001, "as sent: milliseconds")
+        XCTAssertEqual(try XCTUnwrap(dates["d1"]).timeIntervalSince1970, 1_800_000_000.124, accuracy: 0.0001,
+                       "as sent: milliseconds, rounded up (never before the step's start)")
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(dates["d1"]), now)
         XCTAssertEqual(dates["d2"], old)
         XCTAssertNil(r.dates(step: 0, now: now))
         // The device object the sender gets.
         let json = StepDriver.driverJSON(s.devices[0], registeredAt: dates["d1"])
-        XCTAssertEqual(json["registeredAt"]?.stringValue, "2027-01-15T08:00:00.123Z")
+        XCTAssertEqual(json["registeredAt"]?.stringValue, "2027-01-15T08:00:00.124Z")
         XCTAssertEqual(json["token"]?.stringValue, "aa")
         XCTAssertNil(StepDriver.driverJSON(s.devices[0], registeredAt: nil)["registeredAt"])
     }

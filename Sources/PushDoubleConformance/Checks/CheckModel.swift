@@ -88,6 +88,11 @@ public struct CheckContext: Sendable {
         self.configuration = configuration; self.scope = scope
     }
 
+    /// Every (answered send step, device of it) a generic check judges, in step order.
+    public var judgedSends: [(step: StepRecord, device: String)] {
+        steps.filter { $0.type == "send" && $0.failure == nil }.flatMap { s in s.devices.filter(judges(device:)).map { (s, $0) } }
+    }
+
     /// Whether a generic check judges this scenario device: its provider is registered
     /// (and is the scope, when there is one).
     public func judges(device id: String) -> Bool {

@@ -55,11 +55,17 @@ public struct Registrations: Sendable, Equatable {
 
     /// The dates the sender is told in scenario step `index` starting at `now`, as they go
     /// on the wire (ISO 8601 with milliseconds, read back); nil when the step names none.
+    /// `now` is rounded up to the next millisecond, so that it is never earlier than
+    /// anything the sender saw before the step (a death it learnt a fraction of a
+    /// millisecond ago).
     public func dates(step index: Int, now: Date) -> [String: Date]? {
         guard let step = byStep[index], !step.isEmpty else { return nil }
         return step.mapValues { m in
             let d: Date
-            switch m { case .now: d = now; case .at(let t): d = t }
+            switch m {
+            case .now: d = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.up) / 1000)
+            case .at(let t): d = t
+            }
             return DateFormats.parseISO8601(DateFormats.iso8601(d)) ?? d
         }
     }

@@ -104,16 +104,14 @@ enum OutcomeChecks {
         let h = AttemptLog(ctx)
         var problems: [Evidence] = []
         var judged = 0
-        for step in ctx.steps where step.type == "send" && step.failure == nil {
-            for device in step.devices where ctx.judges(device: device) {
-                judged += 1
-                let attempts = h.attempts.filter { $0.step == step.index && $0.device == device }
-                if attempts.contains(where: \.accepted) { continue }
-                let reported = step.results.first { $0.device == device }?.outcome
-                if let o = reported, [.dead, .rejected, .failed, .skipped].contains(o) { continue }
-                problems.append(Evidence("step \(step.index + 1): \(device) was never accepted and the sender reported "
-                    + (reported?.rawValue ?? "nothing"), seqs: attempts.map(\.seq)))
-            }
+        for (step, device) in ctx.judgedSends {
+            judged += 1
+            let attempts = h.attempts.filter { $0.step == step.index && $0.device == device }
+            if attempts.contains(where: \.accepted) { continue }
+            let reported = step.results.first { $0.device == device }?.outcome
+            if let o = reported, [.dead, .rejected, .failed, .skipped].contains(o) { continue }
+            problems.append(Evidence("step \(step.index + 1): \(device) was never accepted and the sender reported "
+                + (reported?.rawValue ?? "nothing"), seqs: attempts.map(\.seq)))
         }
         if judged == 0 { return .notApplicable("no sends to devices of a registered provider") }
         return problems.isEmpty ? .held("all \(judged) device-sends accepted or reported as not sent")

@@ -18,22 +18,18 @@ enum RegistrationChecks {
         let h = AttemptLog(ctx)
         var problems: [Evidence] = []
         var judged = 0
-        for step in ctx.steps where step.type == "send" && step.failure == nil {
-            for device in step.devices where ctx.judges(device: device) {
-                guard let registered = step.registeredAt?[device] else { continue }
-                // The latest dead answer for this device before the step.
-                guard let death = h.attempts.last(where: { $0.device == device && $0.deadToken && $0.step < step.index }),
-                      registered > death.end else { continue }
-                judged += 1
-                let mine = h.attempts.filter { $0.step == step.index && $0.device == device }
-                if mine.isEmpty {
-                    let reported = step.results.first { $0.device == device }
-                    problems.append(Evidence("step \(step.index + 1): \(device) was registered again at \(h.time(registered)) after "
-                        + "\(h.describe(death)), yet nothing was sent to it; the sender reported "
-                        + (reported.map { $0.outcome.rawValue + ($0.reason.map { " (\($0))" } ?? "") } ?? "nothing"),
-                        seqs: [death.seq]))
-                }
-            }
+        for (step, device) in ctx.judgedSends {
+            guard let registered = step.registeredAt?[device] else { continue }
+            // The latest dead answer for this device before the step.
+            guard let death = h.attempts.last(where: { $0.device == device && $0.deadToken && $0.step < step.index }),
+                  registered > death.end else { continue }
+            judged += 1
+            if h.attempts.contains(where: { $0.step == step.index && $0.device == device }) { continue }
+            let reported = step.results.first { $0.device == device }
+            problems.append(Evidence("step \(step.index + 1): \(device) was registered again at \(h.time(registered)) after "
+                + "\(h.describe(death)), yet nothing was sent to it; the sender reported "
+                + (reported.map { $0.outcome.rawValue + ($0.reason.map { " (\($0))" } ?? "") } ?? "nothing"),
+                seqs: [death.seq]))
         }
         if judged == 0 { return .notApplicable("no dead token was registered again") }
         return problems.isEmpty ? .held("\(judged) re-registered token(s) used again")
