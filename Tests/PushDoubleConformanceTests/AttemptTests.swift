@@ -235,6 +235,17 @@ final class RegistrationTests: XCTestCase {
         XCTAssertVerdict(b.run(RegistrationChecks.reregisteredTokenUsed), .pass)
     }
 
+    /// After a re-registration, `dead` needs a new dead answer: the old one no longer backs it.
+    func testTruthfulAfterRegistration() {
+        var b = reregistered(sendAgain: false, control: false)
+        b.steps[1].results = [DeviceResult(device: "d1", outcome: .dead), DeviceResult(device: "d2", outcome: .sent),
+                              DeviceResult(device: "d3", outcome: .dead)]
+        let r = b.run(OutcomeChecks.truthful)
+        XCTAssertVerdict(r, .fail)
+        XCTAssertEqual(r.evidence.count, 1)
+        XCTAssertTrue(r.evidence[0].note.contains("step 2: d1 reported dead"), r.evidence[0].note)
+    }
+
     func testNotApplicableWithoutRegistrations() {
         var b = reregistered(sendAgain: false, control: false)
         b.steps[1].registeredAt = nil

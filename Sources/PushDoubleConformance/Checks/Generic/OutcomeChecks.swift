@@ -57,9 +57,11 @@ enum OutcomeChecks {
         let h = AttemptLog(ctx)
         var problems: [Evidence] = []
         var judged = 0
-        var deadSoFar: Set<String> = []
+        // Device → when the fake last said its token is gone (a registration after that revives it).
+        var deadSoFar: [String: Date] = [:]
         for step in ctx.steps where step.type == "send" && step.failure == nil {
             let mine = h.attempts.filter { $0.step == step.index }
+            for (device, at) in step.registeredAt ?? [:] where (deadSoFar[device].map { at > $0 } ?? false) { deadSoFar[device] = nil }
             for r in step.results {
                 guard ctx.judges(device: r.device) else { continue }
                 judged += 1
@@ -73,7 +75,7 @@ enum OutcomeChecks {
                             seqs: attempts.map(\.seq)))
                     }
                 case .dead:
-                    if !attempts.contains(where: \.deadToken) && !deadSoFar.contains(r.device) {
+                    if !attempts.contains(where: \.deadToken) && deadSoFar[r.device] == nil {
                         problems.append(Evidence("step \(step.index + 1): \(r.device) reported dead but the fake never said the token is gone",
                                                  seqs: attempts.map(\.seq)))
                     }
@@ -87,9 +89,9 @@ enum OutcomeChecks {
                         problems.append(Evidence("step \(step.index + 1): \(r.device) reported skipped but attempts arrived", seqs: attempts.map(\.seq)))
                     }
                 }
-                if attempts.contains(where: \.deadToken) { deadSoFar.insert(r.device) }
+                if let d = attempts.last(where: \.deadToken) { deadSoFar[r.device] = d.end }
             }
-            for p in mine where p.deadToken { deadSoFar.insert(p.device) }
+            for p in mine where p.deadToken { deadSoFar[p.device] = p.end }
         }
         if judged == 0 { return .notApplicable("no results reported for devices of a registered provider") }
         return problems.isEmpty ? .held("\(judged) reported outcome(s) match the history")
