@@ -56,14 +56,14 @@ let package = Package(
         .testTarget(name: "PushDoubleInflateTests", dependencies: ["PushDoubleInflate", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // vectors read via #filePath
         .testTarget(name: "PushDoubleTransportTests", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleTestSupport"]),
+        .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleCrypto", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleAPNsTests", dependencies: ["PushDoubleAPNs", "PushDouble", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleCore", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleFCMTests", dependencies: ["PushDoubleFCM", "PushDoubleCrypto", "PushDoubleJSON"]),
         .testTarget(name: "PushDoubleWebPushTests", dependencies: ["PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleExpoTests", dependencies: ["PushDoubleExpo", "PushDoubleJSON", "PushDoubleTestSupport"]),
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleCrypto", "PushDoubleTestSupport"],
+        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
     ],
     swiftLanguageModes: [.v6]

@@ -3,27 +3,41 @@ import PushDoubleCore
 import PushDoubleAPNs
 import PushDoubleCrypto
 
-/// The registration point of provider fakes and of the embedded test credentials: the
-/// one place that names every provider module the in-process server serves by default.
+/// The registration point of provider modules and of the embedded test credentials: the one
+/// place that names every provider the in-process server serves by default.
 ///
-/// Wired today: APNs (`apns-production` 8721, `apns-sandbox` 8722). FCM (+ OAuth), Expo
-/// and Web Push plug in here the same way once their modules provide listener specs.
+/// A new provider adds its module folder and one line to ``modules`` (and one line to the
+/// conformance runner's `ConformanceProviders.all`); see docs/adding-a-provider.md.
 public enum FakeRegistry {
-    /// Listener specs of every wired provider module, with their default ports. `clock`
-    /// should be the double's clock (fakes date some answers with it).
-    public static func defaultListeners(clock: any DoubleClock = SystemClock()) -> [FakeListenerSpec] {
-        APNsFake.listenerSpecs(configuration: .shipped, clock: clock)
+    /// Every provider module served by default, in banner and environment order.
+    public static let modules: [any ProviderModule] = [
+        APNsModule(),
+    ]
+
+    /// The module of `provider`, if registered.
+    public static func module(_ provider: ProviderID) -> (any ProviderModule)? {
+        modules.first { $0.provider == provider }
     }
 
-    /// The shipped test CA, server certificate and APNs key (PushDoubleCrypto's
+    /// Listener specs of every registered module with default options and default ports.
+    /// `clock` should be the double's clock (fakes date some answers with it).
+    public static func defaultListeners(clock: any DoubleClock = SystemClock()) -> [FakeListenerSpec] {
+        modules.flatMap { m in
+            (try? m.instantiate(options: nil, context: ProviderBuildContext(clock: clock, optionsPath: m.provider.rawValue)))?.listeners ?? []
+        }
+    }
+
+    /// Every listener name and default port: the admin API first, then each module's.
+    public static var listenerDefaults: [ListenerDefault] {
+        [ListenerDefault(name: "admin", defaultPort: DefaultPorts.admin, summary: "admin API (devices, faults, history), plain HTTP")]
+            + modules.flatMap(\.listenerDefaults)
+    }
+
+    /// The shipped test CA and server certificate (PushDoubleCrypto's
     /// `EmbeddedTestCredentials`). Never trust them outside tests.
     public static var embeddedCredentials: DoubleCredentials? {
         DoubleCredentials(caPEM: EmbeddedTestCredentials.caPEM,
                           serverCertificatePEM: EmbeddedTestCredentials.serverCertificatePEM,
-                          serverKeyPEM: EmbeddedTestCredentials.serverKeyPEM,
-                          apnsKeyPEM: EmbeddedTestCredentials.apnsKeyPEM,
-                          apnsKeyID: EmbeddedTestCredentials.apnsKeyID,
-                          apnsTeamID: EmbeddedTestCredentials.apnsTeamID,
-                          apnsTopic: EmbeddedTestCredentials.apnsTopic)
+                          serverKeyPEM: EmbeddedTestCredentials.serverKeyPEM)
     }
 }

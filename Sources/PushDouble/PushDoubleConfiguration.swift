@@ -2,23 +2,17 @@ import Foundation
 import PushDoubleCore
 import PushDoubleTransport
 
-/// TLS identity and test credentials a double serves with and hands to senders.
+/// The TLS identity a double serves with, and the CA senders must trust. Provider
+/// credentials (APNs key, service accounts, VAPID keys) belong to each provider module.
 public struct DoubleCredentials: Sendable {
     /// The test CA senders must trust.
     public var caPEM: String
     /// The server certificate chain (leaf first) for every TLS listener.
     public var serverCertificatePEM: String
     public var serverKeyPEM: String
-    /// APNs token-auth signing key (PKCS#8 PEM) and its ids, for senders.
-    public var apnsKeyPEM: String?
-    public var apnsKeyID: String?
-    public var apnsTeamID: String?
-    public var apnsTopic: String?
 
-    public init(caPEM: String, serverCertificatePEM: String, serverKeyPEM: String, apnsKeyPEM: String? = nil,
-                apnsKeyID: String? = nil, apnsTeamID: String? = nil, apnsTopic: String? = nil) {
+    public init(caPEM: String, serverCertificatePEM: String, serverKeyPEM: String) {
         self.caPEM = caPEM; self.serverCertificatePEM = serverCertificatePEM; self.serverKeyPEM = serverKeyPEM
-        self.apnsKeyPEM = apnsKeyPEM; self.apnsKeyID = apnsKeyID; self.apnsTeamID = apnsTeamID; self.apnsTopic = apnsTopic
     }
 }
 
@@ -32,8 +26,14 @@ public struct PushDoubleConfiguration: Sendable {
     public var ports: [String: Int] = [:]
     /// Serve the admin API.
     public var admin: Bool = true
-    /// The fakes to serve; nil (default) = every provider module wired in (see
-    /// ``FakeRegistry``), built at start with this configuration's clock.
+    /// The provider modules to serve (default: every registered one, ``FakeRegistry/modules``),
+    /// built at start with this configuration's clock and ``providerOptions``.
+    public var modules: [any ProviderModule] = FakeRegistry.modules
+    /// Each module's options by provider id (`fakeOptions` of a scenario; nil = defaults).
+    public var providerOptions: [String: JSONValue] = [:]
+    /// Where ``providerOptions`` came from, for errors ("apns.tcp-drop.json").
+    public var providerOptionsSource = "<options>"
+    /// Explicit listeners instead of ``modules`` (tests that build a fake by hand); nil = the modules'.
     public var fakes: [FakeListenerSpec]?
     /// TLS identity; default: the embedded test credentials (when available).
     public var credentials: DoubleCredentials?
@@ -56,5 +56,16 @@ public struct PushDoubleConfiguration: Sendable {
         var c = PushDoubleConfiguration(fakes: fakes)
         c.ephemeralPorts = true
         return c
+    }
+}
+
+extension PushDoubleConfiguration {
+    /// Takes the `fakeOptions` of scenarios into ``providerOptions`` (a later scenario's
+    /// object for a provider replaces an earlier one).
+    public mutating func applyFakeOptions(of scenarios: [Scenario]) {
+        for s in scenarios {
+            for (provider, options) in s.fakeOptions { providerOptions[provider] = options }
+            if !s.fakeOptions.isEmpty { providerOptionsSource = s.id }
+        }
     }
 }

@@ -26,6 +26,8 @@ public final class PushDoubleServer: Sendable {
     private let bound = Locked<[DoubleEndpoint]>([])
     private enum Phase { case idle, running, stopped }
     private let phase = Locked<Phase>(.idle)
+    /// The provider fakes built at `start` from the configured modules.
+    private let instances = Locked<[(module: any ProviderModule, instance: any ProviderInstance)]>([])
 
     public init(configuration: PushDoubleConfiguration = PushDoubleConfiguration()) {
         self.configuration = configuration
@@ -67,21 +69,37 @@ public final class PushDoubleServer: Sendable {
         return configuration.ephemeralPorts ? 0 : d
     }
 
+    /// Builds every configured module's fake (options decoded here, so a bad one fails the
+    /// start) and installs each module's device schema.
+    private func buildInstances() throws -> [(module: any ProviderModule, instance: any ProviderInstance)] {
+        var built: [(module: any ProviderModule, instance: any ProviderInstance)] = []
+        for m in configuration.modules {
+            let id = m.provider.rawValue
+            let context = ProviderBuildContext(clock: configuration.clock, file: configuration.providerOptionsSource,
+                                               optionsPath: "fakeOptions." + id)
+            built.append((m, try m.instantiate(options: configuration.providerOptions[id], context: context)))
+            let module = m
+            double.devices.setSchema({ try module.validateDevice(&$0) }, for: m.provider)
+        }
+        return built
+    }
+
     private func open() throws {
+        let built = try buildInstances()
+        instances.withLock { $0 = built }
         var listeners: [ListenerConfiguration] = []
         var meta: [(name: String, provider: ProviderID?, environment: String?, tls: Bool)] = []
         var names = Set<String>()
-        for spec in configuration.fakes ?? FakeRegistry.defaultListeners(clock: configuration.clock) {
+        for spec in configuration.fakes ?? built.flatMap(\.instance.listeners) {
             guard names.insert(spec.name).inserted else { throw PushDoubleServerError.duplicateListener(spec.name) }
             var tls: TLSServerConfiguration? = nil
             if spec.useTLS {
                 guard let c = configuration.credentials else { throw PushDoubleServerError.missingCredentials(spec.name) }
                 tls = TLSServerConfiguration(certificateChainPEM: c.serverCertificatePEM, privateKeyPEM: c.serverKeyPEM, alpn: spec.alpn)
             }
-            let pipeline = double.pipeline(for: spec.fake, environment: spec.environment)
             listeners.append(ListenerConfiguration(name: spec.name, host: configuration.host, port: port(for: spec.name, default: spec.defaultPort),
                                                    tls: tls, http2: spec.http2, limits: spec.limits, allowHTTP1: spec.allowHTTP1,
-                                                   allowHTTP2: spec.allowHTTP2, responder: pipeline))
+                                                   allowHTTP2: spec.allowHTTP2, responder: try responder(for: spec)))
             meta.append((spec.name, spec.fake.provider, spec.environment, spec.useTLS))
         }
         if configuration.admin {
@@ -90,7 +108,8 @@ public final class PushDoubleServer: Sendable {
             let transport = server
             let admin = AdminAPI(double: double, endpoints: { endpointsSource.withLock { $0 } },
                                  listeners: { transport.listenerStatistics },
-                                 streamHeartbeat: configuration.streamHeartbeat)
+                                 streamHeartbeat: configuration.streamHeartbeat,
+                                 providerRoutes: built.flatMap(\.instance.adminRoutes))
             listeners.append(ListenerConfiguration(name: "admin", host: configuration.host, port: port(for: "admin", default: DefaultPorts.admin),
                                                    tls: nil, responder: admin))
             meta.append(("admin", nil, nil, false))
@@ -112,6 +131,30 @@ public final class PushDoubleServer: Sendable {
         bound.withLock { $0 = endpoints }
     }
 
+    /// The request path of one listener: its fake's pipeline, or a ``Router`` over the
+    /// pipelines of its routes' fakes with the listener's fake answering the rest.
+    private func responder(for spec: FakeListenerSpec) throws -> any Responder {
+        let fallback = double.pipeline(for: spec.fake, environment: spec.environment)
+        guard !spec.routes.isEmpty else { return fallback }
+        var router = Router()
+        var pipelines = [fallback]
+        for route in spec.routes {
+            let pipeline = double.pipeline(for: route.fake, environment: spec.environment)
+            pipelines.append(pipeline)
+            do {
+                try router.add(route.method, route.path) { request, _, context in pipeline.respond(to: request, context: context) }
+            } catch {
+                throw PushDoubleServerError.badRoute(listener: spec.name, reason: error.description)
+            }
+        }
+        router.notFound = { request, context in fallback.respond(to: request, context: context) }
+        router.methodNotAllowed = { request, _, context in fallback.respond(to: request, context: context) }
+        router.limitExceeded = { violation, head, context in fallback.limitExceeded(violation, head: head, context: context) }
+        let all = pipelines
+        router.responseCompleted = { info, outcome in for p in all { p.responseCompleted(for: info, outcome: outcome) } }
+        return router.build()
+    }
+
     /// Whether `host:port` can be bound by a socket without SO_REUSEPORT (IPv4 literals and
     /// "localhost"; other hosts are left to the transport).
     static func portIsFree(host: String, port: Int) -> Bool {
@@ -128,6 +171,17 @@ public final class PushDoubleServer: Sendable {
         a.sin_addr = addr
         let rc = withUnsafePointer(to: &a) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         return rc == 0 || errno != EADDRINUSE
+    }
+
+    /// The provider fakes built at `start` (empty before), in module order.
+    public var providerInstances: [any ProviderInstance] { instances.withLock { $0.map(\.instance) } }
+
+    /// Writes what senders need into a new private directory and renders every provider's
+    /// ``SenderMaterial`` for the bound endpoints (call after `start`). The caller removes the
+    /// files with ``SenderKit/remove()``.
+    public func senderKit() throws -> SenderKit {
+        try SenderKit(endpoints: endpoints, credentials: configuration.credentials,
+                      providers: instances.withLock { $0.map { ($0.module.provider, $0.instance) } })
     }
 
     /// Loads a scenario (replacing devices, rules and history unless `merge`).
@@ -156,6 +210,7 @@ public enum PushDoubleServerError: Error, Equatable, CustomStringConvertible {
     case duplicateListener(String)
     case missingCredentials(String)
     case portInUse(name: String, port: Int)
+    case badRoute(listener: String, reason: String)
     public var description: String {
         switch self {
         case .alreadyStarted: return "the server is already started"
@@ -163,6 +218,7 @@ public enum PushDoubleServerError: Error, Equatable, CustomStringConvertible {
         case .duplicateListener(let n): return "two listeners are named \"\(n)\""
         case .missingCredentials(let n): return "listener \"\(n)\" needs TLS but no credentials are configured"
         case .portInUse(let n, let p): return "port \(p) for listener \"\(n)\" is already in use (another pushdouble? try --ephemeral)"
+        case .badRoute(let n, let r): return "listener \"\(n)\": bad route: \(r)"
         }
     }
 }

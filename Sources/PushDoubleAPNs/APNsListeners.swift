@@ -14,6 +14,8 @@ public enum APNsListeners {
         h2.initialWindowSize = 65535
         h2.maxFrameSize = 16384
         h2.advertiseMaxHeaderListSize = true
+        // Per-notification ids: never worth a dynamic-table entry.
+        h2.uniqueValueResponseHeaders = ["apns-id", "apns-unique-id"]
         return h2
     }
 
@@ -45,8 +47,8 @@ extension APNsFake {
     /// The two listeners of this fake for the in-process server: `apns-production` and
     /// `apns-sandbox` (TLS, ALPN `h2` only, no HTTP/1.1, Apple's SETTINGS), both answered by
     /// this one fake (the environment comes from the listener, SNI or `:authority`).
-    public func listenerSpecs(productionPort: Int = DefaultPorts.apnsProduction,
-                              sandboxPort: Int = DefaultPorts.apnsSandbox) -> [FakeListenerSpec] {
+    public func listenerSpecs(productionPort: Int = APNsModule.productionPort,
+                              sandboxPort: Int = APNsModule.sandboxPort) -> [FakeListenerSpec] {
         [(APNsEnvironment.production, productionPort), (.sandbox, sandboxPort)].map { env, port in
             FakeListenerSpec(name: env.listenerName, defaultPort: port, fake: self, alpn: APNsListeners.alpn,
                              allowHTTP1: false, allowHTTP2: true,
@@ -58,8 +60,8 @@ extension APNsFake {
     /// Listener specs of a new fake with `configuration` (default: the shipped key and topic).
     /// `clock` should be the double's clock (it dates 410 answers rendered for fault rules).
     public static func listenerSpecs(configuration: APNsConfiguration = .shipped, clock: any DoubleClock = SystemClock(),
-                                     productionPort: Int = DefaultPorts.apnsProduction,
-                                     sandboxPort: Int = DefaultPorts.apnsSandbox) -> [FakeListenerSpec] {
+                                     productionPort: Int = APNsModule.productionPort,
+                                     sandboxPort: Int = APNsModule.sandboxPort) -> [FakeListenerSpec] {
         APNsFake(configuration: configuration, clock: clock).listenerSpecs(productionPort: productionPort, sandboxPort: sandboxPort)
     }
 }

@@ -33,8 +33,7 @@ public struct HPACKEncoder: Sendable {
     /// dynamic table once the name can be referenced.
     static let uniqueValueNames: Set<String> = [
         ":path", "content-length", "date", "etag", "age", "last-modified", "location",
-        "set-cookie", "if-modified-since", "if-none-match", "apns-id", "apns-unique-id",
-        "apns-expiration", "x-request-id",
+        "set-cookie", "if-modified-since", "if-none-match", "x-request-id",
     ]
 
     /// Everything the encoder knows about a name, found with one hash per field.
@@ -70,10 +69,16 @@ public struct HPACKEncoder: Sendable {
 
     /// - Parameter maxTableSize: the dynamic table size both sides start from (4096 in
     ///   HTTP/2 until the peer's SETTINGS say otherwise).
-    public init(maxTableSize: Int = 4096, useHuffman: Bool = true) {
+    ///   - uniqueValueNames: more names whose values rarely repeat (a provider's per-message
+    ///     ids, e.g. APNs's `apns-id`), treated like the built-in ones under `.automatic`.
+    public init(maxTableSize: Int = 4096, useHuffman: Bool = true, uniqueValueNames: Set<String> = []) {
         table = IndexedHeaderTable(capacity: min(maxTableSize, Self.tableSizeCeiling), tracksLookups: true)
         self.useHuffman = useHuffman
+        self.extraUniqueValueNames = uniqueValueNames
     }
+
+    /// The caller's names of rarely repeating values (empty for most: no extra lookup then).
+    private let extraUniqueValueNames: Set<String>
 
     /// Applies the peer's SETTINGS_HEADER_TABLE_SIZE: the encoder uses
     /// `min(size, tableSizeCeiling)` and announces it with a dynamic table size update at
@@ -134,7 +139,8 @@ public struct HPACKEncoder: Sendable {
             writeString(value, into: &buffer)
             return
         }
-        let uniqueValue = indexingPolicy == .automatic && traits?.uniqueValue == true
+        let uniqueValue = indexingPolicy == .automatic
+            && (traits?.uniqueValue == true || (!extraUniqueValueNames.isEmpty && extraUniqueValueNames.contains(name)))
         let match = table.find(name: name, value: value, staticEntry: traits?.staticEntry,
                                matchDynamicValue: !uniqueValue)
         switch match {

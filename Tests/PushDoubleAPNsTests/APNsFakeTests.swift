@@ -472,6 +472,13 @@ final class APNsFakeTests: XCTestCase {
         XCTAssertEqual(String(decoding: try XCTUnwrap(h.fake.errorResponse(reason: "BadEnvironmentKeyIdInToken", status: nil, headers: [:], request: request, admission: adm)).body, as: UTF8.self),
                        #"{"reason":"BadEnvironmentKeyIdInToken"}"#)
         XCTAssertNil(h.fake.errorResponse(reason: "NoSuchReason", status: nil, headers: [:], request: request, admission: adm))
+        // A reason Apple does not document still gets APNs's error shape.
+        let unknown = h.fake.unknownReasonResponse(reason: "NoSuchReason", status: 418, headers: ["retry-after": "5"])
+        XCTAssertEqual(unknown.status, 418)
+        XCTAssertEqual(String(decoding: unknown.body, as: UTF8.self), #"{"reason":"NoSuchReason"}"#)
+        XCTAssertEqual(unknown.headers["content-type"], "application/json")
+        XCTAssertEqual(unknown.headers["retry-after"], "5")
+        XCTAssertEqual(h.fake.unknownReasonResponse(reason: nil, status: 500, headers: [:]).body, [])
         XCTAssertEqual(h.fake.rateLimitReason, "TooManyRequests")
     }
 
@@ -595,7 +602,7 @@ final class APNsFakeConfigurationTests: XCTestCase {
         XCTAssertEqual(claims.teamID, EmbeddedTestCredentials.apnsTeamID)
         let specs = fake.listenerSpecs()
         XCTAssertEqual(specs.map(\.name), ["apns-production", "apns-sandbox"])
-        XCTAssertEqual(specs.map(\.defaultPort), [DefaultPorts.apnsProduction, DefaultPorts.apnsSandbox])
+        XCTAssertEqual(specs.map(\.defaultPort), [APNsModule.productionPort, APNsModule.sandboxPort])
         XCTAssertEqual(specs.map(\.environment), ["production", "sandbox"])
         for s in specs {
             XCTAssertEqual(s.alpn, ["h2"])

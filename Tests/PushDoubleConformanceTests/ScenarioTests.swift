@@ -40,7 +40,15 @@ final class ScenarioTests: XCTestCase {
         XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"jump"}]}"#).contains("unknown step type \"jump\""))
         XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"wait"}]}"#).contains("wait needs \"seconds\""))
         XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"send","notification":{},"devices":[]}]}"#).contains("non-empty \"devices\""))
-        XCTAssertTrue(err(#"{"id":"a","devices":[{"id":"d1","token":"t","environment":"staging"}]}"#).contains("environment must be"))
+        XCTAssertTrue(err(#"{"id":"a","devices":[{"id":"d1","token":"t"}]}"#).contains("has no string \"provider\""))
+        // The provider's device schema (the APNs module's) judges provider fields, before any case starts.
+        func hostErr(_ json: String) -> String {
+            do { try ServerFakeHost().validate(try ConformanceScenario.decode(Data(json.utf8), file: "x.json")); return "" } catch { return "\(error)" }
+        }
+        XCTAssertTrue(hostErr(#"{"id":"a","devices":[{"id":"d1","provider":"apns","token":"t","environment":"staging"}]}"#).contains("environment: must be"))
+        XCTAssertTrue(hostErr(#"{"id":"a","devices":[{"id":"d1","provider":"apns","token":"t","colour":"red"}]}"#).contains("unknown field for a apns device"))
+        XCTAssertTrue(hostErr(#"{"id":"a","fakeOptions":{"nope":{}}}"#).contains("fakeOptions.nope: no such provider"))
+        XCTAssertTrue(hostErr(#"{"id":"a","fakeOptions":{"apns":{"x":1}}}"#).contains("fakeOptions.apns.x: unknown option"))
         XCTAssertTrue(err(#"{"id":"a","checks":[7]}"#).contains("checks[0]"))
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PushDoubleConformance
 import PushDoubleCore
+import PushDoubleAPNs
 import PushDoubleTransport
 
 /// Builds hand-made APNs histories for check tests.
@@ -73,9 +74,16 @@ struct HistoryBuilder {
         ConformanceScenario(id: "test.case", title: "test", references: [], devices: devices, steps: [], checks: checks)
     }
 
-    static let configuration = SenderConfiguration(caFile: "/tmp/ca.pem", apns: APNsProviderConfig(
-        url: "https://127.0.0.1:1", sandboxUrl: "https://127.0.0.1:2", caFile: "/tmp/ca.pem", keyFile: "/tmp/k.p8",
-        keyId: keyID, teamId: teamID, topic: topic))
+    /// What the APNs module renders for a double on ports 1 and 2 (see APNsInstance.senderMaterial).
+    static let configuration = SenderConfiguration(
+        caFile: "/tmp/ca.pem",
+        providers: [(id: "apns", parameters: .object([
+            ("url", .string("https://127.0.0.1:1")), ("sandboxUrl", .string("https://127.0.0.1:2")), ("caFile", .string("/tmp/ca.pem")),
+            ("keyFile", .string("/tmp/k.p8")), ("keyId", .string(keyID)), ("teamId", .string(teamID)), ("topic", .string(topic)),
+        ]))],
+        environment: [("PUSHDOUBLE_PROTOCOL", "1"), ("SSL_CERT_FILE", "/tmp/ca.pem"), ("REQUESTS_CA_BUNDLE", "/tmp/ca.pem"),
+                      ("PUSHDOUBLE_CA_FILE", "/tmp/ca.pem"), ("APNS_URL", "https://127.0.0.1:1"), ("APNS_SANDBOX_URL", "https://127.0.0.1:2"),
+                      ("APNS_KEY_FILE", "/tmp/k.p8"), ("APNS_KEY_ID", keyID), ("APNS_TEAM_ID", teamID), ("APNS_TOPIC", topic)])
 
     func context(_ params: JSONValue = .object([])) -> CheckContext {
         CheckContext(scenario: scenario(), params: params, history: history, steps: steps, configuration: Self.configuration)

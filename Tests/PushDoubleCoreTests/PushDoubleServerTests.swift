@@ -4,6 +4,7 @@ import XCTest
 import Glibc
 #endif
 import PushDoubleCore
+import PushDoubleCrypto
 import PushDoubleTransport
 @testable import PushDouble
 
@@ -98,10 +99,10 @@ final class PushDoubleServerTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["SSL_CERT_FILE"]), encoding: .utf8), embedded.caPEM)
         XCTAssertEqual(env["REQUESTS_CA_BUNDLE"], env["SSL_CERT_FILE"])
         XCTAssertEqual(env["PUSHDOUBLE_CA_FILE"], env["SSL_CERT_FILE"])
-        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_KEY_FILE"]), encoding: .utf8), embedded.apnsKeyPEM)
-        XCTAssertEqual(env["APNS_KEY_ID"], embedded.apnsKeyID)
-        XCTAssertEqual(env["APNS_TEAM_ID"], embedded.apnsTeamID)
-        XCTAssertEqual(env["APNS_TOPIC"], embedded.apnsTopic)
+        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_KEY_FILE"]), encoding: .utf8), EmbeddedTestCredentials.apnsKeyPEM)
+        XCTAssertEqual(env["APNS_KEY_ID"], EmbeddedTestCredentials.apnsKeyID)
+        XCTAssertEqual(env["APNS_TEAM_ID"], EmbeddedTestCredentials.apnsTeamID)
+        XCTAssertEqual(env["APNS_TOPIC"], EmbeddedTestCredentials.apnsTopic)
         XCTAssertTrue(env["APNS_URL"]?.hasPrefix("https://127.0.0.1:") ?? false)
         XCTAssertNotNil(env["APNS_SANDBOX_URL"])
         for key in ["APNS_URL", "APNS_KEY_FILE", "SSL_CERT_FILE", "PUSHDOUBLE_ADMIN_URL"] {

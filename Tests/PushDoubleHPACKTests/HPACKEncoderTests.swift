@@ -5,7 +5,7 @@ import PushDoubleTestSupport
 /// Encoder choices (indexing policy, never-index, size updates) and round trips.
 final class HPACKEncoderTests: XCTestCase {
     func testAPNsResponsePatternKeepsTableSmall() throws {
-        var e = HPACKEncoder()
+        var e = HPACKEncoder(uniqueValueNames: ["apns-id"])  // as the APNs listener configures it
         var d = HPACKDecoder()
         let ids = ["8E5B7D7C-2B6B-4E0C-9C42-0F1E2D3C4B5A", "0A1B2C3D-4E5F-6071-8293-A4B5C6D7E8F9",
                    "FFFFFFFF-0000-1111-2222-333344445555"]

@@ -62,18 +62,19 @@ public enum ServeCommand {
         let stop = StopSignals()
         defer { stop.cancel() }
 
-        let server = PushDoubleServer(configuration: config)
+        var configured = config
+        configured.applyFakeOptions(of: scenarios)
+        let server = PushDoubleServer(configuration: configured)
         guard phases.load(scenarios, into: server) else { return 1 }
         let log = phases.exchangeLog(of: server, parsed)
         defer { log?.stop() }
         guard phases.start(server) else { return 1 }
         defer { server.stop() }
 
-        guard let files = phases.senderFiles(config.credentials) else { return 1 }
-        defer { files.remove() }
-        let environment = SenderEnvironment.variables(endpoints: server.endpoints, credentials: config.credentials, files: files)
-        guard phases.writeEndpointsFile(parsed, endpoints: server.endpoints, environment: environment) else { return 1 }
-        phases.announce(endpoints: server.endpoints, scenarios: scenarios, environment: environment, since: started)
+        guard let kit = phases.senderKit(server) else { return 1 }
+        defer { kit.remove() }
+        guard phases.writeEndpointsFile(parsed, endpoints: server.endpoints, kit: kit) else { return 1 }
+        phases.announce(endpoints: server.endpoints, scenarios: scenarios, environment: kit.environment, since: started)
 
         stop.wait()
         // Stop serving first, so the log ends with the last exchange, then flush it.
@@ -172,18 +173,18 @@ public enum ServeCommand {
             }
         }
 
-        func senderFiles(_ credentials: DoubleCredentials?) -> SenderFiles? {
-            do { return try SenderFiles.write(credentials: credentials) } catch {
+        func senderKit(_ server: PushDoubleServer) -> SenderKit? {
+            do { return try server.senderKit() } catch {
                 err.line("pushdouble \(command): cannot write credential files: \(error)")
                 return nil
             }
         }
 
         /// `--endpoints-file`: the endpoints and environment as JSON (nothing to do without it).
-        func writeEndpointsFile(_ parsed: ParsedOptions, endpoints: [DoubleEndpoint], environment: [(String, String)]) -> Bool {
+        func writeEndpointsFile(_ parsed: ParsedOptions, endpoints: [DoubleEndpoint], kit: SenderKit) -> Bool {
             guard let path = parsed.value("--endpoints-file") else { return true }
             do {
-                try SenderEnvironment.endpointsDocument(endpoints: endpoints, environment: environment)
+                try kit.endpointsDocument(endpoints: endpoints)
                     .write(to: URL(fileURLWithPath: path), options: .atomic)
                 return true
             } catch {
@@ -200,7 +201,7 @@ public enum ServeCommand {
             }
             if scenarios.isEmpty == false { banner += "scenarios: " + scenarios.map(\.id).joined(separator: ", ") + "\n" }
             banner += "\n# environment for senders:\n"
-            for (k, v) in environment { banner += "export \(k)=\(SenderEnvironment.shellQuote(v))\n" }
+            for (k, v) in environment { banner += "export \(k)=\(SenderKit.shellQuote(v))\n" }
             let ms = Int(Date().timeIntervalSince(started) * 1000)
             out.write("pushdouble \(command): listening\n" + banner + "ready (\(ms) ms)\n")
         }

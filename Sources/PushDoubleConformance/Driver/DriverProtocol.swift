@@ -43,64 +43,46 @@ public struct DeviceResult: Sendable, Codable, Equatable {
     }
 }
 
-/// Where and how the sender reaches the APNs fake (`initialize.params.providers.apns`).
-///
-/// `url` is the production host, `sandboxUrl` the sandbox host (an addition to DESIGN §4:
-/// devices carry `environment`, so the sender needs both).
-public struct APNsProviderConfig: Sendable, Codable, Equatable {
-    public var url: String
-    public var sandboxUrl: String
-    public var caFile: String
-    public var keyFile: String
-    public var keyId: String
-    public var teamId: String
-    public var topic: String
-    public init(url: String, sandboxUrl: String, caFile: String, keyFile: String, keyId: String, teamId: String, topic: String) {
-        self.url = url; self.sandboxUrl = sandboxUrl; self.caFile = caFile; self.keyFile = keyFile
-        self.keyId = keyId; self.teamId = teamId; self.topic = topic
-    }
-}
-
 /// Everything the runner tells a sender about the fakes of one scenario: the
-/// `initialize` params and the environment variables of DESIGN §4.
+/// `initialize` params and the environment variables of DESIGN §4, as the provider modules
+/// rendered them once the fakes' ports were bound (``SenderMaterial``).
 public struct SenderConfiguration: Sendable, Equatable {
     /// The test CA's PEM file (also in SSL_CERT_FILE / REQUESTS_CA_BUNDLE / PUSHDOUBLE_CA_FILE).
     public var caFile: String
-    public var apns: APNsProviderConfig?
-    public init(caFile: String, apns: APNsProviderConfig?) { self.caFile = caFile; self.apns = apns }
+    /// `initialize.params.providers`, one object per provider, in registry order.
+    public var providers: [(id: String, parameters: JSONValue)]
+    /// Environment lines for the sender process (added to the runner's own), in order.
+    public var environmentLines: [(String, String)]
+
+    public init(caFile: String, providers: [(id: String, parameters: JSONValue)], environment: [(String, String)]) {
+        self.caFile = caFile; self.providers = providers; self.environmentLines = environment
+    }
+
+    public static func == (a: SenderConfiguration, b: SenderConfiguration) -> Bool {
+        a.caFile == b.caFile && a.providers.count == b.providers.count
+            && zip(a.providers, b.providers).allSatisfy { $0.id == $1.id && $0.parameters == $1.parameters }
+            && a.environmentLines.count == b.environmentLines.count
+            && zip(a.environmentLines, b.environmentLines).allSatisfy { $0 == $1 }
+    }
 
     /// `initialize` params.
     public var initializeParams: JSONValue {
-        var providers: [(String, JSONValue)] = []
-        if let a = apns {
-            providers.append(("apns", .object([
-                ("url", .string(a.url)), ("sandboxUrl", .string(a.sandboxUrl)), ("caFile", .string(a.caFile)),
-                ("keyFile", .string(a.keyFile)), ("keyId", .string(a.keyId)), ("teamId", .string(a.teamId)),
-                ("topic", .string(a.topic)),
-            ])))
-        }
-        return .object([("protocolVersion", .int(Int64(DriverProtocol.version))), ("providers", .object(providers))])
+        .object([("protocolVersion", .int(Int64(DriverProtocol.version))),
+                 ("providers", .object(providers.map { ($0.id, $0.parameters) }))])
     }
 
     /// Environment variables given to the sender process (added to the runner's own).
     public var environment: [String: String] {
-        var env: [String: String] = [
-            "PUSHDOUBLE_PROTOCOL": String(DriverProtocol.version),
-            "SSL_CERT_FILE": caFile, "REQUESTS_CA_BUNDLE": caFile, "PUSHDOUBLE_CA_FILE": caFile,
-        ]
-        if let a = apns {
-            env["APNS_URL"] = a.url
-            env["APNS_SANDBOX_URL"] = a.sandboxUrl
-            env["APNS_KEY_FILE"] = a.keyFile
-            env["APNS_KEY_ID"] = a.keyId
-            env["APNS_TEAM_ID"] = a.teamId
-            env["APNS_TOPIC"] = a.topic
-        }
+        var env: [String: String] = [:]
+        for (k, v) in environmentLines { env[k] = v }
         return env
     }
 
+    /// One provider's `initialize` params, if this configuration offers it.
+    public func parameters(of provider: String) -> JSONValue? { providers.first { $0.id == provider }?.parameters }
+
     /// Provider ids this configuration offers.
-    public var providerIDs: [String] { apns == nil ? [] : ["apns"] }
+    public var providerIDs: [String] { providers.map(\.id) }
 }
 
 /// The `initialize` result: who the sender is and which providers it supports.

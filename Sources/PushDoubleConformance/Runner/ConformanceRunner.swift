@@ -18,7 +18,14 @@ public protocol FakeSession: AnyObject, Sendable {
     var configuration: SenderConfiguration { get }
     /// Everything recorded so far, in seq order.
     func history() -> [Exchange]
+    /// Returns once every request in flight is recorded with its final outcome (the
+    /// pipeline's quiesce point, ``DoubleState/quiesce(timeout:)``), or after a short timeout.
+    func quiesce()
     func stop()
+}
+
+extension FakeSession {
+    public func quiesce() {}
 }
 
 /// Options of one run (the CLI fills them from its flags).
@@ -156,8 +163,8 @@ public final class ConformanceRunner: Sendable {
         if record.failureText == nil && ownsProcess {
             if let f = client.shutdown() { record.failureText = f.description }
         }
-        // Give in-flight history records (responses being written) a moment to land.
-        Thread.sleep(forTimeInterval: 0.05)
+        // Every request in flight recorded, with its final outcome, before the history is read.
+        session.quiesce()
         record.history = session.history()
         record.log = Self.caseLog(client, from: logStart)
     }

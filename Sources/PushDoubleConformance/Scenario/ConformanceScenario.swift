@@ -39,20 +39,39 @@ public struct ConformanceScenario: Sendable {
 public struct ScenarioDevice: Sendable, Equatable {
     public var id: String
     public var provider: String
+    /// The token the sender is told; empty when the provider addresses devices otherwise
+    /// (a Web Push subscription).
     public var token: String
-    /// APNs: "production" or "sandbox" (as told to the sender).
+    /// Provider environment as told to the sender (APNs: "production" or "sandbox").
     public var environment: String?
     public var topic: String?
+    /// Provider-specific members passed to the sender as they are (Web Push: `subscription`):
+    /// every member of the device JSON that is not the core's (id, provider, token,
+    /// environment, topic) and not fake-only state (state, unregisteredAt, transitions, deliveries).
+    public var attributes: [(String, JSONValue)]
 
-    public init(id: String, provider: String, token: String, environment: String? = nil, topic: String? = nil) {
+    public init(id: String, provider: String, token: String, environment: String? = nil, topic: String? = nil,
+                attributes: [(String, JSONValue)] = []) {
         self.id = id; self.provider = provider; self.token = token; self.environment = environment; self.topic = topic
+        self.attributes = attributes
     }
+
+    public static func == (a: ScenarioDevice, b: ScenarioDevice) -> Bool {
+        a.id == b.id && a.provider == b.provider && a.token == b.token && a.environment == b.environment && a.topic == b.topic
+            && JSONValue.object(a.attributes) == JSONValue.object(b.attributes)
+    }
+
+    /// Device JSON members the sender is never told (the fake's own state of the device).
+    static let fakeOnlyKeys: Set<String> = ["state", "unregisteredAt", "transitions", "deliveries"]
+    static let coreKeys: Set<String> = ["id", "provider", "token", "environment", "topic"]
 
     /// The JSON object sent to the sender.
     public var driverJSON: JSONValue {
-        var m: [(String, JSONValue)] = [("id", .string(id)), ("provider", .string(provider)), ("token", .string(token))]
+        var m: [(String, JSONValue)] = [("id", .string(id)), ("provider", .string(provider))]
+        if !token.isEmpty { m.append(("token", .string(token))) }
         if let e = environment { m.append(("environment", .string(e))) }
         if let t = topic { m.append(("topic", .string(t))) }
+        m += attributes
         return .object(m)
     }
 }
@@ -97,21 +116,24 @@ extension ConformanceScenario {
         var devices: [ScenarioDevice] = []
         for (i, d) in (root["devices"]?.arrayValue ?? []).enumerated() {
             guard let did = d["id"]?.stringValue else { throw fail("devices[\(i)] has no string \"id\"") }
-            let provider = d["provider"]?.stringValue ?? "apns"
+            guard let provider = d["provider"]?.stringValue, !provider.isEmpty else {
+                throw fail("devices[\(i)] (\(did)) has no string \"provider\"")
+            }
             // What the sender is told may differ from what the fake knows (e.g. a token of the
             // other environment): top-level "senderDevices": {"d1": {"environment": …}} overrides
             // environment/topic/token for the driver only (the core's device objects are strict).
             let o = root["senderDevices"]?[did]
-            guard let token = o?["token"]?.stringValue ?? d["token"]?.stringValue else {
+            let attributes = (d.objectValue ?? []).filter {
+                !ScenarioDevice.coreKeys.contains($0.0) && !ScenarioDevice.fakeOnlyKeys.contains($0.0)
+            }
+            // A provider that addresses devices by attributes (a Web Push subscription) has no token.
+            guard let token = o?["token"]?.stringValue ?? d["token"]?.stringValue ?? (attributes.isEmpty ? nil : "") else {
                 throw fail("devices[\(i)] (\(did)) has no string \"token\"")
             }
             let env = o?["environment"]?.stringValue ?? d["environment"]?.stringValue
-            if let e = env, e != "production" && e != "sandbox" {
-                throw fail("devices[\(i)] (\(did)): environment must be \"production\" or \"sandbox\", got \"\(e)\"")
-            }
             if devices.contains(where: { $0.id == did }) { throw fail("duplicate device id \"\(did)\"") }
             devices.append(ScenarioDevice(id: did, provider: provider, token: token, environment: env,
-                                          topic: o?["topic"]?.stringValue ?? d["topic"]?.stringValue))
+                                          topic: o?["topic"]?.stringValue ?? d["topic"]?.stringValue, attributes: attributes))
         }
         var steps: [ScenarioStep] = []
         for (i, s) in (root["steps"]?.arrayValue ?? []).enumerated() {

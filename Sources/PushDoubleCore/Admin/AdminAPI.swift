@@ -37,7 +37,8 @@ public final class AdminAPI: Responder {
     /// ``HTTPServer/listenerStatistics``).
     public init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint] = { [] },
                 listeners: @escaping @Sendable () -> [ListenerStatistics] = { [] },
-                streamHeartbeat: Double = 15, onScenarioLoaded: (@Sendable (Scenario) -> Void)? = nil) {
+                streamHeartbeat: Double = 15, onScenarioLoaded: (@Sendable (Scenario) -> Void)? = nil,
+                providerRoutes: [AdminRoute] = []) {
         let h = AdminHandlers(double: double, endpoints: endpoints, listeners: listeners, streamHeartbeat: streamHeartbeat,
                               onScenarioLoaded: onScenarioLoaded)
         handlers = h
@@ -66,6 +67,11 @@ public final class AdminAPI: Responder {
         on("DELETE", "/faults/:id") { h, c in try h.deleteFault(c) }
         on("POST", "/scenarios") { h, c in try h.loadScenario(c) }
         on("POST", "/reset") { h, c in h.reset(c) }
+        // Provider modules' own routes (``ProviderInstance/adminRoutes``).
+        for route in providerRoutes {
+            let handler = route.handler
+            r.on(route.method, route.path) { request, params, _ in .respond(handler(request, params)) }
+        }
         r.notFound = { request, _ in .respond(AdminHandlers.error(404, "no such endpoint: \(request.method) \(request.pathWithoutQuery)")) }
         r.methodNotAllowed = { request, allowed, _ in
             var response = AdminHandlers.error(405, "method \(request.method) not allowed on \(request.pathWithoutQuery); allowed: \(allowed.joined(separator: ", "))")
@@ -113,6 +119,12 @@ public final class AdminHandlers: Sendable {
         /// A path parameter, percent-decoded.
         func path(_ name: String) -> String { QueryString.decode((params[name] ?? "")[...], plusAsSpace: false) }
         var provider: ProviderID? { param("provider").map { ProviderID(rawValue: $0) } }
+    }
+
+    /// A device the registry refused: 400 when its provider's schema refused it, 409 for a clash.
+    static func registrationFailure(_ error: any Error) -> Failure {
+        if let e = error as? DeviceSchemaError { return Failure(400, "\(e.field): \(e.message)") }
+        return Failure(409, "\(error)")
     }
 
     /// A failed admin request: status plus message, rendered as `{"error":"…"}`.
@@ -174,7 +186,7 @@ public final class AdminHandlers: Sendable {
             throw Failure(400, e.description)
         }
         do { try double.load(scenario, merge: c.param("merge") == "true") } catch {
-            throw Failure(409, "\(error)")
+            throw Self.registrationFailure(error)
         }
         onScenarioLoaded?(scenario)
         return json(201, ["loaded": scenario.id, "devices": String(scenario.devices.count), "rules": String(scenario.rules.count)])
@@ -193,7 +205,7 @@ public final class AdminHandlers: Sendable {
         let list = try decodeOneOrMany(Device.self, c.request.body)
         var created: [Device] = []
         for d in list {
-            do { created.append(try double.devices.register(d)) } catch { throw Failure(409, "\(error)") }
+            do { created.append(try double.devices.register(d)) } catch { throw Self.registrationFailure(error) }
         }
         return createdResponse(created, requestBody: c.request.body)
     }
@@ -220,7 +232,7 @@ public final class AdminHandlers: Sendable {
             value = .object(members)
         }
         let device = try decodeBody(Device.self, Array(value.compactJSON.utf8))
-        do { return json(200, try double.devices.upsert(device)) } catch { throw Failure(409, "\(error)") }
+        do { return json(200, try double.devices.upsert(device)) } catch { throw Self.registrationFailure(error) }
     }
 
     func deleteDevice(_ c: Call) throws -> ResponseAction {

@@ -81,7 +81,10 @@ public struct DeviceTransition: Sendable, Equatable, Codable {
 /// JSON form (scenario files and the admin API):
 /// `{"id":"d1","provider":"apns","token":"…","state":"unregistered","unregisteredAt":"2026-…Z",
 ///   "environment":"sandbox","topic":"com.example.app","transitions":[{"afterDeliveries":2,"state":"unregistered"}],
-///   "deliveries":0}`. Only `id`, `provider` and `token` are required; `state` defaults to "active".
+///   "deliveries":0}`. Only `id` and `provider` are required, and `token` unless the provider
+/// derives it (Web Push: from the subscription); `state` defaults to "active". Members the core
+/// does not know are kept in ``attributes`` and judged by the provider's device schema
+/// (``ProviderModule/validateDevice(_:)``) when the device is registered.
 public struct Device: Sendable, Equatable, Codable {
     public var id: String
     public var provider: ProviderID
@@ -94,23 +97,39 @@ public struct Device: Sendable, Equatable, Codable {
     public var transitions: [DeviceTransition]
     /// Accepted (2xx) deliveries so far.
     public var deliveries: Int
+    /// Provider-specific members of the device JSON (Web Push: `subscription` with its keys),
+    /// validated by the provider's device schema at registration.
+    public var attributes: [String: JSONValue]
 
     public init(id: String, provider: ProviderID, token: String, state: DeviceState = .active, environment: String? = nil,
-                topic: String? = nil, transitions: [DeviceTransition] = [], deliveries: Int = 0) {
+                topic: String? = nil, transitions: [DeviceTransition] = [], deliveries: Int = 0,
+                attributes: [String: JSONValue] = [:]) {
         self.id = id; self.provider = provider; self.token = token; self.state = state
         self.environment = environment; self.topic = topic; self.transitions = transitions; self.deliveries = deliveries
+        self.attributes = attributes
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case id, provider, token, state, unregisteredAt, environment, topic, transitions, deliveries }
 
+    /// The members of the device JSON every provider shares.
+    public static let coreKeys: Set<String> = Set(CodingKeys.allCases.map(\.stringValue))
+
     public init(from decoder: Decoder) throws {
-        try StrictKeys.check(decoder, allowed: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
         provider = try c.decode(ProviderID.self, forKey: .provider)
-        token = try c.decode(String.self, forKey: .token)
         guard !id.isEmpty else { throw DecodingError.dataCorruptedError(forKey: .id, in: c, debugDescription: "must not be empty") }
-        guard !token.isEmpty else { throw DecodingError.dataCorruptedError(forKey: .token, in: c, debugDescription: "must not be empty") }
+        attributes = [:]
+        let all = try decoder.container(keyedBy: StrictKeys.AnyKey.self)
+        for key in all.allKeys where !Self.coreKeys.contains(key.stringValue) {
+            attributes[key.stringValue] = try all.decode(JSONValue.self, forKey: key)
+        }
+        // The token is required unless provider attributes may name the device (the schema
+        // derives it then, e.g. from a Web Push subscription).
+        token = attributes.isEmpty ? try c.decode(String.self, forKey: .token) : try c.decodeIfPresent(String.self, forKey: .token) ?? ""
+        if c.contains(.token) && token.isEmpty {
+            throw DecodingError.dataCorruptedError(forKey: .token, in: c, debugDescription: "must not be empty")
+        }
         let kind = try c.decodeIfPresent(DeviceStateKind.self, forKey: .state) ?? .active
         var since = Date(timeIntervalSince1970: 0)
         if let text = try c.decodeIfPresent(String.self, forKey: .unregisteredAt) {
@@ -139,5 +158,7 @@ public struct Device: Sendable, Equatable, Codable {
         try c.encodeIfPresent(topic, forKey: .topic)
         try c.encode(transitions, forKey: .transitions)
         try c.encode(deliveries, forKey: .deliveries)
+        var extra = encoder.container(keyedBy: StrictKeys.AnyKey.self)
+        for (k, v) in attributes.sorted(by: { $0.key < $1.key }) { try extra.encode(v, forKey: StrictKeys.AnyKey(stringValue: k)) }
     }
 }

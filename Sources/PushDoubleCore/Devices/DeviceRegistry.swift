@@ -76,6 +76,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     private let state = Locked(State())
+    private let schemas = Locked<[ProviderID: DeviceSchema]>([:])
     public let clock: any DoubleClock
     /// World mode of providers not set explicitly.
     public let defaultWorld: WorldMode
@@ -102,6 +103,7 @@ public final class DeviceRegistry: Sendable {
     /// An `unregistered` state without a time (epoch 0) becomes "unregistered since now".
     @discardableResult
     public func register(_ device: Device) throws -> Device {
+        let device = try validated(device)
         let now = clock.now()
         return try state.withLock { s in
             if s.byID[device.id] != nil { throw DeviceRegistryError.duplicateID(device.id) }
@@ -115,6 +117,7 @@ public final class DeviceRegistry: Sendable {
     /// Adds or replaces the device with `device.id` (scheduled transitions restart from now).
     @discardableResult
     public func upsert(_ device: Device) throws -> Device {
+        let device = try validated(device)
         let now = clock.now()
         return try state.withLock { s in
             if let owner = s.byToken[device.provider]?[device.token], owner.device.id != device.id {
@@ -123,6 +126,27 @@ public final class DeviceRegistry: Sendable {
             _ = Self.removeLocked(id: device.id, from: &s)
             return Self.insert(device, now: now, into: &s)
         }
+    }
+
+    /// A provider's device schema (``ProviderModule/validateDevice(_:)``): validates, and may
+    /// complete, a device before it is registered.
+    public typealias DeviceSchema = @Sendable (inout Device) throws -> Void
+
+    /// Installs the device schema of `provider` (the in-process server does, for every module
+    /// it serves). A provider without one accepts no attributes.
+    public func setSchema(_ schema: @escaping DeviceSchema, for provider: ProviderID) {
+        schemas.withLock { $0[provider] = schema }
+    }
+
+    /// `device` as its provider's schema accepts it; the token must be known afterwards.
+    private func validated(_ device: Device) throws -> Device {
+        var d = device
+        if let schema = schemas.withLock({ $0[device.provider] }) { try schema(&d) }
+        else { try DeviceSchemaError.refuseAttributes(of: d, allowed: []) }
+        guard !d.token.isEmpty else {
+            throw DeviceSchemaError(deviceID: d.id, field: "token", message: "required for a \(d.provider) device")
+        }
+        return d
     }
 
     private static func insert(_ device: Device, now: Date, into s: inout State) -> Device {

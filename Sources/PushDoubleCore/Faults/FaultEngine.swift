@@ -9,6 +9,10 @@ public struct FaultRequest: Sendable, Equatable {
     public var deviceID: String?
     public var topic: String?
     public var environment: String?
+    /// The other recipients of a multi-recipient request (tokens and registered device ids):
+    /// a rule naming a token or device matches when any recipient is it.
+    public var otherTokens: [String] = []
+    public var otherDeviceIDs: [String] = []
     public init(provider: ProviderID, endpoint: String, token: String? = nil, deviceID: String? = nil,
                 topic: String? = nil, environment: String? = nil) {
         self.provider = provider; self.endpoint = endpoint; self.token = token; self.deviceID = deviceID
@@ -171,8 +175,8 @@ public final class FaultEngine: Sendable {
         let m = r.rule.match
         if let p = m.provider, p != q.provider { return false }
         if let e = m.endpoint, e != q.endpoint { return false }
-        if let t = m.token, t != q.token { return false }
-        if let d = m.device, d != q.deviceID { return false }
+        if let t = m.token, t != q.token, !q.otherTokens.contains(t) { return false }
+        if let d = m.device, d != q.deviceID, !q.otherDeviceIDs.contains(d) { return false }
         if let t = m.topic, t != q.topic { return false }
         if let e = m.environment, e != q.environment { return false }
         let elapsed = now.timeIntervalSince(r.loadedAt)

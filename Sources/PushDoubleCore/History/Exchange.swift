@@ -26,14 +26,39 @@ public struct Exchange: Sendable, Codable {
     /// When the request was complete and when the answer was decided.
     public var receivedAt: Date
     public var respondedAt: Date
+    /// One outcome per recipient when the request named several (an Expo batch, in request
+    /// order); nil for a single-recipient request (its outcome is the response itself).
+    public var recipients: [RecipientOutcome]?
+    /// Facts the fake added after answering (an Expo receipt fetched later), by name, in order.
+    public var annotations: JSONValue?
 
     public init(seq: UInt64, provider: ProviderID, endpoint: String, transport: RequestInfo, request: RecordedRequest,
                 token: String?, topic: String?, environment: String?, deviceID: String?, auth: AuthIdentity?,
-                notification: JSONValue?, response: RecordedResponse, decidedBy: Decision, receivedAt: Date, respondedAt: Date) {
+                notification: JSONValue?, response: RecordedResponse, decidedBy: Decision, receivedAt: Date, respondedAt: Date,
+                recipients: [RecipientOutcome]? = nil, annotations: JSONValue? = nil) {
         self.seq = seq; self.provider = provider; self.endpoint = endpoint; self.transport = transport; self.request = request
         self.token = token; self.topic = topic; self.environment = environment; self.deviceID = deviceID; self.auth = auth
         self.notification = notification; self.response = response; self.decidedBy = decidedBy
         self.receivedAt = receivedAt; self.respondedAt = respondedAt
+        self.recipients = recipients; self.annotations = annotations
+    }
+}
+
+/// What a fake answered for one recipient of a multi-recipient request (an Expo ticket):
+/// in ``ProviderResponse/recipients`` and, with the registered device filled in, in the history.
+public struct RecipientOutcome: Sendable, Codable, Equatable {
+    /// The recipient's token as the request named it.
+    public var token: String
+    /// The registered device the token resolved to, if any (filled in by the core).
+    public var deviceID: String?
+    /// Whether the provider accepted the message for this recipient.
+    public var accepted: Bool
+    /// The provider's reason when it did not ("DeviceNotRegistered").
+    public var reason: String?
+    /// Provider data for this recipient (an Expo ticket: `{"status":"ok","id":"…"}`).
+    public var detail: JSONValue?
+    public init(token: String, deviceID: String? = nil, accepted: Bool, reason: String? = nil, detail: JSONValue? = nil) {
+        self.token = token; self.deviceID = deviceID; self.accepted = accepted; self.reason = reason; self.detail = detail
     }
 }
 

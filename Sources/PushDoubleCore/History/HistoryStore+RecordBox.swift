@@ -25,9 +25,16 @@ extension HistoryStore {
         /// 0 = unknown, else 1 + `ResponseOutcome.Kind` index; and when, in ms since 1970.
         let outcomeKind = Atomic<UInt8>(0)
         let outcomeAtMillis = Atomic<Int64>(0)
+        /// Per-recipient outcomes of a multi-recipient request (nil: a single recipient).
+        let recipients: [RecipientOutcome]?
+        /// Facts a fake added after answering (``HistoryOutcome/annotate(_:_:)``); only records
+        /// made annotatable have the table (no allocation on the common path).
+        let annotations: Locked<[(String, JSONValue)]>?
 
         init(_ r: ExchangeRecord, pool: StringPool) {
             provider = r.provider
+            recipients = r.recipients
+            annotations = r.annotatable ? Locked([]) : nil
             let info = r.request.info
             streamID = info.streamID; version = info.version; priorityFramesReceived = info.priorityFramesReceived
             headReceivedAt = info.headReceivedAt; bodyReceivedAt = info.bodyReceivedAt
@@ -193,11 +200,12 @@ extension HistoryStore {
             return ExchangeRecord(provider: provider, endpoint: u.endpoint, request: request, token: u.token, topic: u.topic,
                                   environment: u.environment, deviceID: u.deviceID, auth: auth?.identity, notification: notification,
                                   action: u.action, reason: u.reason, detail: u.detail, decidedBy: Decision(stage, u.decisionDetail),
-                                  receivedAt: receivedAt, respondedAt: respondedAt, notificationMaker: notificationMaker)
+                                  receivedAt: receivedAt, respondedAt: respondedAt, notificationMaker: notificationMaker, recipients: recipients)
         }
 
         func exchange(_ seq: UInt64) -> Exchange {
             var e = record.exchange(seq: seq)
+            if let notes = annotations?.withLock({ $0 }), !notes.isEmpty { e.annotations = .object(notes) }
             let k = outcomeKind.load(ordering: .acquiring)
             if k > 0 {
                 let at = Date(timeIntervalSince1970: Double(outcomeAtMillis.load(ordering: .relaxed)) / 1000)

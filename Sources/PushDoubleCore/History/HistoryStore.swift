@@ -5,7 +5,7 @@ import PushDoubleTransport
 /// Which exchanges a history query returns. Every field present must hold.
 public struct HistoryQuery: Sendable, Equatable {
     public var provider: ProviderID?
-    /// Matches the registered device id or the token.
+    /// Matches the registered device id or the token (of any recipient of a multi-recipient request).
     public var device: String?
     public var token: String?
     public var endpoint: String?
@@ -26,8 +26,10 @@ public struct HistoryQuery: Sendable, Equatable {
 
     public func matches(_ e: Exchange) -> Bool {
         if let p = provider, e.provider != p { return false }
-        if let d = device, e.deviceID != d && e.token != d { return false }
-        if let t = token, e.token != t { return false }
+        // A multi-recipient request matches when any recipient is the device or token.
+        let others = e.recipients ?? []
+        if let d = device, e.deviceID != d && e.token != d, !others.contains(where: { $0.deviceID == d || $0.token == d }) { return false }
+        if let t = token, e.token != t, !others.contains(where: { $0.token == t }) { return false }
         if let ep = endpoint, e.endpoint != ep { return false }
         if let s = since, e.receivedAt < s { return false }
         if let u = until, e.receivedAt >= u { return false }
@@ -64,12 +66,17 @@ public struct ExchangeRecord: Sendable {
     public var decidedBy: Decision
     public var receivedAt: Date
     public var respondedAt: Date
+    /// Per-recipient outcomes of a multi-recipient request (see ``Exchange/recipients``).
+    public var recipients: [RecipientOutcome]?
+    /// Whether the fake may add facts to this record later (``HistoryOutcome/annotate(_:_:)``).
+    public var annotatable = false
 
     public init(provider: ProviderID, endpoint: String, request: HTTPRequest, token: String?, topic: String?, environment: String?,
                 deviceID: String?, auth: AuthIdentity?, notification: JSONValue?, action: ResponseAction, reason: String?,
                 detail: String?, decidedBy: Decision, receivedAt: Date, respondedAt: Date,
-                notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil) {
+                notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil, recipients: [RecipientOutcome]? = nil) {
         self.notificationMaker = notificationMaker
+        self.recipients = recipients
         self.provider = provider; self.endpoint = endpoint; self.request = request; self.token = token; self.topic = topic
         self.environment = environment; self.deviceID = deviceID; self.auth = auth; self.notification = notification
         self.action = action; self.reason = reason; self.detail = detail; self.decidedBy = decidedBy
@@ -84,7 +91,7 @@ public struct ExchangeRecord: Sendable {
         return Exchange(seq: seq, provider: provider, endpoint: endpoint, transport: request.info, request: RecordedRequest(request),
                         token: token, topic: topic, environment: environment, deviceID: deviceID, auth: auth,
                         notification: notification ?? notificationMaker?(request), response: response, decidedBy: decidedBy,
-                        receivedAt: receivedAt, respondedAt: respondedAt)
+                        receivedAt: receivedAt, respondedAt: respondedAt, recipients: recipients)
     }
 }
 
@@ -239,8 +246,9 @@ public final class HistoryStore: Sendable {
                 if let a = q.afterSeq, seq <= a { return false }
                 if q.device == nil && q.token == nil && q.endpoint == nil { return true }
                 let f = box.filterFields
-                if let d = q.device, f.deviceID != d && f.token != d { return false }
-                if let t = q.token, f.token != t { return false }
+                let others = box.recipients ?? []
+                if let d = q.device, f.deviceID != d && f.token != d, !others.contains(where: { $0.deviceID == d || $0.token == d }) { return false }
+                if let t = q.token, f.token != t, !others.contains(where: { $0.token == t }) { return false }
                 if let ep = q.endpoint, f.endpoint != ep { return false }
                 return true
             }
@@ -520,6 +528,14 @@ public final class HistoryStore: Sendable {
 /// `response.detail` as `outcome: reset at …`). Thread-safe; the first report wins.
 public struct HistoryOutcome: Sendable {
     let box: HistoryStore.RecordBox
+
+    /// Adds a named fact to the recorded exchange (``Exchange/annotations``), e.g. the Expo
+    /// receipt a sender fetched later; a repeated name replaces the earlier value.
+    public func annotate(_ name: String, _ value: JSONValue) {
+        box.annotations?.withLock { list in
+            if let i = list.firstIndex(where: { $0.0 == name }) { list[i].1 = value } else { list.append((name, value)) }
+        }
+    }
 
     static let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
 

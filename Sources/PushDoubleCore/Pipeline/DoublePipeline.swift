@@ -22,7 +22,8 @@ public final class DoublePipeline: Responder {
     /// Environment of the listener ("production" / "sandbox"), used when the fake's
     /// admission does not name one.
     public let environment: String?
-    private let services: ProviderServices
+    private let clock: any DoubleClock
+    private let devices: DeviceRegistry
     private let provider: ProviderID
     private let rateLimitReason: String?
     /// Answers shaped by a fault rule whose final outcome is still to come, by connection
@@ -39,58 +40,104 @@ public final class DoublePipeline: Responder {
         self.environment = environment
         self.provider = fake.provider
         self.rateLimitReason = fake.rateLimitReason
-        self.services = ProviderServices(clock: double.clock, devices: double.devices)
+        self.clock = double.clock
+        self.devices = double.devices
     }
 
     public func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
-        let receivedAt = double.clock.now()
+        double.requestStarted()
+        defer { double.requestFinished() }
+        // The one clock reading of this request: arrival, fault windows, quotas, transitions
+        // and the history's timestamps all use it.
+        let now = clock.now()
+        let services = ProviderServices(clock: clock, devices: devices, now: now)
         var admission = fake.admit(request, context: context, services: services)
         if admission.environment == nil { admission.environment = environment }
         if let refusal = admission.refusal {
-            record(request, admission, deviceID: nil, action: refusal.action, reason: refusal.reason,
-                   decision: refusal.decidedBy, detail: nil, receivedAt: receivedAt)
+            record(request, admission, targets: Targets(), response: refusal, detail: nil, now: now)
             return refusal.action
         }
 
-        let lookup: DeviceLookup
-        var counter: DeliveryCounter? = nil
-        if let token = admission.token {
-            (lookup, counter) = double.devices.lookupForDelivery(provider: provider, token: token, fake: fake, now: receivedAt)
-        } else {
-            lookup = DeviceLookup(deviceID: nil, state: .active, source: .openWorld)
-        }
-        let registeredID = lookup.source == .registered ? lookup.deviceID : nil
-
-        let hit = double.faults.evaluate(FaultRequest(provider: provider, endpoint: admission.endpoint, token: admission.token,
-                                                      deviceID: registeredID, topic: admission.topic,
-                                                      environment: admission.environment),
-                                         rateLimitReason: rateLimitReason, now: receivedAt)
+        let targets = lookUpTargets(admission, now: now)
+        let hit = double.faults.evaluate(targets.faultRequest(provider: provider, admission: admission),
+                                         rateLimitReason: rateLimitReason, now: now)
         guard let hit else {
-            let delivered = fake.deliver(request, admission: admission, device: lookup, context: context, services: services)
-            countDelivery(delivered.action, counter, now: receivedAt)
-            record(request, admission, deviceID: registeredID, action: delivered.action, reason: delivered.reason,
-                   decision: delivered.decidedBy, detail: nil, receivedAt: receivedAt)
+            let delivered = deliver(request, admission, targets, context, services)
+            countDeliveries(delivered, targets, now: now)
+            record(request, admission, targets: targets, response: delivered, detail: nil, now: now)
             return delivered.action
         }
 
-        var rendering = Rendering(pipeline: self, request: request, admission: admission, lookup: lookup,
-                                  context: context, hit: hit)
+        var rendering = Rendering(pipeline: self, request: request, admission: admission, targets: targets,
+                                  context: context, services: services, hit: hit)
         let action = rendering.render(hit.action)
-        let faultDecision = Decision(hit.isQuota ? .quota : .fault, hit.ruleID)
-        var decision = faultDecision
-        var reason = rendering.reason
+        var answer = ProviderResponse(action: action, reason: rendering.reason, decidedBy: Decision(hit.isQuota ? .quota : .fault, hit.ruleID))
         var detail = "\(hit.isQuota ? "quota" : "fault") \(hit.ruleID): \(hit.action.typeName)"
         if let delivered = rendering.delivered {
             // The rule wrapped a normal answer (delay, goaway-then, dribble, truncate).
-            decision = delivered.decidedBy
-            reason = reason ?? delivered.reason
-            if rendering.countsDelivery { countDelivery(delivered.action, counter, now: receivedAt) }
+            answer.decidedBy = delivered.decidedBy
+            answer.reason = answer.reason ?? delivered.reason
+            answer.recipients = delivered.recipients
+            answer.onRecorded = delivered.onRecorded
+            if rendering.countsDelivery { countDeliveries(delivered, targets, now: now) }
             detail += " (answer decided by \(delivered.decidedBy.stage.rawValue))"
         }
-        let outcome = record(request, admission, deviceID: registeredID, action: action, reason: reason, decision: decision,
-                             detail: detail, receivedAt: receivedAt)
+        let outcome = record(request, admission, targets: targets, response: answer, detail: detail, now: now)
         track(outcome, for: request.info)
         return action
+    }
+
+    /// The devices an admitted request targets: none, one (``Admission/token``) or several
+    /// (``Admission/recipients``), each looked up once, with its delivery counter.
+    struct Targets {
+        var lookups: [DeviceLookup] = []
+        var counters: [DeliveryCounter?] = []
+        /// Registered device ids, parallel to `lookups` (nil: not a registered device).
+        var registeredIDs: [String?] = []
+        var tokens: [String] = []
+
+        var first: DeviceLookup { lookups.first ?? DeviceLookup(deviceID: nil, state: .active, source: .openWorld) }
+        var firstRegisteredID: String? { registeredIDs.first ?? nil }
+
+        func faultRequest(provider: ProviderID, admission: Admission) -> FaultRequest {
+            var q = FaultRequest(provider: provider, endpoint: admission.endpoint, token: admission.token,
+                                 deviceID: firstRegisteredID, topic: admission.topic, environment: admission.environment)
+            if tokens.count > 1 {
+                q.otherTokens = Array(tokens.dropFirst())
+                q.otherDeviceIDs = registeredIDs.dropFirst().compactMap { $0 }
+            }
+            return q
+        }
+    }
+
+    private func lookUpTargets(_ admission: Admission, now: Date) -> Targets {
+        var t = Targets()
+        let tokens = admission.recipients ?? admission.token.map { [$0] } ?? []
+        t.tokens = tokens
+        t.lookups.reserveCapacity(tokens.count)
+        for token in tokens {
+            let (lookup, counter) = double.devices.lookupForDelivery(provider: provider, token: token, fake: fake, now: now)
+            t.lookups.append(lookup)
+            t.counters.append(counter)
+            t.registeredIDs.append(lookup.source == .registered ? lookup.deviceID : nil)
+        }
+        return t
+    }
+
+    /// The fake's normal answer: per recipient when the request names several.
+    fileprivate func deliver(_ request: HTTPRequest, _ admission: Admission, _ targets: Targets, _ context: RequestContext,
+                             _ services: ProviderServices) -> ProviderResponse {
+        if admission.recipients != nil {
+            var answer = fake.deliver(request, admission: admission, devices: targets.lookups, context: context, services: services)
+            if var outcomes = answer.recipients {
+                for i in outcomes.indices where i < targets.registeredIDs.count && outcomes[i].deviceID == nil {
+                    outcomes[i].deviceID = targets.registeredIDs[i]
+                }
+                answer.recipients = outcomes
+            }
+            return answer
+        }
+        return fake.deliver(request, admission: admission, device: targets.first, context: context, services: services)
     }
 
     /// A request the transport refused before it was complete (body or header list too
@@ -113,11 +160,14 @@ public final class DoublePipeline: Responder {
             response = HTTPResponse(status: violation.suggestedStatus, contentType: "text/plain; charset=utf-8", body: violation.message + "\n")
             reason = nil
         }
-        record(head, admission, deviceID: nil, action: .respond(response), reason: reason,
-               decision: admission.refusal?.decidedBy ?? Decision(.validation, "transport limit: \(violation.message)"), detail: "refused by the transport (\(violation.kind.rawValue))",
-               receivedAt: receivedAt)
+        let answer = ProviderResponse(response, reason: reason,
+                                      decidedBy: admission.refusal?.decidedBy ?? Decision(.validation, "transport limit: \(violation.message)"))
+        record(head, admission, targets: Targets(), response: answer, detail: "refused by the transport (\(violation.kind.rawValue))", now: receivedAt)
         return response
     }
+
+    /// Answers a rule shaped whose final outcome (completed, reset, dropped) is still to come.
+    public var pendingOutcomes: Int { pendingCount.load(ordering: .acquiring) }
 
     /// Remembers where to record the final outcome of an answer a rule shaped.
     private func track(_ outcome: HistoryOutcome, for info: RequestInfo) {
@@ -134,28 +184,42 @@ public final class DoublePipeline: Responder {
     public func responseCompleted(for request: RequestInfo, outcome: ResponseOutcome) {
         guard pendingCount.load(ordering: .relaxed) > 0 else { return }
         let key = OutcomeKey(connection: request.connection.id, stream: request.streamID)
-        let tracked = pending.withLock { p -> HistoryOutcome? in
-            let o = p.removeValue(forKey: key)
-            pendingCount.store(p.count, ordering: .relaxed)
-            return o
+        // Recorded before the entry leaves the table, so the quiesce point (which waits for an
+        // empty table) never sees an answer as settled before its outcome is in the history.
+        guard let tracked = pending.withLock({ $0[key] }) else { return }
+        tracked.record(outcome)
+        pending.withLock { p in
+            p.removeValue(forKey: key)
+            pendingCount.store(p.count, ordering: .releasing)
         }
-        tracked?.record(outcome)
     }
 
-    private func countDelivery(_ action: ResponseAction, _ counter: DeliveryCounter?, now: Date) {
-        guard let counter, let status = Self.status(of: action), (200..<300).contains(status) else { return }
+    /// Counts accepted deliveries to registered devices: per accepted recipient of a
+    /// multi-recipient answer, else the one target when the answer is a 2xx.
+    private func countDeliveries(_ answer: ProviderResponse, _ targets: Targets, now: Date) {
+        if let outcomes = answer.recipients {
+            for (i, o) in outcomes.enumerated() where o.accepted && i < targets.counters.count {
+                targets.counters[i]?.recordDelivery(now: now)
+            }
+            return
+        }
+        guard let counter = targets.counters.first ?? nil, let status = Self.status(of: answer.action), (200..<300).contains(status) else { return }
         counter.recordDelivery(now: now)
     }
 
     @discardableResult
-    private func record(_ request: HTTPRequest, _ admission: Admission, deviceID: String?, action: ResponseAction,
-                        reason: String?, decision: Decision, detail: String?, receivedAt: Date) -> HistoryOutcome {
-        double.history.appendTracked(ExchangeRecord(provider: provider, endpoint: admission.endpoint, request: request,
-                                             token: admission.token, topic: admission.topic, environment: admission.environment,
-                                             deviceID: deviceID, auth: admission.auth, notification: admission.notification,
-                                             action: action, reason: reason, detail: detail, decidedBy: decision,
-                                             receivedAt: receivedAt, respondedAt: double.clock.now(),
-                                             notificationMaker: admission.notificationMaker)).1
+    private func record(_ request: HTTPRequest, _ admission: Admission, targets: Targets, response: ProviderResponse,
+                        detail: String?, now: Date) -> HistoryOutcome {
+        var r = ExchangeRecord(provider: provider, endpoint: admission.endpoint, request: request,
+                               token: admission.token, topic: admission.topic, environment: admission.environment,
+                               deviceID: targets.firstRegisteredID, auth: admission.auth, notification: admission.notification,
+                               action: response.action, reason: response.reason, detail: detail, decidedBy: response.decidedBy,
+                               receivedAt: now, respondedAt: now,
+                               notificationMaker: admission.notificationMaker, recipients: response.recipients)
+        r.annotatable = response.onRecorded != nil
+        let outcome = double.history.appendTracked(r).1
+        response.onRecorded?(outcome)
+        return outcome
     }
 
     // MARK: rendering a fired rule
@@ -166,29 +230,30 @@ public final class DoublePipeline: Responder {
         let pipeline: DoublePipeline
         let request: HTTPRequest
         let admission: Admission
-        let lookup: DeviceLookup
+        let targets: Targets
         let context: RequestContext
+        let services: ProviderServices
         let hit: FaultHit
         var delivered: ProviderResponse? = nil
         var reason: String? = nil
         /// False when the wrapped answer never fully reaches the client (truncate).
         var countsDelivery = true
 
-        init(pipeline: DoublePipeline, request: HTTPRequest, admission: Admission, lookup: DeviceLookup,
-             context: RequestContext, hit: FaultHit) {
-            self.pipeline = pipeline; self.request = request; self.admission = admission; self.lookup = lookup
-            self.context = context; self.hit = hit
+        init(pipeline: DoublePipeline, request: HTTPRequest, admission: Admission, targets: Targets,
+             context: RequestContext, services: ProviderServices, hit: FaultHit) {
+            self.pipeline = pipeline; self.request = request; self.admission = admission; self.targets = targets
+            self.context = context; self.services = services; self.hit = hit
         }
 
         mutating func normal() -> ProviderResponse {
             if let d = delivered { return d }
-            let d = pipeline.fake.deliver(request, admission: admission, device: lookup, context: context, services: pipeline.services)
+            let d = pipeline.deliver(request, admission, targets, context, services)
             delivered = d
             return d
         }
 
         mutating func response(_ spec: ResponseSpec) -> HTTPResponse {
-            let now = pipeline.double.clock.now()
+            let now = services.now
             var headers = HTTPHeaders()
             if let ra = spec.retryAfter { headers.add(name: "retry-after", value: ra.headerValue(now: now)) }
             for h in spec.headers { headers.add(name: h.name, value: h.value) }
@@ -200,11 +265,12 @@ public final class DoublePipeline: Responder {
                     return rendered
                 }
             }
-            // Raw response, or a reason this provider does not know: answer it literally.
             let status = spec.status ?? 500
-            let body = spec.body ?? spec.reason.map { r -> String in
-                var s = "{\"reason\":"; JSONValue.writeString(r, into: &s); return s + "}"
-            } ?? ""
+            // A raw body is answered literally; a reason this provider does not know (or no
+            // reason at all) in the provider's own error shape.
+            guard let body = spec.body else {
+                return pipeline.fake.unknownReasonResponse(reason: spec.reason, status: status, headers: headers)
+            }
             if !body.isEmpty {
                 let type = spec.contentType ?? ((try? JSONSerialization.jsonObject(with: Data(body.utf8), options: [.fragmentsAllowed])) != nil
                                                  ? "application/json" : "text/plain; charset=utf-8")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Everything one running double shares across its fakes: clock, devices, fault rules,
 /// history. Provider-agnostic; fakes plug in through ``pipeline(for:environment:)``.
@@ -11,6 +12,9 @@ public final class DoubleState: Sendable {
     public let history: HistoryStore
     private let fakes = Locked<[ProviderID: any ProviderFake]>([:])
     private let loaded = Locked<[String]>([])
+    private let pipelines = Locked<[DoublePipeline]>([])
+    /// Requests inside a pipeline right now (admitted, not yet recorded).
+    private let inFlight = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - historyCap: most exchanges kept; older ones are dropped and counted.
@@ -27,7 +31,27 @@ public final class DoubleState: Sendable {
     /// The request path for one listener of `fake` (also registers the fake by provider).
     public func pipeline(for fake: any ProviderFake, environment: String? = nil) -> DoublePipeline {
         fakes.withLock { $0[fake.provider] = fake }
-        return DoublePipeline(fake: fake, double: self, environment: environment)
+        let p = DoublePipeline(fake: fake, double: self, environment: environment)
+        pipelines.withLock { $0.append(p) }
+        return p
+    }
+
+    func requestStarted() { inFlight.add(1, ordering: .relaxed) }
+    func requestFinished() { inFlight.subtract(1, ordering: .relaxed) }
+
+    /// The quiesce point: waits until no request is inside a pipeline and every answer a
+    /// fault rule shaped (delayed, dribbled, reset, …) has its final outcome recorded, so a
+    /// history read afterwards is complete. Returns false if that did not happen within
+    /// `timeout` seconds (a stalled answer on a connection that is still open).
+    @discardableResult
+    public func quiesce(timeout: Double = 1) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let busy = inFlight.load(ordering: .acquiring) > 0 || pipelines.withLock { $0.contains { $0.pendingOutcomes > 0 } }
+            if !busy { return true }
+            if Date() >= deadline { return false }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
     }
 
     /// Providers with a fake plugged in.

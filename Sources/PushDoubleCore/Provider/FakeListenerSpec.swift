@@ -10,7 +10,14 @@ public struct FakeListenerSpec: Sendable {
     public var name: String
     /// Port used unless ephemeral ports are asked for (see ``DefaultPorts``).
     public var defaultPort: Int
+    /// The fake answering this listener: every request when ``routes`` is empty, else the
+    /// requests no route takes (it answers unknown paths its provider's way) and the requests
+    /// the transport refuses before they are complete.
     public var fake: any ProviderFake
+    /// Paths served by other fakes of the same provider on this listener (Expo: send and
+    /// getReceipts), dispatched by the transport's ``Router``; each route's fake runs its own
+    /// request path (admit ▶ faults ▶ deliver ▶ history).
+    public var routes: [FakeRoute] = []
     /// ALPN protocols offered, in preference order (APNs: `["h2"]`).
     public var alpn: [String]
     public var allowHTTP1: Bool
@@ -33,19 +40,17 @@ public struct FakeListenerSpec: Sendable {
     }
 }
 
-/// The fixed, documented default ports of `pushdouble serve` (all on 127.0.0.1).
+/// One path of a listener served by its own fake (see ``FakeListenerSpec/routes``).
+public struct FakeRoute: Sendable {
+    public var method: String
+    /// A ``Router`` pattern ("/--/api/v2/push/getReceipts", "/token").
+    public var path: String
+    public var fake: any ProviderFake
+    public init(_ method: String, _ path: String, fake: any ProviderFake) { self.method = method; self.path = path; self.fake = fake }
+}
+
+/// The admin API's fixed, documented default port (127.0.0.1:8720). Each provider module
+/// declares its own listeners' ports (``ProviderModule/listenerDefaults``).
 public enum DefaultPorts {
     public static let admin = 8720
-    public static let apnsProduction = 8721
-    public static let apnsSandbox = 8722
-    public static let fcm = 8723
-    public static let oauth = 8724
-    public static let expo = 8725
-    public static let webpush = 8726
-
-    /// Listener name → default port.
-    public static let byListener: [String: Int] = [
-        "admin": admin, "apns-production": apnsProduction, "apns-sandbox": apnsSandbox, "fcm": fcm,
-        "oauth": oauth, "expo": expo, "webpush": webpush,
-    ]
 }

@@ -1,3 +1,4 @@
+import Foundation
 import PushDoubleTransport
 
 /// One provider fake as the core drives it.
@@ -22,6 +23,17 @@ public protocol ProviderFake: Sendable {
 
     /// Answers an admitted request given the state of the device it targets.
     func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext, services: ProviderServices) -> ProviderResponse
+
+    /// Answers an admitted request that names several recipients (``Admission/recipients``),
+    /// given each one's device state in the same order; the answer carries one
+    /// ``ProviderResponse/recipients`` entry per recipient. Default: the single-recipient
+    /// ``deliver(_:admission:device:context:services:)`` with the first device.
+    func deliver(_ request: HTTPRequest, admission: Admission, devices: [DeviceLookup], context: RequestContext, services: ProviderServices) -> ProviderResponse
+
+    /// The answer to a fault rule whose `reason` this provider does not know (or a rule with
+    /// no reason and no body): the provider's own error shape around the reason (APNs
+    /// `{"reason":"…"}`, Google's error envelope). Default: the reason as plain text.
+    func unknownReasonResponse(reason: String?, status: Int, headers: HTTPHeaders) -> HTTPResponse
 
     /// Renders a named reason (e.g. "Unregistered", "UNAVAILABLE") exactly as this provider
     /// sends it, for fault rules of the kind "respond with reason X". `status` overrides
@@ -60,23 +72,44 @@ public protocol ProviderFake: Sendable {
 
 extension ProviderFake {
     public var rateLimitReason: String? { nil }
+    public func deliver(_ request: HTTPRequest, admission: Admission, devices: [DeviceLookup], context: RequestContext,
+                        services: ProviderServices) -> ProviderResponse {
+        deliver(request, admission: admission, device: devices.first ?? DeviceLookup(deviceID: nil, state: .active, source: .openWorld),
+                context: context, services: services)
+    }
+    public func unknownReasonResponse(reason: String?, status: Int, headers: HTTPHeaders) -> HTTPResponse {
+        var h = headers
+        guard let reason else { return HTTPResponse(status: status, headers: h, body: []) }
+        h.replaceOrAdd(name: "content-type", value: "text/plain; charset=utf-8")
+        return HTTPResponse(status: status, headers: h, body: Array((reason + "\n").utf8))
+    }
     public func faultReasonRendered(_ reason: String, response: HTTPResponse, request: HTTPRequest, context: RequestContext) {}
     public func limitRefusal(_ violation: LimitViolation, request: HTTPRequest, context: RequestContext) -> Admission? { nil }
 }
 
-/// Shared services a fake may use while answering.
+/// Shared services a fake may use while answering one request.
 public struct ProviderServices: Sendable {
     public let clock: any DoubleClock
     public let devices: DeviceRegistry
-    public init(clock: any DoubleClock, devices: DeviceRegistry) { self.clock = clock; self.devices = devices }
+    /// The request's one clock reading (taken by the pipeline when the request arrived):
+    /// fakes date their checks and answers with it instead of reading the clock again.
+    public let now: Date
+    public init(clock: any DoubleClock, devices: DeviceRegistry, now: Date? = nil) {
+        self.clock = clock; self.devices = devices; self.now = now ?? clock.now()
+    }
 }
 
 /// What a fake made of a request in its admit stage.
 public struct Admission: Sendable {
     /// A stable endpoint id, e.g. "apns.push", "fcm.send", "oauth.token", "expo.send".
     public var endpoint: String
-    /// The device token / registration token / subscription id the request targets.
+    /// The device token / registration token / subscription id the request targets (the
+    /// first one when it names several).
     public var token: String?
+    /// Every recipient token, in request order, when the request names several (an Expo batch,
+    /// `to` as an array): the core looks each one up and the fake answers per recipient
+    /// (``ProviderFake/deliver(_:admission:devices:context:services:)``). nil = just ``token``.
+    public var recipients: [String]? = nil
     /// APNs topic, FCM project id, Expo project, Web Push audience.
     public var topic: String?
     /// Provider environment the request arrived at ("production" / "sandbox").
@@ -91,6 +124,9 @@ public struct Admission: Sendable {
     public var notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil
     /// Set when the request is refused here (auth or validation failure).
     public var refusal: ProviderResponse?
+    /// The provider's message id as parsed once in admit (APNs `apns-id`, canonical form),
+    /// for `deliver` and fault answers to reuse.
+    public var messageID: String? = nil
 
     public init(endpoint: String, token: String? = nil, topic: String? = nil, environment: String? = nil,
                 auth: AuthIdentity? = nil, notification: JSONValue? = nil, refusal: ProviderResponse? = nil) {
@@ -106,6 +142,13 @@ public struct ProviderResponse: Sendable {
     public var reason: String?
     /// Which stage decided it.
     public var decidedBy: Decision
+    /// One outcome per recipient of a multi-recipient request, in request order (the core
+    /// fills in the device ids, counts accepted ones as deliveries and records them).
+    public var recipients: [RecipientOutcome]? = nil
+    /// Called with the recorded history entry, so the fake can add facts later
+    /// (``HistoryOutcome/annotate(_:_:)``: an Expo receipt fetched after the send). Setting it
+    /// makes the entry annotatable.
+    public var onRecorded: (@Sendable (HistoryOutcome) -> Void)? = nil
     public init(action: ResponseAction, reason: String? = nil, decidedBy: Decision) {
         self.action = action; self.reason = reason; self.decidedBy = decidedBy
     }

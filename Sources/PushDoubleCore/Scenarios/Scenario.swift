@@ -2,7 +2,9 @@ import Foundation
 
 /// A scenario file (`Scenarios/*.json`) as the core reads it.
 ///
-/// The core applies `providers` (world mode), `seed`, `devices`, `faults` and `quotas`.
+/// The core applies `providers` (world mode), `seed`, `devices`, `faults` and `quotas`;
+/// `fakeOptions` (one object per provider) is handed to that provider's module when the
+/// fakes are built (``ProviderModule/instantiate(options:context:)``).
 /// `steps` and `checks` belong to the conformance runner, which decodes the same file
 /// with its own types; here they are kept as raw JSON and never interpreted. Unknown
 /// top-level fields are ignored (room for the runner's additions); unknown fields
@@ -18,20 +20,25 @@ public struct Scenario: Sendable, Equatable, Decodable {
     public var devices: [Device]
     public var faults: [FaultRule]
     public var quotas: [QuotaRule]
+    /// Per-provider fake settings (`"fakeOptions":{"apns":{"tokenMinRefreshSeconds":60}}`), raw:
+    /// each provider module decodes its own object.
+    public var fakeOptions: [String: JSONValue]
     /// Raw, for the conformance runner.
     public var steps: [JSONValue]
     public var checks: [JSONValue]
 
     public init(id: String, title: String? = nil, description: String? = nil, references: [String] = [],
                 providers: [String: ProviderOptions] = [:], seed: UInt64? = nil, devices: [Device] = [],
-                faults: [FaultRule] = [], quotas: [QuotaRule] = [], steps: [JSONValue] = [], checks: [JSONValue] = []) {
+                faults: [FaultRule] = [], quotas: [QuotaRule] = [], fakeOptions: [String: JSONValue] = [:],
+                steps: [JSONValue] = [], checks: [JSONValue] = []) {
         self.id = id; self.title = title; self.description = description; self.references = references
         self.providers = providers; self.seed = seed; self.devices = devices; self.faults = faults; self.quotas = quotas
+        self.fakeOptions = fakeOptions
         self.steps = steps; self.checks = checks
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, description, references, providers, seed, devices, faults, quotas, steps, checks
+        case id, title, description, references, providers, seed, devices, faults, quotas, fakeOptions, steps, checks
     }
 
     public init(from decoder: Decoder) throws {
@@ -46,6 +53,7 @@ public struct Scenario: Sendable, Equatable, Decodable {
         devices = try c.decodeIfPresent([Device].self, forKey: .devices) ?? []
         faults = try c.decodeIfPresent([FaultRule].self, forKey: .faults) ?? []
         quotas = try c.decodeIfPresent([QuotaRule].self, forKey: .quotas) ?? []
+        fakeOptions = try c.decodeIfPresent([String: JSONValue].self, forKey: .fakeOptions) ?? [:]
         steps = try c.decodeIfPresent([JSONValue].self, forKey: .steps) ?? []
         checks = try c.decodeIfPresent([JSONValue].self, forKey: .checks) ?? []
         // Cross-field checks, reported at the offending element.
@@ -53,7 +61,7 @@ public struct Scenario: Sendable, Equatable, Decodable {
         var tokens = Set<String>()
         for (i, d) in devices.enumerated() {
             if !ids.insert(d.id).inserted { throw Self.error(c, .devices, i, "id", "duplicate device id \"\(d.id)\"") }
-            if !tokens.insert(d.provider.rawValue + "\u{0}" + d.token).inserted {
+            if !d.token.isEmpty && !tokens.insert(d.provider.rawValue + "\u{0}" + d.token).inserted {
                 throw Self.error(c, .devices, i, "token", "duplicate \(d.provider) token")
             }
         }

@@ -64,5 +64,8 @@ public struct HTTP2Configuration: Sendable, Equatable {
     public var maxFrameSize = UInt32(HTTP2Limits.defaultMaxFrameSize)
     /// Whether to send SETTINGS_MAX_HEADER_LIST_SIZE (from ServerLimits).
     public var advertiseMaxHeaderListSize: Bool = true
+    /// Response header names whose values rarely repeat (a provider's per-message ids): the
+    /// HPACK encoder keeps their values out of its dynamic table.
+    public var uniqueValueResponseHeaders: Set<String> = []
     public init() {}
 }

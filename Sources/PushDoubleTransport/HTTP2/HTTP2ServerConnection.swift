@@ -125,7 +125,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         self.maxConcurrentStreams = configuration.initialMaxConcurrentStreams ?? limits.maxConcurrentStreams
         self.decoder = HTTP2FrameDecoder(maxFrameSize: Int(configuration.maxFrameSize), expectClientPreface: true)
         self.hpackDecoder = HPACKDecoder(maxTableSize: Int(configuration.headerTableSize), maxHeaderListSize: limits.maxHeaderListSize)
-        self.hpackEncoder = HPACKEncoder(maxTableSize: HTTP2Limits.defaultHeaderTableSize, useHuffman: true)
+        self.hpackEncoder = HPACKEncoder(maxTableSize: HTTP2Limits.defaultHeaderTableSize, useHuffman: true,
+                                         uniqueValueNames: configuration.uniqueValueResponseHeaders)
         self.maxHeaderBlockBytes = max(limits.maxHeaderListSize * 2, 64 * 1024)
         self.maxBufferedBodyBytes = max(limits.maxBodySize * 4, 16 << 20)
         self.floodGuard = HTTP2FloodGuard(limit: limits.maxCheapFrames, window: limits.cheapFrameWindow, now: 0)

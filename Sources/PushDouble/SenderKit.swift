@@ -1,0 +1,70 @@
+import Foundation
+import PushDoubleCore
+
+/// What a running double hands senders (DESIGN §4): the test CA and every provider's
+/// credential files in one private (0700) temp directory, the environment lines, and the
+/// driver protocol's `initialize` → `providers` params. Rendered from each provider module's
+/// ``SenderMaterial`` once the ports are bound (``PushDoubleServer/senderKit()``).
+///
+/// The files live until ``remove()``.
+public final class SenderKit: Sendable {
+    /// The private directory holding the files.
+    public let directory: URL
+    /// The test CA file, if the double has TLS credentials.
+    public let caFile: String?
+    /// Environment lines in order: the protocol and admin lines, the CA, then each provider's.
+    public let environment: [(String, String)]
+    /// `initialize.params.providers`, one object per provider that has a listener bound.
+    public let providers: [(id: String, parameters: JSONValue)]
+
+    init(endpoints: [DoubleEndpoint], credentials: DoubleCredentials?,
+         providers instances: [(ProviderID, any ProviderInstance)]) throws {
+        let dir = FileManager.default.temporaryDirectory
+            .appendingPathComponent("pushdouble-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        directory = dir
+        do {
+            var env: [(String, String)] = [("PUSHDOUBLE_PROTOCOL", "1")]
+            if let a = endpoints.first(where: { $0.name == "admin" })?.url { env.append(("PUSHDOUBLE_ADMIN_URL", a)) }
+            var ca: String? = nil
+            if let c = credentials {
+                let path = dir.appendingPathComponent("ca.pem").path
+                try Data(c.caPEM.utf8).write(to: URL(fileURLWithPath: path))
+                ca = path
+                for name in ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PUSHDOUBLE_CA_FILE", "NODE_EXTRA_CA_CERTS"] { env.append((name, path)) }
+            }
+            caFile = ca
+            let context = SenderMaterialContext(endpoints: endpoints, caFile: ca, directory: dir)
+            var params: [(id: String, parameters: JSONValue)] = []
+            for (provider, instance) in instances {
+                guard let m = try instance.senderMaterial(context) else { continue }
+                env += m.environment
+                params.append((provider.rawValue, m.driverParameters))
+            }
+            environment = env
+            providers = params
+        } catch {
+            try? FileManager.default.removeItem(at: dir)
+            throw error
+        }
+    }
+
+    /// Deletes the files.
+    public func remove() { try? FileManager.default.removeItem(at: directory) }
+
+    /// `{"endpoints":[…],"environment":{…}}` for `--endpoints-file`.
+    public func endpointsDocument(endpoints: [DoubleEndpoint]) -> Data {
+        struct Doc: Encodable { let endpoints: [DoubleEndpoint]; let environment: [String: String] }
+        var env: [String: String] = [:]
+        for (k, v) in environment { env[k] = v }
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return (try? e.encode(Doc(endpoints: endpoints, environment: env))) ?? Data("{}".utf8)
+    }
+
+    /// POSIX shell single-quoting when needed (for the `export` lines of the banner).
+    public static func shellQuote(_ s: String) -> String {
+        let safe = s.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/:._-,=+@%".unicodeScalars.contains($0) }
+        return safe && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import PushDoubleCore
+import PushDoubleCrypto
+
+extension ProviderID {
+    /// Apple Push Notification service.
+    public static let apns: ProviderID = "apns"
+}
+
+/// The APNs provider module: what the double needs to serve APNs (``ProviderModule``).
+///
+/// Listeners `apns-production` (8721) and `apns-sandbox` (8722), TLS with ALPN `h2` only and
+/// Apple's SETTINGS (``APNsListeners``); options (`fakeOptions.apns` of a scenario, or
+/// `serve --option apns.KEY=VALUE`): `maxConcurrentStreamsAfterAuth`, `initialMaxConcurrentStreams`,
+/// `tokenMinRefreshSeconds`, `tooManyRequestsPerDevice`, `requireExactClaims`. Senders get the
+/// shipped `.p8` key and its ids (DESIGN §4: `APNS_URL`, `APNS_SANDBOX_URL`, `APNS_KEY_FILE`,
+/// `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_TOPIC`).
+public struct APNsModule: ProviderModule {
+    public init() {}
+
+    public var provider: ProviderID { .apns }
+    public var title: String { "Apple Push Notification service (token auth, HTTP/2)" }
+
+    /// The documented default ports (README port table).
+    public static let productionPort = 8721
+    public static let sandboxPort = 8722
+
+    public var listenerDefaults: [ListenerDefault] {
+        [ListenerDefault(name: APNsEnvironment.production.listenerName, defaultPort: Self.productionPort,
+                         summary: "APNs production (api.push.apple.com): TLS, ALPN h2 only"),
+         ListenerDefault(name: APNsEnvironment.sandbox.listenerName, defaultPort: Self.sandboxPort,
+                         summary: "APNs sandbox (api.sandbox.push.apple.com): TLS, ALPN h2 only")]
+    }
+
+    public var optionKeys: [String] {
+        ["maxConcurrentStreamsAfterAuth", "initialMaxConcurrentStreams", "tokenMinRefreshSeconds", "tooManyRequestsPerDevice",
+         "requireExactClaims"]
+    }
+
+    /// APNs devices have no attributes; `environment`, when given, names one of Apple's two.
+    public func validateDevice(_ device: inout Device) throws {
+        try DeviceSchemaError.refuseAttributes(of: device, allowed: [])
+        if let e = device.environment, APNsEnvironment(rawValue: e) == nil {
+            throw DeviceSchemaError(deviceID: device.id, field: "environment",
+                                    message: "must be \"production\" or \"sandbox\", got \"\(e)\"")
+        }
+    }
+
+    public func instantiate(options: JSONValue?, context: ProviderBuildContext) throws -> any ProviderInstance {
+        let configuration = try self.configuration(options: options, context: context)
+        return APNsInstance(fake: APNsFake(configuration: configuration, clock: context.clock))
+    }
+
+    /// The fake's settings for `options` (defaults: Apple's figures, the shipped key and topic).
+    public func configuration(options: JSONValue?, context: ProviderBuildContext) throws -> APNsConfiguration {
+        var c = APNsConfiguration.shipped
+        for (key, value) in try optionMembers(options, context: context) {
+            func count() throws -> Int64 {
+                guard let n = value.intValue, n >= 0, n <= 1_000_000 else {
+                    throw ScenarioError(file: context.file, path: context.optionsPath + "." + key, message: "expected a non-negative integer")
+                }
+                return n
+            }
+            switch key {
+            case "maxConcurrentStreamsAfterAuth": c.maxConcurrentStreamsAfterAuth = UInt32(max(1, try count()))
+            case "initialMaxConcurrentStreams": c.initialMaxConcurrentStreams = UInt32(max(1, try count()))
+            case "tokenMinRefreshSeconds": c.tokenTiming.minRefreshInterval = Double(try count())
+            case "tooManyRequestsPerDevice": c.tooManyRequestsPerDevice = Int(try count())
+            case "requireExactClaims":
+                guard case .bool(let b) = value else {
+                    throw ScenarioError(file: context.file, path: context.optionsPath + "." + key, message: "expected true or false")
+                }
+                c.requireExactClaims = b
+            default: break
+            }
+        }
+        return c
+    }
+}
+
+/// The APNs fake built for one double: its two listeners and what a sender is told.
+public struct APNsInstance: ProviderInstance {
+    public let fake: APNsFake
+    public init(fake: APNsFake) { self.fake = fake }
+
+    public var listeners: [FakeListenerSpec] {
+        fake.listenerSpecs(productionPort: APNsModule.productionPort, sandboxPort: APNsModule.sandboxPort)
+    }
+
+    /// The shipped signing key as `AuthKey_<kid>.p8`, its ids and both URLs.
+    public func senderMaterial(_ context: SenderMaterialContext) throws -> SenderMaterial? {
+        let production = context.url(APNsEnvironment.production.listenerName)
+        let sandbox = context.url(APNsEnvironment.sandbox.listenerName)
+        guard let url = production ?? sandbox else { return nil }
+        let keyID = EmbeddedTestCredentials.apnsKeyID
+        let keyFile = try context.writeFile("AuthKey_\(keyID).p8", contents: EmbeddedTestCredentials.apnsKeyPEM)
+        var environment: [(String, String)] = [("APNS_URL", url)]
+        if let s = sandbox { environment.append(("APNS_SANDBOX_URL", s)) }
+        environment += [("APNS_KEY_FILE", keyFile), ("APNS_KEY_ID", keyID),
+                        ("APNS_TEAM_ID", EmbeddedTestCredentials.apnsTeamID), ("APNS_TOPIC", EmbeddedTestCredentials.apnsTopic)]
+        var parameters: [(String, JSONValue)] = [("url", .string(url))]
+        if let s = sandbox { parameters.append(("sandboxUrl", .string(s))) }
+        if let ca = context.caFile { parameters.append(("caFile", .string(ca))) }
+        parameters += [("keyFile", .string(keyFile)), ("keyId", .string(keyID)),
+                       ("teamId", .string(EmbeddedTestCredentials.apnsTeamID)), ("topic", .string(EmbeddedTestCredentials.apnsTopic))]
+        return SenderMaterial(environment: environment, driverParameters: .object(parameters))
+    }
+}
