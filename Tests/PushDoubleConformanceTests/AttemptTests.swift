@@ -137,7 +137,7 @@ final class CheckAliasTests: XCTestCase {
     }
 
     func testScenarioWithOldIDsDecodesAgainstTheCatalogue() throws {
-        let json = #"{"id":"a","devices":[{"id":"d1","token":"aa"}],"checks":["apns.no-loss",{"id":"apns.outcome","expect":{"d1":"sent"}},"outcome"]}"#
+        let json = #"{"id":"a","devices":[{"id":"d1","provider":"apns","token":"aa"}],"checks":["apns.no-loss",{"id":"apns.outcome","expect":{"d1":"sent"}},"outcome"]}"#
         let s = try ConformanceScenario.decode(Data(json.utf8), file: "a.json", knownChecks: CheckCatalogue.ids)
         XCTAssertEqual(s.checks.map(\.id), ["apns.no-loss", "apns.outcome", "outcome"])
     }
@@ -254,7 +254,7 @@ final class RegistrationTests: XCTestCase {
     }
 
     func scenario(_ steps: String) throws -> ConformanceScenario {
-        try ConformanceScenario.decode(Data(#"{"id":"r","devices":[{"id":"d1","token":"aa"},{"id":"d2","token":"bb"}],"steps":\#(steps)}"#.utf8),
+        try ConformanceScenario.decode(Data(#"{"id":"r","devices":[{"id":"d1","provider":"apns","token":"aa"},{"id":"d2","provider":"apns","token":"bb"}],"steps":\#(steps)}"#.utf8),
                                        file: "r.json")
     }
 

@@ -20,11 +20,3 @@ public protocol ConformanceProvider: Sendable {
     /// They keep working everywhere an id is accepted, scoped to this provider's attempts.
     var aliases: [String: String] { get }
 }
-
-/// The registered providers: the one line a new provider adds on the conformance side.
-public enum ConformanceProviders {
-    public static let all: [any ConformanceProvider] = [APNsConformance()]
-
-    /// The provider registered under `id`, if any.
-    public static func provider(_ id: ProviderID) -> (any ConformanceProvider)? { all.first { $0.provider == id } }
-}
