@@ -74,6 +74,13 @@ final class AttemptTests: XCTestCase {
                                      end: e.respondedAt, comparableRequest: ""))
             }
         }
+        // The targets of a recorded multi-recipient exchange, and of a single-token one.
+        var e = b.history[0]
+        XCTAssertEqual(AttemptTarget.of(e), [AttemptTarget(recipient: 0, token: HistoryBuilder.token(1), deviceID: "d1", accepted: nil, reason: nil)])
+        e.recipients = [RecipientOutcome(token: "t1", deviceID: "d1", accepted: true),
+                        RecipientOutcome(token: "t2", deviceID: nil, accepted: false, reason: "DeviceNotRegistered")]
+        XCTAssertEqual(AttemptTarget.of(e).map(\.recipient), [0, 1])
+        XCTAssertEqual(AttemptTarget.of(e)[1], AttemptTarget(recipient: 1, token: "t2", deviceID: nil, accepted: false, reason: "DeviceNotRegistered"))
         let log = AttemptLog(batch, t0: AttemptLog.timeZero(ctx))
         XCTAssertEqual(log.attempts.count, 9)
         XCTAssertEqual(log.groups.map { $0.map(\.device) }, [["d1", "d1", "d1"], ["d2", "d2", "d2"], ["d3", "d3", "d3"]])

@@ -93,6 +93,32 @@ public struct Attempt: Sendable {
     }
 }
 
+/// One target of a recorded request, as a provider's judge starts from it.
+public struct AttemptTarget: Sendable, Equatable {
+    /// Index among the exchange's targets (``Attempt/recipient``).
+    public var recipient: Int
+    public var token: String
+    /// The registered device the core resolved the token to, if any.
+    public var deviceID: String?
+    /// The fake's per-recipient verdict of a multi-recipient request; nil for a
+    /// single-target request (its HTTP answer is the verdict).
+    public var accepted: Bool?
+    /// The per-recipient reason of a multi-recipient request.
+    public var reason: String?
+
+    /// The targets of `exchange`: one per recorded recipient (``Exchange/recipients``, an
+    /// Expo batch), else its single token (an APNs push), else none.
+    public static func of(_ exchange: Exchange) -> [AttemptTarget] {
+        if let rs = exchange.recipients, !rs.isEmpty {
+            return rs.enumerated().map { i, r in
+                AttemptTarget(recipient: i, token: r.token, deviceID: r.deviceID, accepted: r.accepted, reason: r.reason)
+            }
+        }
+        guard let t = exchange.token else { return [] }
+        return [AttemptTarget(recipient: 0, token: t, deviceID: exchange.deviceID, accepted: nil, reason: nil)]
+    }
+}
+
 /// What a provider answers, in the words the generic classifier needs (one table per
 /// provider, sourced from shared/protocols by the provider's folder).
 public struct ProviderFacts: Sendable {

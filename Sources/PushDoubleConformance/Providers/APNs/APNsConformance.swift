@@ -15,6 +15,7 @@ public struct APNsConformance: ConformanceProvider {
         return h.pushes.map { p in
             let retryAfter = p.responseHeader("retry-after")
             let classification = p.classification
+            // An APNs push names one device token: target 0 (``AttemptTarget/of(_:)`` would give the same).
             return Attempt(provider: provider, exchange: p.exchange, recipient: 0, token: p.token, device: p.device, step: p.step,
                            classification: classification, status: p.status, reason: p.reason, retryAfter: retryAfter,
                            backoff: facts.backoff(status: p.status, reason: p.reason, retryAfter: retryAfter, classification: classification),
