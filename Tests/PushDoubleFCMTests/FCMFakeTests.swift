@@ -208,6 +208,25 @@ final class FCMFakeTests: XCTestCase {
     }
 }
 
+/// A quota rule answers FCM's rate-limit reason with a truthful Retry-After.
+final class FCMQuotaTests: XCTestCase {
+    func testQuotaRuleAnswersQuotaExceededWithRetryAfter() throws {
+        let h = try FCMHarness()
+        let bearer = try h.mint()
+        try h.double.faults.add(FaultRule(id: "quota", match: FaultMatch(endpoint: "fcm.send"),
+                                          action: .quota(QuotaSpec(.fixedWindow(limit: 2, seconds: 60)))))
+        let answers = (0..<3).map { _ in h.answer(h.send(#""token":"t","data":{"k":"v"}"#, bearer: bearer)) }
+        XCTAssertEqual(answers.map(\.status), [200, 200, 429])
+        XCTAssertEqual(fcmErrorCode(answers[2]), "QUOTA_EXCEEDED")
+        XCTAssertEqual(googleError(answers[2])?["status"], "RESOURCE_EXHAUSTED")
+        let retry = Int(answers[2].headers["retry-after"] ?? "") ?? -1
+        XCTAssertTrue((1...60).contains(retry), "Retry-After \(retry)")
+        XCTAssertEqual(h.double.history.all.last?.decidedBy.stage, .quota)
+        // The token endpoint is not counted by a rule matching fcm.send.
+        XCTAssertEqual(h.answer(h.tokenRequest(try h.assertion())).status, 200)
+    }
+}
+
 /// The hand-written success body and message id are the writer's bytes.
 final class FCMSendEndpointFastPathTests: XCTestCase {
     func testSuccessBodyFastPathMatchesTheWriter() {

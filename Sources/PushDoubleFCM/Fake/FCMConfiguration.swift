@@ -23,11 +23,11 @@ public struct FCMConfiguration: Sendable {
     /// The project number of the shipped project (not in the key file; PushDouble's choice).
     public static let shippedProjectNumber = "123456789012"
 
-    /// The shipped account, parsed from PushDoubleCrypto's embedded copy of the key file.
-    public static var shippedServiceAccount: GoogleServiceAccount {
-        // The embedded file is a unit-tested constant; a parse failure is a build defect.
+    /// The shipped account, parsed once from PushDoubleCrypto's embedded copy of the key file
+    /// (a constant that `TestCredentialsTests` keeps equal to Certificates/, and that
+    /// `FCMOAuthSupportTests` parses: a parse failure here is a build defect).
+    public static let shippedServiceAccount: GoogleServiceAccount =
         try! GoogleServiceAccount(jsonText: EmbeddedTestCredentials.firebaseServiceAccountJSON)
-    }
 
     public init(serviceAccounts: [GoogleServiceAccount] = [FCMConfiguration.shippedServiceAccount]) {
         self.serviceAccounts = serviceAccounts

@@ -19,6 +19,7 @@ extension FCMFake {
         if let authRefusal {
             admission.notificationMaker = Self.recordedNotification
             admission.refusal = authRefusal
+            admission.token = Self.registrationToken(inRefused: request.body)
             return admission
         }
         let account = identity.issuer
@@ -27,6 +28,7 @@ extension FCMFake {
         do { message = try validator.validate(body: request.body) } catch {
             admission.refusal = Self.envelopeResponse(error.envelope, stage: .validation,
                                                       detail: "\(error.rule.rawValue)\(error.field.map { " at \($0)" } ?? ""): \(error.message)")
+            admission.token = Self.registrationToken(inRefused: request.body)
             return admission
         }
         switch message.target {
@@ -142,5 +144,12 @@ extension FCMFake {
         .quotaExceeded(message: GoogleErrorEnvelope.gcpQuotaMessage(metric: "fcm.googleapis.com/messages",
                                                                    limit: "MessagesPerMinutePerProject",
                                                                    projectNumber: configuration.projectNumbers.sorted().first ?? "0"))
+    }
+
+    /// The registration token (or `fid`) a refused request names, for the history and the
+    /// checks (a refused request was not decoded; the refusal path reads the JSON once more).
+    static func registrationToken(inRefused body: [UInt8]) -> String? {
+        guard let message = (try? JSONValue.parse(body))?["message"] else { return nil }
+        return message["token"]?.stringValue ?? message["fid"]?.stringValue
     }
 }

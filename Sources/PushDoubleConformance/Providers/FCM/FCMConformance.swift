@@ -1,0 +1,95 @@
+import Foundation
+import PushDoubleCore
+import PushDoubleFCM
+
+/// FCM wire facts the checks judge against, taken from PushDoubleFCM's tables (copied there
+/// from /work/shared/protocols/fcm.md); not restated here.
+public enum FCMFacts {
+    /// fcm.md §4.4: the token is gone (UNREGISTERED: "Delete the token; never retry") or belongs
+    /// to another sender (SENDER_ID_MISMATCH): either way unusable for this sender.
+    public static let deadReasons: Set<String> = [FCMErrorCode.unregistered.rawValue, FCMErrorCode.senderIDMismatch.rawValue]
+    /// fcm.md §4.4, §4.6: never retried unchanged: INVALID_ARGUMENT ("Do not retry unchanged"),
+    /// the APNs / Web Push credential errors, and the IAM 403 (another project).
+    public static let neverRetryReasons: Set<String> = [
+        FCMErrorCode.invalidArgument.rawValue, FCMErrorCode.thirdPartyAuthError.rawValue, FCMErrorCode.apnsAuthError.rawValue,
+        GoogleRPCStatus.permissionDenied.rawValue,
+    ]
+    /// 401 UNAUTHENTICATED without an FcmError = the access token was refused (expired,
+    /// revoked): the sender mints a new one and retries (issue 12 item 6, "401 → one re-mint").
+    public static let retryableReasons: Set<String> = [GoogleRPCStatus.unauthenticated.rawValue]
+
+    /// The classifier's view (fcm.md §4.4, §4.6): 429 and 5xx are transient (the default).
+    public static let provider = ProviderFacts(deadReasons: deadReasons, neverRetryReasons: neverRetryReasons,
+                                               retryableReasons: retryableReasons)
+}
+
+/// FCM on the conformance seam: one attempt per `fcm.send` request that names a registration
+/// token (topic and condition sends have no recipient to judge), and the FCM-only checks
+/// (``FCMChecks``).
+public struct FCMConformance: ConformanceProvider {
+    public init() {}
+
+    public var provider: ProviderID { .fcm }
+    public var facts: ProviderFacts { FCMFacts.provider }
+    public var aliases: [String: String] { [:] }
+    public var checks: [CheckDefinition] { FCMChecks.all }
+
+    public func attempts(_ ctx: CheckContext) -> [Attempt] {
+        FCMHistory(ctx).sends.compactMap { s in
+            guard let token = s.exchange.token else { return nil }
+            let retryAfter = s.responseHeader("retry-after")
+            let classification = facts.classify(status: s.status, reason: s.reason, action: s.action)
+            return Attempt(provider: provider, exchange: s.exchange, recipient: 0, token: token, device: s.device, step: s.step,
+                           classification: classification, status: s.status, reason: s.reason, retryAfter: retryAfter,
+                           backoff: facts.backoff(status: s.status, reason: s.reason, retryAfter: retryAfter, classification: classification),
+                           endsConnection: ProviderFacts.connectionEndingActions.contains(s.action),
+                           pool: FCMFake.sendListener, start: s.start, end: s.end, comparableRequest: s.exchange.request.body ?? "")
+        }
+    }
+}
+
+/// One FCM exchange (a send or a token request) as the fake recorded it, pre-digested.
+public struct FCMExchange: Sendable {
+    public var exchange: Exchange
+    public var seq: UInt64 { exchange.seq }
+    /// The scenario device id (or the registration token when no device matches; "" for a
+    /// token request or a topic send).
+    public var device: String
+    public var step: Int
+    public var start: Date { exchange.transport.headReceivedAt }
+    public var end: Date
+    public var status: Int? { exchange.response.status }
+    public var reason: String? { exchange.response.reason }
+    public var action: String { exchange.response.action }
+    /// The access token a send carried (the fake records a prefix of it in `auth.extra.token`).
+    public var bearer: String? { exchange.auth?.extra["token"] }
+    public func responseHeader(_ name: String) -> String? {
+        exchange.response.headers.first { $0.count == 2 && $0[0].lowercased() == name }?[1]
+    }
+}
+
+/// The FCM part of a case's history: sends and token mints, in arrival order.
+public struct FCMHistory: Sendable {
+    public var sends: [FCMExchange]
+    public var mints: [FCMExchange]
+    public var t0: Date
+
+    public init(_ ctx: CheckContext) {
+        t0 = AttemptLog.timeZero(ctx)
+        var byToken: [String: String] = [:]
+        for d in ctx.scenario.devices where d.provider == ProviderID.fcm.rawValue { byToken[d.token] = d.id }
+        let digested = ctx.history.filter { $0.provider == .fcm }.map { e -> FCMExchange in
+            var end = e.respondedAt
+            if let d = e.response.delaySeconds { end = max(end, e.receivedAt.addingTimeInterval(d)) }
+            let device = e.token.map { byToken[$0] ?? e.deviceID ?? $0 } ?? ""
+            return FCMExchange(exchange: e, device: device, step: AttemptLog.step(at: e.transport.headReceivedAt, ctx.steps), end: end)
+        }.sorted { ($0.start, $0.seq) < ($1.start, $1.seq) }
+        sends = digested.filter { $0.exchange.endpoint == FCMFake.sendEndpoint }
+        mints = digested.filter { $0.exchange.endpoint == FCMFake.tokenEndpoint }
+    }
+
+    public func describe(_ s: FCMExchange) -> String {
+        AttemptLog.describe(device: s.device.isEmpty ? s.exchange.endpoint : s.device, exchange: s.exchange, status: s.status,
+                            reason: s.reason, at: s.start, t0: t0)
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import XCTest
+@testable import PushDoubleConformance
+import PushDoubleCore
+import PushDoubleCrypto
+import PushDoubleTransport
+import PushDoubleFCM
+
+/// The FCM judge and checks over histories the real FCM fake recorded (its pipeline, a manual
+/// clock): a good sender's traffic holds every check, each bad habit violates its check.
+final class FCMConformanceTests: XCTestCase {
+    /// A double with the FCM fake; sends and mints as a sender would, recording steps.
+    final class Run {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let double: DoubleState
+        let fake: FCMFake
+        let pipeline: DoublePipeline
+        var steps: [StepRecord] = []
+        let devices = [ScenarioDevice(id: "d1", provider: "fcm", token: "fcm-conf-token-1"),
+                       ScenarioDevice(id: "d2", provider: "fcm", token: "pushdouble-fcm-404-conf")]
+
+        init(lifetime: Int = 3599) throws {
+            var c = FCMConfiguration()
+            c.accessTokenLifetimeSeconds = lifetime
+            double = DoubleState(clock: clock)
+            fake = try FCMFake(configuration: c)
+            pipeline = double.pipeline(for: fake)
+        }
+
+        func respond(_ path: String, listener: String, headers: [(String, String)], body: String) -> HTTPResponse {
+            let ci = ConnectionInfo(id: 1, listener: listener, peer: "127.0.0.1:5000", localPort: 8723, tls: nil, acceptedAt: clock.now())
+            let info = RequestInfo(connection: ci, streamID: 1, version: .http2, headReceivedAt: clock.now(), bodyReceivedAt: clock.now())
+            let request = HTTPRequest(method: "POST", path: path, scheme: "https", authority: "127.0.0.1:8724", headers: HTTPHeaders(headers),
+                                      body: Array(body.utf8), info: info)
+            clock.advance(0.01)
+            guard case .respond(let r) = pipeline.respond(to: request, context: RequestContext(connection: NoConnection(info: ci))) else {
+                return HTTPResponse(status: 0)
+            }
+            return r
+        }
+
+        func mint(key: RSAPrivateKey? = nil) throws -> String? {
+            let sa = FCMConfiguration.shippedServiceAccount
+            let now = Int64(clock.now().timeIntervalSince1970)
+            let claims: JOSEObject = ["iss": .string(sa.clientEmail), "scope": "https://www.googleapis.com/auth/firebase.messaging",
+                                      "aud": .string(GoogleTokenEndpoint.googleTokenURL), "iat": .int(now), "exp": .int(now + 3600)]
+            let jwt = try JWT.signRS256(keyID: sa.privateKeyID, claims: claims, key: key ?? (try sa.privateKey()))
+            let r = respond("/token", listener: "google-oauth", headers: [],
+                            body: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(jwt)")
+            return (try? JSONValue.parse(r.body))?["access_token"]?.stringValue
+        }
+
+        @discardableResult
+        func send(_ token: String, bearer: String?, data: String = #"{"k":"v"}"#) -> HTTPResponse {
+            respond("/v1/projects/pushdouble-test/messages:send", listener: "fcm",
+                    headers: bearer.map { [("authorization", "Bearer \($0)")] } ?? [],
+                    body: #"{"message":{"token":"\#(token)","notification":{"title":"t","body":"b"},"data":\#(data)}}"#)
+        }
+
+        func step(_ devices: [String], _ body: () throws -> Void) rethrows {
+            let start = clock.now()
+            try body()
+            steps.append(StepRecord(index: steps.count, type: "send", devices: devices, startedAt: start, endedAt: clock.now(), results: []))
+        }
+
+        func context() -> CheckContext {
+            let scenario = ConformanceScenario(id: "fcm.test", title: "t", references: [], devices: devices, steps: [], checks: [])
+            return CheckContext(scenario: scenario, history: double.history.all, steps: steps, configuration: nil)
+        }
+    }
+
+    /// A ConnectionControl with nothing behind it.
+    final class NoConnection: ConnectionControl {
+        var info: ConnectionInfo
+        var version: HTTPVersion = .http2
+        var storage: AnyObject?
+        init(info: ConnectionInfo) { self.info = info }
+        func updateSettings(maxConcurrentStreams: UInt32?) {}
+        func closeGracefully(errorCode: HTTP2ErrorCode, debugData: [UInt8]) {}
+    }
+
+    func testJudgeClassifiesFCMAnswers() throws {
+        let run = try Run()
+        let bearer = try XCTUnwrap(run.mint())
+        try run.double.faults.add(FaultRule(id: "u", match: FaultMatch(endpoint: "fcm.send", token: "transient"),
+                                            action: .respond(ResponseSpec(reason: "UNAVAILABLE", retryAfter: .seconds(3)))))
+        run.step(["d1", "d2"]) {
+            run.send("fcm-conf-token-1", bearer: bearer)
+            run.send("pushdouble-fcm-404-conf", bearer: bearer)
+            run.send("pushdouble-fcm-403-x", bearer: bearer)
+            run.send("fcm-conf-token-1", bearer: bearer, data: #"{"from":"x"}"#)
+            run.send("transient", bearer: bearer)
+            run.send("fcm-conf-token-1", bearer: "ya29.unknown")
+        }
+        let attempts = FCMConformance().attempts(run.context())
+        XCTAssertEqual(attempts.map(\.classification), [.accepted, .dead, .dead, .permanent, .transient, .retryable])
+        XCTAssertEqual(attempts.map(\.device).prefix(2), ["d1", "d2"])
+        XCTAssertEqual(attempts[4].retryAfter, "3")
+        XCTAssertEqual(attempts.map(\.step), Array(repeating: 0, count: 6))
+        // Attempts of every registered judge reach the generic checks.
+        XCTAssertEqual(AttemptLog(run.context()).attempts.filter { $0.provider == .fcm }.count, 6)
+    }
+
+    func testAGoodSenderHoldsTheFCMChecks() throws {
+        let run = try Run(lifetime: 60)
+        var bearer = try XCTUnwrap(run.mint())
+        run.step(["d1"]) { for _ in 0..<3 { run.send("fcm-conf-token-1", bearer: bearer) } }
+        run.clock.advance(61)  // expired: the 401 makes a good sender re-mint once and retry
+        try run.step(["d1"]) {
+            XCTAssertEqual(run.send("fcm-conf-token-1", bearer: bearer).status, 401)
+            bearer = try XCTUnwrap(run.mint())
+            XCTAssertEqual(run.send("fcm-conf-token-1", bearer: bearer).status, 200)
+        }
+        let ctx = run.context()
+        for check in FCMChecks.all {
+            XCTAssertVerdict(check.run(ctx), .pass)
+        }
+    }
+
+    func testEachBadHabitViolatesItsCheck() throws {
+        // A token per message.
+        let perMessage = try Run()
+        try perMessage.step(["d1"]) { for _ in 0..<3 { perMessage.send("fcm-conf-token-1", bearer: try perMessage.mint()) } }
+        XCTAssertVerdict(FCMChecks.accessTokenReuse.run(perMessage.context()), .fail)
+
+        // A 401 answered by resending with the refused token.
+        let stubborn = try Run()
+        stubborn.step(["d1"]) { for _ in 0..<2 { stubborn.send("fcm-conf-token-1", bearer: "ya29.never-issued") } }
+        XCTAssertVerdict(FCMChecks.remintOn401.run(stubborn.context()), .fail)
+
+        // Non-string data values and reserved keys reach FCM.
+        let sloppy = try Run()
+        let bearer = try XCTUnwrap(sloppy.mint())
+        sloppy.step(["d1"]) { sloppy.send("fcm-conf-token-1", bearer: bearer, data: #"{"n":12}"#) }
+        XCTAssertVerdict(FCMChecks.validMessages.run(sloppy.context()), .fail)
+
+        // An assertion signed with another key.
+        let wrongKey = try Run()
+        _ = try wrongKey.mint(key: try RSAPrivateKey.generate(bits: 2048))
+        XCTAssertVerdict(FCMChecks.mintsSucceed.run(wrongKey.context()), .fail)
+    }
+}
