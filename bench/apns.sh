@@ -29,14 +29,10 @@ TOKENS=${TOKENS:-1000}
 python3 -c 'import sys; [print("%064x" % (0x5d00000000000000000000000000000000000000000000000000000000000000 + i)) for i in range(int(sys.argv[1]))]' "$TOKENS" >"$WORK/tokens"
 echo "body: $(wc -c <"$WORK/body.json") bytes, $TOKENS distinct device tokens, JWT ${#JWT} chars"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # Starts `pushdouble serve` with extra flags; sets URL_<name> and PID_<name>.
 start_pd() {
-  local name=$1; shift
-  "$BIN" serve --ephemeral --endpoints-file "$WORK/$name.json" "$@" >"$WORK/$name.log" 2>&1 & local pid=$!; PIDS+=($pid)
-  for _ in $(seq 100); do [ -s "$WORK/$name.json" ] && break; sleep 0.1; done
-  local url; url=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([e["url"] for e in d["endpoints"] if e["name"]=="apns-production"][0])' "$WORK/$name.json")
-  printf -v "URL_$name" '%s' "$url"; printf -v "PID_$name" '%s' "$pid"
+  start_serve "$@"
+  printf -v "URL_$1" '%s' "$(serve_endpoint_url "$WORK/$1.json" apns-production)"
 }
 start_pd serve
 start_pd quiet --quiet

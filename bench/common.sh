@@ -41,3 +41,15 @@ run_rounds() {
     done
   done
 }
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# `serve_endpoint_url FILE LISTENER`: the URL of LISTENER in an endpoints file.
+serve_endpoint_url() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([e["url"] for e in d["endpoints"] if e["name"]==sys.argv[2]][0])' "$1" "$2"; }
+# `start_serve NAME [flags…]`: starts `pushdouble serve --ephemeral` with its endpoints file at
+# $WORK/NAME.json and log at $WORK/NAME.log, waits for the file, sets PID_NAME.
+start_serve() {
+  local name=$1; shift
+  "$BIN" serve --ephemeral --endpoints-file "$WORK/$name.json" "$@" >"$WORK/$name.log" 2>&1 & local pid=$!; PIDS+=($pid)
+  for _ in $(seq 100); do [ -s "$WORK/$name.json" ] && break; sleep 0.1; done
+  printf -v "PID_$name" '%s' "$pid"
+}

@@ -27,15 +27,11 @@ TOKENS=${TOKENS:-1000}
 python3 -c 'import json; b={"message":{"token":"bench-registration-token:APA91b"+"x"*40,"notification":{"title":"Benchmark","body":"x"*120},"data":{"k":"v","n":"1"},"android":{"ttl":"3600s","priority":"high"}}}; open("'"$WORK"'/fcm.json","w").write(json.dumps(b,separators=(",",":")))'
 echo "body: $(wc -c <"$WORK/fcm.json") bytes, $TOKENS distinct URIs"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # Starts `pushdouble serve`; sets URL_<name>, PID_<name> and TOKEN_<name> (an access token
-# minted by that server's token endpoint).
+# minted by that server's token endpoint with the service-account file it wrote).
 start_pd() {
-  local name=$1; shift
-  "$BIN" serve --ephemeral --endpoints-file "$WORK/$name.json" "$@" >"$WORK/$name.log" 2>&1 & local pid=$!; PIDS+=($pid)
-  for _ in $(seq 100); do [ -s "$WORK/$name.json" ] && break; sleep 0.1; done
-  local url token
-  url=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([e["url"] for e in d["endpoints"] if e["name"]=="fcm"][0])' "$WORK/$name.json")
+  start_serve "$@"
+  local name=$1 token
   token=$(python3 - "$WORK/$name.json" <<'PY'
 import json, ssl, sys, time, urllib.parse, urllib.request
 import jwt
@@ -50,7 +46,7 @@ ctx = ssl.create_default_context(cafile=env["PUSHDOUBLE_CA_FILE"])
 print(json.load(urllib.request.urlopen(sa["token_uri"], body, context=ctx))["access_token"])
 PY
 )
-  printf -v "URL_$name" '%s' "$url"; printf -v "PID_$name" '%s' "$pid"; printf -v "TOKEN_$name" '%s' "$token"
+  printf -v "URL_$name" '%s' "$(serve_endpoint_url "$WORK/$name.json" fcm)"; printf -v "TOKEN_$name" '%s' "$token"
 }
 start_pd serve
 start_pd quiet --quiet
@@ -77,6 +73,6 @@ run_rounds serve quiet nghttpd
 # shellcheck disable=SC2086
 SM=$(median ${ALL[serve]}); QM=$(median ${ALL[quiet]}); NM=$(median ${ALL[nghttpd]})
 # Every measured request of the fake must have been a 200 (a valid token, a valid message).
-STATUS=$(curl -s "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([e["url"] for e in d["endpoints"] if e["name"]=="admin"][0])' "$WORK/quiet.json")/history?limit=1&endpoint=fcm.send" | python3 -c 'import json,sys; e=json.load(sys.stdin)["exchanges"]; print(e[0]["response"]["status"] if e else "?")')
+STATUS=$(curl -s "$(serve_endpoint_url "$WORK/quiet.json" admin)/history?limit=1&endpoint=fcm.send" | python3 -c 'import json,sys; e=json.load(sys.stdin)["exchanges"]; print(e[0]["response"]["status"] if e else "?")')
 echo "   last recorded fcm.send status (serve --quiet): $STATUS"
 echo "SUMMARY (median of $ROUNDS) serve: $SM req/s ($(python3 -c "print(round($SM/$NM,3))")x, target >= 0.5)   serve --quiet: $QM req/s ($(python3 -c "print(round($QM/$NM,3))")x)   nghttpd: $NM req/s   load: $(cut -d' ' -f1-3 /proc/loadavg)"
