@@ -108,7 +108,12 @@ extension FCMFake {
     }
 
     /// The first 12 characters of an access token (enough to tell tokens apart in the history).
-    static func fingerprint(_ token: String) -> String { String(token.prefix(12)) + "…" }
+    /// (On the UTF-8 bytes: `prefix` over Characters showed up on the request path.)
+    static func fingerprint(_ token: String) -> String {
+        var out = Array(token.utf8.prefix(12))
+        out.append(contentsOf: "…".utf8)
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// Device state (fcm.md §4.3/§4.4: UNREGISTERED also for missing tokens), the device's
     /// project, then `validate_only` (§3) or a new message id.
