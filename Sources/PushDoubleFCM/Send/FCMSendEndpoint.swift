@@ -10,15 +10,20 @@ public enum FCMSendEndpoint {
     /// so the segment is non-empty and has no `/`. A query string is not part of the path
     /// here (the wiring splits it off). Nil for any other path.
     public static func project<Path: StringProtocol>(fromPath path: Path) -> String? {
-        let u = path.utf8
-        let prefix = pathPrefix.utf8, suffix = pathSuffix.utf8
-        guard u.count > prefix.count + suffix.count, u.starts(with: prefix), u.reversed().starts(with: suffix.reversed()) else { return nil }
-        let start = u.index(u.startIndex, offsetBy: prefix.count)
-        let end = u.index(u.endIndex, offsetBy: -suffix.count)
-        let project = u[start..<end]
-        guard !project.contains(UInt8(ascii: "/")) else { return nil }
-        return String(decoding: project, as: UTF8.self)
+        var s = String(path)
+        return s.withUTF8 { b -> String? in
+            let pre = prefixBytes, suf = suffixBytes
+            guard b.count > pre.count + suf.count else { return nil }
+            for i in 0..<pre.count where b[i] != pre[i] { return nil }
+            let end = b.count - suf.count
+            for i in 0..<suf.count where b[end + i] != suf[i] { return nil }
+            let project = UnsafeBufferPointer(rebasing: b[pre.count..<end])
+            guard !project.contains(UInt8(ascii: "/")) else { return nil }
+            return String(decoding: project, as: UTF8.self)
+        }
     }
+    private static let prefixBytes = Array(pathPrefix.utf8)
+    private static let suffixBytes = Array(pathSuffix.utf8)
 
     /// Whether `project` is a project number rather than an id: decimal digits without zero
     /// padding (fcm.md §1: "The numeric project number (no zero padding) is accepted").
