@@ -14,6 +14,19 @@ enum Mutant: String, CaseIterable, Sendable {
     case reportSentAlways = "report-sent-always"
     case remintOnTokenUpdateError = "remint-on-token-update-error"
     case neverReviveDeadTokens = "never-revive-dead-tokens"
+    // FCM (Sources/ReferenceSender/FCM).
+    case fcmTokenPerMessage = "fcm-token-per-message"
+    case fcmRetryUnregistered = "fcm-retry-unregistered"
+    case fcmRetryInvalidArgument = "fcm-retry-invalid-argument"
+    case fcmIgnoreRetryAfter = "fcm-ignore-retry-after"
+    case fcmNoBackoff = "fcm-no-backoff"
+    case fcmNeverRetryTransient = "fcm-never-retry-transient"
+    case fcmNoRemintOn401 = "fcm-no-remint-on-401"
+    case fcmNumericData = "fcm-numeric-data"
+    case fcmNoLocalChecks = "fcm-no-local-checks"
+    case fcmConnectionPerMessage = "fcm-connection-per-message"
+    case fcmTTLNumber = "fcm-ttl-number"
+    case fcmWrongAudience = "fcm-wrong-audience"
 
     /// One line: the bug, and the check that should catch it.
     var summary: String {
@@ -30,6 +43,18 @@ enum Mutant: String, CaseIterable, Sendable {
         case .neverRetryTransient: return "reports failed on the first 5xx or 429 without retrying (G3, A3, A4)"
         case .reportSentAlways: return "reports outcome sent for every device whatever happened (outcome checks)"
         case .neverReviveDeadTokens: return "keeps skipping a dead token after the app registered it again (registeredAt later than the death)"
+        case .fcmTokenPerMessage: return "mints a new OAuth2 access token for every FCM message (fcm.access-token-reuse)"
+        case .fcmRetryUnregistered: return "retries FCM UNREGISTERED / SENDER_ID_MISMATCH as if transient and keeps sending to those tokens (no-retry-permanent, dead-token-not-reused)"
+        case .fcmRetryInvalidArgument: return "retries FCM 400 INVALID_ARGUMENT unchanged, with backoff (no-retry-permanent)"
+        case .fcmIgnoreRetryAfter: return "ignores Retry-After on FCM 429/503 and uses its own short backoff (retry-after)"
+        case .fcmNoBackoff: return "retries FCM 429/5xx without any delay (no-tight-retry-loop, backoff-grows)"
+        case .fcmNeverRetryTransient: return "reports failed on the first FCM 429 or 5xx (transient-retried)"
+        case .fcmNoRemintOn401: return "after 401 UNAUTHENTICATED resends with the same, refused access token (fcm.remint-on-401)"
+        case .fcmNumericData: return "sends notification.data values with their JSON type (numbers stay numbers) instead of strings (fcm.valid-messages)"
+        case .fcmNoLocalChecks: return "sends reserved data keys (from, google…, gcm…) and messages over 4096 bytes instead of rejecting them locally (fcm.valid-messages)"
+        case .fcmConnectionPerMessage: return "opens a new HTTP/2 connection to FCM for every message (connection-reuse)"
+        case .fcmTTLNumber: return "sends android.ttl as a JSON number instead of the duration string \"3600s\" (fcm.valid-messages)"
+        case .fcmWrongAudience: return "signs the OAuth2 assertion with aud = the FCM URL instead of the token URL (fcm.mints-succeed)"
         case .remintOnTokenUpdateError: return "treats 429 TooManyProviderTokenUpdates like ExpiredProviderToken: mints a new JWT and retries at once (A8)"
         }
     }

@@ -87,7 +87,9 @@ final class HeaderChecksTests: XCTestCase {
     func testCatalogueIDsAreUniqueAndMutantTableNamesKnownChecks() {
         XCTAssertEqual(CheckCatalogue.all.count, CheckCatalogue.byID.count)
         for e in MutantTable.entries { for c in e.failingChecks { XCTAssertNotNil(CheckCatalogue.byID[c], c) } }
-        XCTAssertEqual(MutantTable.entries.count, 13)
+        // 13 APNs-era mutants and 12 FCM ones (`fcm-…`).
+        XCTAssertEqual(MutantTable.entries.count, 25)
+        XCTAssertEqual(MutantTable.entries.filter { $0.mutant.hasPrefix("fcm-") }.count, 12)
         XCTAssertEqual(Severity.must.violationVerdict, .fail)
         XCTAssertEqual(Severity.should.violationVerdict, .warn)
         XCTAssertEqual(Severity.may.violationVerdict, .info)

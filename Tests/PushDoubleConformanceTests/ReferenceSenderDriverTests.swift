@@ -50,8 +50,19 @@ final class ReferenceSenderDriverTests: XCTestCase {
 
     func testInitializeWithoutAPNsListsNoProvider() throws {
         let s = try ReferenceSenderProcess()
-        let r = try s.result("initialize", ["protocolVersion": 1, "providers": ["fcm": ["url": "https://127.0.0.1:3"]]])
+        let r = try s.result("initialize", ["protocolVersion": 1, "providers": [String: Any]()])
         XCTAssertEqual(r["providers"] as? [String], [])
+    }
+
+    /// `providers.fcm` needs the service-account file (DESIGN §4); with it FCM is listed.
+    func testInitializeWithFCM() throws {
+        let s = try ReferenceSenderProcess()
+        let incomplete = try s.call("initialize", ["protocolVersion": 1, "providers": ["fcm": ["url": "https://127.0.0.1:3"]]])
+        XCTAssertEqual((incomplete["error"] as? [String: Any])?["code"] as? Int, -32602)
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Certificates/firebase-test-service-account.json").path
+        let r = try s.result("initialize", ["protocolVersion": 1, "providers": ["fcm": ["url": "https://127.0.0.1:3", "serviceAccountFile": file]]])
+        XCTAssertEqual(r["providers"] as? [String], ["fcm"])
     }
 
     func testInitializeFallsBackToEnvironmentVariables() throws {
@@ -125,8 +136,11 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "retry-dead-tokens", "jwt-per-request", "ignore-retry-after", "no-backoff", "connection-per-push",
             "oversized-payloads", "wrong-topic-suffix", "background-priority-10", "resend-all-after-goaway",
             "never-retry-transient", "report-sent-always", "remint-on-token-update-error", "never-revive-dead-tokens",
+            "fcm-token-per-message", "fcm-retry-unregistered", "fcm-retry-invalid-argument", "fcm-ignore-retry-after", "fcm-no-backoff",
+            "fcm-never-retry-transient", "fcm-no-remint-on-401", "fcm-numeric-data", "fcm-no-local-checks", "fcm-connection-per-message",
+            "fcm-ttl-number", "fcm-wrong-audience",
         ])
-        XCTAssertEqual(names.count, 13)
+        XCTAssertEqual(names.count, 25)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

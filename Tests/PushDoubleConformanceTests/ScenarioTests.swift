@@ -19,8 +19,17 @@ final class ScenarioTests: XCTestCase {
         for a in ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A9", "A10", "A12", "A13", "A14", "G1", "G2", "G3", "G4", "G5"] {
             XCTAssertTrue(refs.contains(a), "no case references \(a)")
         }
+        // Every FCM case is as complete as the APNs ones (issue 12 item 6: at least 12).
+        let fcm = all.filter { $0.id.hasPrefix("fcm.") }
+        XCTAssertGreaterThanOrEqual(fcm.count, 12)
+        for s in fcm {
+            XCTAssertEqual((s.file! as NSString).lastPathComponent, s.id + ".json")
+            XCTAssertFalse(s.references.isEmpty, s.id)
+            XCTAssertFalse(s.checks.isEmpty, s.id)
+            XCTAssertNoThrow(try ServerFakeHost().validate(s), s.id)
+        }
         // Every check a mutant must fail is used by some case.
-        let used = Set(apns.flatMap { $0.checks.map(\.id) })
+        let used = Set(all.flatMap { $0.checks.map(\.id) })
         for e in MutantTable.entries { for c in e.failingChecks { XCTAssertTrue(used.contains(c), "\(e.mutant): \(c) unused") } }
     }
 

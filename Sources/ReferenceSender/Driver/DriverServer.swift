@@ -17,6 +17,7 @@ final class DriverServer {
     /// Scripted test mode: an in-memory APNs and virtual time (see ScriptedTransport.swift).
     let scripted: ScriptedAPNs?
     private var sender: APNsSender?
+    private var fcmSender: FCMSender?
     private var initialized = false
 
     init(mutant: Mutant?, variant: Variant? = nil, seed: UInt64? = nil, environment: [String: String], scripted: ScriptedAPNs?) {
@@ -37,11 +38,13 @@ final class DriverServer {
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
                 if await handle(line: bytes) == .exit {
                     await sender?.shutdown()
+                    await fcmSender?.shutdown()
                     return 0
                 }
             }
         }
         await sender?.shutdown()
+        await fcmSender?.shutdown()
         return 0
     }
 
@@ -111,19 +114,31 @@ final class DriverServer {
             throw .invalidParams("protocolVersion \(v.text) is not supported (this sender speaks 1)")
         }
         let given = params["providers"]?["apns"]?.jsonObject
-        let old = sender
+        let old = sender, oldFCM = fcmSender
         sender = nil
+        fcmSender = nil
         initialized = true
         if let old { Task { await old.shutdown() } }
-        guard let config = try APNsConfiguration(params: given, environment: environment) else {
-            Log.info("initialize: no apns configuration (params or APNS_URL); no provider enabled")
-            return Self.initializeResult(providers: [])
+        if let oldFCM { Task { await oldFCM.shutdown() } }
+        var providers: [String] = []
+        if let config = try APNsConfiguration(params: given, environment: environment) {
+            sender = try makeSender(config)
+            providers.append("apns")
+            Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)"
+                     + (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
+                     + (seed.map { " seed \($0)" } ?? ""))
+        } else {
+            Log.info("initialize: no apns configuration (params or APNS_URL)")
         }
-        sender = try makeSender(config)
-        Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)"
-                 + (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
-                 + (seed.map { " seed \($0)" } ?? ""))
-        return Self.initializeResult(providers: ["apns"])
+        // FCM is sent over real sockets only (the scripted mode is an in-memory APNs).
+        if scripted == nil, let fcm = try FCMDriverConfiguration(params: params["providers"]?["fcm"]?.jsonObject, environment: environment) {
+            let settings = try FCMSettings.load(url: fcm.url, serviceAccountFile: fcm.serviceAccountFile, projectId: fcm.projectId,
+                                                caFile: fcm.caFile)
+            fcmSender = FCMSender(settings: settings, clock: SystemSenderClock(), mutant: mutant, random: JitterSource(seed: seed))
+            providers.append("fcm")
+            Log.info("initialize: fcm \(fcm.url) project \(settings.projectId) account \(settings.clientEmail)")
+        }
+        return Self.initializeResult(providers: providers)
     }
 
     static func initializeResult(providers: [String]) -> JSON {
@@ -169,11 +184,14 @@ final class DriverServer {
         var devices: [TargetDevice] = []
         devices.reserveCapacity(list.count)
         for (i, d) in list.enumerated() { devices.append(try TargetDevice(json: d, index: i)) }
-        let results: [DeviceResult]
+        var results: [DeviceResult]
         if let sender {
             results = await sender.send(notification, to: devices)
         } else {
             results = devices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") }
+        }
+        if let fcmSender {
+            for (i, r) in await fcmSender.send(notification, to: devices).enumerated() { if let r { results[i] = r } }
         }
         return .object(["results": .array(results.map(\.json))])
     }
@@ -227,5 +245,37 @@ struct APNsConfiguration: Sendable, Equatable {
         self.keyId = keyId
         self.teamId = teamId
         topic = try value("topic", "APNS_TOPIC")
+    }
+}
+
+/// The `providers.fcm` member of `initialize`, each field falling back to its environment
+/// variable (DESIGN.md §4: `FCM_URL`, `FCM_SERVICE_ACCOUNT_FILE`, `FCM_PROJECT_ID`).
+struct FCMDriverConfiguration: Sendable, Equatable {
+    var url: String
+    var serviceAccountFile: String
+    var projectId: String?
+    var caFile: String?
+
+    /// Nil when neither the params nor the environment configure FCM.
+    init?(params: JSONObject?, environment env: [String: String]) throws(DriverError) {
+        func value(_ key: String, _ envName: String) throws(DriverError) -> String? {
+            if let v = params?[key], !v.isNull {
+                guard let s = v.stringValue else { throw .invalidParams("providers.fcm.\(key) must be a string") }
+                if !s.isEmpty { return s }
+            }
+            if let s = env[envName], !s.isEmpty { return s }
+            return nil
+        }
+        guard let url = try value("url", "FCM_URL") else {
+            if params != nil { throw .invalidParams("providers.fcm.url (or FCM_URL) is required") }
+            return nil
+        }
+        guard let file = try value("serviceAccountFile", "FCM_SERVICE_ACCOUNT_FILE") else {
+            throw .invalidParams("providers.fcm.serviceAccountFile (or FCM_SERVICE_ACCOUNT_FILE) is required")
+        }
+        self.url = url
+        serviceAccountFile = file
+        projectId = try value("projectId", "FCM_PROJECT_ID")
+        caFile = try value("caFile", "PUSHDOUBLE_CA_FILE") ?? env["SSL_CERT_FILE"].flatMap { $0.isEmpty ? nil : $0 }
     }
 }
