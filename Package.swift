@@ -37,10 +37,11 @@ let package = Package(
         // validation, per-service answers, the browser's decryption. Not wired yet.
         .target(name: "PushDoubleWebPush", dependencies: ["PushDoubleJSON", "PushDoubleCrypto"]),
         // Expo push service protocol core (pure): send-request decoding (plain or gzip), tickets,
-        // request-level errors, access-token check, receipt store, getReceipts. Not wired yet.
-        .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate"]),
+        // request-level errors, access-token check, receipt store, getReceipts; the Expo fake
+        // (send + getReceipts routes on one listener) and its provider module.
+        .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate", "PushDoubleCore", "PushDoubleTransport"]),
         // In-process server assembling every fake: the Swift library API.
-        .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleExpo", "PushDoubleCrypto", "PushDoubleTransport"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
         .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
@@ -60,7 +61,8 @@ let package = Package(
         .testTarget(name: "PushDoubleAPNsTests", dependencies: ["PushDoubleAPNs", "PushDouble", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleCore", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleFCMTests", dependencies: ["PushDoubleFCM", "PushDoubleCrypto", "PushDoubleJSON"]),
         .testTarget(name: "PushDoubleWebPushTests", dependencies: ["PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleExpoTests", dependencies: ["PushDoubleExpo", "PushDoubleJSON", "PushDoubleTestSupport"]),
+        .testTarget(name: "PushDoubleExpoTests", dependencies: ["PushDoubleExpo", "PushDoubleJSON", "PushDoubleTestSupport", "PushDoubleCore",
+                                                            "PushDoubleTransport", "PushDouble"]),
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTestSupport"],

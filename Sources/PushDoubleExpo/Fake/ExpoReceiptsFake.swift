@@ -1,0 +1,120 @@
+import Foundation
+import PushDoubleCore
+import PushDoubleTransport
+
+/// `POST /--/api/v2/push/getReceipts` (expo.md §4): `{"ids":[…]}` (plain or gzip, ≤ 1000 ids)
+/// → `{"data":{id: receipt}}` with the visible receipts, unknown / held / expired ids left out.
+/// Each receipt served is added to the history entry of the send that issued its ticket
+/// (``ExpoTicketLedger``).
+///
+/// The access token is not required here: expo.md §1 ties enhanced push security to sending,
+/// and the Python SDK sends no `Authorization` header at all (§6.2); accepting is the lenient
+/// reading (docs/expo.md).
+public struct ExpoReceiptsFake: ProviderFake {
+    public let service: ExpoService
+    public var provider: ProviderID { .expo }
+    /// Endpoint id recorded in the history.
+    public static let endpoint = "expo.getReceipts"
+
+    public init(service: ExpoService) { self.service = service }
+
+    public var rateLimitReason: String? { ExpoErrorCode.tooManyRequests.rawValue }
+
+    public func admit(_ request: HTTPRequest, context: RequestContext, services: ProviderServices) -> Admission {
+        var admission = Admission(endpoint: Self.endpoint)
+        admission.auth = service.identity(request.headers["authorization"])
+        do {
+            let ids = try service.receiptsHandler.ids(body: request.body, contentEncoding: request.headers["content-encoding"])
+            admission.notification = .object([("ids", .array(ids.map { .string($0) }))])
+            let state = ExpoConnectionState.of(context.connection)
+            state.stream = request.info.streamID
+            state.ids = ids
+        } catch {
+            admission.refusal = ExpoService.refusal(error, stage: .validation)
+        }
+        return admission
+    }
+
+    public func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext,
+                        services: ProviderServices) -> ProviderResponse {
+        let state = ExpoConnectionState.of(context.connection)
+        let ids: [String]
+        if state.stream == request.info.streamID, let stashed = state.ids {
+            ids = stashed
+            state.ids = nil
+        } else {
+            ids = (try? service.receiptsHandler.ids(body: request.body, contentEncoding: request.headers["content-encoding"])) ?? []
+        }
+        let now = services.clock.now()
+        let found = service.receipts.receipts(for: ids, now: now.timeIntervalSince1970)
+        service.ledger.fetched(found, at: now)
+        return ProviderResponse(ExpoService.json(200, ExpoGetReceiptsHandler.body(found)), decidedBy: Decision(.accepted, "\(found.count) of \(ids.count) receipts"))
+    }
+
+    public func errorResponse(reason: String, status: Int?, headers: HTTPHeaders, request: HTTPRequest, admission: Admission) -> HTTPResponse? {
+        let count = admission.notification?["ids"]?.arrayValue?.count ?? 0
+        guard let error = service.requestError(code: reason, recipients: count) else { return nil }
+        return ExpoService.json(status ?? error.httpStatus, error.body, headers: headers)
+    }
+
+    public func unknownReasonResponse(reason: String?, status: Int, headers: HTTPHeaders) -> HTTPResponse {
+        ExpoService.unknownReason(reason, status: status, headers: headers)
+    }
+
+    public func magicDevice(token: String) -> MagicDevice? { ExpoMagicTokens.entry(for: token)?.device }
+    public func isWellFormedToken(_ token: String) -> Bool { ExpoPushTokenForm.of(token) != nil }
+}
+
+/// What the `expo` listener answers outside its two routes, in Expo's error shape (texts and
+/// codes ours: expo.md records no such answer): unknown paths 404 `NOT_FOUND`, a known path
+/// with another method 405 `METHOD_NOT_ALLOWED`, and bodies over the transport's limits
+/// `API_ERROR` with the transport's status (413 / 431).
+public struct ExpoFallbackFake: ProviderFake {
+    public let service: ExpoService
+    public var provider: ProviderID { .expo }
+    /// Endpoint id recorded in the history.
+    public static let endpoint = "expo.other"
+
+    public init(service: ExpoService) { self.service = service }
+
+    public func admit(_ request: HTTPRequest, context: RequestContext, services: ProviderServices) -> Admission {
+        var admission = Admission(endpoint: Self.endpoint)
+        let path = request.pathWithoutQuery
+        let known = path == ExpoService.sendPath || path == ExpoService.receiptsPath
+        let response: HTTPResponse
+        if known {
+            var h = HTTPHeaders()
+            h.add(name: "allow", value: "POST")
+            response = ExpoService.json(405, ExpoService.errorsBody(code: "METHOD_NOT_ALLOWED", message: "\(request.method) is not allowed on \(path); use POST."), headers: h)
+        } else {
+            response = ExpoService.json(404, ExpoService.errorsBody(code: "NOT_FOUND", message: "There is no push service endpoint at \(path)."))
+        }
+        admission.refusal = ProviderResponse(response, reason: known ? "METHOD_NOT_ALLOWED" : "NOT_FOUND",
+                                             decidedBy: Decision(.validation, known ? "method" : "path"))
+        return admission
+    }
+
+    public func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext,
+                        services: ProviderServices) -> ProviderResponse {
+        ProviderResponse(ExpoService.json(404, ExpoService.errorsBody(code: "NOT_FOUND", message: "Not found.")), decidedBy: Decision(.validation))
+    }
+
+    public func limitRefusal(_ violation: LimitViolation, request: HTTPRequest, context: RequestContext) -> Admission? {
+        var admission = Admission(endpoint: request.pathWithoutQuery == ExpoService.receiptsPath ? ExpoReceiptsFake.endpoint : ExpoSendFake.endpoint)
+        let body = ExpoService.errorsBody(code: ExpoErrorCode.apiError.rawValue, message: violation.message)
+        admission.refusal = ProviderResponse(ExpoService.json(violation.suggestedStatus, body), reason: ExpoErrorCode.apiError.rawValue,
+                                             decidedBy: Decision(.validation, "transport limit: \(violation.message)"))
+        return admission
+    }
+
+    public func errorResponse(reason: String, status: Int?, headers: HTTPHeaders, request: HTTPRequest, admission: Admission) -> HTTPResponse? {
+        service.requestError(code: reason, recipients: 0).map { ExpoService.json(status ?? $0.httpStatus, $0.body, headers: headers) }
+    }
+
+    public func unknownReasonResponse(reason: String?, status: Int, headers: HTTPHeaders) -> HTTPResponse {
+        ExpoService.unknownReason(reason, status: status, headers: headers)
+    }
+
+    public func magicDevice(token: String) -> MagicDevice? { nil }
+    public func isWellFormedToken(_ token: String) -> Bool { false }
+}
