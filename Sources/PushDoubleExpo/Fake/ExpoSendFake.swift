@@ -162,9 +162,6 @@ public struct ExpoSendFake: ProviderFake {
         ExpoService.unknownReason(reason, status: status, headers: headers)
     }
 
-    public func magicDevice(token: String) -> MagicDevice? { ExpoMagicTokens.entry(for: token)?.device }
-
-    public func isWellFormedToken(_ token: String) -> Bool {
-        ExpoPushTokenForm.of(token).map { service.configuration.decoder.acceptedTokenForms.contains($0) } ?? false
-    }
+    public func magicDevice(token: String) -> MagicDevice? { service.magicDevice(token: token) }
+    public func isWellFormedToken(_ token: String) -> Bool { service.isWellFormedToken(token) }
 }

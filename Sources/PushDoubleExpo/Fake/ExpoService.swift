@@ -45,6 +45,16 @@ public final class ExpoService: Sendable {
     public var receiptsFake: ExpoReceiptsFake { ExpoReceiptsFake(service: self) }
     public var fallbackFake: ExpoFallbackFake { ExpoFallbackFake(service: self) }
 
+    // MARK: tokens (the same for the three fakes: the core may consult any of them)
+
+    /// The device a magic token implies (``ExpoMagicTokens``).
+    public func magicDevice(token: String) -> MagicDevice? { ExpoMagicTokens.entry(for: token)?.device }
+
+    /// A push token of an accepted form (expo.md §5).
+    public func isWellFormedToken(_ token: String) -> Bool {
+        ExpoPushTokenForm.of(token).map { configuration.decoder.acceptedTokenForms.contains($0) } ?? false
+    }
+
     // MARK: shared answers
 
     /// A JSON answer with Expo's `content-type`.
