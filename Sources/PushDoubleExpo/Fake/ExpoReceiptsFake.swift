@@ -45,7 +45,7 @@ public struct ExpoReceiptsFake: ProviderFake {
         } else {
             ids = (try? service.receiptsHandler.ids(body: request.body, contentEncoding: request.headers["content-encoding"])) ?? []
         }
-        let now = services.clock.now()
+        let now = services.now
         let found = service.receipts.receipts(for: ids, now: now.timeIntervalSince1970)
         service.ledger.fetched(found, at: now)
         return ProviderResponse(ExpoService.json(200, ExpoGetReceiptsHandler.body(found)), decidedBy: Decision(.accepted, "\(found.count) of \(ids.count) receipts"))

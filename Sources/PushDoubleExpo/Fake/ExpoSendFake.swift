@@ -41,7 +41,7 @@ public struct ExpoSendFake: ProviderFake {
         let decoded: ExpoSendRequest
         do {
             decoded = try service.decoder.decode(body: request.body, contentEncoding: request.headers["content-encoding"]) { token in
-                services.devices.lookup(provider: .expo, token: token, fake: self).topic
+                services.devices.lookup(provider: .expo, token: token, fake: self, now: services.now).topic
             }
         } catch {
             admission.refusal = ExpoService.refusal(error, stage: .validation)
@@ -53,7 +53,7 @@ public struct ExpoSendFake: ProviderFake {
         admission.topic = decoded.project
         if let limiter = service.rateLimiter {
             let project = decoded.project ?? service.configuration.defaultProject
-            let now = services.clock.now().timeIntervalSince1970
+            let now = services.now.timeIntervalSince1970
             if !limiter.admit(project: project, notifications: tokens.count, now: now) {
                 let error = ExpoRequestError.tooManyRequests(limitPerSecond: limiter.limit, statuses: service.configuration.decoder.statuses)
                 admission.refusal = ExpoService.refusal(error, stage: .quota,
@@ -86,7 +86,7 @@ public struct ExpoSendFake: ProviderFake {
             // Unreachable in practice (admit decoded this very request); answer as Expo would.
             return ExpoService.refusal(.apiError(.bodyShape, "\"value\" must be of type object."), stage: .validation)
         }
-        let now = services.clock.now()
+        let now = services.now
         var tickets: [ExpoTicket] = []
         var outcomes: [RecipientOutcome] = []
         tickets.reserveCapacity(decoded.recipients.count)
@@ -115,7 +115,7 @@ public struct ExpoSendFake: ProviderFake {
             return d
         }
         return try? service.decoder.decode(body: request.body, contentEncoding: request.headers["content-encoding"]) { token in
-            services.devices.lookup(provider: .expo, token: token, fake: self).topic
+            services.devices.lookup(provider: .expo, token: token, fake: self, now: services.now).topic
         }
     }
 
