@@ -39,7 +39,7 @@ let package = Package(
         // Expo push service protocol core (pure): send-request decoding (plain or gzip), tickets,
         // request-level errors, access-token check, receipt store, getReceipts; the Expo fake
         // (send + getReceipts routes on one listener) and its provider module.
-        .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate", "PushDoubleCore", "PushDoubleTransport"]),
+        .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate", "PushDoubleCore", "PushDoubleTransport", "PushDoubleCrypto"]),
         // In-process server assembling every fake: the Swift library API.
         .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleExpo", "PushDoubleCrypto", "PushDoubleTransport"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.

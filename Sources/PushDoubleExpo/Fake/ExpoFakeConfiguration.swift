@@ -1,4 +1,5 @@
 import PushDoubleCore
+import PushDoubleCrypto
 
 /// The settings of one Expo fake (``ExpoService``): the module's options
 /// (`fakeOptions.expo` of a scenario) decoded by ``ExpoModule/configuration(options:context:)``.
@@ -25,9 +26,10 @@ public struct ExpoFakeConfiguration: Sendable {
     /// Most receipts kept (the ledger of history entries is bounded by the same figure).
     public var receiptCapacity = 100_000
 
-    /// The access token the fake accepts unless configured otherwise: a fixed test value,
+    /// The access token the fake accepts unless configured otherwise: the shipped test token
+    /// (`Certificates/expo-test-access-token.txt`, embedded as `EmbeddedTestCredentials`),
     /// never a real Expo token.
-    public static let shippedAccessToken = "pushdouble-expo-access-token-0123456789abcdef"
+    public static var shippedAccessToken: String { EmbeddedTestCredentials.expoAccessToken }
 
     public init() {}
 }
