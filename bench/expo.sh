@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Expo benchmark (not a test): the Expo fake (`pushdouble serve --quiet`: access token, body
+# decoding and validation, one device lookup per recipient, a ticket and a stored receipt per
+# recipient, history on) vs nghttpd, h2 over TLS, same machine, same run, alternating rounds.
+#   bench/expo.sh [seconds] [rounds]
+# Env: PD_BIN=<path to a pushdouble binary> (skips the build), NO_BUILD=1, ROUNDS, DURATION,
+#      WARMUP, GZIP=1 (send the body gzip-compressed, as the Node SDK does over 1024 bytes).
+#
+# Every request: POST /--/api/v2/push/send with 100 messages (one recipient each, distinct
+# tokens, title + body, ~12 KB of JSON), `authorization: Bearer <EXPO_ACCESS_TOKEN>`.
+# h2load -c10 -m10. The fake runs with `rateLimitPerSecond: 0` (a scenario's fakeOptions):
+# at Expo's 600 notifications/s per project it would refuse all but 6 requests a second.
+# nghttpd answers the same path with a static 4 KB file (about the size of 100 tickets).
+# Runs are duration-based (h2load -D with --warm-up-time, never -n). Reported: the median
+# req/s of each and the ratio vs nghttpd in this run; notifications/s = 100 × req/s.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${1:-${DURATION:-4}}
+ROUNDS=${2:-${ROUNDS:-3}}
+WARMUP=${WARMUP:-1}
+. bench/common.sh
+ACCESS_TOKEN=$(cat Certificates/expo-test-access-token.txt)
+python3 - "$WORK" <<'PY'
+import json, sys, gzip
+work = sys.argv[1]
+messages = [{"to": "ExponentPushToken[bench%06d]" % i, "title": "Benchmark", "body": "x" * 60, "data": {"n": i}} for i in range(100)]
+body = json.dumps(messages, separators=(",", ":")).encode()
+open(work + "/expo.json", "wb").write(body)
+open(work + "/expo.json.gz", "wb").write(gzip.compress(body))
+open(work + "/scenario.json", "w").write(json.dumps({"id": "bench", "fakeOptions": {"expo": {"rateLimitPerSecond": 0}}}))
+PY
+BODY="$WORK/expo.json"; ENCODING=()
+if [ "${GZIP:-0}" = 1 ]; then BODY="$WORK/expo.json.gz"; ENCODING=(-H 'content-encoding: gzip'); fi
+echo "body: 100 messages, $(wc -c <"$WORK/expo.json") bytes ($(wc -c <"$WORK/expo.json.gz") gzipped; sending $(basename "$BODY"))"
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+"$BIN" serve --ephemeral --quiet --scenario "$WORK/scenario.json" --endpoints-file "$WORK/pd.json" >"$WORK/pd.log" 2>&1 & PID_pd=$!; PIDS+=($PID_pd)
+for _ in $(seq 100); do [ -s "$WORK/pd.json" ] && break; sleep 0.1; done
+URL_pd=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([e["url"] for e in d["endpoints"] if e["name"]=="expo"][0])' "$WORK/pd.json")
+NG_PORT=$(port)
+mkdir -p "$WORK/htdocs/--/api/v2/push"; head -c 4096 /dev/zero | tr '\0' 'x' >"$WORK/htdocs/--/api/v2/push/send"
+nghttpd -d "$WORK/htdocs" "$NG_PORT" Certificates/pushdouble-test-server.key.pem Certificates/pushdouble-test-server.pem >/dev/null 2>&1 & PID_ng=$!; PIDS+=($PID_ng)
+URL_ng="https://127.0.0.1:$NG_PORT"
+sleep 1
+# A check request: the fake answers 100 ok tickets.
+OKS=$(curl -sS --cacert Certificates/pushdouble-test-ca.pem -H "authorization: Bearer $ACCESS_TOKEN" -H 'content-type: application/json' \
+  "${ENCODING[@]}" --data-binary "@$BODY" "$URL_pd/--/api/v2/push/send" | grep -o '"status":"ok"' | wc -l)
+echo "check request: $OKS ok tickets of 100"
+
+rps() { grep -Eo 'finished in [0-9.]+m?s, [0-9.]+ req/s' | grep -Eo '[0-9.]+ req/s' | grep -Eo '[0-9.]+'; }
+done_count() { grep -E '^requests:' | grep -Eo '[0-9]+ succeeded' | grep -Eo '[0-9]+'; }
+h2() {
+  h2load -D "$DURATION" --warm-up-time="$WARMUP" -c 10 -m 10 -d "$BODY" "${ENCODING[@]}" \
+    -H "authorization: Bearer $ACCESS_TOKEN" -H 'content-type: application/json' "$1/--/api/v2/push/send" 2>&1
+}
+cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
+rss() { awk '/VmRSS/ {print int($2/1024)}' "/proc/$1/status"; }
+median() { python3 -c 'import sys,statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]),1))' "$@"; }
+TICK=$(getconf CLK_TCK)
+
+echo "== h2 over TLS, POST 100 messages, h2load -c10 -m10 -D ${DURATION}s --warm-up-time=${WARMUP}s; $ROUNDS alternating rounds"
+echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+declare -A ALL
+for i in $(seq "$ROUNDS"); do
+  for n in pd ng; do
+    p="PID_$n"; u="URL_$n"; C0=$(cpu "${!p}")
+    OUT=$(h2 "${!u}"); C1=$(cpu "${!p}")
+    R=$(echo "$OUT" | rps); D=$(echo "$OUT" | done_count)
+    ALL[$n]="${ALL[$n]:-} $R"
+    CPUUS=$(python3 -c "print(round(($C1-$C0)/$TICK/max(1,$D)*1e6,1))")
+    printf '  round %d %-8s %9s req/s | %s | %s | server CPU %s µs/req (incl. warm-up)\n' "$i" "$([ $n = pd ] && echo expo-fake || echo nghttpd)" "$R" \
+      "$(echo "$OUT" | grep -E '^requests:')" "$(echo "$OUT" | grep -E '^status codes:')" "$CPUUS"
+  done
+done
+# shellcheck disable=SC2086
+PM=$(median ${ALL[pd]}); NM=$(median ${ALL[ng]})
+echo "   RSS at the end: expo fake $(rss "$PID_pd") MB (history cap 50000, receipts cap 100000)"
+echo "SUMMARY (median of $ROUNDS) expo fake: $PM req/s = $(python3 -c "print(int($PM*100))") notifications/s ($(python3 -c "print(round($PM/$NM,3))")x nghttpd)   nghttpd: $NM req/s   load: $(cut -d' ' -f1-3 /proc/loadavg)"
