@@ -45,7 +45,7 @@ let package = Package(
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
         .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
-        .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON"]),
+        .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleInflate"]),
         // The CLI: serve, replay, conform, certs.
         .executableTarget(name: "pushdouble", dependencies: ["PushDouble", "PushDoubleConformance", "PushDoubleCrypto", "PushDoubleCore"]),
 
@@ -65,7 +65,7 @@ let package = Package(
                                                             "PushDoubleTransport", "PushDouble"]),
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTestSupport"],
+        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleExpo", "PushDoubleCrypto", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
     ],
     swiftLanguageModes: [.v6]

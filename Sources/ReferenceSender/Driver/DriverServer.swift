@@ -17,6 +17,7 @@ final class DriverServer {
     /// Scripted test mode: an in-memory APNs and virtual time (see ScriptedTransport.swift).
     let scripted: ScriptedAPNs?
     private var sender: APNsSender?
+    private var expoSender: ExpoSender?
     private var initialized = false
 
     init(mutant: Mutant?, variant: Variant? = nil, seed: UInt64? = nil, environment: [String: String], scripted: ScriptedAPNs?) {
@@ -37,11 +38,13 @@ final class DriverServer {
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
                 if await handle(line: bytes) == .exit {
                     await sender?.shutdown()
+                    expoSender?.shutdown()
                     return 0
                 }
             }
         }
         await sender?.shutdown()
+        expoSender?.shutdown()
         return 0
     }
 
@@ -95,8 +98,9 @@ final class DriverServer {
         case "initialize": return try initialize(params)
         case "send": return try await send(params)
         case "settle":
-            // APNs answers synchronously: nothing is deferred, nothing changes later.
-            return .object(["results": .array([])])
+            // APNs answers synchronously: nothing is deferred. Expo tickets wait for receipts.
+            let changed = await expoSender?.settle() ?? []
+            return .object(["results": .array(changed.map(\.json))])
         case "shutdown": return .object(JSONObject())
         default:
             if method.hasPrefix("test/"), let scripted { return try await scripted.handle(method: method, params: params, server: self) }
@@ -113,17 +117,28 @@ final class DriverServer {
         let given = params["providers"]?["apns"]?.jsonObject
         let old = sender
         sender = nil
+        expoSender?.shutdown()
+        expoSender = nil
         initialized = true
         if let old { Task { await old.shutdown() } }
+        var providers: [String] = []
+        if let expo = try ExpoConfiguration(params: params["providers"]?["expo"]?.jsonObject, environment: environment) {
+            guard let endpoint = APNsEndpoint(url: expo.url) else { throw .invalidParams("expo.url \(expo.url) is not an https URL") }
+            let clock: any SenderClock = scripted?.clock ?? SystemSenderClock()
+            expoSender = ExpoSender(configuration: expo, endpoint: endpoint, clock: clock, mutant: mutant, variant: variant,
+                                    random: JitterSource(seed: seed))
+            Log.info("initialize: expo \(expo.url)" + (expo.accessToken == nil ? "" : " with an access token"))
+            providers.append("expo")
+        }
         guard let config = try APNsConfiguration(params: given, environment: environment) else {
-            Log.info("initialize: no apns configuration (params or APNS_URL); no provider enabled")
-            return Self.initializeResult(providers: [])
+            if providers.isEmpty { Log.info("initialize: no apns or expo configuration (params or APNS_URL / EXPO_URL); no provider enabled") }
+            return Self.initializeResult(providers: providers)
         }
         sender = try makeSender(config)
         Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)"
                  + (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
                  + (seed.map { " seed \($0)" } ?? ""))
-        return Self.initializeResult(providers: ["apns"])
+        return Self.initializeResult(providers: ["apns"] + providers)
     }
 
     static func initializeResult(providers: [String]) -> JSON {
@@ -169,13 +184,18 @@ final class DriverServer {
         var devices: [TargetDevice] = []
         devices.reserveCapacity(list.count)
         for (i, d) in list.enumerated() { devices.append(try TargetDevice(json: d, index: i)) }
-        let results: [DeviceResult]
-        if let sender {
-            results = await sender.send(notification, to: devices)
-        } else {
-            results = devices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") }
+        // Expo devices go to the Expo sender, the rest to APNs; results keep the devices' order.
+        var results = [DeviceResult?](repeating: nil, count: devices.count)
+        let expoIndices = devices.indices.filter { devices[$0].provider == "expo" }
+        let otherIndices = devices.indices.filter { devices[$0].provider != "expo" }
+        for (indices, deliver) in [(expoIndices, expoSender.map { s in { @Sendable (d: [TargetDevice]) in await s.send(notification, to: d) } }),
+                                   (otherIndices, sender.map { s in { @Sendable (d: [TargetDevice]) in await s.send(notification, to: d) } })]
+        where !indices.isEmpty {
+            let group = indices.map { devices[$0] }
+            let answered = await deliver?(group) ?? group.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") }
+            for (i, r) in zip(indices, answered) { results[i] = r }
         }
-        return .object(["results": .array(results.map(\.json))])
+        return .object(["results": .array(results.compactMap { $0?.json })])
     }
 
     var currentSender: APNsSender? { sender }
