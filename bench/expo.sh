@@ -33,7 +33,6 @@ BODY="$WORK/expo.json"; ENCODING=()
 if [ "${GZIP:-0}" = 1 ]; then BODY="$WORK/expo.json.gz"; ENCODING=(-H 'content-encoding: gzip'); fi
 echo "body: 100 messages, $(wc -c <"$WORK/expo.json") bytes ($(wc -c <"$WORK/expo.json.gz") gzipped; sending $(basename "$BODY"))"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 "$BIN" serve --ephemeral --quiet --scenario "$WORK/scenario.json" --endpoints-file "$WORK/pd.json" >"$WORK/pd.log" 2>&1 & PID_pd=$!; PIDS+=($PID_pd)
 for _ in $(seq 100); do [ -s "$WORK/pd.json" ] && break; sleep 0.1; done
 URL_pd=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([e["url"] for e in d["endpoints"] if e["name"]=="expo"][0])' "$WORK/pd.json")
@@ -47,16 +46,10 @@ OKS=$(curl -sS --cacert Certificates/pushdouble-test-ca.pem -H "authorization: B
   "${ENCODING[@]}" --data-binary "@$BODY" "$URL_pd/--/api/v2/push/send" | grep -o '"status":"ok"' | wc -l)
 echo "check request: $OKS ok tickets of 100"
 
-rps() { grep -Eo 'finished in [0-9.]+m?s, [0-9.]+ req/s' | grep -Eo '[0-9.]+ req/s' | grep -Eo '[0-9.]+'; }
-done_count() { grep -E '^requests:' | grep -Eo '[0-9]+ succeeded' | grep -Eo '[0-9]+'; }
 h2() {
   h2load -D "$DURATION" --warm-up-time="$WARMUP" -c 10 -m 10 -d "$BODY" "${ENCODING[@]}" \
     -H "authorization: Bearer $ACCESS_TOKEN" -H 'content-type: application/json' "$1/--/api/v2/push/send" 2>&1
 }
-cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }
-rss() { awk '/VmRSS/ {print int($2/1024)}' "/proc/$1/status"; }
-median() { python3 -c 'import sys,statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]),1))' "$@"; }
-TICK=$(getconf CLK_TCK)
 
 echo "== h2 over TLS, POST 100 messages, h2load -c10 -m10 -D ${DURATION}s --warm-up-time=${WARMUP}s; $ROUNDS alternating rounds"
 echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg)"

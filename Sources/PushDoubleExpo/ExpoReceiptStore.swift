@@ -16,6 +16,12 @@ public struct ExpoReceiptStoreConfiguration: Sendable, Equatable {
     }
 }
 
+/// Who wants to hear when a receipt is served (the fake: the history entry of the send that
+/// issued the ticket). Called outside the store's lock, on the caller's thread.
+public protocol ExpoReceiptOwner: AnyObject, Sendable {
+    func receiptServed(id: String, receipt: ExpoReceipt, now: Double)
+}
+
 /// The receipts of issued tickets, keyed by ticket id (expo.md §4). Thread-safe (one `Mutex`),
 /// bounded (``ExpoReceiptStoreConfiguration/capacity``, oldest evicted), time from the caller's
 /// clock (`now`, seconds). A receipt is visible once its availability allows and until
@@ -36,6 +42,7 @@ public final class ExpoReceiptStore: Sendable {
         var outcome: ExpoReceiptOutcome
         var recordedAt: Double
         var phase: Phase
+        var owner: (any ExpoReceiptOwner)?
     }
     private struct State {
         var entries: [String: Entry] = [:]
@@ -52,15 +59,16 @@ public final class ExpoReceiptStore: Sendable {
         self.generate = idGenerator ?? { UUID().uuidString }
     }
 
-    /// Records a receipt with a fresh id and returns its ok ticket (expo.md §3.1).
-    public func issue(_ outcome: ExpoReceiptOutcome, now: Double) -> ExpoTicket {
+    /// Records a receipt with a fresh id and returns its ok ticket (expo.md §3.1). `owner` is
+    /// told each time ``serve(_:now:)`` serves it.
+    public func issue(_ outcome: ExpoReceiptOutcome, now: Double, owner: (any ExpoReceiptOwner)? = nil) -> ExpoTicket {
         let id = generate()
-        record(id: id, outcome, now: now)
+        record(id: id, outcome, now: now, owner: owner)
         return .ok(id: id)
     }
 
     /// Records (or replaces) the receipt of ticket `id`.
-    public func record(id: String, _ outcome: ExpoReceiptOutcome, now: Double) {
+    public func record(id: String, _ outcome: ExpoReceiptOutcome, now: Double, owner: (any ExpoReceiptOwner)? = nil) {
         let phase: Phase
         switch configuration.availability {
         case .afterDelay(let seconds): phase = .waiting(until: now + seconds)
@@ -68,7 +76,7 @@ public final class ExpoReceiptStore: Sendable {
         }
         state.withLock { s in
             Self.purge(&s, now: now, retention: configuration.retention)
-            if s.entries.updateValue(Entry(outcome: outcome, recordedAt: now, phase: phase), forKey: id) == nil {
+            if s.entries.updateValue(Entry(outcome: outcome, recordedAt: now, phase: phase, owner: owner), forKey: id) == nil {
                 s.order.append(id)
             } else if let i = s.order[s.head...].firstIndex(of: id) {
                 // A replaced receipt starts a new life: move it to the back of the order.
@@ -121,17 +129,29 @@ public final class ExpoReceiptStore: Sendable {
     /// The visible receipts of `ids` at `now`, in request order, each id once; unknown, expired
     /// and not yet visible ids are left out (expo.md §4).
     public func receipts(for ids: [String], now: Double) -> [(id: String, receipt: ExpoReceipt)] {
-        let found: [(String, ExpoReceiptOutcome)] = state.withLock { s in
-            var seen = Set<String>(), out: [(String, ExpoReceiptOutcome)] = []
+        visible(ids, now: now).map { ($0.0, $0.1.receipt) }
+    }
+
+    /// ``receipts(for:now:)``, telling each served receipt's owner (getReceipts answering a sender).
+    public func serve(_ ids: [String], now: Double) -> [(id: String, receipt: ExpoReceipt)] {
+        visible(ids, now: now).map { id, outcome, owner in
+            let receipt = outcome.receipt
+            owner?.receiptServed(id: id, receipt: receipt, now: now)
+            return (id, receipt)
+        }
+    }
+
+    private func visible(_ ids: [String], now: Double) -> [(String, ExpoReceiptOutcome, (any ExpoReceiptOwner)?)] {
+        state.withLock { s in
+            var seen = Set<String>(), out: [(String, ExpoReceiptOutcome, (any ExpoReceiptOwner)?)] = []
             for id in ids where !seen.contains(id) {
                 seen.insert(id)
                 guard let e = s.entries[id], now < e.recordedAt + configuration.retention,
                       Self.isVisible(e.phase, now: now) else { continue }
-                out.append((id, e.outcome))
+                out.append((id, e.outcome, e.owner))
             }
             return out
         }
-        return found.map { ($0.0, $0.1.receipt) }
     }
 
     /// Removes every expired receipt; returns how many.

@@ -23,7 +23,7 @@ public struct ExpoFakeConfiguration: Sendable {
     public var defaultProject = "@pushdouble/app"
     /// Decoding and validation of send bodies (option `messageTooBig`: "receipt" | "ticket").
     public var decoder = ExpoSendDecoderConfiguration()
-    /// Most receipts kept (the ledger of history entries is bounded by the same figure).
+    /// Most receipts kept (with them, the send records that annotate the history).
     public var receiptCapacity = 100_000
 
     /// The access token the fake accepts unless configured otherwise: the shipped test token

@@ -5,7 +5,7 @@ import PushDoubleTransport
 /// `POST /--/api/v2/push/getReceipts` (expo.md §4): `{"ids":[…]}` (plain or gzip, ≤ 1000 ids)
 /// → `{"data":{id: receipt}}` with the visible receipts, unknown / held / expired ids left out.
 /// Each receipt served is added to the history entry of the send that issued its ticket
-/// (``ExpoTicketLedger``).
+/// (``ExpoSendRecord``).
 ///
 /// The access token is not required here: expo.md §1 ties enhanced push security to sending,
 /// and the Python SDK sends no `Authorization` header at all (§6.2); accepting is the lenient
@@ -46,8 +46,7 @@ public struct ExpoReceiptsFake: ProviderFake {
             ids = (try? service.receiptsHandler.ids(body: request.body, contentEncoding: request.headers["content-encoding"])) ?? []
         }
         let now = services.now
-        let found = service.receipts.receipts(for: ids, now: now.timeIntervalSince1970)
-        service.ledger.fetched(found, at: now)
+        let found = service.receipts.serve(ids, now: now.timeIntervalSince1970)
         return ProviderResponse(ExpoService.json(200, ExpoGetReceiptsHandler.body(found)), decidedBy: Decision(.accepted, "\(found.count) of \(ids.count) receipts"))
     }
 

@@ -11,7 +11,7 @@ import PushDoubleTransport
 ///   any of them match.
 /// - ``deliver(_:admission:devices:context:services:)``: one ticket per recipient, in order
 ///   (§3.1), from the device's state (``ExpoDeviceOutcome``); an ok ticket's receipt goes to
-///   the receipt store and its history entry to the ledger.
+///   the receipt store, owned by the send's history entry (``ExpoSendRecord``).
 /// - ``errorResponse(reason:status:headers:request:admission:)``: a request-level code (§3.2)
 ///   as an `{"errors":[…]}` body, or a ticket error kind (§4.1) as an error ticket for every
 ///   recipient.
@@ -87,23 +87,20 @@ public struct ExpoSendFake: ProviderFake {
             return ExpoService.refusal(.apiError(.bodyShape, "\"value\" must be of type object."), stage: .validation)
         }
         let now = services.now
+        let record = ExpoSendRecord()
         var tickets: [ExpoTicket] = []
         var outcomes: [RecipientOutcome] = []
         tickets.reserveCapacity(decoded.recipients.count)
         outcomes.reserveCapacity(decoded.recipients.count)
         for (i, r) in decoded.recipients.enumerated() {
             let lookup = i < devices.count ? devices[i] : DeviceLookup(deviceID: nil, state: .active, source: .openWorld)
-            let ticket = self.ticket(r, lookup: lookup, services: services, now: now)
+            let ticket = self.ticket(r, lookup: lookup, services: services, now: now, record: record)
             tickets.append(ticket)
             outcomes.append(RecipientOutcome(token: r.token, accepted: ticket.isOK, reason: ticket.errorKind, detail: ticket.json))
         }
         var answer = ProviderResponse(ExpoService.json(200, ExpoSendResponse.body(tickets)), decidedBy: Decision(.accepted))
         answer.recipients = outcomes
-        let ids = tickets.compactMap(\.id)
-        if !ids.isEmpty {
-            let ledger = service.ledger
-            answer.onRecorded = { entry in ledger.issued(ids, by: entry) }
-        }
+        if tickets.contains(where: \.isOK) { answer.onRecorded = { entry in record.attach(entry) } }
         return answer
     }
 
@@ -120,7 +117,7 @@ public struct ExpoSendFake: ProviderFake {
     }
 
     /// One recipient's ticket (and, when ok, its recorded receipt).
-    func ticket(_ r: ExpoRecipient, lookup: DeviceLookup, services: ProviderServices, now: Date) -> ExpoTicket {
+    func ticket(_ r: ExpoRecipient, lookup: DeviceLookup, services: ProviderServices, now: Date, record: ExpoSendRecord) -> ExpoTicket {
         var decided: ExpoReceiptOutcome? = nil
         switch r.verdict {
         case .refused(let ticket, _): return ticket
@@ -133,7 +130,7 @@ public struct ExpoSendFake: ProviderFake {
             attribute = services.devices.device(id: id)?.attributes[ExpoDeviceOutcome.receiptAttribute]?.stringValue
         }
         let outcome = ExpoDeviceOutcome.receipt(token: r.token, decided: decided, attribute: attribute, lookup: lookup)
-        return service.receipts.issue(outcome, now: now.timeIntervalSince1970)
+        return service.receipts.issue(outcome, now: now.timeIntervalSince1970, owner: record)
     }
 
     // MARK: fault rules and tokens

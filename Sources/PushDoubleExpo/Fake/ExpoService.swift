@@ -7,8 +7,8 @@ extension ProviderID {
     public static let expo: ProviderID = "expo"
 }
 
-/// The state one Expo fake shares between its routes: configuration, receipt store, the
-/// ledger of history entries, the per-project rate and the access token. The routes are
+/// The state one Expo fake shares between its routes: configuration, receipt store (whose
+/// receipts know their send's history entry, ``ExpoSendRecord``), the per-project rate and the access token. The routes are
 /// ``ExpoSendFake`` (`POST /--/api/v2/push/send`), ``ExpoReceiptsFake``
 /// (`POST /--/api/v2/push/getReceipts`) and ``ExpoFallbackFake`` (everything else).
 public final class ExpoService: Sendable {
@@ -16,7 +16,6 @@ public final class ExpoService: Sendable {
     /// The double's clock (admin releases; the request path uses the pipeline's services).
     public let clock: any DoubleClock
     public let receipts: ExpoReceiptStore
-    public let ledger: ExpoTicketLedger
     let rateLimiter: ExpoRateLimiter?
     let decoder: ExpoSendRequestDecoder
     let accessCheck: ExpoAccessTokenCheck
@@ -33,7 +32,6 @@ public final class ExpoService: Sendable {
                                                                                  retention: configuration.receiptRetention,
                                                                                  availability: configuration.receiptAvailability),
                                     idGenerator: idGenerator)
-        ledger = ExpoTicketLedger(capacity: configuration.receiptCapacity)
         rateLimiter = configuration.rateLimitPerSecond > 0 ? ExpoRateLimiter(limit: configuration.rateLimitPerSecond) : nil
         decoder = ExpoSendRequestDecoder(configuration: configuration.decoder)
         accessCheck = ExpoAccessTokenCheck(required: configuration.requireAccessToken, statuses: configuration.decoder.statuses)
