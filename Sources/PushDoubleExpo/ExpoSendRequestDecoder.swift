@@ -233,12 +233,15 @@ struct ExpoFieldReader {
     init(members: [(String, JSONValue)], messageIndex: Int?, decoder: ExpoSendRequestDecoder) {
         self.messageIndex = messageIndex
         self.decoder = decoder
-        let known = Set(ExpoPushMessage.fieldNames)
+        let known = Self.knownFields
         for (k, v) in members {
             if !known.contains(k) { if !unknown.contains(k) { unknown.append(k) }; continue }
             if values[k] == nil { values[k] = v }
         }
     }
+
+    /// ``ExpoPushMessage/fieldNames`` as a set, built once.
+    static let knownFields = Set(ExpoPushMessage.fieldNames)
 
     /// The member, nil when absent or `null`.
     subscript(name: String) -> JSONValue? {

@@ -51,11 +51,13 @@ public enum ExpoMagicTokens {
 
     /// The entry of a magic token, nil for any other token.
     public static func entry(for token: String) -> Entry? {
-        guard let open = token.firstIndex(of: "["), token.hasSuffix("]"),
-              ExpoPushTokenForm.of(token) == .exponentPushToken || ExpoPushTokenForm.of(token) == .expoPushToken else { return nil }
-        let opaque = token[token.index(after: open)...].dropLast()
-        guard opaque.hasPrefix(marker) else { return nil }
-        let code = opaque.dropFirst(marker.count).prefix(4)
-        return table.first { $0.code == code }
+        var token = token
+        return token.withUTF8 { u -> Entry? in
+            // Bytes, not Characters: this runs for every recipient of every request.
+            guard let start = ExpoPushTokenForm.bracketed(u)?.prefixLength, u.count >= start + 8 + 4 + 1 else { return nil }
+            for i in start..<start + 8 where u[i] != UInt8(ascii: "0") { return nil }
+            let code = String(decoding: UnsafeBufferPointer(rebasing: u[(start + 8)..<(start + 12)]), as: UTF8.self)
+            return table.first { $0.code == code }
+        }
     }
 }
