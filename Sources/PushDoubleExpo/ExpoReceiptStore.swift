@@ -53,10 +53,43 @@ public final class ExpoReceiptStore: Sendable {
     private let state = Mutex(State())
 
     /// `idGenerator` makes ticket ids (tests inject a deterministic one); the default is an
-    /// uppercase UUID, the form of the §3.1 capture (`XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`).
+    /// uppercase version-4 UUID, the form of the §3.1 capture (`XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`).
     public init(configuration: ExpoReceiptStoreConfiguration = .init(), idGenerator: (@Sendable () -> String)? = nil) {
         self.configuration = configuration
-        self.generate = idGenerator ?? { UUID().uuidString }
+        self.generate = idGenerator ?? Self.uuidGenerator()
+    }
+
+    /// Uppercase version-4 UUIDs from a SplitMix64 stream seeded once from the system generator:
+    /// unique and unpredictable enough for ticket ids, without a system call and a `printf` per
+    /// id as `UUID().uuidString` costs (one is made for every recipient of every send).
+    static func uuidGenerator() -> @Sendable () -> String {
+        var system = SystemRandomNumberGenerator()
+        let state = Mutex(system.next() as UInt64)
+        return {
+            let (a0, b0) = state.withLock { s -> (UInt64, UInt64) in (splitMix(&s), splitMix(&s)) }
+            let a = (a0 & ~(0xF << 12)) | (0x4 << 12)      // version 4
+            let b = (b0 & ~(0x3 << 62)) | (0x2 << 62)      // variant 10xx
+            let hex = Array("0123456789ABCDEF".utf8)
+            var out = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+            var i = 0
+            for word in [a, b] {
+                for d in 0..<16 {
+                    if i == 8 || i == 13 || i == 18 || i == 23 { i += 1 }
+                    out[i] = hex[Int((word >> UInt64(60 - 4 * d)) & 0xF)]
+                    i += 1
+                }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    /// SplitMix64 (Steele, Lea, Flood 2014).
+    static func splitMix(_ s: inout UInt64) -> UInt64 {
+        s &+= 0x9E37_79B9_7F4A_7C15
+        var z = s
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 
     /// Records a receipt with a fresh id and returns its ok ticket (expo.md §3.1). `owner` is

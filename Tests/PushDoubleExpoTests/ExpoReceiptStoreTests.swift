@@ -21,6 +21,15 @@ final class ExpoReceiptStoreTests: XCTestCase {
         XCTAssertEqual(id.map { ExpoPushTokenForm.isUUIDLike($0) }, true)
         XCTAssertEqual(id, id?.uppercased())
         XCTAssertEqual(s.state(of: id!, now: 100), .available(.ok))
+        // Version 4, variant 10xx (RFC 9562 §5.4), and distinct.
+        let ids = (0..<1000).map { _ in s.issue(.ok, now: 100).id! }
+        XCTAssertEqual(Set(ids).count, 1000)
+        for x in ids.prefix(50) {
+            XCTAssertTrue(ExpoPushTokenForm.isUUIDLike(x), x)
+            XCTAssertEqual(Array(x)[14], "4", x)
+            XCTAssertTrue("89AB".contains(Array(x)[19]), x)
+            XCTAssertNotNil(UUID(uuidString: x), x)
+        }
     }
 
     func testAvailabilityAfterADelay() {
