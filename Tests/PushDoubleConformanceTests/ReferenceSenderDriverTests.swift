@@ -124,12 +124,12 @@ final class ReferenceSenderDriverTests: XCTestCase {
         XCTAssertEqual(Set(names), [
             "retry-dead-tokens", "jwt-per-request", "ignore-retry-after", "no-backoff", "connection-per-push",
             "oversized-payloads", "wrong-topic-suffix", "background-priority-10", "resend-all-after-goaway",
-            "never-retry-transient", "report-sent-always", "remint-on-token-update-error",
+            "never-retry-transient", "report-sent-always", "remint-on-token-update-error", "never-revive-dead-tokens",
             "expo-no-chunking", "expo-ignore-ticket-errors", "expo-no-receipts", "expo-absent-receipt-is-ok", "expo-tickets-reversed",
             "expo-resend-too-big", "expo-no-backoff", "expo-no-access-token", "expo-receipts-one-request", "expo-receipts-foreign-ids",
             "expo-ignore-receipt-dead",
         ])
-        XCTAssertEqual(names.count, 23)
+        XCTAssertEqual(names.count, 24)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

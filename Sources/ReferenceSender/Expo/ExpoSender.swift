@@ -46,6 +46,8 @@ final class ExpoSender: Sendable {
         var results = [DeviceResult?](repeating: nil, count: devices.count)
         var queue: [(index: Int, message: JSON)] = []
         for (i, d) in devices.enumerated() {
+            // A registration after the death makes the token usable again (as for APNs).
+            if let registered = d.registeredAt, mutant != .neverReviveDeadTokens { _ = dead.revive(d.token, registeredAt: registered) }
             if let reason = dead.reason(for: d.token), mutant != .expoIgnoreTicketErrors, mutant != .expoIgnoreReceiptDead {
                 results[i] = DeviceResult(device: d.id, outcome: .skipped, reason: reason)
                 continue
@@ -122,7 +124,7 @@ final class ExpoSender: Sendable {
         if mutant == .expoIgnoreTicketErrors { return DeviceResult(device: device.id, outcome: .pending) }
         switch error {
         case "DeviceNotRegistered":
-            dead.markDead(device.token, reason: error)
+            dead.markDead(device.token, reason: error, at: clock.now())
             return DeviceResult(device: device.id, outcome: .dead, reason: error)
         case "MessageTooBig": return DeviceResult(device: device.id, outcome: .rejected, reason: error)
         case "MessageRateExceeded": return nil
@@ -164,7 +166,7 @@ final class ExpoSender: Sendable {
             case ("ok", _):
                 changed.append(DeviceResult(device: p.device, outcome: .sent, providerMessageId: p.ticketID))
             case (_, "DeviceNotRegistered") where mutant != .expoIgnoreReceiptDead:
-                dead.markDead(p.token, reason: "DeviceNotRegistered")
+                dead.markDead(p.token, reason: "DeviceNotRegistered", at: clock.now())
                 changed.append(DeviceResult(device: p.device, outcome: .dead, reason: "DeviceNotRegistered", providerMessageId: p.ticketID))
             case (_, "DeviceNotRegistered"):
                 changed.append(DeviceResult(device: p.device, outcome: .sent, providerMessageId: p.ticketID))
