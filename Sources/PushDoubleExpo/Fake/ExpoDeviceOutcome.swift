@@ -9,7 +9,7 @@ import PushDoubleCore
 /// - The receipt of an ok ticket comes from, in order: a `MessageTooBig` the request itself
 ///   earned (§1), the device attribute **`receipt`** (`"ok"`, `"DeviceNotRegistered"`,
 ///   `"MessageTooBig"`, `"MessageRateExceeded"`, `"MismatchSenderId"`, `"InvalidCredentials"`,
-///   or another §4.1 value), a magic token's receipt, the state (`rateLimited` →
+///   or another §4.1 value), a magic token's receipt (registered or not), the state (`rateLimited` →
 ///   `MessageRateExceeded`, `otherApp` → `MismatchSenderId`), else `ok`.
 ///
 /// So a device dead only in the receipt is `{"state":"active","receipt":"DeviceNotRegistered"}`,
@@ -50,7 +50,9 @@ public enum ExpoDeviceOutcome {
     public static func receipt(token: String, decided: ExpoReceiptOutcome?, attribute: String?, lookup: DeviceLookup) -> ExpoReceiptOutcome {
         if let decided { return decided }
         if let attribute, let r = receipt(named: attribute, token: token) { return r }
-        if lookup.source == .magic, let magic = ExpoMagicTokens.entry(for: token)?.receipt {
+        // A magic token keeps its receipt when it is also registered (the state, the core's,
+        // still decides the ticket), so scenario files can use one without telling the sender.
+        if lookup.source == .magic || lookup.source == .registered, let magic = ExpoMagicTokens.entry(for: token)?.receipt {
             if case .deviceNotRegistered(nil) = magic { return .deviceNotRegistered(token: token) }
             return magic
         }
