@@ -7,7 +7,9 @@ final class ScenarioTests: XCTestCase {
         let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
         let apns = all.filter { $0.id.hasPrefix("apns.") }
         XCTAssertGreaterThanOrEqual(apns.count, 14)
-        for s in apns {
+        let expo = all.filter { $0.id.hasPrefix("expo.") }
+        XCTAssertGreaterThanOrEqual(expo.count, 10, "issue 13 item 5")
+        for s in apns + expo {
             XCTAssertEqual((s.file! as NSString).lastPathComponent, s.id + ".json")
             XCTAssertFalse(s.references.isEmpty, s.id)
             XCTAssertFalse(s.steps.isEmpty, s.id)
@@ -20,7 +22,7 @@ final class ScenarioTests: XCTestCase {
             XCTAssertTrue(refs.contains(a), "no case references \(a)")
         }
         // Every check a mutant must fail is used by some case.
-        let used = Set(apns.flatMap { $0.checks.map(\.id) })
+        let used = Set((apns + expo).flatMap { $0.checks.map(\.id) })
         for e in MutantTable.entries { for c in e.failingChecks { XCTAssertTrue(used.contains(c), "\(e.mutant): \(c) unused") } }
     }
 
