@@ -71,6 +71,7 @@ final class ExpoModuleTests: XCTestCase {
         XCTAssertTrue(spec.allowHTTP1 && spec.allowHTTP2 && spec.useTLS)
         XCTAssertEqual(spec.routes.map { "\($0.method) \($0.path)" }, ["POST /--/api/v2/push/send", "POST /--/api/v2/push/getReceipts"])
         XCTAssertEqual(module.listenerDefaults.map(\.name), ["expo"])
+        XCTAssertEqual(module.listenerDefaults.map(\.realHosts), [["exp.host:443"]])
         XCTAssertEqual(on.adminRoutes.map(\.path), ["/expo/receipts/release"])
     }
 }

@@ -23,10 +23,12 @@ public struct ExpoModule: ProviderModule {
     public static let port = 8725
     /// The listener's name.
     public static let listenerName = "expo"
+    /// The real service this listener stands in for (expo.md §1: `https://exp.host`).
+    public static let realHosts = ["exp.host:443"]
 
     public var listenerDefaults: [ListenerDefault] {
         [ListenerDefault(name: Self.listenerName, defaultPort: Self.port,
-                         summary: "Expo push service (exp.host): TLS, ALPN h2 and http/1.1")]
+                         summary: "Expo push service (exp.host): TLS, ALPN h2 and http/1.1", realHosts: Self.realHosts)]
     }
 
     public var optionKeys: [String] {
