@@ -147,19 +147,29 @@ enum ExpoChecks {
         }
     }
 
+    /// Sends after a served receipt of `kind` that reach the same token again (with the same
+    /// message too, when `sameMessage`): the evidence of the two rules below.
+    static func sentAfterReceipt(_ ctx: CheckContext, kind: String, sameMessage: Bool) -> (receipts: Int, offending: [Evidence]) {
+        let h = sends(ctx)
+        let hits = receiptErrors(h, kind)
+        let offending = h.sends.compactMap { s -> Evidence? in
+            let bad = s.recipients.filter { r in
+                hits.contains { $0.token == r.token && s.exchange.transport.headReceivedAt > $0.at
+                    && (!sameMessage || $0.message == ExpoHistory.comparable(r.message)) }
+            }
+            return bad.isEmpty ? nil : Evidence("sent again to " + bad.map(\.token).joined(separator: ", "), seqs: [s.exchange.seq])
+        }
+        return (hits.count, offending)
+    }
+
     /// `expo.receipt-dead-not-reused`: a token a receipt called `DeviceNotRegistered` is never sent to again.
     static let receiptDeadNotReused = CheckDefinition(
         id: "expo.receipt-dead-not-reused", title: "A token dead in its receipt is never used again", reference: "expo.md §4.1 DeviceNotRegistered",
         severity: .must
     ) { ctx in
-        let h = sends(ctx)
-        let dead = receiptErrors(h, "DeviceNotRegistered")
-        if dead.isEmpty { return .notApplicable("no DeviceNotRegistered receipt was served") }
-        let reused = h.sends.compactMap { s -> Evidence? in
-            let bad = s.recipients.filter { r in dead.contains { $0.token == r.token && s.exchange.transport.headReceivedAt > $0.at } }
-            return bad.isEmpty ? nil : Evidence("sent again to " + bad.map(\.token).joined(separator: ", "), seqs: [s.exchange.seq])
-        }
-        return reused.isEmpty ? .held("\(dead.count) receipt-dead token(s) not used again") : .violated("dead tokens used again", reused)
+        let (n, reused) = sentAfterReceipt(ctx, kind: "DeviceNotRegistered", sameMessage: false)
+        if n == 0 { return .notApplicable("no DeviceNotRegistered receipt was served") }
+        return reused.isEmpty ? .held("\(n) receipt-dead token(s) not used again") : .violated("dead tokens used again", reused)
     }
 
     /// `expo.too-big-not-resent`: a message whose receipt was `MessageTooBig` is not resent unchanged.
@@ -167,14 +177,9 @@ enum ExpoChecks {
         id: "expo.too-big-not-resent", title: "A MessageTooBig message is not resent unchanged", reference: "expo.md §4.1 MessageTooBig",
         severity: .must
     ) { ctx in
-        let h = sends(ctx)
-        let big = receiptErrors(h, "MessageTooBig")
-        if big.isEmpty { return .notApplicable("no MessageTooBig receipt was served") }
-        let resent = h.sends.compactMap { s -> Evidence? in
-            let bad = s.recipients.filter { r in big.contains { $0.token == r.token && $0.message == ExpoHistory.comparable(r.message) && s.exchange.transport.headReceivedAt > $0.at } }
-            return bad.isEmpty ? nil : Evidence("resent to " + bad.map(\.token).joined(separator: ", "), seqs: [s.exchange.seq])
-        }
-        return resent.isEmpty ? .held("\(big.count) too-big message(s) not resent") : .violated("too-big messages resent unchanged", resent)
+        let (n, resent) = sentAfterReceipt(ctx, kind: "MessageTooBig", sameMessage: true)
+        if n == 0 { return .notApplicable("no MessageTooBig receipt was served") }
+        return resent.isEmpty ? .held("\(n) too-big message(s) not resent") : .violated("too-big messages resent unchanged", resent)
     }
 
     /// `expo.message-size`: no message over 4096 bytes is sent (it can only end in MessageTooBig).
