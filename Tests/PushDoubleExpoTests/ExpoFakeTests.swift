@@ -79,6 +79,10 @@ final class ExpoFakeTests: XCTestCase {
         XCTAssertEqual(h.postSend(#"{"to":"\#(a)"}"#, headers: [("authorization", "bearer  " + h.service.configuration.accessToken)]).status, 200)
         XCTAssertEqual(h.postReceipts(["T1"]).status, 200, "getReceipts needs no token")
 
+        // expo.md §7: the 401 is UNCONFIRMED, so it can be changed (option errorStatuses).
+        let forbidden = ExpoHarness { $0.decoder.statuses.overrides[.unauthorized] = 403 }
+        XCTAssertEqual(forbidden.postSend(#"{"to":"\#(a)"}"#, headers: []).status, 403)
+
         let open = ExpoHarness { $0.requireAccessToken = false }
         XCTAssertEqual(open.postSend(#"{"to":"\#(a)"}"#, headers: []).status, 200)
         XCTAssertEqual(open.double.history.all[0].auth?.valid, true)

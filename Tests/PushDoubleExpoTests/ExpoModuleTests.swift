@@ -26,9 +26,15 @@ final class ExpoModuleTests: XCTestCase {
         XCTAssertEqual(c.defaultProject, "@me/app")
         XCTAssertEqual(try module.configuration(options: ["holdReceipts": true, "receiptDelaySeconds": 3], context: context()).receiptAvailability,
                        .heldUntilReleased)
+        let statuses = try module.configuration(options: ["errorStatuses": ["UNAUTHORIZED": 403, "PUSH_TOO_MANY_RECEIPTS": 413]], context: context())
+        XCTAssertEqual(statuses.decoder.statuses.status(for: .unauthorized), 403)
+        XCTAssertEqual(statuses.decoder.statuses.status(for: .tooManyReceipts), 413)
+        XCTAssertEqual(statuses.decoder.statuses.status(for: .tooManyRequests), 429)
         for (bad, path) in [(["colour": "red"] as JSONValue, "fakeOptions.expo.colour"), (["holdReceipts": "yes"], "fakeOptions.expo.holdReceipts"),
                             (["receiptDelaySeconds": -1], "fakeOptions.expo.receiptDelaySeconds"), (["messageTooBig": "never"], "fakeOptions.expo.messageTooBig"),
-                            (["accessToken": ""], "fakeOptions.expo.accessToken"), ("x", "fakeOptions.expo")] {
+                            (["accessToken": ""], "fakeOptions.expo.accessToken"), ("x", "fakeOptions.expo"),
+                            (["errorStatuses": ["NOPE": 400]], "fakeOptions.expo.errorStatuses.NOPE"),
+                            (["errorStatuses": ["UNAUTHORIZED": 200]], "fakeOptions.expo.errorStatuses.UNAUTHORIZED")] {
             XCTAssertThrowsError(try module.configuration(options: bad, context: context())) { e in
                 XCTAssertEqual((e as? ScenarioError)?.path, path, "\(e)")
             }

@@ -11,7 +11,7 @@ import PushDoubleTransport
 /// Options (`fakeOptions.expo`): `requireAccessToken` (default true), `accessToken`,
 /// `receiptDelaySeconds` (default 0), `holdReceipts` (default false), `receiptRetentionSeconds`
 /// (default 86400), `rateLimitPerSecond` (default 600, 0 = off), `defaultProject`,
-/// `messageTooBig` ("receipt" | "ticket"). Sender material (DESIGN §4): `EXPO_URL`,
+/// `messageTooBig` ("receipt" | "ticket"), `errorStatuses` ({code: status}). Sender material (DESIGN §4): `EXPO_URL`,
 /// `EXPO_BASE_URL`, `EXPO_ACCESS_TOKEN`; driver params `providers.expo {url, accessToken, caFile}`.
 public struct ExpoModule: ProviderModule {
     public init() {}
@@ -33,7 +33,7 @@ public struct ExpoModule: ProviderModule {
 
     public var optionKeys: [String] {
         ["requireAccessToken", "accessToken", "receiptDelaySeconds", "holdReceipts", "receiptRetentionSeconds",
-         "rateLimitPerSecond", "defaultProject", "messageTooBig"]
+         "rateLimitPerSecond", "defaultProject", "messageTooBig", "errorStatuses"]
     }
 
     /// Expo devices may carry `receipt` (the receipt of their ok tickets, ``ExpoDeviceOutcome``);
@@ -92,6 +92,19 @@ public struct ExpoModule: ProviderModule {
                 guard let n = value.intValue, n >= 0, n <= 1_000_000 else { throw fail("expected an integer from 0 to 1000000") }
                 c.rateLimitPerSecond = Int(n)
             case "defaultProject": c.defaultProject = try text()
+            case "errorStatuses":
+                // expo.md §7: every request-level status but 429 is UNCONFIRMED, so each can be changed.
+                guard let members = value.objectValue else { throw fail("expected an object such as {\"UNAUTHORIZED\": 403}") }
+                for (code, status) in members {
+                    guard let errorCode = ExpoErrorCode(rawValue: code) else {
+                        throw ScenarioError(file: context.file, path: context.optionsPath + ".errorStatuses." + code,
+                                            message: "unknown code; expected one of " + ExpoErrorCode.allCases.map(\.rawValue).joined(separator: ", "))
+                    }
+                    guard let n = status.intValue, (400...599).contains(n) else {
+                        throw ScenarioError(file: context.file, path: context.optionsPath + ".errorStatuses." + code, message: "expected an HTTP status from 400 to 599")
+                    }
+                    c.decoder.statuses.overrides[errorCode] = Int(n)
+                }
             case "messageTooBig":
                 guard let s = value.stringValue, let m = ExpoMessageTooBigReport(rawValue: s) else { throw fail("expected \"receipt\" or \"ticket\"") }
                 c.decoder.messageTooBig = m
