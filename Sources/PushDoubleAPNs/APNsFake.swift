@@ -59,7 +59,7 @@ public final class APNsFake: ProviderFake {
     // MARK: admit
 
     public func admit(_ request: HTTPRequest, context: RequestContext, services: ProviderServices) -> Admission {
-        let now = services.clock.now()
+        let now = services.now
         if !pipelineClockKnown.load(ordering: .acquiring) {
             pipelineClock.withLock { $0 = services.clock }
             pipelineClockKnown.store(true, ordering: .releasing)
@@ -83,6 +83,7 @@ public final class APNsFake: ProviderFake {
         // Decoded when the history is read, not here (see `recordedNotification`).
         admission.notificationMaker = Self.recordedNotification
         let apnsID = headers.apnsID  // generated only if a refusal needs one
+        admission.messageID = apnsID
 
         // A connection blocked after a too-early token update refuses everything.
         if let blocked = APNsTokenRules.blockedReason(state: state, now: now) {
@@ -222,8 +223,8 @@ public final class APNsFake: ProviderFake {
     public func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext,
                         services: ProviderServices) -> ProviderResponse {
         let environment = admission.environment.flatMap(APNsEnvironment.init(rawValue:)) ?? environment(of: request)
-        let apnsID = Self.apnsID(of: request)
-        let now = services.clock.now()
+        let apnsID = admission.messageID ?? APNsMessageID.generate()
+        let now = services.now
         func fail(_ reason: APNsReason, _ detail: String, timestamp: Date? = nil) -> ProviderResponse {
             let ts = reason.status == 410 ? Self.milliseconds(timestamp ?? now) : nil
             return ProviderResponse(responses.error(reason, apnsID: apnsID, timestampMilliseconds: ts),
@@ -261,7 +262,7 @@ public final class APNsFake: ProviderFake {
         guard let known = APNsReason(wireString: reason) else { return nil }
         let finalStatus = status ?? known.status
         let wire = reason == APNsReason.documentedEnvironmentKeySpelling ? reason : responses.environmentKeySpelling.string(for: known)
-        return responses.error(reasonString: wire, status: finalStatus, apnsID: Self.apnsID(of: request),
+        return responses.error(reasonString: wire, status: finalStatus, apnsID: admission.messageID ?? Self.apnsID(of: request),
                                timestampMilliseconds: finalStatus == 410 ? Self.milliseconds(faultClock.now()) : nil,
                                extraHeaders: headers)
     }

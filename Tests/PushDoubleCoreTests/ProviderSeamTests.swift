@@ -66,6 +66,10 @@ final class ProviderSeamTests: XCTestCase {
         // The accepted delivery to "alive" counted: its afterDeliveries(1) transition fired.
         guard case .unregistered = try XCTUnwrap(double.devices.device(id: "alive")).state else { return XCTFail("expected the transition") }
         XCTAssertEqual(double.devices.device(id: "dead")?.deliveries, 0)
+        // History queries find the batch by any recipient.
+        XCTAssertEqual(double.history.query(HistoryQuery(device: "dead")).count, 1)
+        XCTAssertEqual(double.history.query(HistoryQuery(token: "t3")).count, 1)
+        XCTAssertEqual(double.history.query(HistoryQuery(token: "t9")).count, 0)
     }
 
     func testFaultRuleNamingAnyRecipientMatchesTheBatch() throws {

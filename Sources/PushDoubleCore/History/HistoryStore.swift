@@ -5,7 +5,7 @@ import PushDoubleTransport
 /// Which exchanges a history query returns. Every field present must hold.
 public struct HistoryQuery: Sendable, Equatable {
     public var provider: ProviderID?
-    /// Matches the registered device id or the token.
+    /// Matches the registered device id or the token (of any recipient of a multi-recipient request).
     public var device: String?
     public var token: String?
     public var endpoint: String?
@@ -26,8 +26,10 @@ public struct HistoryQuery: Sendable, Equatable {
 
     public func matches(_ e: Exchange) -> Bool {
         if let p = provider, e.provider != p { return false }
-        if let d = device, e.deviceID != d && e.token != d { return false }
-        if let t = token, e.token != t { return false }
+        // A multi-recipient request matches when any recipient is the device or token.
+        let others = e.recipients ?? []
+        if let d = device, e.deviceID != d && e.token != d, !others.contains(where: { $0.deviceID == d || $0.token == d }) { return false }
+        if let t = token, e.token != t, !others.contains(where: { $0.token == t }) { return false }
         if let ep = endpoint, e.endpoint != ep { return false }
         if let s = since, e.receivedAt < s { return false }
         if let u = until, e.receivedAt >= u { return false }
@@ -244,8 +246,9 @@ public final class HistoryStore: Sendable {
                 if let a = q.afterSeq, seq <= a { return false }
                 if q.device == nil && q.token == nil && q.endpoint == nil { return true }
                 let f = box.filterFields
-                if let d = q.device, f.deviceID != d && f.token != d { return false }
-                if let t = q.token, f.token != t { return false }
+                let others = box.recipients ?? []
+                if let d = q.device, f.deviceID != d && f.token != d, !others.contains(where: { $0.deviceID == d || $0.token == d }) { return false }
+                if let t = q.token, f.token != t, !others.contains(where: { $0.token == t }) { return false }
                 if let ep = q.endpoint, f.endpoint != ep { return false }
                 return true
             }

@@ -22,7 +22,8 @@ public final class DoublePipeline: Responder {
     /// Environment of the listener ("production" / "sandbox"), used when the fake's
     /// admission does not name one.
     public let environment: String?
-    private let services: ProviderServices
+    private let clock: any DoubleClock
+    private let devices: DeviceRegistry
     private let provider: ProviderID
     private let rateLimitReason: String?
     /// Answers shaped by a fault rule whose final outcome is still to come, by connection
@@ -39,7 +40,8 @@ public final class DoublePipeline: Responder {
         self.environment = environment
         self.provider = fake.provider
         self.rateLimitReason = fake.rateLimitReason
-        self.services = ProviderServices(clock: double.clock, devices: double.devices)
+        self.clock = double.clock
+        self.devices = double.devices
     }
 
     public func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
@@ -47,7 +49,8 @@ public final class DoublePipeline: Responder {
         defer { double.requestFinished() }
         // The one clock reading of this request: arrival, fault windows, quotas, transitions
         // and the history's timestamps all use it.
-        let now = double.clock.now()
+        let now = clock.now()
+        let services = ProviderServices(clock: clock, devices: devices, now: now)
         var admission = fake.admit(request, context: context, services: services)
         if admission.environment == nil { admission.environment = environment }
         if let refusal = admission.refusal {
@@ -59,14 +62,14 @@ public final class DoublePipeline: Responder {
         let hit = double.faults.evaluate(targets.faultRequest(provider: provider, admission: admission),
                                          rateLimitReason: rateLimitReason, now: now)
         guard let hit else {
-            let delivered = deliver(request, admission, targets, context)
+            let delivered = deliver(request, admission, targets, context, services)
             countDeliveries(delivered, targets, now: now)
             record(request, admission, targets: targets, response: delivered, detail: nil, now: now)
             return delivered.action
         }
 
         var rendering = Rendering(pipeline: self, request: request, admission: admission, targets: targets,
-                                  context: context, hit: hit)
+                                  context: context, services: services, hit: hit)
         let action = rendering.render(hit.action)
         var answer = ProviderResponse(action: action, reason: rendering.reason, decidedBy: Decision(hit.isQuota ? .quota : .fault, hit.ruleID))
         var detail = "\(hit.isQuota ? "quota" : "fault") \(hit.ruleID): \(hit.action.typeName)"
@@ -122,7 +125,8 @@ public final class DoublePipeline: Responder {
     }
 
     /// The fake's normal answer: per recipient when the request names several.
-    fileprivate func deliver(_ request: HTTPRequest, _ admission: Admission, _ targets: Targets, _ context: RequestContext) -> ProviderResponse {
+    fileprivate func deliver(_ request: HTTPRequest, _ admission: Admission, _ targets: Targets, _ context: RequestContext,
+                             _ services: ProviderServices) -> ProviderResponse {
         if admission.recipients != nil {
             var answer = fake.deliver(request, admission: admission, devices: targets.lookups, context: context, services: services)
             if var outcomes = answer.recipients {
@@ -228,6 +232,7 @@ public final class DoublePipeline: Responder {
         let admission: Admission
         let targets: Targets
         let context: RequestContext
+        let services: ProviderServices
         let hit: FaultHit
         var delivered: ProviderResponse? = nil
         var reason: String? = nil
@@ -235,20 +240,20 @@ public final class DoublePipeline: Responder {
         var countsDelivery = true
 
         init(pipeline: DoublePipeline, request: HTTPRequest, admission: Admission, targets: Targets,
-             context: RequestContext, hit: FaultHit) {
+             context: RequestContext, services: ProviderServices, hit: FaultHit) {
             self.pipeline = pipeline; self.request = request; self.admission = admission; self.targets = targets
-            self.context = context; self.hit = hit
+            self.context = context; self.services = services; self.hit = hit
         }
 
         mutating func normal() -> ProviderResponse {
             if let d = delivered { return d }
-            let d = pipeline.deliver(request, admission, targets, context)
+            let d = pipeline.deliver(request, admission, targets, context, services)
             delivered = d
             return d
         }
 
         mutating func response(_ spec: ResponseSpec) -> HTTPResponse {
-            let now = pipeline.double.clock.now()
+            let now = services.now
             var headers = HTTPHeaders()
             if let ra = spec.retryAfter { headers.add(name: "retry-after", value: ra.headerValue(now: now)) }
             for h in spec.headers { headers.add(name: h.name, value: h.value) }

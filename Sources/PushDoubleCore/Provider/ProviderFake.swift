@@ -1,3 +1,4 @@
+import Foundation
 import PushDoubleTransport
 
 /// One provider fake as the core drives it.
@@ -86,11 +87,16 @@ extension ProviderFake {
     public func limitRefusal(_ violation: LimitViolation, request: HTTPRequest, context: RequestContext) -> Admission? { nil }
 }
 
-/// Shared services a fake may use while answering.
+/// Shared services a fake may use while answering one request.
 public struct ProviderServices: Sendable {
     public let clock: any DoubleClock
     public let devices: DeviceRegistry
-    public init(clock: any DoubleClock, devices: DeviceRegistry) { self.clock = clock; self.devices = devices }
+    /// The request's one clock reading (taken by the pipeline when the request arrived):
+    /// fakes date their checks and answers with it instead of reading the clock again.
+    public let now: Date
+    public init(clock: any DoubleClock, devices: DeviceRegistry, now: Date? = nil) {
+        self.clock = clock; self.devices = devices; self.now = now ?? clock.now()
+    }
 }
 
 /// What a fake made of a request in its admit stage.
@@ -118,6 +124,9 @@ public struct Admission: Sendable {
     public var notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil
     /// Set when the request is refused here (auth or validation failure).
     public var refusal: ProviderResponse?
+    /// The provider's message id as parsed once in admit (APNs `apns-id`, canonical form),
+    /// for `deliver` and fault answers to reuse.
+    public var messageID: String? = nil
 
     public init(endpoint: String, token: String? = nil, topic: String? = nil, environment: String? = nil,
                 auth: AuthIdentity? = nil, notification: JSONValue? = nil, refusal: ProviderResponse? = nil) {
