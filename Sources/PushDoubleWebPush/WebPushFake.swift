@@ -109,7 +109,7 @@ public final class WebPushFake: ProviderFake {
                                        .validation, "subscription \(target.token) has the endpoint path \(known.endpoint.path.path)")
             return admission
         }
-        let now = services.clock.now()
+        let now = services.now
         let accepted: WebPushAcceptedRequest
         do {
             accepted = try validators[target.service]!.validate(Self.webPushRequest(request), applicationServerKey: known?.applicationServerKey,
@@ -130,7 +130,7 @@ public final class WebPushFake: ProviderFake {
     /// The keys of the registered subscription with `token`, nil when it is not registered
     /// (magic, open world, unknown) or its attributes do not decode.
     func subscription(token: String, services: ProviderServices) -> WebPushDeviceSchema.Parsed? {
-        let lookup = services.devices.lookup(provider: .webpush, token: token, fake: self)
+        let lookup = services.devices.lookup(provider: .webpush, token: token, fake: self, now: services.now)
         guard lookup.source == .registered, let id = lookup.deviceID, let device = services.devices.device(id: id) else { return nil }
         if let cached = keyCache.withLock({ $0[id] }), cached.attributes == device.attributes { return cached.parsed }
         guard let parsed = try? WebPushDeviceSchema.parse(device) else { return nil }
