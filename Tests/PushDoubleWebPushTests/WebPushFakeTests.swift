@@ -132,6 +132,20 @@ final class WebPushFakeTests: XCTestCase {
         XCTAssertEqual(h.last?.notification?["encoding"], "aesgcm")
     }
 
+    /// Draft-01 VAPID: `WebPush <jwt>` + `Crypto-Key: dh=…;p256ecdsa=…` with aesgcm (webpush.md §4, §5).
+    func testLegacyVAPIDFormWithAESGCM() throws {
+        let h = WebPushHarness()
+        let sub = try h.subscribe(applicationServerKey: try vapidTestKey().publicKey)
+        let m = try WebPushCipher.encryptLegacyAESGCM(plaintext: Array("draft".utf8), uaPublicKey: sub.publicKey, authSecret: sub.authSecret)
+        let jwt = try vapidJWT(goodClaims(origin: h.origin), key: try vapidTestKey())
+        let r = h.send(sub.endpointPath, headers: [("TTL", "5"), ("Content-Encoding", "aesgcm"), ("Encryption", m.encryptionHeader),
+                                                   ("Crypto-Key", m.cryptoKeyHeader + ";p256ecdsa=" + (try vapidTestPublicText())),
+                                                   ("Authorization", "WebPush " + jwt)], body: m.body)
+        XCTAssertEqual(r.status, 201, text(r))
+        XCTAssertEqual(h.last?.notification?["payload"]?["data"], "draft")
+        XCTAssertEqual(h.last?.auth?.extra["form"], "webpush")
+    }
+
     /// A bad `aud` in each service's style (webpush.md §6.1–§6.4).
     func testVAPIDFailureInEachServiceStyle() throws {
         let h = WebPushHarness()
