@@ -45,10 +45,11 @@ let package = Package(
         .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
         .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON"]),
-        // The CLI: serve, replay, conform, certs.
+        // The CLI: serve, replay, conform, certs; one option parser; console and exchange log.
         .executableTarget(name: "pushdouble", dependencies: ["PushDouble", "PushDoubleConformance", "PushDoubleCrypto", "PushDoubleCore"]),
 
-        // Helpers shared by the test targets (hex, seeded RNG, running a process). Foundation only.
+        // Helpers shared by the test targets (hex, seeded RNG, running a process, curl, sender
+        // scripts, the shipped scenario path). Foundation only.
         .target(name: "PushDoubleTestSupport", path: "Tests/PushDoubleTestSupport"),
         .testTarget(name: "PushDoubleJSONTests", dependencies: ["PushDoubleJSON"]),
         .testTarget(name: "PushDoubleCryptoTests", dependencies: ["PushDoubleCrypto", "PushDoubleTestSupport"]),
@@ -56,7 +57,9 @@ let package = Package(
         .testTarget(name: "PushDoubleInflateTests", dependencies: ["PushDoubleInflate", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // vectors read via #filePath
         .testTarget(name: "PushDoubleTransportTests", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleCrypto", "PushDoubleTestSupport"]),
+        // The provider fake and exchange builder shared by the core's and the CLI's tests.
+        .target(name: "PushDoubleCoreTestSupport", dependencies: ["PushDoubleCore", "PushDoubleTransport"], path: "Tests/PushDoubleCoreTestSupport"),
+        .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleCrypto", "PushDoubleTestSupport", "PushDoubleCoreTestSupport"]),
         .testTarget(name: "PushDoubleAPNsTests", dependencies: ["PushDoubleAPNs", "PushDouble", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleCore", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleFCMTests", dependencies: ["PushDoubleFCM", "PushDoubleCrypto", "PushDoubleJSON"]),
         .testTarget(name: "PushDoubleWebPushTests", dependencies: ["PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleTestSupport",
@@ -66,6 +69,9 @@ let package = Package(
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
+        // The commands in-process: option parser, serve/replay, conform, certs, exchange log.
+        .testTarget(name: "PushDoubleCLITests", dependencies: ["pushdouble", "PushDouble", "PushDoubleCore", "PushDoubleConformance",
+                                                              "PushDoubleCrypto", "PushDoubleTestSupport", "PushDoubleCoreTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

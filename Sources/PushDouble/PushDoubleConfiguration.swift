@@ -60,12 +60,34 @@ public struct PushDoubleConfiguration: Sendable {
 }
 
 extension PushDoubleConfiguration {
+    /// Sets one option of one provider (`serve --option apns.tokenMinRefreshSeconds=60`), over
+    /// what a scenario's `fakeOptions` said; the module judges it when the fakes are built.
+    public mutating func setProviderOption(_ provider: String, _ key: String, _ value: JSONValue) {
+        var members = providerOptions[provider]?.objectValue ?? []
+        members.removeAll { $0.0 == key }
+        members.append((key, value))
+        providerOptions[provider] = .object(members)
+    }
+
+    /// Checks ``providerOptions`` with each module (unknown provider, key or value), without
+    /// starting anything. Throws the module's ``ScenarioError``.
+    public func validateProviderOptions() throws {
+        for (provider, options) in providerOptions {
+            guard let m = modules.first(where: { $0.provider.rawValue == provider }) else {
+                throw ScenarioError(file: providerOptionsSource, path: "fakeOptions.\(provider)",
+                                    message: "no such provider; expected one of " + modules.map(\.provider.rawValue).joined(separator: ", "))
+            }
+            _ = try m.instantiate(options: options, context: ProviderBuildContext(clock: clock, file: providerOptionsSource,
+                                                                                optionsPath: "fakeOptions.\(provider)"))
+        }
+    }
+
     /// Takes the `fakeOptions` of scenarios into ``providerOptions`` (a later scenario's
     /// object for a provider replaces an earlier one).
     public mutating func applyFakeOptions(of scenarios: [Scenario]) {
         for s in scenarios {
             for (provider, options) in s.fakeOptions { providerOptions[provider] = options }
-            if !s.fakeOptions.isEmpty { providerOptionsSource = s.id }
+            if !s.fakeOptions.isEmpty { providerOptionsSource = "scenario \(s.id)" }
         }
     }
 }

@@ -34,6 +34,11 @@ public final class PushDoubleServer: Sendable {
         double = DoubleState(clock: configuration.clock, historyCap: configuration.historyCap, seed: configuration.seed,
                              defaultWorld: configuration.defaultWorld)
         server = HTTPServer(eventLoopCount: configuration.eventLoopCount)
+        // Device schemas first: devices registered before `start` (a scenario) are judged too.
+        for m in configuration.modules {
+            let module = m
+            double.devices.setSchema({ try module.validateDevice(&$0) }, for: m.provider)
+        }
     }
 
     public var devices: DeviceRegistry { double.devices }
@@ -69,8 +74,7 @@ public final class PushDoubleServer: Sendable {
         return configuration.ephemeralPorts ? 0 : d
     }
 
-    /// Builds every configured module's fake (options decoded here, so a bad one fails the
-    /// start) and installs each module's device schema.
+    /// Builds every configured module's fake (options decoded here, so a bad one fails the start).
     private func buildInstances() throws -> [(module: any ProviderModule, instance: any ProviderInstance)] {
         var built: [(module: any ProviderModule, instance: any ProviderInstance)] = []
         for m in configuration.modules {
@@ -80,8 +84,6 @@ public final class PushDoubleServer: Sendable {
                                                optionsPath: "fakeOptions." + id, double: double,
                                                endpoints: { endpointsSource.withLock { $0 } })
             built.append((m, try m.instantiate(options: configuration.providerOptions[id], context: context)))
-            let module = m
-            double.devices.setSchema({ try module.validateDevice(&$0) }, for: m.provider)
         }
         return built
     }

@@ -2,43 +2,6 @@ import XCTest
 @testable import PushDoubleConformance
 import PushDoubleCore
 
-/// A tiny sender in Python, parameterised by MODE, for driver-protocol tests.
-let fakeSenderPython = #"""
-import json, os, sys, time
-mode = os.environ.get("MODE", "good")
-sys.stderr.write("fake sender starting in mode %s\n" % mode); sys.stderr.flush()
-for line in sys.stdin:
-    msg = json.loads(line)
-    m, i = msg["method"], msg.get("id")
-    def reply(result):
-        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": i, "result": result}) + "\n"); sys.stdout.flush()
-    if m == "initialize":
-        if mode == "garbage-init":
-            print("hello, I am not JSON-RPC", flush=True); continue
-        sys.stdout.write(json.dumps({"jsonrpc": "2.0", "method": "log", "params": {"x": 1}}) + "\n")
-        reply({"name": "fake", "version": "0.1", "providers": ["fcm"] if mode == "fcm-only" else ["apns"],
-               "env": os.environ.get("APNS_URL"), "proto": os.environ.get("PUSHDOUBLE_PROTOCOL"),
-               "params": msg["params"]})
-    elif m == "send":
-        if mode == "crash":
-            sys.stderr.write("Traceback: boom\n"); sys.stderr.flush(); sys.exit(3)
-        if mode == "hang":
-            time.sleep(30)
-        if mode == "garbage":
-            print("{not json", flush=True); continue
-        if mode == "rpc-error":
-            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": i, "error": {"code": -32000, "message": "no can do"}}) + "\n"); sys.stdout.flush(); continue
-        if mode == "wrong-id":
-            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": str(i), "result": {"results": []}}) + "\n"); sys.stdout.flush(); continue
-        if mode == "bad-outcome":
-            reply({"results": [{"device": d["id"], "outcome": "delivered"} for d in msg["params"]["devices"]]}); continue
-        reply({"results": [{"device": d["id"], "outcome": "sent", "providerMessageId": "x"} for d in msg["params"]["devices"]]})
-    elif m == "settle":
-        reply({"results": []})
-    elif m == "shutdown":
-        reply({}); sys.exit(0)
-"""#
-
 /// Fakes that start nothing: a fixed configuration and an empty history.
 final class StubSession: FakeSession, @unchecked Sendable {
     let configuration = HistoryBuilder.configuration

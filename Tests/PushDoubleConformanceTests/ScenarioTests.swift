@@ -2,13 +2,6 @@ import XCTest
 @testable import PushDoubleConformance
 import PushDoubleCore
 
-/// The shipped directory, found from this source file (Tests/PushDoubleConformanceTests/ → repo root).
-let shippedScenarioDirectory: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    url.deleteLastPathComponent(); url.deleteLastPathComponent(); url.deleteLastPathComponent()
-    return url.appendingPathComponent("Scenarios").path
-}()
-
 final class ScenarioTests: XCTestCase {
     func testShippedSuiteDecodesWithBothLoaders() throws {
         let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)

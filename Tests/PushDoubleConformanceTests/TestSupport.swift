@@ -1,5 +1,7 @@
 import Foundation
 import XCTest
+// The sender scripts, shipped scenario path and curl helper every file here uses.
+@_exported import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleCore
 import PushDoubleAPNs
@@ -96,13 +98,4 @@ func params(_ json: String) -> JSONValue { try! JSONDecoder().decode(JSONValue.s
 
 func XCTAssertVerdict(_ r: CheckResult, _ v: Verdict, file: StaticString = #filePath, line: UInt = #line) {
     XCTAssertEqual(r.verdict, v, "\(r.id): \(r.message) \(r.evidence.map(\.rendered))", file: file, line: line)
-}
-
-/// Writes an executable script into a temp dir and returns its path.
-func makeScript(_ name: String, _ text: String) -> String {
-    let dir = NSTemporaryDirectory() + "pd-conformance-tests-\(getpid())"
-    try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    let path = dir + "/" + name
-    _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o755])
-    return path
 }

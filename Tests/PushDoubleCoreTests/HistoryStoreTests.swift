@@ -3,16 +3,6 @@ import XCTest
 @testable import PushDoubleCore
 import PushDoubleTransport
 
-func makeExchange(provider: ProviderID = "test", token: String? = "t", device: String? = nil, endpoint: String = "test.push",
-                  at: Date = Date(timeIntervalSince1970: 1_800_000_000.123)) -> Exchange {
-    let conn = ConnectionInfo(id: 1, listener: "l", peer: "127.0.0.1:1", localPort: 1, tls: nil, acceptedAt: at)
-    let info = RequestInfo(connection: conn, streamID: 1, version: .http2, headReceivedAt: at, bodyReceivedAt: at)
-    let req = HTTPRequest(method: "POST", path: "/p", scheme: "https", authority: nil, headers: ["a": "b"], body: Array("{}".utf8), info: info)
-    return Exchange(seq: 0, provider: provider, endpoint: endpoint, transport: info, request: RecordedRequest(req), token: token,
-                    topic: nil, environment: nil, deviceID: device, auth: nil, notification: nil,
-                    response: RecordedResponse(action: "respond", status: 200), decidedBy: Decision(.accepted), receivedAt: at, respondedAt: at)
-}
-
 final class HistoryStoreTests: XCTestCase {
     func testSequenceNumbersAndCapWithDroppedCount() {
         let h = HistoryStore(cap: 3)

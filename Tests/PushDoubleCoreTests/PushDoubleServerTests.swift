@@ -73,44 +73,4 @@ final class PushDoubleServerTests: XCTestCase {
         XCTAssertTrue(s.endpoints.isEmpty)
         XCTAssertThrowsError(try s.start()) { XCTAssertEqual($0 as? PushDoubleServerError, .stopped) }
     }
-
-    func testServeExportsSenderEnvironmentWithCredentialFiles() throws {
-        final class Captured: Sendable {
-            let text = Locked("")
-            var console: Console { Console(sink: { s in self.text.withLock { $0 += s } }) }
-            var value: String { text.withLock { $0 } }
-        }
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-env-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let endpointsFile = dir.appendingPathComponent("endpoints.json")
-        let out = Captured(), err = Captured()
-        let finished = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            _ = ServeCommand.run(["--ephemeral", "--quiet", "--endpoints-file", endpointsFile.path], mode: .serve, out: out.console, err: err.console)
-            finished.signal()
-        }
-        let deadline = Date().addingTimeInterval(10)
-        while !out.value.contains("ready") && Date() < deadline { usleep(2_000) }
-        XCTAssertTrue(out.value.contains("ready"), out.value + err.value)
-        let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: endpointsFile)) as? [String: Any])
-        let env = try XCTUnwrap(doc["environment"] as? [String: String])
-        let embedded = try XCTUnwrap(FakeRegistry.embeddedCredentials)
-        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["SSL_CERT_FILE"]), encoding: .utf8), embedded.caPEM)
-        XCTAssertEqual(env["REQUESTS_CA_BUNDLE"], env["SSL_CERT_FILE"])
-        XCTAssertEqual(env["PUSHDOUBLE_CA_FILE"], env["SSL_CERT_FILE"])
-        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_KEY_FILE"]), encoding: .utf8), EmbeddedTestCredentials.apnsKeyPEM)
-        XCTAssertEqual(env["APNS_KEY_ID"], EmbeddedTestCredentials.apnsKeyID)
-        XCTAssertEqual(env["APNS_TEAM_ID"], EmbeddedTestCredentials.apnsTeamID)
-        XCTAssertEqual(env["APNS_TOPIC"], EmbeddedTestCredentials.apnsTopic)
-        XCTAssertTrue(env["APNS_URL"]?.hasPrefix("https://127.0.0.1:") ?? false)
-        XCTAssertNotNil(env["APNS_SANDBOX_URL"])
-        for key in ["APNS_URL", "APNS_KEY_FILE", "SSL_CERT_FILE", "PUSHDOUBLE_ADMIN_URL"] {
-            XCTAssertTrue(out.value.contains("export \(key)="), key)
-        }
-        let keyFile = env["APNS_KEY_FILE"]!
-        kill(getpid(), SIGTERM)
-        XCTAssertEqual(finished.wait(timeout: .now() + 10), .success)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: keyFile), "credential files are removed on exit")
-    }
 }

@@ -84,8 +84,3 @@ final class ServerFakeSession: FakeSession, Sendable {
         kit.remove()
     }
 }
-
-extension ConformCommand {
-    /// The host `run(_:)` uses.
-    static func defaultHost() -> any FakeHost { ServerFakeHost() }
-}

@@ -2,12 +2,12 @@ import Foundation
 import PushDoubleCore
 
 /// How exchanges are printed by `serve` (one line) and `replay` (in detail).
-public enum ExchangeLog {
+enum ExchangeLog {
     /// `07:35:08.123 #12 apns apns.push POST /3/device/abcd… → 410 Unregistered [device d1] conn=3 stream=5`
-    public static func line(_ e: Exchange) -> String { line(ExchangeSummary(e)) }
+static func line(_ e: Exchange) -> String { line(ExchangeSummary(e)) }
 
     /// The one-line form from the facts it shows.
-    public static func line(_ s: ExchangeSummary) -> String {
+static func line(_ s: ExchangeSummary) -> String {
         var out: [UInt8] = []
         appendLine(s, into: &out)
         out.removeLast()  // the newline
@@ -16,7 +16,7 @@ public enum ExchangeLog {
 
     /// Appends the one-line form and a newline as UTF-8 (no intermediate strings for the
     /// fixed parts: the log writer formats tens of thousands of lines a second).
-    public static func appendLine(_ s: ExchangeSummary, into out: inout [UInt8]) {
+static func appendLine(_ s: ExchangeSummary, into out: inout [UInt8]) {
         appendTime(s.receivedAt, into: &out)
         out.append(contentsOf: " #".utf8); appendDecimal(s.seq, into: &out)
         out.append(0x20); out.append(contentsOf: s.provider.rawValue.utf8)
@@ -70,7 +70,7 @@ public enum ExchangeLog {
     }
 
     /// A multi-line block: transport, request head and body, decoded facts, response.
-    public static func detailed(_ e: Exchange) -> String {
+static func detailed(_ e: Exchange) -> String {
         var s = "── #\(e.seq) \(DateFormats.iso8601(e.receivedAt)) \(e.provider) \(e.endpoint)\n"
         let c = e.transport.connection
         s += "   connection \(c.id) (\(c.listener), \(c.peer)\(c.tls.map { ", " + $0.version + ($0.alpn.map { " alpn=" + $0 } ?? "") } ?? "")) \(e.transport.version.rawValue) stream \(e.transport.streamID)\n"
@@ -105,15 +105,15 @@ public enum ExchangeLog {
 /// complete and in order; when the console is slower than the traffic the feed fills and
 /// further lines are counted instead of queued, and `… N log lines dropped` is printed where
 /// they were. ``stop()`` writes what is still queued.
-public final class ExchangeLogWriter: Sendable {
+final class ExchangeLogWriter: Sendable {
     /// One line per exchange, or the detailed block.
-    public enum Style: Sendable { case line, detailed }
+enum Style: Sendable { case line, detailed }
     private let pump: HistoryFeedPump
 
     /// - Parameters:
     ///   - capacity: unwritten exchanges queued at most before lines are dropped (and counted).
     ///   - interval: seconds between flushes.
-    public init(history: HistoryStore, console: Console, style: Style, capacity: Int = 65_536, interval: Double = 0.1) {
+init(history: HistoryStore, console: Console, style: Style, capacity: Int = 65_536, interval: Double = 0.1) {
         let (feed, _) = history.feed(capacity: capacity)
         pump = HistoryFeedPump(feed: feed, interval: interval, name: "pushdouble.log") { events in
             console.write(Self.render(events, style: style))
@@ -139,5 +139,5 @@ public final class ExchangeLogWriter: Sendable {
     }
 
     /// Writes what is still queued and stops the thread.
-    public func stop() { pump.stop() }
+func stop() { pump.stop() }
 }

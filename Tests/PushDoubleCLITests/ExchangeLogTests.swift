@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 import PushDoubleCore
 import PushDoubleTransport
-@testable import PushDouble
+import PushDoubleCoreTestSupport
+@testable import pushdouble
 
 /// The `serve` log: its line format, and the writer that keeps it off the request path.
 final class ExchangeLogTests: XCTestCase {

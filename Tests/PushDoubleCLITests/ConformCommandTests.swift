@@ -1,12 +1,16 @@
 import XCTest
-@testable import PushDoubleConformance
+import PushDoubleConformance
 import PushDoubleCore
+import PushDoubleTestSupport
+@testable import pushdouble
 
+/// `pushdouble conform` in-process against the shipped fakes (``ServerFakeHost``), with the
+/// Python fake sender of the driver tests: flags, exit codes, reports, baseline.
 final class ConformCommandTests: XCTestCase {
     var out = ""
     var err = ""
 
-    func run(_ args: [String], host: any FakeHost = StubHost()) -> Int32 {
+    func run(_ args: [String], host: any FakeHost = ServerFakeHost()) -> Int32 {
         out = ""; err = ""
         var o = "", e = ""
         let code = ConformCommand.run(args, host: host, output: { o += $0 }, errors: { e += $0 })
@@ -21,7 +25,7 @@ final class ConformCommandTests: XCTestCase {
         return dir
     }
 
-    static let token = HistoryBuilder.token(1)
+    static let token = String(repeating: "01", count: 32)
     static func caseJSON(_ id: String, expect: String = "sent") -> String {
         #"{"id":"\#(id)","title":"T \#(id)","references":["A1"],"devices":[{"id":"d1","provider":"apns","token":"\#(token)","environment":"production"}],"#
         + #""steps":[{"type":"send","notification":{"title":"hi"},"devices":["d1"]}],"checks":[{"id":"apns.outcome","expect":{"d1":"\#(expect)"}}]}"#
@@ -37,25 +41,31 @@ final class ConformCommandTests: XCTestCase {
         XCTAssertEqual(a.skip, ["apns.slow"])
         XCTAssertEqual(a.seed, 7); XCTAssertEqual(a.timeout, 2.5); XCTAssertTrue(a.reuseSender); XCTAssertEqual(a.jobs, 2)
         XCTAssertEqual(a.junit, "j.xml"); XCTAssertEqual(a.json, "r.json")
-        XCTAssertThrowsError(try ConformCommand.parse(["--seed", "-1"]))
-        XCTAssertThrowsError(try ConformCommand.parse(["--timeout", "0"]))
-        XCTAssertThrowsError(try ConformCommand.parse(["--sender"]))
-        XCTAssertThrowsError(try ConformCommand.parse(["--frobnicate"]))
-    }
-
-    func testGlob() {
-        XCTAssertTrue(globMatch("apns.*", "apns.unregistered"))
-        XCTAssertTrue(globMatch("*.retry-?fter", "apns.retry-after"))
-        XCTAssertFalse(globMatch("apns.*", "fcm.x"))
-        XCTAssertTrue(globMatch("*", ""))
+        XCTAssertEqual(try ConformCommand.parse(["--only", "a.*", "--only=b.*,c.*", "-v"]).only, ["a.*", "b.*", "c.*"])
+        XCTAssertTrue(try ConformCommand.parse(["-v"]).verbose)
+        XCTAssertThrowsError(try ConformCommand.parse(["--seed", "-1"])) {
+            XCTAssertEqual($0 as? CLIError, .invalidValue(option: "--seed", value: "-1", expected: "a non-negative integer"))
+        }
+        XCTAssertThrowsError(try ConformCommand.parse(["--timeout", "0"])) {
+            XCTAssertEqual($0 as? CLIError, .invalidValue(option: "--timeout", value: "0", expected: "a number of seconds in (0, 86400]"))
+        }
+        XCTAssertThrowsError(try ConformCommand.parse(["--jobs", "65"])) {
+            XCTAssertEqual($0 as? CLIError, .invalidValue(option: "--jobs", value: "65", expected: "an integer from 1 to 64"))
+        }
+        XCTAssertThrowsError(try ConformCommand.parse(["--sender"])) { XCTAssertEqual($0 as? CLIError, .missingValue("--sender")) }
+        XCTAssertThrowsError(try ConformCommand.parse(["--frobnicate"])) { XCTAssertEqual($0 as? CLIError, .unknownOption("--frobnicate")) }
+        XCTAssertThrowsError(try ConformCommand.parse(["--sender", "a", "--sender", "b"])) { XCTAssertEqual($0 as? CLIError, .repeated("--sender")) }
+        XCTAssertThrowsError(try ConformCommand.parse(["stray"])) { XCTAssertEqual($0 as? CLIError, .unexpectedArgument("stray")) }
     }
 
     func testUsageErrorsExit2() {
         let dir = scenarioDir(["a.json": Self.caseJSON("apns.a")])
         XCTAssertEqual(run(["--scenarios", dir]), 2)
-        XCTAssertTrue(err.contains("--sender \"CMD\" is required"), err)
+        XCTAssertEqual(err, "pushdouble conform: missing --sender \"CMD\" (the command that starts your adapter)\nrun `pushdouble conform --help` for usage\n")
         XCTAssertEqual(run(["--bogus"]), 2)
-        XCTAssertTrue(err.contains("unknown option \"--bogus\""), err)
+        XCTAssertEqual(err, "pushdouble conform: unknown option --bogus\nrun `pushdouble conform --help` for usage\n")
+        XCTAssertEqual(run(["conform", "--jobs=0", "--sender", sender]), 2)
+        XCTAssertTrue(err.contains("option --jobs: \"0\" is not an integer from 1 to 64"), err)
         XCTAssertEqual(run(["--sender", "definitely-not-a-program-xyz --flag", "--scenarios", dir]), 2)
         XCTAssertTrue(err.contains("sender not found: \"definitely-not-a-program-xyz\" is not on PATH"), err)
         XCTAssertEqual(run(["--sender", "/nonexistent/adapter", "--scenarios", dir]), 2)
@@ -81,9 +91,10 @@ final class ConformCommandTests: XCTestCase {
         let dup = scenarioDir(["a.json": Self.caseJSON("apns.a"), "b.json": Self.caseJSON("apns.a")])
         XCTAssertEqual(run(["--sender", sender, "--scenarios", dup]), 2)
         XCTAssertTrue(err.contains("also used by"), err)
-        let good = scenarioDir(["a.json": Self.caseJSON("apns.a")])
-        XCTAssertEqual(run(["--sender", sender, "--scenarios", good], host: StubHost(failValidation: true)), 2)
-        XCTAssertTrue(err.contains("faults[0]: bad rule"), err)
+        // The host validates the fake-side parts (here the APNs fake's options).
+        let badOption = scenarioDir(["a.json": Self.caseJSON("apns.a").replacingOccurrences(of: #""steps":"#, with: #""fakeOptions":{"apns":{"bogus":1}},"steps":"#)])
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", badOption]), 2)
+        XCTAssertTrue(err.contains("bad scenario file") && err.contains("fakeOptions.apns.bogus: unknown option"), err)
     }
 
     func testListExit0() {
@@ -122,15 +133,5 @@ final class ConformCommandTests: XCTestCase {
         XCTAssertTrue(out.contains("sender exited before replying to send"), out)
         XCTAssertTrue(out.contains("| Traceback: boom"), out)
         XCTAssertTrue(out.hasSuffix("0 passed, 2 failed, 0 warned\n"), out)
-    }
-
-    func testDefaultScenarioDirectory() throws {
-        let root = scenarioDir([:])
-        try FileManager.default.createDirectory(atPath: root + "/Scenarios", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: root + "/.build/debug", withIntermediateDirectories: true)
-        let other = scenarioDir([:])
-        XCTAssertEqual(ConformCommand.defaultScenarioDirectory(currentDirectory: other, executable: root + "/.build/debug/pushdouble"),
-                       root + "/Scenarios")
-        XCTAssertEqual(ConformCommand.defaultScenarioDirectory(currentDirectory: root, executable: nil), root + "/Scenarios")
     }
 }

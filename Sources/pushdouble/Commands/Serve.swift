@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushDouble
 import PushDoubleCore
 
 /// `pushdouble serve`: runs every fake and the admin API until SIGINT/SIGTERM.
@@ -10,22 +11,39 @@ import PushDoubleCore
 /// `ready`; logs one line per exchange unless `--quiet` (off the request path, flushed
 /// every 100 ms and at exit; lines are dropped and counted rather than slowing requests). Exit status: 0 after a clean
 /// stop, 1 when it cannot start (port in use, bad scenario), 2 for usage errors.
-public enum ServeCommand {
-    public static let options: [OptionSpec] = [
-        OptionSpec("--ephemeral", help: "listen on ephemeral ports instead of the fixed defaults (admin 8720, apns-production 8721, apns-sandbox 8722, fcm 8723, oauth 8724, expo 8725, webpush 8726)"),
+enum ServeCommand: CLICommand {
+    static let name = "serve"
+    static let summary = "Run every fake on loopback with the shipped test credentials (default ports, or --ephemeral)."
+
+    /// The fixed default ports, from the registry: `admin 8720, apns-production 8721, …`.
+    static var defaultPorts: String {
+        FakeRegistry.listenerDefaults.map { "\($0.name) \($0.defaultPort)" }.joined(separator: ", ")
+    }
+
+    /// Every module's option keys, from the registry: `apns.maxConcurrentStreamsAfterAuth, …`.
+    static var optionKeys: String {
+        FakeRegistry.modules.flatMap { m in m.optionKeys.map { m.provider.rawValue + "." + $0 } }.joined(separator: ", ")
+    }
+
+    static var options: [OptionSpec] { [
+        OptionSpec("--ephemeral", help: "listen on ephemeral ports instead of the fixed defaults (\(defaultPorts))"),
         OptionSpec("--host", value: "ADDR", help: "address to listen on (default 127.0.0.1)"),
         OptionSpec("--scenario", value: "FILE", repeatable: true, help: "load a scenario file (devices, faults, quotas) before serving"),
         OptionSpec("--endpoints-file", value: "FILE", help: "write the endpoints and environment as JSON to FILE once listening"),
         OptionSpec("--history-cap", value: "N", help: "keep at most N exchanges (older ones are dropped and counted; default 50000)"),
         OptionSpec("--seed", value: "N", help: "seed of the fault engine's generator (default 0)"),
+        OptionSpec("--option", value: "PROVIDER.KEY=VALUE", repeatable: true,
+                   help: "set a fake's option, over a scenario's fakeOptions (VALUE is JSON, else a string); keys: \(optionKeys)"),
         OptionSpec("--quiet", help: "do not log each exchange"),
-        OptionSpec("--help", help: "show this help"),
-    ]
+        OptionSpec.help,
+    ] }
 
-    public static var help: String {
-        ParsedOptions.help(usage: "pushdouble serve [options]",
-                           summary: "Serve the push-provider fakes and the admin API on loopback until interrupted (SIGINT/SIGTERM).",
-                           specs: options)
+    static let exitStatuses = "exit status: 0 after a clean stop, 1 when it cannot start (port in use, bad scenario), 2 usage error"
+
+    static var help: CommandHelp {
+        CommandHelp(usage: "pushdouble serve [options]",
+                    summary: "Serve the push-provider fakes and the admin API on loopback until interrupted (SIGINT/SIGTERM).",
+                    options: options, footer: exitStatuses)
     }
 
     /// Runs the command; blocks until SIGINT/SIGTERM. Returns the exit status.
@@ -33,7 +51,11 @@ public enum ServeCommand {
         run(arguments, mode: .serve, out: .standardOutput, err: .standardError)
     }
 
-    enum Mode { case serve, replay }
+    /// `serve`, or `replay` (which is serve with a scenario and the detailed log).
+    enum Mode {
+        case serve, replay
+        var command: any CLICommand.Type { self == .serve ? ServeCommand.self : ReplayCommand.self }
+    }
 
     /// SIGINT/SIGTERM are ignored once per process, before the first dispatch signal
     /// source exists, so they reach the sources instead of killing the process. Only
@@ -49,21 +71,27 @@ public enum ServeCommand {
     static func run(_ arguments: [String], mode: Mode, out: Console, err: Console,
                     fakes: [FakeListenerSpec]? = nil, credentials: DoubleCredentials?? = nil) -> Int32 {
         let phases = Phases(mode: mode, out: out, err: err)
-        guard let parsed = phases.parse(arguments) else { return 2 }
-        if parsed.flag("--help") {
-            out.write(mode == .serve ? help : ReplayCommand.help)
-            return 0
+        let parsed: ParsedOptions
+        switch ParseOutcome.parse(arguments, command: phases.command, help: mode.command.help, maxPositional: mode == .replay ? 8 : 0,
+                                  output: out.write, errors: err.write) {
+        case .exit(let status): return status
+        case .options(let p): parsed = p
         }
         let started = Date()
-        guard let config = phases.configuration(parsed, fakes: fakes, credentials: credentials) else { return 2 }
+        guard let config = phases.configuration(parsed, fakes: fakes, credentials: credentials) else { return CLIError.exitStatus }
         guard let scenarios = phases.scenarios(parsed) else { return 1 }
 
         // Signal handlers first: a stop request that arrives while starting is not lost.
         let stop = StopSignals()
         defer { stop.cancel() }
 
-        var configured = config
-        configured.applyFakeOptions(of: scenarios)
+        var fromScenarios = config
+        fromScenarios.applyFakeOptions(of: scenarios)
+        do { try fromScenarios.validateProviderOptions() } catch {
+            err.line("pushdouble \(phases.command): \(error)")
+            return 1
+        }
+        guard let configured = phases.commandLineOptions(parsed, over: fromScenarios) else { return CLIError.exitStatus }
         let server = PushDoubleServer(configuration: configured)
         guard phases.load(scenarios, into: server) else { return 1 }
         let log = phases.exchangeLog(of: server, parsed)
@@ -91,21 +119,7 @@ public enum ServeCommand {
         let mode: Mode
         let out: Console
         let err: Console
-        var command: String { mode == .serve ? "serve" : "replay" }
-
-        private func usageError(_ error: any Error) {
-            err.line("pushdouble \(command): \(error)\nrun `pushdouble \(command) --help` for usage")
-        }
-
-        func parse(_ arguments: [String]) -> ParsedOptions? {
-            do {
-                return try ParsedOptions.parse(arguments, specs: mode == .serve ? options : ReplayCommand.options,
-                                               maxPositional: mode == .replay ? 8 : 0)
-            } catch {
-                usageError(error)
-                return nil
-            }
-        }
+        var command: String { mode.command.name }
 
         /// The server's configuration from the options (a bad value is a usage error).
         func configuration(_ parsed: ParsedOptions, fakes: [FakeListenerSpec]?, credentials: DoubleCredentials??) -> PushDoubleConfiguration? {
@@ -115,22 +129,42 @@ public enum ServeCommand {
             config.ephemeralPorts = parsed.flag("--ephemeral")
             if let h = parsed.value("--host") { config.host = h }
             do {
-                if let v = parsed.value("--history-cap") {
-                    guard let n = Int(v), n > 0 else { throw CLIError.invalidValue(option: "--history-cap", value: v, expected: "a positive integer") }
+                if let n = try parsed.number("--history-cap", expected: "a positive integer", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
                     config.historyCap = n
                 }
-                if let v = parsed.value("--seed") {
-                    guard let n = UInt64(v) else { throw CLIError.invalidValue(option: "--seed", value: v, expected: "a non-negative integer") }
-                    config.seed = n
-                }
+                if let n = try parsed.number("--seed", expected: "a non-negative integer", { UInt64($0) }) { config.seed = n }
                 if mode == .replay && parsed.all("--scenario").isEmpty && parsed.positional.isEmpty {
                     throw CLIError.missingArgument("scenario file (pushdouble replay FILE)")
                 }
             } catch {
-                usageError(error)
+                err.write(CLIError.message(error, command: command))
                 return nil
             }
             return config
+        }
+
+        /// `--option PROVIDER.KEY=VALUE` over the scenarios' `fakeOptions`, judged by the modules
+        /// before anything listens (a bad one is a usage error).
+        func commandLineOptions(_ parsed: ParsedOptions, over config: PushDoubleConfiguration) -> PushDoubleConfiguration? {
+            var c = config
+            guard !parsed.all("--option").isEmpty else { return c }
+            do {
+                for item in parsed.all("--option") {
+                    guard let eq = item.firstIndex(of: "="), let dot = item[..<eq].firstIndex(of: "."),
+                          dot != item.startIndex, item.index(after: dot) != eq else {
+                        throw CLIError.invalidValue(option: "--option", value: item, expected: "PROVIDER.KEY=VALUE")
+                    }
+                    let text = String(item[item.index(after: eq)...])
+                    let value = (try? JSONValue.parse(text)) ?? .string(text)
+                    c.setProviderOption(String(item[..<dot]), String(item[item.index(after: dot)..<eq]), value)
+                    c.providerOptionsSource = "--option"
+                }
+                try c.validateProviderOptions()
+            } catch {
+                err.write(CLIError.message(error, command: command))
+                return nil
+            }
+            return c
         }
 
         /// Scenarios are read before anything listens, so a bad file fails fast.
@@ -226,20 +260,5 @@ public enum ServeCommand {
         func wait() { stop.wait() }
 
         func cancel() { for s in sources { s.cancel() } }
-    }
-}
-
-/// `pushdouble replay FILE`: serve with a scenario loaded, printing each exchange in detail.
-public enum ReplayCommand {
-    public static let options: [OptionSpec] = ServeCommand.options.filter { $0.name != "--quiet" }
-
-    public static var help: String {
-        ParsedOptions.help(usage: "pushdouble replay [options] SCENARIO.json",
-                           summary: "Serve with a scenario loaded (devices, faults, quotas) and print every exchange in detail as it happens, until interrupted.",
-                           specs: options)
-    }
-
-    public static func run(_ arguments: [String]) -> Int32 {
-        ServeCommand.run(arguments, mode: .replay, out: .standardOutput, err: .standardError)
     }
 }

@@ -1,7 +1,7 @@
 /// A second, independent sender for end-to-end tests: a small APNs sender in Python on
 /// httpx (HTTP/2) and PyJWT, speaking driver protocol v1. Kept as a string so the test
 /// target needs no resources; written to a temp file at test time.
-let httpxAdapterPython = #"""
+public let httpxAdapterPython = #"""
 #!/usr/bin/env python3
 """A PushDouble driver-protocol adapter for a small APNs sender built on httpx (HTTP/2) and PyJWT.
 
