@@ -23,26 +23,11 @@ import sys
 import urllib.error
 import urllib.request
 
+from pypi_require import require  # noqa: F401  (re-exported for the scripts)
+
 # Plaintexts with non-ASCII characters, so a byte-for-byte comparison means something.
 def plaintext(library, case):
     return f"{library} → {case}: «Grüße» ✓"
-
-
-def require(distribution, module):
-    """Imports `module` of PyPI distribution `distribution`, or exits 2 with the fix."""
-    def missing(why):
-        msg = f"{distribution} is not installed (run bash .ci/run or pip install {distribution}): {why}"
-        print(json.dumps({"library": distribution, "failures": [msg], "results": {}}))
-        sys.exit(2)
-
-    try:
-        mod = importlib.import_module(module)
-        files = importlib.metadata.files(distribution) or []
-    except ImportError as e:  # PackageNotFoundError is an ImportError too
-        missing(e)
-    if not any(str(f.locate()) == mod.__file__ for f in files):
-        missing(f"module {module} at {mod.__file__} belongs to another distribution")
-    return mod
 
 
 def parse_args():

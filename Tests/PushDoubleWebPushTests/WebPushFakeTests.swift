@@ -73,6 +73,13 @@ final class WebPushHarness {
     }
 
     var last: Exchange? { double.history.all.last }
+
+    /// Puts registered device `id` in `state`.
+    func setState(_ id: String, _ state: DeviceState) throws {
+        var d = try XCTUnwrap(double.devices.device(id: id))
+        d.state = state
+        try double.devices.upsert(d)
+    }
 }
 
 func text(_ r: HTTPResponse) -> String { String(decoding: r.body, as: UTF8.self) }
@@ -228,45 +235,34 @@ final class WebPushFakeTests: XCTestCase {
 
     func testDeviceStatesPerService() throws {
         let h = WebPushHarness()
-        var s = try h.subscribe(.fcm, id: "f")
-        var d = try XCTUnwrap(h.double.devices.device(id: "f"))
-        d.state = .unregistered(since: h.clock.now())
-        try h.double.devices.upsert(d)
-        let gone = try h.push(s)
+        let f = try h.subscribe(.fcm, id: "f")
+        try h.setState("f", .unregistered(since: h.clock.now()))
+        let gone = try h.push(f)
         XCTAssertEqual(gone.status, 410)
         XCTAssertEqual(text(gone), "push subscription has unsubscribed or expired.\n")
         XCTAssertEqual(gone.body.count, 47)
         XCTAssertEqual(h.last?.decidedBy.stage, .device)
 
-        s = try h.subscribe(.mozilla, id: "m")
-        d = try XCTUnwrap(h.double.devices.device(id: "m"))
-        d.state = .expired
-        try h.double.devices.upsert(d)
-        let expired = try h.push(s)
+        let m = try h.subscribe(.mozilla, id: "m")
+        try h.setState("m", .expired)
+        let expired = try h.push(m)
         XCTAssertEqual(expired.status, 410)
         XCTAssertEqual(try JSONValue.parse(expired.body)["errno"], 103)
         XCTAssertEqual(expired.headers["cache-control"], "max-age=86400")
-
-        d.state = .rateLimited
-        try h.double.devices.upsert(d)
-        let throttled = try h.push(s)
+        try h.setState("m", .rateLimited)
+        let throttled = try h.push(m)
         XCTAssertEqual(throttled.status, 503)
         XCTAssertEqual(throttled.headers["retry-after"], "120")
 
-        s = try h.subscribe(.wns, id: "w")
-        d = try XCTUnwrap(h.double.devices.device(id: "w"))
-        d.state = .rateLimited
-        try h.double.devices.upsert(d)
-        XCTAssertEqual(try h.push(s).status, 406)
-        d.state = .invalid
-        try h.double.devices.upsert(d)
-        XCTAssertEqual(try h.push(s).status, 404)
+        let w = try h.subscribe(.wns, id: "w")
+        try h.setState("w", .rateLimited)
+        XCTAssertEqual(try h.push(w).status, 406)
+        try h.setState("w", .invalid)
+        XCTAssertEqual(try h.push(w).status, 404)
 
-        s = try h.subscribe(.apple, id: "a")
-        d = try XCTUnwrap(h.double.devices.device(id: "a"))
-        d.state = .otherApp
-        try h.double.devices.upsert(d)
-        let other = try h.push(s)
+        let a = try h.subscribe(.apple, id: "a")
+        try h.setState("a", .otherApp)
+        let other = try h.push(a)
         XCTAssertEqual(other.status, 403)
         XCTAssertEqual(text(other), #"{"reason":"BadJwtToken"}"#)
     }
