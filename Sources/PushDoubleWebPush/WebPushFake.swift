@@ -68,8 +68,9 @@ public final class WebPushFake: ProviderFake {
         self.configuration = configuration
         var v: [WebPushService: WebPushRequestValidator] = [:]
         var s: [WebPushService: WebPushServiceStyle] = [:]
+        let signatures = VAPIDSignatureCache()
         for service in WebPushService.allCases {
-            v[service] = WebPushRequestValidator(configuration: configuration.validator(for: service))
+            v[service] = WebPushRequestValidator(configuration: configuration.validator(for: service), signatureCache: signatures)
             s[service] = WebPushServiceStyle(service, options: configuration.style)
         }
         validators = v

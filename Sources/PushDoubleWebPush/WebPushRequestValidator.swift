@@ -15,9 +15,12 @@ import PushDoubleCrypto
 /// 5. VAPID (§5): see ``VAPIDVerifier``.
 public struct WebPushRequestValidator: Sendable {
     public var configuration: WebPushValidatorConfiguration
+    /// Verified VAPID signatures to reuse (nil: every signature is verified).
+    public var signatureCache: VAPIDSignatureCache?
 
-    public init(configuration: WebPushValidatorConfiguration = WebPushValidatorConfiguration()) {
+    public init(configuration: WebPushValidatorConfiguration = WebPushValidatorConfiguration(), signatureCache: VAPIDSignatureCache? = nil) {
         self.configuration = configuration
+        self.signatureCache = signatureCache
     }
 
     /// Validates `request` sent to a subscription.
@@ -35,7 +38,7 @@ public struct WebPushRequestValidator: Sendable {
         guard request.body.count <= configuration.maxBodyBytes else {
             throw WebPushRejection(.payloadTooLarge, "body of \(request.body.count) bytes, limit \(configuration.maxBodyBytes)")
         }
-        let verifier = VAPIDVerifier(configuration: configuration)
+        let verifier = VAPIDVerifier(configuration: configuration, cache: signatureCache)
         let vapid = try verifier.verify(request, applicationServerKey: applicationServerKey, origin: origin,
                                         now: now, ecdhKey: coding.ecdhKey)
         return WebPushAcceptedRequest(ttl: ttl, urgency: urgency, topic: topic, contentEncoding: coding.encoding,

@@ -351,3 +351,27 @@ final class WebPushFakeTests: XCTestCase {
         XCTAssertNil(WebPushEndpointPath.parseEndpoint("http://127.0.0.1/fcm/send/t"))
     }
 }
+
+final class VAPIDSignatureCacheTests: XCTestCase {
+    func testRemembersOnlyVerifiedSignaturesAndStillChecksClaims() throws {
+        let cache = VAPIDSignatureCache()
+        let v = WebPushRequestValidator(signatureCache: cache)
+        let sub = try WebPushSubscription(service: .mozilla)
+        let key = try vapidTestKey()
+        let k = Base64URL.encode(try key.publicKey.rawRepresentation)
+        let jwt = try vapidJWT(goodClaims(), key: key)
+        let r = try aes128gcmRequest(sub).adding("Authorization", "vapid t=\(jwt), k=\(k)")
+        XCTAssertNotNil(try v.validate(r, for: sub, now: testNow).vapid)
+        XCTAssertNotNil(try v.validate(r, for: sub, now: testNow).vapid)
+        XCTAssertEqual(cache.count, 1)
+        // The claims are checked on every request: 13 h later the remembered token has expired.
+        XCTAssertThrowsError(try v.validate(r, for: sub, now: testNow + 13 * 3600)) { XCTAssertEqual(($0 as? WebPushRejection)?.rule, .vapidExpired) }
+        // A tampered signature is another cache key: verified, refused, not remembered.
+        var chars = Array(jwt)
+        let i = chars.count - 10
+        chars[i] = chars[i] == "A" ? "B" : "A"
+        let forged = try aes128gcmRequest(sub).adding("Authorization", "vapid t=\(String(chars)), k=\(k)")
+        XCTAssertThrowsError(try v.validate(forged, for: sub, now: testNow)) { XCTAssertEqual(($0 as? WebPushRejection)?.rule, .vapidSignatureInvalid) }
+        XCTAssertEqual(cache.count, 1)
+    }
+}
