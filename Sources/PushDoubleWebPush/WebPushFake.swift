@@ -94,6 +94,8 @@ public final class WebPushFake: ProviderFake {
             return admission
         }
         admission.token = target.token
+        // The imitated service is the request's environment: recorded, matchable by fault rules.
+        admission.environment = target.service.rawValue
         let style = style(target.service)
         var notification: [(String, JSONValue)] = [("service", .string(target.service.rawValue)), ("headers", Self.sentHeaders(request))]
         admission.notification = .object(notification)
@@ -166,7 +168,7 @@ public final class WebPushFake: ProviderFake {
 
     public func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext,
                         services: ProviderServices) -> ProviderResponse {
-        let service = WebPushEndpointPath.parse(request.path)?.service ?? configuration.defaultService
+        let service = admission.environment.flatMap(WebPushService.init(rawValue:)) ?? configuration.defaultService
         let style = style(service)
         let who = device.deviceID ?? admission.token ?? "?"
         func gone(_ reason: WebPushGoneReason, _ detail: String) -> ProviderResponse {
@@ -202,8 +204,8 @@ public final class WebPushFake: ProviderFake {
     /// shape fall back to ``unknownReasonResponse(reason:status:headers:)``.
     public func errorResponse(reason: String, status: Int?, headers: HTTPHeaders, request: HTTPRequest,
                               admission: Admission) -> HTTPResponse? {
-        guard let target = WebPushEndpointPath.parse(request.path) else { return nil }
-        let style = style(target.service)
+        guard let service = admission.environment.flatMap(WebPushService.init(rawValue:)) else { return nil }
+        let style = style(service)
         var r: WebPushResponse
         if let rule = WebPushRule(rawValue: reason) {
             r = style.response(for: .rejected(WebPushRejection(rule, "fault rule")))
@@ -231,6 +233,7 @@ public final class WebPushFake: ProviderFake {
         var admission = Admission(endpoint: Self.endpoint)
         let target = WebPushEndpointPath.parse(request.path)
         admission.token = target?.token
+        admission.environment = target?.service.rawValue
         let r = WebPushRejection(.payloadTooLarge, violation.message)
         admission.refusal = answer(style(target?.service ?? configuration.defaultService).response(for: .rejected(r)),
                                    reason: r.rule.rawValue, .validation, r.detail)
@@ -290,9 +293,10 @@ public final class WebPushFake: ProviderFake {
                             extra: r.rule.isVAPID ? ["rule": r.rule.rawValue, "detail": r.detail] : [:])
     }
 
-    /// A push message resource id: 16 random bytes, base64url.
+    /// A push message resource id: 16 random bytes (two draws of the system generator), base64url.
     static func messageID() -> String {
         var g = SystemRandomNumberGenerator()
-        return Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &g) })
+        let (a, b) = (g.next(), g.next())
+        return Base64URL.encode((0..<16).map { i in UInt8(truncatingIfNeeded: (i < 8 ? a : b) >> (UInt64(i % 8) * 8)) })
     }
 }

@@ -136,8 +136,15 @@ public struct WebPushRequestValidator: Sendable {
 
     // MARK: Helpers
 
+    /// `s` without leading and trailing blanks (SP, HTAB), over its UTF-8 bytes (a VAPID header
+    /// is some 350 characters; walking it by Characters cost half of a request's time).
     static func trim(_ s: String) -> String {
-        String(s.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        let u = s.utf8
+        var start = u.startIndex, end = u.endIndex
+        while start < end, u[start] == 0x20 || u[start] == 0x09 { start = u.index(after: start) }
+        while end > start, u[u.index(before: end)] == 0x20 || u[u.index(before: end)] == 0x09 { end = u.index(before: end) }
+        if start == u.startIndex && end == u.endIndex { return s }
+        return String(Substring(u[start..<end]))
     }
 
     static func isBase64URLByte(_ c: UInt8) -> Bool {

@@ -100,6 +100,7 @@ final class WebPushFakeTests: XCTestCase {
         XCTAssertEqual(e.notification?["urgency"], "high")
         XCTAssertEqual(e.notification?["topic"], "news-1")
         XCTAssertEqual(e.notification?["service"], "mozilla")
+        XCTAssertEqual(e.environment, "mozilla")
         XCTAssertEqual(e.auth?.scheme, "vapid")
         XCTAssertEqual(e.auth?.audience, h.origin)
         XCTAssertEqual(e.auth?.subject, "mailto:ops@example.com")
@@ -325,6 +326,10 @@ final class WebPushFakeTests: XCTestCase {
         XCTAssertEqual(t.status, 503)
         XCTAssertEqual(t.headers.values(name: "retry-after"), ["7"])
         XCTAssertEqual(try JSONValue.parse(t.body)["errno"], 201)
+        // The service is the request's environment: a rule can aim at one service.
+        try h.double.faults.add(FaultRule(id: "apple-only", match: FaultMatch(environment: "apple"), action: .respond(ResponseSpec(reason: "expired"))))
+        XCTAssertEqual(try h.push(m).status, 201)
+        XCTAssertEqual(try h.push(a).status, 410)
     }
 
     func testUnknownReasonResponseUsesTheDefaultServiceShape() {
