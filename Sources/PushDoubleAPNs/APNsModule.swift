@@ -19,7 +19,7 @@ public struct APNsModule: ProviderModule {
     public init() {}
 
     public var provider: ProviderID { .apns }
-    public var title: String { "Apple Push Notification service (token auth, HTTP/2)" }
+    public var title: String { "Apple APNs" }
 
     /// The documented default ports (README port table).
     public static let productionPort = 8721

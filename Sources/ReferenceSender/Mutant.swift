@@ -13,6 +13,7 @@ enum Mutant: String, CaseIterable, Sendable {
     case neverRetryTransient = "never-retry-transient"
     case reportSentAlways = "report-sent-always"
     case remintOnTokenUpdateError = "remint-on-token-update-error"
+    case neverReviveDeadTokens = "never-revive-dead-tokens"
 
     /// One line: the bug, and the check that should catch it.
     var summary: String {
@@ -28,6 +29,7 @@ enum Mutant: String, CaseIterable, Sendable {
         case .resendAllAfterGoaway: return "after a GOAWAY resends every request of the connection, processed ones too (A5)"
         case .neverRetryTransient: return "reports failed on the first 5xx or 429 without retrying (G3, A3, A4)"
         case .reportSentAlways: return "reports outcome sent for every device whatever happened (outcome checks)"
+        case .neverReviveDeadTokens: return "keeps skipping a dead token after the app registered it again (registeredAt later than the death)"
         case .remintOnTokenUpdateError: return "treats 429 TooManyProviderTokenUpdates like ExpiredProviderToken: mints a new JWT and retries at once (A8)"
         }
     }

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushDouble
 
 /// Every command, in the order the top-level usage lists them.
 enum CommandTable {
@@ -15,8 +16,9 @@ enum CommandTable {
 
     /// `pushdouble --help`: generated from the command table.
     static var usage: String {
+        let served: String = FakeRegistry.modules.map { $0.title }.joined(separator: "; ")
         var s = """
-        pushdouble — offline test double of APNs (FCM, Expo, Web Push to follow) and a conformance runner for push senders.
+        pushdouble — offline test double of push providers (\(served)) and a conformance runner for push senders.
 
         Usage: pushdouble <command> [options]     (pushdouble <command> --help for its options)
 

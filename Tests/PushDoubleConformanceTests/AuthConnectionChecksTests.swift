@@ -203,11 +203,11 @@ final class AuthConnectionChecksTests: XCTestCase {
         var b = HistoryBuilder()
         b.send(["d1", "d2", "d3", "d4"], at: 0, end: 1)
         for (i, d) in ["d1", "d2", "d3", "d4"].enumerated() { b.push(d, at: 0.1 * Double(i + 1), conn: 1) }
-        XCTAssertVerdict(b.run(AuthConnectionChecks.connectionReuse), .pass)
+        XCTAssertVerdict(b.run(ConnectionChecks.connectionReuse), .pass)
         var each = HistoryBuilder()
         each.send(["d1", "d2", "d3", "d4"], at: 0, end: 1)
         for (i, d) in ["d1", "d2", "d3", "d4"].enumerated() { each.push(d, at: 0.1 * Double(i + 1), conn: UInt64(i + 1)) }
-        XCTAssertVerdict(each.run(AuthConnectionChecks.connectionReuse), .fail)
+        XCTAssertVerdict(each.run(ConnectionChecks.connectionReuse), .fail)
         // Reconnecting after a drop is allowed.
         var dropped = HistoryBuilder()
         dropped.send(["d1", "d2", "d3"], at: 0, end: 1)
@@ -215,13 +215,13 @@ final class AuthConnectionChecksTests: XCTestCase {
         dropped.push("d1", at: 0.2, conn: 2, status: nil, action: "drop")
         dropped.push("d1", at: 0.3, conn: 3)
         dropped.push("d2", at: 0.4, conn: 3)
-        XCTAssertVerdict(dropped.run(AuthConnectionChecks.connectionReuse), .pass)
+        XCTAssertVerdict(dropped.run(ConnectionChecks.connectionReuse), .pass)
         // A pool of three connections used round-robin, each reused: reuse, not a failure.
         var pool = HistoryBuilder()
         pool.send(["d1", "d2", "d3", "d4", "d5"], at: 0, end: 1)
         for (i, d) in ["d1", "d2", "d3", "d4", "d5"].enumerated() { pool.push(d, at: 0.1 * Double(i + 1), conn: UInt64(i % 3 + 1)) }
-        XCTAssertVerdict(pool.run(AuthConnectionChecks.connectionReuse), .pass)
-        XCTAssertVerdict(pool.run(AuthConnectionChecks.connectionReuse, params(#"{"maxConnections":0}"#)), .fail)
+        XCTAssertVerdict(pool.run(ConnectionChecks.connectionReuse), .pass)
+        XCTAssertVerdict(pool.run(ConnectionChecks.connectionReuse, params(#"{"maxConnections":0}"#)), .fail)
     }
 
     func testMaxConcurrentStreams() {

@@ -87,7 +87,7 @@ final class HeaderChecksTests: XCTestCase {
     func testCatalogueIDsAreUniqueAndMutantTableNamesKnownChecks() {
         XCTAssertEqual(CheckCatalogue.all.count, CheckCatalogue.byID.count)
         for e in MutantTable.entries { for c in e.failingChecks { XCTAssertNotNil(CheckCatalogue.byID[c], c) } }
-        XCTAssertEqual(MutantTable.entries.count, 12)
+        XCTAssertEqual(MutantTable.entries.count, 13)
         XCTAssertEqual(Severity.must.violationVerdict, .fail)
         XCTAssertEqual(Severity.should.violationVerdict, .warn)
         XCTAssertEqual(Severity.may.violationVerdict, .info)

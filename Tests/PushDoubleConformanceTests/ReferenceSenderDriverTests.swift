@@ -124,9 +124,9 @@ final class ReferenceSenderDriverTests: XCTestCase {
         XCTAssertEqual(Set(names), [
             "retry-dead-tokens", "jwt-per-request", "ignore-retry-after", "no-backoff", "connection-per-push",
             "oversized-payloads", "wrong-topic-suffix", "background-priority-10", "resend-all-after-goaway",
-            "never-retry-transient", "report-sent-always", "remint-on-token-update-error",
+            "never-retry-transient", "report-sent-always", "remint-on-token-update-error", "never-revive-dead-tokens",
         ])
-        XCTAssertEqual(names.count, 12)
+        XCTAssertEqual(names.count, 13)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

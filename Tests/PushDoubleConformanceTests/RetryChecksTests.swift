@@ -205,8 +205,8 @@ final class RetryChecksTests: XCTestCase {
     }
 
     func testGoAway() {
-        XCTAssertVerdict(goawayRun(resendProcessed: false).run(RetryChecks.goAway), .pass)
-        let r = goawayRun(resendProcessed: true).run(RetryChecks.goAway)
+        XCTAssertVerdict(goawayRun(resendProcessed: false).run(GoAwayCheck.check), .pass)
+        let r = goawayRun(resendProcessed: true).run(GoAwayCheck.check)
         XCTAssertVerdict(r, .fail)
         XCTAssertEqual(r.evidence.count, 2)
         // Unprocessed stream never resent.
@@ -214,13 +214,13 @@ final class RetryChecksTests: XCTestCase {
         lost.send(["d1", "d2"], at: 0, end: 2)
         lost.push("d1", at: 0.1, conn: 1, stream: 1)
         lost.push("d2", at: 0.2, conn: 1, stream: 3, status: nil, action: "goaway", detail: "GOAWAY last=1 NO_ERROR")
-        XCTAssertVerdict(lost.run(RetryChecks.goAway), .fail)
+        XCTAssertVerdict(lost.run(GoAwayCheck.check), .fail)
         // New stream on the dead connection.
         var reuse = HistoryBuilder()
         reuse.send(["d1", "d2"], at: 0, end: 2)
         reuse.push("d1", at: 0.1, conn: 1, stream: 1, status: nil, action: "goaway", detail: "GOAWAY last=before-this-stream NO_ERROR")
         reuse.push("d1", at: 0.5, conn: 1, stream: 3)
-        XCTAssertVerdict(reuse.run(RetryChecks.goAway), .fail)
-        XCTAssertVerdict(HistoryBuilder().run(RetryChecks.goAway), .notApplicable)
+        XCTAssertVerdict(reuse.run(GoAwayCheck.check), .fail)
+        XCTAssertVerdict(HistoryBuilder().run(GoAwayCheck.check), .notApplicable)
     }
 }

@@ -65,8 +65,16 @@ def push(n, dev):
         push_real(n, dev); return {"device": dev["id"], "outcome": "sent"}
     return push_real(n, dev)
 
+def registered_after_death(dev):
+    """A token registered again after it died (driver protocol: device.registeredAt) is usable again."""
+    at = dev.get("registeredAt")
+    if not at or MUTANT == "never-revive-dead-tokens": return False
+    from datetime import datetime
+    return datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() > dead[dev["token"]][1]
+
 def push_real(n, dev):
-    if dev["token"] in dead: return {"device": dev["id"], "outcome": "skipped", "reason": dead[dev["token"]]}
+    if dev["token"] in dead and registered_after_death(dev): del dead[dev["token"]]
+    if dev["token"] in dead: return {"device": dev["id"], "outcome": "skipped", "reason": dead[dev["token"]][0]}
     req, err = build(n, dev)
     if err: return {"device": dev["id"], "outcome": "rejected", "reason": err}
     headers, data = req
@@ -84,7 +92,7 @@ def push_real(n, dev):
         if reason in PERMANENT_DEAD and MUTANT == "retry-dead-tokens":
             time.sleep(0.05); continue
         if reason in PERMANENT_DEAD:
-            dead[dev["token"]] = reason; return {"device": dev["id"], "outcome": "dead", "reason": reason}
+            dead[dev["token"]] = (reason, time.time()); return {"device": dev["id"], "outcome": "dead", "reason": reason}
         if reason == "ExpiredProviderToken" and not refreshed:
             provider_token(fresh=True); refreshed = True; continue
         if reason == "UnrelatedKeyIdInToken" and not reconnected:

@@ -1,8 +1,10 @@
 import Foundation
+import PushDoubleCore
 
 /// The catalogue of every check the runner knows: stable ids, titles, references, severities.
 ///
-/// Ids never change meaning once shipped. Not covered (see docs/conformance.md): A15
+/// Ids never change meaning once shipped: the APNs ids of checks that became generic stay
+/// valid as aliases (``aliases``). Not covered (see docs/conformance.md): A15
 /// (delayed 410).
 public enum CheckCatalogue {
     /// The synthetic check every case carries: the sender spoke the driver protocol.
@@ -13,26 +15,54 @@ public enum CheckCatalogue {
         reference: "DESIGN §4 (driver protocol v1)", severity: .must
     ) { _ in .held("every call answered") }
 
-    /// Every check, in catalogue order.
-    public static let all: [CheckDefinition] = [
-        driverProtocol,
+    /// The generic checks, written once over ``Attempt``s (Checks/Generic); ids without a
+    /// provider prefix.
+    public static let generic: [CheckDefinition] = [
         OutcomeChecks.outcome, OutcomeChecks.truthful, OutcomeChecks.noLoss,
-        RetryChecks.noRetryPermanent, RetryChecks.deadTokenNotReused, RetryChecks.retryAfter,
+        RetryChecks.noRetryPermanent, RetryChecks.deadTokenNotReused, RegistrationChecks.reregisteredTokenUsed, RetryChecks.retryAfter,
         RetryChecks.transientRetried, RetryChecks.boundedAttempts, RetryChecks.noTightRetryLoop, RetryChecks.backoffGrows,
-        RetryChecks.backoffJitter,
-        RetryChecks.noDuplicateDelivery, RetryChecks.goAway,
-        AuthConnectionChecks.jwtContents, AuthConnectionChecks.jwtExactMembers, AuthConnectionChecks.jwtIatInteger,
-        AuthConnectionChecks.jwtReuse, AuthConnectionChecks.jwtMaxAge,
-        AuthConnectionChecks.jwtRefreshAfterExpired, AuthConnectionChecks.keepTokenAfterTooManyUpdates,
-        AuthConnectionChecks.unrelatedKeyNewConnection,
-        AuthConnectionChecks.connectionReuse, AuthConnectionChecks.maxConcurrentStreams, AuthConnectionChecks.noPriorityFrames,
-        HeaderChecks.topicSuffix, HeaderChecks.background, HeaderChecks.expiration, HeaderChecks.collapseID,
-        HeaderChecks.apnsID, HeaderChecks.noDuplicateHeaders, HeaderChecks.payloadLimits, HeaderChecks.environmentHost,
-        MappingCheck.check,
+        RetryChecks.backoffJitter, RetryChecks.noDuplicateDelivery, ConnectionChecks.connectionReuse,
     ]
 
+    /// Every check, in catalogue order: the driver check, the generic ones, then each
+    /// registered provider's own (``ConformanceProviders/all``).
+    public static let all: [CheckDefinition] = [driverProtocol] + generic + ConformanceProviders.all.flatMap(\.checks)
+
+    /// Canonical id → check.
     public static let byID: [String: CheckDefinition] = Dictionary(uniqueKeysWithValues: all.map { ($0.id, $0) })
-    public static var ids: Set<String> { Set(byID.keys) }
+
+    /// An old id of a generic check (``ConformanceProvider/aliases``), the generic id and
+    /// the provider the old id scopes the check to.
+    public struct Alias: Sendable, Equatable {
+        public var id: String
+        public var canonical: String
+        public var provider: ProviderID
+    }
+
+    /// Old id → alias, for every registered provider.
+    public static let aliases: [String: Alias] = {
+        var out: [String: Alias] = [:]
+        for p in ConformanceProviders.all {
+            for (old, new) in p.aliases { out[old] = Alias(id: old, canonical: new, provider: p.provider) }
+        }
+        return out
+    }()
+
+    /// Every id a scenario, baseline or mutant table may name: canonical ids and aliases.
+    public static var ids: Set<String> { Set(byID.keys).union(aliases.keys) }
+
+    /// The canonical id for `id` (itself unless it is an alias).
+    public static func canonicalID(_ id: String) -> String { aliases[id]?.canonical ?? id }
+
+    /// The check an id names, and the provider an alias scopes it to (nil: every provider).
+    public static func resolve(_ id: String) -> (check: CheckDefinition, scope: ProviderID?)? {
+        if let c = byID[id] { return (c, nil) }
+        guard let a = aliases[id], let c = byID[a.canonical] else { return nil }
+        return (c, a.provider)
+    }
+
+    /// Old ids of a canonical check, sorted.
+    public static func aliases(of id: String) -> [String] { aliases.values.filter { $0.canonical == id }.map(\.id).sorted() }
 }
 
 /// The reference sender's planted bugs and the check ids each one must fail (one table:
@@ -48,19 +78,21 @@ public enum MutantTable {
 
     public static let entries: [Entry] = [
         Entry(mutant: "retry-dead-tokens", bug: "retries and reuses tokens APNs called dead",
-              failingChecks: ["apns.no-retry-permanent", "apns.dead-token-not-reused"]),
+              failingChecks: ["no-retry-permanent", "dead-token-not-reused"]),
         Entry(mutant: "jwt-per-request", bug: "signs a new JWT for every push", failingChecks: ["apns.jwt-reuse"]),
-        Entry(mutant: "ignore-retry-after", bug: "retries before Retry-After elapsed", failingChecks: ["apns.retry-after"]),
-        Entry(mutant: "no-backoff", bug: "retries 5xx without growing delays", failingChecks: ["apns.no-tight-retry-loop", "apns.backoff-grows"]),
-        Entry(mutant: "connection-per-push", bug: "opens a new connection for every push", failingChecks: ["apns.connection-reuse"]),
+        Entry(mutant: "ignore-retry-after", bug: "retries before Retry-After elapsed", failingChecks: ["retry-after"]),
+        Entry(mutant: "no-backoff", bug: "retries 5xx without growing delays", failingChecks: ["no-tight-retry-loop", "backoff-grows"]),
+        Entry(mutant: "connection-per-push", bug: "opens a new connection for every push", failingChecks: ["connection-reuse"]),
         Entry(mutant: "oversized-payloads", bug: "sends payloads over 4096 bytes instead of rejecting them", failingChecks: ["apns.payload-limits"]),
         Entry(mutant: "wrong-topic-suffix", bug: "omits the push-type topic suffix", failingChecks: ["apns.header.topic-suffix"]),
         Entry(mutant: "background-priority-10", bug: "sends background pushes with priority 10", failingChecks: ["apns.header.background"]),
         Entry(mutant: "resend-all-after-goaway", bug: "resends every stream after GOAWAY, processed ones too",
-              failingChecks: ["apns.goaway-unprocessed", "apns.no-duplicate-delivery"]),
-        Entry(mutant: "never-retry-transient", bug: "gives up on 429/5xx/connection loss at once", failingChecks: ["apns.transient-retried"]),
+              failingChecks: ["apns.goaway-unprocessed", "no-duplicate-delivery"]),
+        Entry(mutant: "never-retry-transient", bug: "gives up on 429/5xx/connection loss at once", failingChecks: ["transient-retried"]),
         Entry(mutant: "remint-on-token-update-error", bug: "mints a new JWT and retries at once after TooManyProviderTokenUpdates",
               failingChecks: ["apns.token-updates-keep-jwt"]),
-        Entry(mutant: "report-sent-always", bug: "reports every device as sent", failingChecks: ["apns.outcome", "apns.outcome-truthful"]),
+        Entry(mutant: "report-sent-always", bug: "reports every device as sent", failingChecks: ["outcome", "outcome-truthful"]),
+        Entry(mutant: "never-revive-dead-tokens", bug: "skips a dead token forever, even after it was registered again",
+              failingChecks: ["reregistered-token-used"]),
     ]
 }

@@ -54,11 +54,15 @@ public struct StepRecord: Sendable, Codable, Equatable {
     public var results: [DeviceResult]
     /// Driver failure text if the call failed.
     public var failure: String?
+    /// For `send`: the `registeredAt` the sender was told per device id (the moment the app
+    /// registered the token, ``Registrations``); nil when no device carried one.
+    public var registeredAt: [String: Date]?
     public init(index: Int, type: String, repetition: Int = 0, devices: [String] = [], notification: JSONValue? = nil,
-                startedAt: Date, endedAt: Date, results: [DeviceResult] = [], failure: String? = nil) {
+                startedAt: Date, endedAt: Date, results: [DeviceResult] = [], failure: String? = nil,
+                registeredAt: [String: Date]? = nil) {
         self.index = index; self.type = type; self.repetition = repetition; self.devices = devices
         self.notification = notification; self.startedAt = startedAt; self.endedAt = endedAt
-        self.results = results; self.failure = failure
+        self.results = results; self.failure = failure; self.registeredAt = registeredAt
     }
 }
 
@@ -74,11 +78,27 @@ public struct CheckContext: Sendable {
     public var steps: [StepRecord]
     /// What the sender was told (credentials, topic), if the case got that far.
     public var configuration: SenderConfiguration?
+    /// The provider a generic check is limited to: set when the scenario named it by a
+    /// provider's old id (``ConformanceProvider/aliases``); nil = every provider.
+    public var scope: ProviderID?
 
     public init(scenario: ConformanceScenario, params: JSONValue = .object([]), history: [Exchange], steps: [StepRecord],
-                configuration: SenderConfiguration?) {
+                configuration: SenderConfiguration?, scope: ProviderID? = nil) {
         self.scenario = scenario; self.params = params; self.history = history; self.steps = steps
-        self.configuration = configuration
+        self.configuration = configuration; self.scope = scope
+    }
+
+    /// Every (answered send step, device of it) a generic check judges, in step order.
+    public var judgedSends: [(step: StepRecord, device: String)] {
+        steps.filter { $0.type == "send" && $0.failure == nil }.flatMap { s in s.devices.filter(judges(device:)).map { (s, $0) } }
+    }
+
+    /// Whether a generic check judges this scenario device: its provider is registered
+    /// (and is the scope, when there is one).
+    public func judges(device id: String) -> Bool {
+        guard let p = scenario.device(id)?.provider else { return false }
+        let provider = ProviderID(rawValue: p)
+        return ConformanceProviders.provider(provider) != nil && (scope == nil || scope == provider)
     }
 }
 
@@ -97,8 +117,10 @@ public struct CheckDefinition: Sendable {
         self.id = id; self.title = title; self.reference = reference; self.severity = severity; self.evaluate = evaluate
     }
 
-    /// Runs the check and maps the finding to a verdict.
-    public func run(_ context: CheckContext) -> CheckResult {
+    /// Runs the check and maps the finding to a verdict; the result carries `id`, or the
+    /// id the scenario named the check by (an alias).
+    public func run(_ context: CheckContext, as named: String? = nil) -> CheckResult {
+        let id = named ?? self.id
         let finding = evaluate(context)
         switch finding {
         case .held(let m):

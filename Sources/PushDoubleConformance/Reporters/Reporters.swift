@@ -117,12 +117,17 @@ public enum JSONReporter {
     }
 }
 
-/// Renders the catalogue (`--list`): checks, then cases with their references and checks.
+/// Renders the catalogue (`--list`): checks (each generic one followed by its old ids), then
+/// cases with their references and checks.
 public enum CatalogueReporter {
     public static func render(scenarios: [ConformanceScenario]) -> String {
         var out = "Checks (id, severity, reference — title):\n"
         for c in CheckCatalogue.all {
             out += "  \(c.id)  [\(c.severity.rawValue)]  \(c.reference) — \(c.title)\n"
+            for old in CheckCatalogue.aliases(of: c.id) {
+                let scope = CheckCatalogue.aliases[old].map { " over \($0.provider) attempts only" } ?? ""
+                out += "  \(old)  [\(c.severity.rawValue)]  \(c.reference) — \(c.title) (old id of \(c.id)\(scope))\n"
+            }
         }
         out += "\nCases (\(scenarios.count)):\n"
         for s in scenarios {

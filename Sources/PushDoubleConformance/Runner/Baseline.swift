@@ -47,16 +47,20 @@ public struct Baseline: Sendable, Equatable {
     }
 
     /// Marks known failures in `report` and records fixed entries (those whose case ran and no longer fails).
+    /// Check ids are compared by their canonical id, so an entry naming an old id
+    /// (`apns.no-retry-permanent`) matches a result under the generic one and the reverse.
     public func apply(to report: inout RunReport) {
+        func canonical(_ e: BaselineEntry) -> BaselineEntry { BaselineEntry(case: e.case, check: CheckCatalogue.canonicalID(e.check)) }
+        let known = Set(entries.map(canonical))
         var stillFailing: Set<BaselineEntry> = []
         for i in report.cases.indices {
             for j in report.cases[i].checks.indices where report.cases[i].checks[j].verdict == .fail {
-                let e = BaselineEntry(case: report.cases[i].id, check: report.cases[i].checks[j].id)
-                if entries.contains(e) { report.cases[i].checks[j].known = true; stillFailing.insert(e) }
+                let e = canonical(BaselineEntry(case: report.cases[i].id, check: report.cases[i].checks[j].id))
+                if known.contains(e) { report.cases[i].checks[j].known = true; stillFailing.insert(e) }
             }
         }
         let ran = Set(report.cases.filter { $0.verdict != .notApplicable }.map(\.id))
-        report.fixed = entries.filter { ran.contains($0.case) && !stillFailing.contains($0) }
+        report.fixed = entries.filter { ran.contains($0.case) && !stillFailing.contains(canonical($0)) }
             .sorted { ($0.case, $0.check) < ($1.case, $1.check) }
     }
 

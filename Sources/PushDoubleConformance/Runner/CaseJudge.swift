@@ -49,16 +49,19 @@ struct CaseJudge {
         } else if record.notApplicableReason == nil {
             checks.append(d.run(ctxBase))
         }
+        // A check shows under the id the scenario named it by: an old provider id (an alias)
+        // runs the generic check scoped to that provider.
         for inv in scenario.checks {
-            guard let def = CheckCatalogue.byID[inv.id] else { continue }
+            guard let (def, scope) = CheckCatalogue.resolve(inv.id) else { continue }
             if let na = record.notApplicableReason {
-                checks.append(CheckResult(id: def.id, title: def.title, reference: def.reference, severity: def.severity,
+                checks.append(CheckResult(id: inv.id, title: def.title, reference: def.reference, severity: def.severity,
                                           verdict: .notApplicable, message: na, evidence: []))
                 continue
             }
             var ctx = ctxBase
             ctx.params = inv.params
-            checks.append(def.run(ctx))
+            ctx.scope = scope
+            checks.append(def.run(ctx, as: inv.id))
         }
         return checks
     }

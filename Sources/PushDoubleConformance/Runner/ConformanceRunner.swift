@@ -91,14 +91,20 @@ public final class ConformanceRunner: Sendable {
                          durationSeconds: Date().timeIntervalSince(started), cases: results.all())
     }
 
-    /// Runs one case: fakes, sender, steps, shutdown (``drive(_:session:shared:into:)``),
+    /// Runs one case: fakes, sender, steps, shutdown (``drive(_:registrations:session:shared:into:)``),
     /// then judging (``CaseJudge``), while the fakes still run.
     public func runCase(_ scenario: ConformanceScenario, shared: SharedSender? = nil) -> CaseResult {
         let judge = CaseJudge(scenario: scenario, started: Date(), historyExcerpt: options.historyExcerpt)
         let seed = options.seed ?? scenario.seed ?? 1
         var record = CaseRecord()
 
-        // 1. Fakes.
+        // 1. Fakes (after the runner's own scenario parts are read).
+        let registrations: Registrations
+        do { registrations = try Registrations(scenario) }
+        catch {
+            record.failureText = "cannot read the scenario: \(error)"
+            return judge.result(record)
+        }
         let session: any FakeSession
         do { session = try host.start(scenario, seed: seed) }
         catch {
@@ -108,7 +114,7 @@ public final class ConformanceRunner: Sendable {
         defer { session.stop() }
         record.configuration = session.configuration
 
-        drive(scenario, session: session, shared: shared, into: &record)
+        drive(scenario, registrations: registrations, session: session, shared: shared, into: &record)
         return judge.result(record)
     }
 
@@ -116,7 +122,7 @@ public final class ConformanceRunner: Sendable {
     /// the shared one), initialized, driven through the steps (``StepDriver``) and shut down;
     /// then the fakes' history and the sender's log collected. A driver failure kills the
     /// sender (and makes a shared one be replaced) and skips the phases after it.
-    private func drive(_ scenario: ConformanceScenario, session: any FakeSession, shared: SharedSender?,
+    private func drive(_ scenario: ConformanceScenario, registrations: Registrations, session: any FakeSession, shared: SharedSender?,
                        into record: inout CaseRecord) {
         // 2. Sender.
         let client: DriverClient
@@ -148,7 +154,7 @@ public final class ConformanceRunner: Sendable {
 
         // 4. Steps.
         if record.failureText == nil {
-            let outcome = StepDriver(scenario: scenario, client: client).run()
+            let outcome = StepDriver(scenario: scenario, client: client, registrations: registrations).run()
             record.steps = outcome.steps
             if let f = outcome.failure { abort(f) }
         }
@@ -187,18 +193,23 @@ public final class ConformanceRunner: Sendable {
 struct StepDriver {
     let scenario: ConformanceScenario
     let client: DriverClient
+    /// The scenario's `registeredAt` moments (validated before the case started).
+    let registrations: Registrations
 
     func run() -> (steps: [StepRecord], failure: DriverFailure?) {
         var steps: [StepRecord] = []
-        for step in scenario.steps {
+        for (i, step) in scenario.steps.enumerated() {
             switch step {
             case let .send(notification, deviceIDs, rep):
-                let devices = JSONValue.array(deviceIDs.compactMap { scenario.device($0)?.driverJSON })
-                let params = JSONValue.object([("notification", notification), ("devices", devices)])
                 for r in 0..<rep {
+                    let registeredAt = registrations.dates(step: i, now: Date())
+                    let devices = JSONValue.array(deviceIDs.compactMap { id in
+                        scenario.device(id).map { Self.driverJSON($0, registeredAt: registeredAt?[id]) }
+                    })
+                    let params = JSONValue.object([("notification", notification), ("devices", devices)])
                     if let f = request(DriverProtocol.send, params: params, into: &steps, record: { index, t, end in
                         StepRecord(index: index, type: "send", repetition: r, devices: deviceIDs, notification: notification,
-                                   startedAt: t, endedAt: end)
+                                   startedAt: t, endedAt: end, registeredAt: registeredAt)
                     }) { return (steps, f) }
                 }
             case .settle:
@@ -212,6 +223,14 @@ struct StepDriver {
             }
         }
         return (steps, nil)
+    }
+
+    /// A device as `send` names it: the scenario's device object, plus `registeredAt`
+    /// (ISO 8601 UTC, milliseconds) when the step gives one (``Registrations``).
+    static func driverJSON(_ device: ScenarioDevice, registeredAt: Date?) -> JSONValue {
+        guard let at = registeredAt, case .object(var members) = device.driverJSON else { return device.driverJSON }
+        members.append(("registeredAt", .string(DateFormats.iso8601(at))))
+        return .object(members)
     }
 
     /// One timed driver request, appended to `steps` with its results or its failure;

@@ -56,14 +56,15 @@ public enum ConformanceSuite {
         return isDir(share) ? share : nil
     }
 
-    /// Every case in `directory`, each validated by `host` (its devices, faults and quotas);
+    /// Every case in `directory`, each validated by `host` (its devices, faults and quotas) and
+    /// for its `registeredAt` steps (``Registrations``);
     /// a file that does not load or validate is a ``ConformanceError/badScenario(_:)``.
     public static func loadScenarios(directory: String, host: any FakeHost) throws -> [ConformanceScenario] {
         let all: [ConformanceScenario]
         do { all = try ConformanceScenario.loadDirectory(directory, knownChecks: CheckCatalogue.ids) }
         catch let e as ScenarioError { throw ConformanceError.badScenario("\(e)") }
         for s in all {
-            do { try host.validate(s) } catch { throw ConformanceError.badScenario("\(s.file ?? s.id): \(error)") }
+            do { try host.validate(s); _ = try Registrations(s) } catch { throw ConformanceError.badScenario("\(s.file ?? s.id): \(error)") }
         }
         return all
     }

@@ -87,7 +87,7 @@ extension HTTP2ServerConnection {
         case .normal:
             switch framing {
             case .automatic: endOnHeaders = body.isEmpty
-            case .headersOnly: endOnHeaders = true; body = []; addLength = false  // APNs success: :status + apns-id only
+            case .headersOnly: endOnHeaders = true; body = []; addLength = false  // a header-only answer (e.g. a provider's bare success)
             case .singleDataFrame: break
             case .chunked: addLength = false
             }

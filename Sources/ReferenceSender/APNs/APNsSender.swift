@@ -92,6 +92,9 @@ final class APNsSender: Sendable {
         guard device.provider == "apns" else {
             return Delivery(result: DeviceResult(device: device.id, outcome: .skipped, reason: "UnsupportedProvider"))
         }
+        if let registered = device.registeredAt, mutant != .neverReviveDeadTokens, dead.revive(device.token, registeredAt: registered) {
+            Log.info("device \(device.id): registered again after its token died; using it again")
+        }
         if mutant != .retryDeadTokens, let reason = dead.reason(for: device.token) {
             return Delivery(result: DeviceResult(device: device.id, outcome: .skipped, reason: reason))
         }
@@ -145,7 +148,7 @@ final class APNsSender: Sendable {
 
             switch decider.decide(result, state: &state, now: clock.now()) {
             case .finish(let outcome, let reason, let markDead):
-                if markDead, let reason { dead.markDead(push.token, reason: reason) }
+                if markDead, let reason { dead.markDead(push.token, reason: reason, at: clock.now()) }
                 var messageId: String?
                 if outcome == .sent {
                     if case .response(let r) = result { messageId = r.header(APNs.Header.id) }

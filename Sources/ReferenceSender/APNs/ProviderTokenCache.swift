@@ -77,12 +77,26 @@ final class ProviderTokenCache: Sendable {
     }
 }
 
-/// Device tokens known to be dead for the rest of the process (README G4, A1).
+/// Device tokens known to be dead (README G4, A1), until the app registers them again.
 final class DeadTokenRegistry: Sendable {
-    private let table = Mutex<[String: String]>([:])
+    /// Why and when (seconds since the epoch, the sender's clock) a token died.
+    struct Death: Sendable, Equatable {
+        var reason: String
+        var at: Double
+    }
+    private let table = Mutex<[String: Death]>([:])
 
     /// The reason the token died, if it did.
-    func reason(for token: String) -> String? { table.withLock { $0[token] } }
-    func markDead(_ token: String, reason: String) { table.withLock { $0[token] = reason } }
+    func reason(for token: String) -> String? { table.withLock { $0[token]?.reason } }
+    func death(of token: String) -> Death? { table.withLock { $0[token] } }
+    func markDead(_ token: String, reason: String, at: Double) { table.withLock { $0[token] = Death(reason: reason, at: at) } }
+    /// A registration after the death makes the token usable again; returns whether it did.
+    func revive(_ token: String, registeredAt: Double) -> Bool {
+        table.withLock { t in
+            guard let d = t[token], registeredAt > d.at else { return false }
+            t[token] = nil
+            return true
+        }
+    }
     var count: Int { table.withLock { $0.count } }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The provider-neutral notification of driver protocol v1 (DESIGN.md §4), plus the
 /// optional `pushType` extension for APNs push types other than alert/background.
 struct NeutralNotification: Sendable, Equatable {
@@ -77,9 +79,15 @@ struct TargetDevice: Sendable, Equatable {
     var token: String
     var environment: Environment
     var topic: String?
+    /// When the app registered this token (seconds since the epoch), if the runner said:
+    /// a token known to be dead is used again when registered after it died (DESIGN §4,
+    /// docs/conformance.md "Re-registered tokens").
+    var registeredAt: Double?
 
-    init(id: String, provider: String = "apns", token: String, environment: Environment = .production, topic: String? = nil) {
+    init(id: String, provider: String = "apns", token: String, environment: Environment = .production, topic: String? = nil,
+         registeredAt: Double? = nil) {
         self.id = id; self.provider = provider; self.token = token; self.environment = environment; self.topic = topic
+        self.registeredAt = registeredAt
     }
 
     init(json: JSON, index: Int) throws(DriverError) {
@@ -100,6 +108,21 @@ struct TargetDevice: Sendable, Equatable {
             guard let s = t.stringValue else { throw .invalidParams("devices[\(index)].topic must be a string") }
             topic = s
         }
+        if let r = o["registeredAt"], !r.isNull {
+            guard let s = r.stringValue, let d = Self.parseISO8601(s) else {
+                throw .invalidParams("devices[\(index)].registeredAt must be an ISO 8601 date")
+            }
+            registeredAt = d.timeIntervalSince1970
+        }
+    }
+
+    /// `2026-12-01T13:00:00.123Z` (fractional seconds optional).
+    static func parseISO8601(_ s: String) -> Date? {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let d = f.date(from: s) { return d }
+        f.formatOptions = [.withInternetDateTime]
+        return f.date(from: s)
     }
 }
 

@@ -30,8 +30,13 @@ public enum APNsFacts {
         .expiredProviderToken, .tooManyProviderTokenUpdates, .tooManyRequests, .idleTimeout, .unrelatedKeyIdInToken,
     ])
     private static func wire(_ reasons: [APNsReason]) -> Set<String> { Set(reasons.map(\.rawValue)) }
-    /// Fault actions after which the sender never got the response (retry expected).
-    public static let lostResponseActions: Set<String> = ["drop", "reset", "truncate", "stall"]
+
+    /// The classifier's view of these facts (apns.md §7.2): 410 means the token is gone,
+    /// 410 and 413 are never retried, 503 Shutdown asks for a resend on a new connection at
+    /// once rather than a backoff.
+    public static let provider = ProviderFacts(
+        deadReasons: deadTokenReasons, deadStatuses: [410], neverRetryReasons: neverRetryReasons, neverRetryStatuses: [410, 413],
+        retryableReasons: retryable4xxReasons, resendAtOnceReasons: [APNsReason.shutdown.rawValue])
 }
 
 /// One APNs push as the fake recorded it, with the facts checks need, pre-digested.
@@ -61,32 +66,14 @@ public struct APNsPush: Sendable {
         exchange.response.headers.first { $0.count == 2 && $0[0].lowercased() == name }?[1]
     }
 
+    /// What the answer means (``ProviderFacts/classify(status:reason:action:)`` over ``APNsFacts/provider``).
+    public var classification: Attempt.Classification { APNsFacts.provider.classify(status: status, reason: reason, action: action) }
     /// The fake accepted it (200 answered, possibly after a delay or with a GOAWAY after it).
-    public var accepted: Bool { status == 200 && !APNsFacts.lostResponseActions.contains(action) }
+    public var accepted: Bool { classification == .accepted }
     /// Answered with an error the sender must never retry (apns.md §7.2).
-    public var neverRetry: Bool {
-        if let r = reason, APNsFacts.neverRetryReasons.contains(r) { return true }
-        return status == 410 || status == 413
-    }
-    /// The token is unusable from now on.
-    public var deadToken: Bool {
-        if let r = reason, APNsFacts.deadTokenReasons.contains(r) { return true }
-        return status == 410
-    }
+    public var neverRetry: Bool { classification == .dead || classification == .permanent }
     /// A 4xx request error that must not be resent unchanged (G5).
-    public var requestError: Bool {
-        guard let s = status, (400..<500).contains(s), !accepted else { return false }
-        if let r = reason, APNsFacts.retryable4xxReasons.contains(r) { return false }
-        return s != 429
-    }
-    /// The request failed in a way that calls for a retry (429, 5xx, connection trouble).
-    public var transientFailure: Bool {
-        if accepted { return false }
-        if APNsFacts.lostResponseActions.contains(action) { return true }
-        if action == "goaway" && status == nil { return true }
-        guard let s = status else { return false }
-        return s == 429 || s >= 500
-    }
+    public var requestError: Bool { classification == .requestError }
     /// Request headers minus those that legitimately change between identical retries.
     public var comparableRequest: String {
         let h = headers.filter { $0.0 != "authorization" && $0.0 != "apns-id" }.map { "\($0.0):\($0.1)" }
@@ -131,7 +118,6 @@ public struct APNsHistory: Sendable {
 
     public init(_ ctx: CheckContext) {
         all = ctx.history.filter { $0.provider == .apns }
-        let sendSteps = ctx.steps.filter { $0.type == "send" }
         t0 = ctx.steps.first?.startedAt ?? all.first?.transport.headReceivedAt ?? Date(timeIntervalSince1970: 0)
         var byToken: [String: String] = [:]
         for d in ctx.scenario.devices where d.provider == "apns" { byToken[d.token.lowercased()] = d.id }
@@ -141,7 +127,7 @@ public struct APNsHistory: Sendable {
             let token = e.token ?? String(path.dropFirst(APNsRequestValidator.pathPrefix.count))
             let device = byToken[token.lowercased()] ?? e.deviceID ?? token
             let start = e.transport.headReceivedAt
-            let step = sendSteps.last(where: { $0.startedAt <= start })?.index ?? -1
+            let step = AttemptLog.step(at: start, ctx.steps)
             var end = e.respondedAt
             if let d = e.response.delaySeconds { end = max(end, e.receivedAt.addingTimeInterval(d)) }
             var reason = e.response.reason
@@ -160,41 +146,14 @@ public struct APNsHistory: Sendable {
     }
 
     /// Pushes per (send step, device), each list in arrival order: the attempts at one message.
-    public var groups: [[APNsPush]] {
-        var order: [String] = []
-        var map: [String: [APNsPush]] = [:]
-        for p in pushes {
-            let k = "\(p.step)|\(p.device)"
-            if map[k] == nil { order.append(k) }
-            map[k, default: []].append(p)
-        }
-        return order.map { map[$0]! }
-    }
+    public var groups: [[APNsPush]] { AttemptLog.messages(pushes, step: \.step, device: \.device) }
 
-    /// "#12 d1 conn 3 stream 5 → 503 ServiceUnavailable at +0.512 s"
+    /// "d1 conn 3 stream 5 → 503 ServiceUnavailable at +0.512 s"
     public func describe(_ p: APNsPush) -> String {
-        var answer: String
-        if let s = p.status { answer = "\(s)" + (p.reason.map { " " + $0 } ?? "") } else { answer = p.action }
-        if p.action != "respond" && p.status != nil { answer += " (\(p.action))" }
-        return "\(p.device) conn \(p.connection) stream \(p.stream) → \(answer) at \(time(p.start))"
+        AttemptLog.describe(device: p.device, exchange: p.exchange, status: p.status, reason: p.reason, at: p.start, t0: t0)
     }
-    public func time(_ d: Date) -> String { String(format: "+%.3f s", d.timeIntervalSince(t0)) }
+    public func time(_ d: Date) -> String { AttemptLog.time(d, t0: t0) }
     public func evidence(_ p: APNsPush, _ note: String = "") -> Evidence {
         Evidence(describe(p) + (note.isEmpty ? "" : "; " + note), seqs: [p.seq])
     }
-}
-
-/// Parses a Retry-After value: delta-seconds or an HTTP-date (RFC 9110 §10.2.3), as the
-/// number of seconds to wait counted from `now`.
-public func retryAfterSeconds(_ value: String, now: Date) -> Double? {
-    let v = value.trimmingCharacters(in: .whitespaces)
-    if let n = Int(v), n >= 0 { return Double(n) }
-    let f = DateFormatter()
-    f.locale = Locale(identifier: "en_US_POSIX")
-    f.timeZone = TimeZone(identifier: "GMT")
-    for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-        f.dateFormat = format
-        if let d = f.date(from: v) { return max(0, d.timeIntervalSince(now)) }
-    }
-    return nil
 }

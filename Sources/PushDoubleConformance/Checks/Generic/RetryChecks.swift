@@ -4,10 +4,10 @@ import PushDoubleCore
 /// Checks on retries, backoff, dead tokens and duplicates (README G1–G5, A1–A5).
 enum RetryChecks {
     static let noRetryPermanent = CheckDefinition(
-        id: "apns.no-retry-permanent", title: "No retry after a permanent error",
+        id: "no-retry-permanent", title: "No retry after a permanent error",
         reference: "A1, A2, G5; apns.md §7.2 (Apple's retry rule)", severity: .must
     ) { ctx in
-        let h = APNsHistory(ctx)
+        let h = AttemptLog(ctx)
         var problems: [Evidence] = []
         var judged = 0
         for g in h.groups {
@@ -31,23 +31,31 @@ enum RetryChecks {
     }
 
     static let deadTokenNotReused = CheckDefinition(
-        id: "apns.dead-token-not-reused", title: "A dead token is never used again",
+        id: "dead-token-not-reused", title: "A dead token is never used again",
         reference: "A1, G4; apns.md §7.2 (410 Unregistered: stop sending)", severity: .must
     ) { ctx in
-        let h = APNsHistory(ctx)
-        var diedAt: [String: APNsPush] = [:]
+        let h = AttemptLog(ctx)
+        // A token stays dead until the sender is told it was registered again after it
+        // died (`registeredAt` later than the dead answer): that is ``RegistrationChecks``' case.
+        var diedAt: [String: Attempt] = [:]
+        var deaths: [Attempt] = []
         var problems: [Evidence] = []
-        for p in h.pushes {
-            if let d = diedAt[p.token.lowercased()], p.step > d.step {
-                problems.append(Evidence("\(p.device) was reported gone by \(h.describe(d)), yet pushed again in step \(p.step + 1): \(h.describe(p))",
-                                         seqs: [d.seq, p.seq]))
+        for p in h.attempts {
+            let key = p.token.lowercased()
+            if let d = diedAt[key], p.step > d.step {
+                if let r = RegistrationChecks.registeredAt(ctx, step: p.step, device: p.device), r > d.end {
+                    diedAt[key] = nil
+                } else {
+                    problems.append(Evidence("\(p.device) was reported gone by \(h.describe(d)), yet pushed again in step \(p.step + 1): \(h.describe(p))",
+                                             seqs: [d.seq, p.seq]))
+                }
             }
-            if p.deadToken && diedAt[p.token.lowercased()] == nil { diedAt[p.token.lowercased()] = p }
+            if p.deadToken && diedAt[key] == nil { diedAt[key] = p; deaths.append(p) }
         }
-        if diedAt.isEmpty { return .notApplicable("no token was reported gone") }
-        let laterSteps = ctx.steps.filter { s in s.type == "send" && diedAt.values.contains { $0.step < s.index } }
+        if deaths.isEmpty { return .notApplicable("no token was reported gone") }
+        let laterSteps = ctx.steps.filter { s in s.type == "send" && deaths.contains { $0.step < s.index } }
         if laterSteps.isEmpty && problems.isEmpty { return .notApplicable("no send step after a token died") }
-        return problems.isEmpty ? .held("\(diedAt.count) dead token(s) not used in later steps")
+        return problems.isEmpty ? .held("\(deaths.count) dead token(s) not used in later steps")
             : .violated("a dead token was used again", problems)
     }
 
@@ -55,16 +63,16 @@ enum RetryChecks {
     static let waitTolerance = 0.05
 
     static let retryAfter = CheckDefinition(
-        id: "apns.retry-after", title: "Waits at least Retry-After before retrying",
+        id: "retry-after", title: "Waits at least Retry-After before retrying",
         reference: "G1, G2, A3; RFC 9110 §10.2.3", severity: .must
     ) { ctx in
-        let h = APNsHistory(ctx)
+        let h = AttemptLog(ctx)
         var problems: [Evidence] = []
         var judged = 0
         for g in h.groups {
             for (i, p) in g.enumerated() {
-                guard let ra = p.responseHeader("retry-after"), !p.accepted else { continue }
-                guard let wait = retryAfterSeconds(ra, now: p.end) else {
+                guard let ra = p.retryAfter, !p.accepted else { continue }
+                guard let wait = p.retryAfterSeconds else {
                     continue // an unparseable value from the fake is not the sender's fault
                 }
                 guard i + 1 < g.count else { continue }
@@ -83,10 +91,10 @@ enum RetryChecks {
     }
 
     static let transientRetried = CheckDefinition(
-        id: "apns.transient-retried", title: "Transient failures are retried",
+        id: "transient-retried", title: "Transient failures are retried",
         reference: "A3, A4, A5, G3; apns.md §7.2 (429 retry after a delay, 5xx retry with backoff)", severity: .must
     ) { ctx in
-        let h = APNsHistory(ctx)
+        let h = AttemptLog(ctx)
         let minAttempts = Int(ctx.params["minAttempts"]?.intValue ?? 2)
         var problems: [Evidence] = []
         var judged = 0
@@ -102,13 +110,13 @@ enum RetryChecks {
     }
 
     static let boundedAttempts = CheckDefinition(
-        id: "apns.bounded-attempts", title: "Attempts per message are capped",
+        id: "bounded-attempts", title: "Attempts per message are capped",
         reference: "G3 (policy: cap attempts, give up cleanly)", severity: .must
     ) { ctx in
-        let h = APNsHistory(ctx)
+        let h = AttemptLog(ctx)
         let cap = Int(ctx.params["maxAttempts"]?.intValue ?? 10)
         let groups = h.groups
-        if groups.isEmpty { return .notApplicable("no pushes") }
+        if groups.isEmpty { return .notApplicable("no attempts") }
         let over = groups.filter { $0.count > cap }
         if over.isEmpty {
             return .held("at most \(groups.map(\.count).max() ?? 0) attempt(s) per message (cap \(cap))")
@@ -117,18 +125,21 @@ enum RetryChecks {
                          over.map { Evidence("\($0[0].device) in step \($0[0].step + 1): \($0.count) attempts", seqs: $0.map(\.seq)) })
     }
 
-    /// The server said "try later" without saying when: 429 or 5xx without Retry-After,
-    /// except 503 Shutdown (the server is going away: resend at once on a new connection).
-    static func askedToBackOff(_ p: APNsPush, serverErrorsOnly: Bool) -> Bool {
-        guard let s = p.status, !p.accepted, p.responseHeader("retry-after") == nil, p.reason != "Shutdown" else { return false }
-        return s >= 500 || (!serverErrorsOnly && s == 429)
+    /// The server said "try later" without saying when (``Attempt/backoff``: 429 or 5xx
+    /// without Retry-After, except what the provider resends at once, e.g. APNs 503 Shutdown).
+    static func askedToBackOff(_ p: Attempt, serverErrorsOnly: Bool) -> Bool {
+        switch p.backoff {
+        case .none: return false
+        case .serverError: return true
+        case .throttled: return !serverErrorsOnly
+        }
     }
 
     /// Gaps between a failed attempt's answer and the next attempt, for 5xx without Retry-After.
-    static func serverErrorGaps(_ g: [APNsPush]) -> [Double] { backoffGaps(g, serverErrorsOnly: true) }
+    static func serverErrorGaps(_ g: [Attempt]) -> [Double] { backoffGaps(g, serverErrorsOnly: true) }
 
     /// Gaps (answer → next attempt) after each attempt the server asked to back off from.
-    static func backoffGaps(_ g: [APNsPush], serverErrorsOnly: Bool) -> [Double] {
+    static func backoffGaps(_ g: [Attempt], serverErrorsOnly: Bool) -> [Double] {
         var gaps: [Double] = []
         for i in 0..<(max(g.count - 1, 0)) where askedToBackOff(g[i], serverErrorsOnly: serverErrorsOnly) {
             gaps.append(max(0, g[i + 1].start.timeIntervalSince(g[i].end)))
@@ -143,14 +154,14 @@ enum RetryChecks {
     static let tightLoopMeanDelay = 0.02
 
     static let noTightRetryLoop = CheckDefinition(
-        id: "apns.no-tight-retry-loop", title: "No tight retry loop: retries the server asked to delay are spread out",
+        id: "no-tight-retry-loop", title: "No tight retry loop: retries the server asked to delay are spread out",
         reference: "A3, A4, G3; apns.md §7.2 (429: retry after a delay; 5xx: retry with backoff)", severity: .must
     ) { ctx in
-        let h = APNsHistory(ctx)
+        let h = AttemptLog(ctx)
         let minMean = ctx.params["minMeanDelay"]?.doubleValue ?? tightLoopMeanDelay
         // The sequence is judged, never one delay (DESIGN §5): every message retried at least
         // twice after 429/5xx without Retry-After, their delays pooled.
-        var loops: [([APNsPush], [Double])] = []
+        var loops: [([Attempt], [Double])] = []
         for g in h.groups {
             let gaps = backoffGaps(g, serverErrorsOnly: false)
             if gaps.count >= 2 { loops.append((g, gaps)) }
@@ -165,14 +176,14 @@ enum RetryChecks {
     }
 
     static let backoffGrows = CheckDefinition(
-        id: "apns.backoff-grows", title: "Backoff grows between 5xx retries",
+        id: "backoff-grows", title: "Backoff grows between 5xx retries",
         reference: "A4, G3 (jitter and caps are policy); apns.md §7.2 (retry with backoff)", severity: .should
     ) { ctx in
-        let h = APNsHistory(ctx)
+        let h = AttemptLog(ctx)
         // The envelope over messages, per retry number: a jittered delay may be shorter than
         // the one before it (full or decorrelated jitter), but the largest and the mean delay
         // at later retries exceed those of the first retry when the backoff grows.
-        var rows: [([APNsPush], [Double])] = []
+        var rows: [([Attempt], [Double])] = []
         for g in h.groups {
             let gaps = serverErrorGaps(g)
             if gaps.count >= 2 { rows.append((g, gaps)) }
@@ -198,10 +209,10 @@ enum RetryChecks {
     }
 
     static let backoffJitter = CheckDefinition(
-        id: "apns.backoff-jitter", title: "Backoff has jitter",
+        id: "backoff-jitter", title: "Backoff has jitter",
         reference: "A4, G3 (policy: exponential backoff with jitter)", severity: .should
     ) { ctx in
-        let h = APNsHistory(ctx)
+        let h = AttemptLog(ctx)
         var firstGaps: [(String, Double, [UInt64])] = []
         for g in h.groups {
             if let gap = serverErrorGaps(g).first { firstGaps.append((g[0].device, gap, g.map(\.seq))) }
@@ -218,12 +229,12 @@ enum RetryChecks {
     }
 
     static let noDuplicateDelivery = CheckDefinition(
-        id: "apns.no-duplicate-delivery", title: "Each notification is accepted at most once per device",
+        id: "no-duplicate-delivery", title: "Each notification is accepted at most once per device",
         reference: "A5 (retry only what the server did not process)", severity: .must
     ) { ctx in
-        let h = APNsHistory(ctx)
+        let h = AttemptLog(ctx)
         let groups = h.groups
-        if groups.isEmpty { return .notApplicable("no pushes") }
+        if groups.isEmpty { return .notApplicable("no attempts") }
         var problems: [Evidence] = []
         for g in groups {
             let acc = g.filter(\.accepted)
@@ -234,55 +245,5 @@ enum RetryChecks {
         }
         return problems.isEmpty ? .held("no duplicates among \(groups.count) message(s)")
             : .violated("duplicate deliveries", problems)
-    }
-
-    /// The last-stream-id of a GOAWAY record: `last=5`, or the core's symbolic forms
-    /// `last=before-this-stream`, `last=this-stream`, `last=highest-seen`.
-    static func goAwayLastStream(_ ga: APNsPush, onConnection: [APNsPush]) -> UInt32 {
-        let fallback = ga.accepted ? ga.stream : ga.stream &- 1
-        guard let d = ga.exchange.response.detail, let r = d.range(of: "last=") else { return fallback }
-        let value = d[r.upperBound...].prefix { !$0.isWhitespace && $0 != "," && $0 != ";" }
-        switch value {
-        case "before-this-stream": return ga.stream &- 1
-        case "this-stream": return ga.stream
-        case "highest-seen": return onConnection.filter { $0.start <= ga.start }.map(\.stream).max() ?? ga.stream
-        default: return UInt32(value) ?? fallback
-        }
-    }
-
-    static let goAway = CheckDefinition(
-        id: "apns.goaway-unprocessed", title: "After GOAWAY: reconnect and resend only unprocessed streams",
-        reference: "A5; RFC 9113 §6.8", severity: .must
-    ) { ctx in
-        let h = APNsHistory(ctx)
-        let goaways = h.pushes.filter { $0.action == "goaway" }
-        if goaways.isEmpty { return .notApplicable("the fake sent no GOAWAY") }
-        var problems: [Evidence] = []
-        for ga in goaways {
-            let sameConn = h.pushes.filter { $0.connection == ga.connection }
-            let last = goAwayLastStream(ga, onConnection: sameConn)
-            // (a) no new stream above last-stream-id opened after the GOAWAY was sent
-            for p in sameConn where p.stream > last && p.start > ga.end.addingTimeInterval(0.05) {
-                problems.append(Evidence("new stream \(p.stream) opened on connection \(ga.connection) after GOAWAY last=\(last): \(h.describe(p))",
-                                         seqs: [ga.seq, p.seq]))
-            }
-            // (b) processed (accepted) streams of that connection are not sent again in the same step
-            for p in sameConn where p.accepted && p.stream <= last {
-                if let again = h.pushes.first(where: { $0.step == p.step && $0.device == p.device && $0.start > p.start && $0.connection != p.connection }) {
-                    problems.append(Evidence("\(p.device) was processed before the GOAWAY (stream \(p.stream) ≤ \(last)) but resent: \(h.describe(again))",
-                                             seqs: [p.seq, again.seq]))
-                }
-            }
-            // (c) unprocessed streams are retried on another connection
-            for p in sameConn where !p.accepted && (p.stream > last || p.seq == ga.seq) && !p.neverRetry && !p.requestError {
-                let retried = h.pushes.contains { $0.step == p.step && $0.device == p.device && $0.connection != ga.connection && $0.start > p.start }
-                if !retried {
-                    problems.append(Evidence("\(p.device) on stream \(p.stream) was not processed (GOAWAY last=\(last)) and never resent on a new connection",
-                                             seqs: [ga.seq, p.seq]))
-                }
-            }
-        }
-        return problems.isEmpty ? .held("\(goaways.count) GOAWAY(s) handled: only unprocessed streams resent")
-            : .violated("GOAWAY mishandled", problems)
     }
 }

@@ -3,7 +3,7 @@ import PushDoubleAPNs
 import PushDoubleCore
 import PushDoubleCrypto
 
-/// Checks on the provider JWT (A6–A9, A11) and on connection use (A10).
+/// APNs checks on the provider JWT (A6–A9, A11) and on HTTP/2 stream use (A10).
 enum AuthConnectionChecks {
     /// Each distinct JWT once, with the first push that carried it (no bearer: nil JWT).
     static func distinctJWTs(_ h: APNsHistory) -> [(APNsPush, String?)] {
@@ -293,36 +293,6 @@ enum AuthConnectionChecks {
         return problems.isEmpty ? .held("no PRIORITY signals on \(conns) connection(s)") : .violated("PRIORITY frames sent", problems)
     }
 
-    static let connectionReuse = CheckDefinition(
-        id: "apns.connection-reuse", title: "Connections are reused (no connection per push)",
-        reference: "A10; apns.md §1 (keep connections open, reuse them for many pushes)", severity: .must
-    ) { ctx in
-        let h = APNsHistory(ctx)
-        guard h.pushes.count >= 3 else { return .notApplicable("fewer than three pushes") }
-        let base = Int(ctx.params["maxConnections"]?.intValue ?? 2)
-        var problems: [Evidence] = []
-        var summary: [String] = []
-        for env in Set(h.pushes.map { $0.exchange.environment ?? "?" }).sorted() {
-            let ps = h.pushes.filter { ($0.exchange.environment ?? "?") == env }
-            var perConn: [UInt64: Int] = [:]
-            for p in ps { perConn[p.connection, default: 0] += 1 }
-            let breaks = ps.filter { FakeEvents.endsConnection($0) }.count
-            let allowed = base + breaks
-            // apns.md §1 asks for reuse, not for a single connection: a pool of several
-            // connections, each reused, is reuse; a connection per push is not. So count the
-            // connections that carried one push only (not those the fake ended).
-            let ended = Set(ps.filter { FakeEvents.endsConnection($0) }.map(\.connection))
-            let single = perConn.filter { $0.value == 1 && !ended.contains($0.key) }.count
-            summary.append("\(env): \(ps.count) pushes over \(perConn.count) connection(s)")
-            if single > allowed {
-                problems.append(Evidence("\(env): \(single) of \(perConn.count) connections carried a single push (allowed \(allowed)); pushes per connection: "
-                    + perConn.sorted { $0.key < $1.key }.map { "conn \($0.key): \($0.value)" }.prefix(12).joined(separator: ", "),
-                    seqs: ps.prefix(12).map(\.seq)))
-            }
-        }
-        return problems.isEmpty ? .held(summary.joined(separator: "; ")) : .violated("connections not reused", problems)
-    }
-
     static let maxConcurrentStreams = CheckDefinition(
         id: "apns.max-concurrent-streams", title: "Never more open streams than MAX_CONCURRENT_STREAMS",
         reference: "A10; apns.md §1, §1.1; RFC 9113 §5.1.2", severity: .must
@@ -359,12 +329,5 @@ enum AuthConnectionChecks {
         if h.pushes.isEmpty { return .notApplicable("no pushes") }
         return problems.isEmpty ? .held("peak \(peakAll) concurrent stream(s), limit \(limit)")
             : .violated("stream limit exceeded", problems)
-    }
-}
-
-/// Facts about what the fakes did to a connection.
-enum FakeEvents {
-    static func endsConnection(_ p: APNsPush) -> Bool {
-        ["drop", "goaway", "truncate"].contains(p.action)
     }
 }

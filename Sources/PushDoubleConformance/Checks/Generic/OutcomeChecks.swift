@@ -13,10 +13,10 @@ enum OutcomeChecks {
         return nil
     }
 
-    /// `apns.outcome`: `expect` applies to the first send reply naming the device,
+    /// `outcome`: `expect` applies to the first send reply naming the device,
     /// `expectLater` to every later one.
     static let outcome = CheckDefinition(
-        id: "apns.outcome", title: "Reported outcome is the expected one",
+        id: "outcome", title: "Reported outcome is the expected one",
         reference: "DESIGN §4 outcomes; A1, A2, A3, A4, A13", severity: .must
     ) { ctx in
         let first = ctx.params["expect"]?.objectValue ?? []
@@ -49,33 +49,35 @@ enum OutcomeChecks {
             : .violated("\(problems.count) outcome(s) differ from the expected ones", problems)
     }
 
-    /// `apns.outcome-truthful`: the sender's words agree with the history.
+    /// `outcome-truthful`: the sender's words agree with the history.
     static let truthful = CheckDefinition(
-        id: "apns.outcome-truthful", title: "Reported outcomes agree with what the fake saw",
+        id: "outcome-truthful", title: "Reported outcomes agree with what the fake saw",
         reference: "DESIGN §4 (the runner never trusts the sender's words alone)", severity: .must
     ) { ctx in
-        let h = APNsHistory(ctx)
+        let h = AttemptLog(ctx)
         var problems: [Evidence] = []
         var judged = 0
-        var deadSoFar: Set<String> = []
+        // Device → when the fake last said its token is gone (a registration after that revives it).
+        var deadSoFar: [String: Date] = [:]
         for step in ctx.steps where step.type == "send" && step.failure == nil {
-            let mine = h.pushes.filter { $0.step == step.index }
+            let mine = h.attempts.filter { $0.step == step.index }
+            for (device, at) in step.registeredAt ?? [:] where (deadSoFar[device].map { at > $0 } ?? false) { deadSoFar[device] = nil }
             for r in step.results {
-                guard ctx.scenario.device(r.device)?.provider == "apns" else { continue }
+                guard ctx.judges(device: r.device) else { continue }
                 judged += 1
-                let pushes = mine.filter { $0.device == r.device }
-                let accepted = pushes.filter(\.accepted)
+                let attempts = mine.filter { $0.device == r.device }
+                let accepted = attempts.filter(\.accepted)
                 switch r.outcome {
                 case .sent, .pending:
                     if accepted.isEmpty {
-                        problems.append(Evidence("step \(step.index + 1): \(r.device) reported \(r.outcome.rawValue) but the fake accepted no push for it"
-                            + (pushes.isEmpty ? " (none arrived)" : " (answers: " + pushes.map { h.describe($0) }.joined(separator: "; ") + ")"),
-                            seqs: pushes.map(\.seq)))
+                        problems.append(Evidence("step \(step.index + 1): \(r.device) reported \(r.outcome.rawValue) but the fake accepted no attempt for it"
+                            + (attempts.isEmpty ? " (none arrived)" : " (answers: " + attempts.map { h.describe($0) }.joined(separator: "; ") + ")"),
+                            seqs: attempts.map(\.seq)))
                     }
                 case .dead:
-                    if !pushes.contains(where: \.deadToken) && !deadSoFar.contains(r.device) {
+                    if !attempts.contains(where: \.deadToken) && deadSoFar[r.device] == nil {
                         problems.append(Evidence("step \(step.index + 1): \(r.device) reported dead but the fake never said the token is gone",
-                                                 seqs: pushes.map(\.seq)))
+                                                 seqs: attempts.map(\.seq)))
                     }
                 case .failed, .rejected:
                     if !accepted.isEmpty {
@@ -83,39 +85,37 @@ enum OutcomeChecks {
                                                  seqs: accepted.map(\.seq)))
                     }
                 case .skipped:
-                    if !pushes.isEmpty {
-                        problems.append(Evidence("step \(step.index + 1): \(r.device) reported skipped but pushes arrived", seqs: pushes.map(\.seq)))
+                    if !attempts.isEmpty {
+                        problems.append(Evidence("step \(step.index + 1): \(r.device) reported skipped but attempts arrived", seqs: attempts.map(\.seq)))
                     }
                 }
-                if pushes.contains(where: \.deadToken) { deadSoFar.insert(r.device) }
+                if let d = attempts.last(where: \.deadToken) { deadSoFar[r.device] = d.end }
             }
-            for p in mine where p.deadToken { deadSoFar.insert(p.device) }
+            for p in mine where p.deadToken { deadSoFar[p.device] = p.end }
         }
-        if judged == 0 { return .notApplicable("no APNs results reported") }
+        if judged == 0 { return .notApplicable("no results reported for devices of a registered provider") }
         return problems.isEmpty ? .held("\(judged) reported outcome(s) match the history")
             : .violated("\(problems.count) reported outcome(s) contradict the history", problems)
     }
 
-    /// `apns.no-loss`: every device of every send is accepted or reported as not sent.
+    /// `no-loss`: every device of every send is accepted or reported as not sent.
     static let noLoss = CheckDefinition(
-        id: "apns.no-loss", title: "No notification is silently lost",
+        id: "no-loss", title: "No notification is silently lost",
         reference: "A5 (connection loss); DESIGN §4 outcomes", severity: .must
     ) { ctx in
-        let h = APNsHistory(ctx)
+        let h = AttemptLog(ctx)
         var problems: [Evidence] = []
         var judged = 0
-        for step in ctx.steps where step.type == "send" && step.failure == nil {
-            for device in step.devices where ctx.scenario.device(device)?.provider == "apns" {
-                judged += 1
-                let pushes = h.pushes.filter { $0.step == step.index && $0.device == device }
-                if pushes.contains(where: \.accepted) { continue }
-                let reported = step.results.first { $0.device == device }?.outcome
-                if let o = reported, [.dead, .rejected, .failed, .skipped].contains(o) { continue }
-                problems.append(Evidence("step \(step.index + 1): \(device) was never accepted and the sender reported "
-                    + (reported?.rawValue ?? "nothing"), seqs: pushes.map(\.seq)))
-            }
+        for (step, device) in ctx.judgedSends {
+            judged += 1
+            let attempts = h.attempts.filter { $0.step == step.index && $0.device == device }
+            if attempts.contains(where: \.accepted) { continue }
+            let reported = step.results.first { $0.device == device }?.outcome
+            if let o = reported, [.dead, .rejected, .failed, .skipped].contains(o) { continue }
+            problems.append(Evidence("step \(step.index + 1): \(device) was never accepted and the sender reported "
+                + (reported?.rawValue ?? "nothing"), seqs: attempts.map(\.seq)))
         }
-        if judged == 0 { return .notApplicable("no APNs sends") }
+        if judged == 0 { return .notApplicable("no sends to devices of a registered provider") }
         return problems.isEmpty ? .held("all \(judged) device-sends accepted or reported as not sent")
             : .violated("\(problems.count) notification(s) lost", problems)
     }

@@ -1,0 +1,22 @@
+import Foundation
+import PushDoubleCore
+
+/// One provider's side of the conformance runner (its folder under Providers/): a judge
+/// that turns that provider's part of a history into provider-neutral ``Attempt``s, the
+/// facts the classification rests on, and the checks only that provider has.
+///
+/// The generic checks (Checks/Generic) are written once over attempts; a provider brings
+/// only its judge and its own checks, and registers in ``ConformanceProviders/all``.
+public protocol ConformanceProvider: Sendable {
+    var provider: ProviderID { get }
+    /// What the provider answers, in the classifier's words (dead, never-retry, retryable reasons).
+    var facts: ProviderFacts { get }
+    /// One attempt per recipient per request of this provider in `ctx.history`, each with
+    /// its send step (``AttemptLog/step(at:_:)``) and scenario device.
+    func attempts(_ ctx: CheckContext) -> [Attempt]
+    /// The checks only this provider has (ids prefixed with the provider id).
+    var checks: [CheckDefinition] { get }
+    /// Ids this provider shipped for checks that are now generic: old id → generic id.
+    /// They keep working everywhere an id is accepted, scoped to this provider's attempts.
+    var aliases: [String: String] { get }
+}
