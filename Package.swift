@@ -42,7 +42,7 @@ let package = Package(
         // In-process server assembling every fake: the Swift library API.
         .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
-        .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
         .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON"]),
         // The CLI: serve, replay, conform, certs; one option parser; console and exchange log.
@@ -67,7 +67,7 @@ let package = Package(
         .testTarget(name: "PushDoubleExpoTests", dependencies: ["PushDoubleExpo", "PushDoubleJSON", "PushDoubleTestSupport"]),
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTestSupport"],
+        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
         // The commands in-process: option parser, serve/replay, conform, certs, exchange log.
         .testTarget(name: "PushDoubleCLITests", dependencies: ["pushdouble", "PushDouble", "PushDoubleCore", "PushDoubleConformance",

@@ -147,7 +147,8 @@ public struct WebPushRequestValidator: Sendable {
         return String(Substring(u[start..<end]))
     }
 
-    static func isBase64URLByte(_ c: UInt8) -> Bool {
+    /// `A–Z a–z 0–9 - _`: the URL- and filename-safe base64 alphabet (RFC 4648 §5) of `Topic` and tokens.
+    public static func isBase64URLByte(_ c: UInt8) -> Bool {
         (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x5F
     }
 }
