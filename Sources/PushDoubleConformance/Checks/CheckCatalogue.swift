@@ -94,5 +94,14 @@ public enum MutantTable {
         Entry(mutant: "report-sent-always", bug: "reports every device as sent", failingChecks: ["outcome", "outcome-truthful"]),
         Entry(mutant: "never-revive-dead-tokens", bug: "skips a dead token forever, even after it was registered again",
               failingChecks: ["reregistered-token-used"]),
+        Entry(mutant: "webpush-wrong-auth-secret", bug: "encrypts to the wrong auth secret: accepted, undecryptable",
+              failingChecks: ["webpush.decryptable"]),
+        Entry(mutant: "webpush-aesgcm", bug: "encrypts with the legacy aesgcm draft", failingChecks: ["webpush.aes128gcm"]),
+        Entry(mutant: "webpush-audience-with-path", bug: "signs VAPID aud with the endpoint URL, not its origin", failingChecks: ["webpush.vapid"]),
+        Entry(mutant: "webpush-long-expiry", bug: "signs VAPID exp 48 h ahead", failingChecks: ["webpush.vapid"]),
+        Entry(mutant: "webpush-no-ttl", bug: "sends no TTL", failingChecks: ["webpush.ttl"]),
+        Entry(mutant: "webpush-urgency-ignored", bug: "sends Urgency normal for high-priority notifications", failingChecks: ["webpush.urgency"]),
+        Entry(mutant: "webpush-raw-topic", bug: "sends the collapse key as Topic unchecked", failingChecks: ["webpush.topic"]),
+        Entry(mutant: "webpush-oversized", bug: "sends payloads too large for one record", failingChecks: ["webpush.payload-limits"]),
     ]
 }

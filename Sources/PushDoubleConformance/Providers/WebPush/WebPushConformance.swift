@@ -35,6 +35,21 @@ public struct WebPushConformance: ConformanceProvider {
 
     /// Web Push shipped no checks before the seam.
     public var aliases: [String: String] { [:] }
+
+    /// A scenario subscription's bare-path endpoint (a scenario cannot know the bound port,
+    /// docs/webpush.md "Subscriptions as devices") gets the fake's URL (`providers.webpush.url`);
+    /// `privateKey` — the browser's secret the fake decrypts with — is not the sender's.
+    public func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue {
+        guard case .object(var members) = device else { return device }
+        members.removeAll { $0.0 == "privateKey" }
+        let url = configuration?.providers.first { $0.id == provider.rawValue }?.parameters["url"]?.stringValue
+        if let url, let i = members.firstIndex(where: { $0.0 == "subscription" }), case .object(var sub) = members[i].1,
+           let j = sub.firstIndex(where: { $0.0 == "endpoint" }), let e = sub[j].1.stringValue, e.hasPrefix("/") {
+            sub[j].1 = .string(url + e)
+            members[i].1 = .object(sub)
+        }
+        return .object(members)
+    }
 }
 
 /// What the Web Push fake answers, in the classifier's words (webpush.md §1.2, §6).
