@@ -23,6 +23,8 @@ enum Mutant: String, CaseIterable, Sendable {
     case webpushUrgencyIgnored = "webpush-urgency-ignored"
     case webpushRawTopic = "webpush-raw-topic"
     case webpushOversized = "webpush-oversized"
+    case webpushNoVAPID = "webpush-no-vapid"
+    case webpushMissingSubject = "webpush-missing-subject"
 
     /// One line: the bug, and the check that should catch it.
     var summary: String {
@@ -47,6 +49,8 @@ enum Mutant: String, CaseIterable, Sendable {
         case .webpushNoTTL: return "sends Web Push requests without TTL (webpush.ttl)"
         case .webpushUrgencyIgnored: return "sends every Web Push message with Urgency normal, whatever the priority (webpush.urgency)"
         case .webpushRawTopic: return "uses the collapse key as Topic unchecked (over 32 characters, not base64url) (webpush.topic)"
+        case .webpushNoVAPID: return "sends Web Push requests without VAPID (restricted subscriptions refuse them) (webpush.vapid)"
+        case .webpushMissingSubject: return "signs VAPID JWTs without the sub claim (webpush.vapid)"
         case .webpushOversized: return "sends Web Push payloads too large for one record instead of rejecting them locally (webpush.payload-limits)"
         }
     }

@@ -103,5 +103,7 @@ public enum MutantTable {
         Entry(mutant: "webpush-urgency-ignored", bug: "sends Urgency normal for high-priority notifications", failingChecks: ["webpush.urgency"]),
         Entry(mutant: "webpush-raw-topic", bug: "sends the collapse key as Topic unchecked", failingChecks: ["webpush.topic"]),
         Entry(mutant: "webpush-oversized", bug: "sends payloads too large for one record", failingChecks: ["webpush.payload-limits"]),
+        Entry(mutant: "webpush-no-vapid", bug: "sends no VAPID Authorization", failingChecks: ["webpush.vapid"]),
+        Entry(mutant: "webpush-missing-subject", bug: "signs VAPID JWTs without sub", failingChecks: ["webpush.vapid"]),
     ]
 }

@@ -203,7 +203,9 @@ final class WebPushSender: Sendable {
                 body = try WebPushCipher.encrypt(plaintext: plaintext, uaPublicKey: target.userAgentKey, authSecret: auth, recordSize: rs)
                 headers.append(("content-encoding", "aes128gcm"))
             }
-            headers.append(("authorization", try vapidHeader(target.origin + (mutant == .webpushAudienceWithPath ? target.path : ""))))
+            if mutant != .webpushNoVAPID {
+                headers.append(("authorization", try vapidHeader(target.origin + (mutant == .webpushAudienceWithPath ? target.path : ""))))
+            }
         } catch {
             Log.info("encryption or VAPID signing failed: \(error)")
             return nil
@@ -228,9 +230,9 @@ final class WebPushSender: Sendable {
         let now = Int64(clock.now().rounded(.down))
         let lifetime: Int64 = mutant == .webpushLongExpiry ? 48 * 3600 : 12 * 3600
         let jwt = try jwts.token(for: audience, now: now) {
-            try JWT.sign(header: ["typ": "JWT", "alg": "ES256"],
-                         claims: ["aud": .string(audience), "exp": .int(now + lifetime), "sub": .string(configuration.subject)],
-                         key: .es256(configuration.vapidKey))
+            var claims: JOSEObject = ["aud": .string(audience), "exp": .int(now + lifetime), "sub": .string(configuration.subject)]
+            if mutant == .webpushMissingSubject { claims["sub"] = nil }
+            return try JWT.sign(header: ["typ": "JWT", "alg": "ES256"], claims: claims, key: .es256(configuration.vapidKey))
         } expires: { now + lifetime - 3600 }
         return "vapid t=\(jwt), k=\(Base64URL.encode(try configuration.vapidKey.publicKey.rawRepresentation))"
     }
