@@ -84,8 +84,11 @@ public struct ListenerDefault: Sendable, Equatable {
     public var defaultPort: Int
     /// What it serves, one short line ("APNs production, TLS, h2 only").
     public var summary: String
-    public init(name: String, defaultPort: Int, summary: String) {
-        self.name = name; self.defaultPort = defaultPort; self.summary = summary
+    /// The real service's host names (and ports) this listener stands in for
+    /// ("api.push.apple.com:443"): what the CONNECT proxy routes here. Empty = none.
+    public var realHosts: [String]
+    public init(name: String, defaultPort: Int, summary: String, realHosts: [String] = []) {
+        self.name = name; self.defaultPort = defaultPort; self.summary = summary; self.realHosts = realHosts
     }
 }
 
