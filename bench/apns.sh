@@ -58,18 +58,7 @@ h2() {
 
 echo "== h2 over TLS, POST 300-byte JSON + JWT, h2load -c10 -m100 -D ${DURATION}s --warm-up-time=${WARMUP}s; $ROUNDS alternating rounds"
 echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-declare -A ALL
-for i in $(seq "$ROUNDS"); do
-  for n in serve quiet nghttpd; do
-    p="PID_$n"; C0=$(cpu "${!p}")
-    OUT=$(h2 "$n"); C1=$(cpu "${!p}")
-    R=$(echo "$OUT" | rps); D=$(echo "$OUT" | done_count)
-    ALL[$n]="${ALL[$n]:-} $R"
-    CPUUS=$(python3 -c "print(round(($C1-$C0)/$TICK/max(1,$D)*1e6,1))")
-    printf '  round %d %-8s %9s req/s | %s | %s | server CPU %s µs/req (incl. warm-up)\n' "$i" "$n" "$R" \
-      "$(echo "$OUT" | grep -E '^requests:')" "$(echo "$OUT" | grep -E '^status codes:')" "$CPUUS"
-  done
-done
+run_rounds serve quiet nghttpd
 # shellcheck disable=SC2086
 SM=$(median ${ALL[serve]}); QM=$(median ${ALL[quiet]}); NM=$(median ${ALL[nghttpd]})
 RSS_SERVE=$(rss "$PID_serve"); RSS_QUIET=$(rss "$PID_quiet")

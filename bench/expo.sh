@@ -46,25 +46,16 @@ OKS=$(curl -sS --cacert Certificates/pushdouble-test-ca.pem -H "authorization: B
   "${ENCODING[@]}" --data-binary "@$BODY" "$URL_pd/--/api/v2/push/send" | grep -o '"status":"ok"' | wc -l)
 echo "check request: $OKS ok tickets of 100"
 
+# h2 NAME: one h2load run against server NAME (URL_NAME); run_rounds (bench/common.sh) alternates them.
 h2() {
+  local u="URL_$1"
   h2load -D "$DURATION" --warm-up-time="$WARMUP" -c 10 -m 10 -d "$BODY" "${ENCODING[@]}" \
-    -H "authorization: Bearer $ACCESS_TOKEN" -H 'content-type: application/json' "$1/--/api/v2/push/send" 2>&1
+    -H "authorization: Bearer $ACCESS_TOKEN" -H 'content-type: application/json' "${!u}/--/api/v2/push/send" 2>&1
 }
 
-echo "== h2 over TLS, POST 100 messages, h2load -c10 -m10 -D ${DURATION}s --warm-up-time=${WARMUP}s; $ROUNDS alternating rounds"
+echo "== h2 over TLS, POST 100 messages, h2load -c10 -m10 -D ${DURATION}s --warm-up-time=${WARMUP}s; $ROUNDS alternating rounds (pd = the Expo fake, ng = nghttpd)"
 echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-declare -A ALL
-for i in $(seq "$ROUNDS"); do
-  for n in pd ng; do
-    p="PID_$n"; u="URL_$n"; C0=$(cpu "${!p}")
-    OUT=$(h2 "${!u}"); C1=$(cpu "${!p}")
-    R=$(echo "$OUT" | rps); D=$(echo "$OUT" | done_count)
-    ALL[$n]="${ALL[$n]:-} $R"
-    CPUUS=$(python3 -c "print(round(($C1-$C0)/$TICK/max(1,$D)*1e6,1))")
-    printf '  round %d %-8s %9s req/s | %s | %s | server CPU %s µs/req (incl. warm-up)\n' "$i" "$([ $n = pd ] && echo expo-fake || echo nghttpd)" "$R" \
-      "$(echo "$OUT" | grep -E '^requests:')" "$(echo "$OUT" | grep -E '^status codes:')" "$CPUUS"
-  done
-done
+run_rounds pd ng
 # shellcheck disable=SC2086
 PM=$(median ${ALL[pd]}); NM=$(median ${ALL[ng]})
 echo "   RSS at the end: expo fake $(rss "$PID_pd") MB (history cap 50000, receipts cap 100000)"

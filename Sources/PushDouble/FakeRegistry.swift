@@ -2,6 +2,7 @@ import Foundation
 import PushDoubleCore
 import PushDoubleAPNs
 import PushDoubleExpo
+import PushDoubleWebPush
 import PushDoubleCrypto
 
 /// The registration point of provider modules and of the embedded test credentials: the one
@@ -14,6 +15,7 @@ public enum FakeRegistry {
     public static let modules: [any ProviderModule] = [
         APNsModule(),
         ExpoModule(),
+        WebPushModule(),
     ]
 
     /// The module of `provider`, if registered.

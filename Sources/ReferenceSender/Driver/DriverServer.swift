@@ -18,6 +18,8 @@ final class DriverServer {
     let scripted: ScriptedAPNs?
     private var sender: APNsSender?
     private var expoSender: ExpoSender?
+    /// The Web Push sender, when `providers.webpush` (or VAPID_PRIVATE_KEY_FILE) configured one.
+    private var webPush: WebPushSender?
     private var initialized = false
 
     init(mutant: Mutant?, variant: Variant? = nil, seed: UInt64? = nil, environment: [String: String], scripted: ScriptedAPNs?) {
@@ -39,12 +41,14 @@ final class DriverServer {
                 if await handle(line: bytes) == .exit {
                     await sender?.shutdown()
                     expoSender?.shutdown()
+                    await webPush?.shutdown()
                     return 0
                 }
             }
         }
         await sender?.shutdown()
         expoSender?.shutdown()
+        await webPush?.shutdown()
         return 0
     }
 
@@ -115,13 +119,29 @@ final class DriverServer {
             throw .invalidParams("protocolVersion \(v.text) is not supported (this sender speaks 1)")
         }
         let given = params["providers"]?["apns"]?.jsonObject
-        let old = sender
+        let old = sender, oldWebPush = webPush
         sender = nil
+        webPush = nil
         expoSender?.shutdown()
         expoSender = nil
         initialized = true
         if let old { Task { await old.shutdown() } }
+        if let oldWebPush { Task { await oldWebPush.shutdown() } }
         var providers: [String] = []
+        if let config = try APNsConfiguration(params: given, environment: environment) {
+            sender = try makeSender(config)
+            providers.append("apns")
+            Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)"
+                     + (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
+                     + (seed.map { " seed \($0)" } ?? ""))
+        }
+        if let w = try WebPushConfiguration(params: params["providers"]?["webpush"]?.jsonObject, environment: environment) {
+            let connector: any APNsConnector = scripted?.connector ?? HTTP2APNsConnector(caFile: w.caFile)
+            webPush = WebPushSender(configuration: w, connector: connector, clock: scripted?.clock ?? SystemSenderClock(), mutant: mutant,
+                                    random: JitterSource(seed: seed))
+            providers.append("webpush")
+            Log.info("initialize: webpush, VAPID subject \(w.subject)")
+        }
         if let expo = try ExpoConfiguration(params: params["providers"]?["expo"]?.jsonObject, environment: environment) {
             guard let endpoint = APNsEndpoint(url: expo.url) else { throw .invalidParams("expo.url \(expo.url) is not an https URL") }
             let clock: any SenderClock = scripted?.clock ?? SystemSenderClock()
@@ -130,15 +150,8 @@ final class DriverServer {
             Log.info("initialize: expo \(expo.url)" + (expo.accessToken == nil ? "" : " with an access token"))
             providers.append("expo")
         }
-        guard let config = try APNsConfiguration(params: given, environment: environment) else {
-            if providers.isEmpty { Log.info("initialize: no apns or expo configuration (params or APNS_URL / EXPO_URL); no provider enabled") }
-            return Self.initializeResult(providers: providers)
-        }
-        sender = try makeSender(config)
-        Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)"
-                 + (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
-                 + (seed.map { " seed \($0)" } ?? ""))
-        return Self.initializeResult(providers: ["apns"] + providers)
+        if providers.isEmpty { Log.info("initialize: no apns, expo or webpush configuration (params or environment); no provider enabled") }
+        return Self.initializeResult(providers: providers)
     }
 
     static func initializeResult(providers: [String]) -> JSON {
@@ -184,18 +197,31 @@ final class DriverServer {
         var devices: [TargetDevice] = []
         devices.reserveCapacity(list.count)
         for (i, d) in list.enumerated() { devices.append(try TargetDevice(json: d, index: i)) }
-        // Expo devices go to the Expo sender, the rest to APNs; results keep the devices' order.
-        var results = [DeviceResult?](repeating: nil, count: devices.count)
+        // Each provider's devices to its sender; results in the request's order.
+        let webIndices = devices.indices.filter { devices[$0].provider == "webpush" }
         let expoIndices = devices.indices.filter { devices[$0].provider == "expo" }
-        let otherIndices = devices.indices.filter { devices[$0].provider != "expo" }
-        for (indices, deliver) in [(expoIndices, expoSender.map { s in { @Sendable (d: [TargetDevice]) in await s.send(notification, to: d) } }),
-                                   (otherIndices, sender.map { s in { @Sendable (d: [TargetDevice]) in await s.send(notification, to: d) } })]
-        where !indices.isEmpty {
-            let group = indices.map { devices[$0] }
-            let answered = await deliver?(group) ?? group.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") }
-            for (i, r) in zip(indices, answered) { results[i] = r }
-        }
-        return .object(["results": .array(results.compactMap { $0?.json })])
+        let apnsIndices = devices.indices.filter { devices[$0].provider != "webpush" && devices[$0].provider != "expo" }
+        var results = [DeviceResult?](repeating: nil, count: devices.count)
+        let apnsDevices = apnsIndices.map { devices[$0] }
+        let apnsResults: [DeviceResult]
+        if apnsDevices.isEmpty { apnsResults = [] }
+        else if let sender { apnsResults = await sender.send(notification, to: apnsDevices) }
+        else { apnsResults = apnsDevices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
+        for (k, i) in apnsIndices.enumerated() { results[i] = apnsResults[k] }
+        let webDevices = webIndices.map { (devices[$0], list[$0]) }
+        var webResults: [DeviceResult]
+        if webDevices.isEmpty { webResults = [] }
+        else if let webPush { webResults = await webPush.send(notification, to: webDevices) }
+        else { webResults = webDevices.map { DeviceResult(device: $0.0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
+        if mutant == .reportSentAlways { webResults = webResults.map { DeviceResult(device: $0.device, outcome: .sent) } }
+        for (k, i) in webIndices.enumerated() { results[i] = webResults[k] }
+        let expoDevices = expoIndices.map { devices[$0] }
+        let expoResults: [DeviceResult]
+        if expoDevices.isEmpty { expoResults = [] }
+        else if let expoSender { expoResults = await expoSender.send(notification, to: expoDevices) }
+        else { expoResults = expoDevices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
+        for (k, i) in expoIndices.enumerated() { results[i] = expoResults[k] }
+        return .object(["results": .array(results.map { $0!.json })])
     }
 
     var currentSender: APNsSender? { sender }
