@@ -23,7 +23,10 @@ INTEROP_TIER+='|ConformCommandTests|DriverTests|EndToEndTests|ExpoGetReceiptsHan
 INTEROP_TIER+='|FaultSocketTests|HTTP1ServerTests|HTTP2InteropTests|InflatePythonCrossTests|JUnitSchemaTests|KeysTests'
 INTEROP_TIER+='|OpenSSLCrossCheckTests|PushDoubleServerTests|PywebpushInteropTests|ReportersTests|RouterTests'
 INTEROP_TIER+='|RuntimeEventLoopTests|RuntimeHTTP2Tests|RuntimeRobustnessTests|RuntimeTLSTests|ScenarioLoaderTests'
-INTEROP_TIER+='|FCMClientMatrixTests|FCMServerTests|ServeCommandTests|TestCredentialsTests|TolerantJWTTests|SuiteAcceptanceTests|CorrectVariantsTests|AbuseTierTests'
+INTEROP_TIER+='|ServeCommandTests|TestCredentialsTests|TolerantJWTTests|SuiteAcceptanceTests|CorrectVariantsTests|AbuseTierTests'
+INTEROP_TIER+='|WebPushSocketTests|WebPushClientMatrixTests'
+INTEROP_TIER+='|ExpoClientMatrixTests|ExpoSocketTests|ExpoFakeTests'
+INTEROP_TIER+='|FCMClientMatrixTests|FCMServerTests'
 
 if [ "${1:-}" = "--fast" ]; then
   shift
@@ -59,6 +62,11 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
     as_root apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
   fi
   python3 -m pip install -q --disable-pip-version-check -r Tests/Interop/requirements.txt
+  # async-expo-push-notifications installs the module exponent_server_sdk too: kept in its own
+  # directory, put on PYTHONPATH by ExpoClientMatrixTests (its dependencies go in the main env).
+  python3 -m pip install -q --disable-pip-version-check httpx pydantic requests
+  python3 -m pip install -q --disable-pip-version-check --no-deps --upgrade \
+    --target .build/interop-python/async-expo 'async-expo-push-notifications>=2.3,<3'
 fi
 
 swift build

@@ -1,6 +1,7 @@
-# Set-up shared by the provider benchmarks (bench/apns.sh, bench/fcm.sh) (sourced from the repository root, after `cd`):
+# Set-up shared by the APNs, FCM, Expo and Web Push benchmarks (sourced from the repository root, after `cd`):
 #   WORK   a temporary directory, removed at exit, when every PID in PIDS is killed
 #   BIN    the pushdouble binary: PD_BIN, else a release build (skipped with NO_BUILD=1)
+#   port, rps, done_count, cpu, rss, median, TICK: helpers for h2load rounds (below)
 #   JWT    a provider token minted now from the shipped test key (PDTESTKEY1 / PDTESTTEAM)
 #   $WORK/body.json  a 300-byte JSON alert
 WORK=$(mktemp -d)
@@ -17,9 +18,8 @@ BIN=${PD_BIN:-$(swift build -c release --show-bin-path)/pushdouble}
 python3 -c 'import json; b={"aps":{"alert":{"title":"Benchmark","body":"x"*200},"badge":1,"sound":"default"}}; s=json.dumps(b,separators=(",",":")); s=s.replace("x"*200,"x"*(200+300-len(s))); open("'"$WORK"'/body.json","w").write(s)'
 JWT=$(python3 -c 'import jwt,time; print(jwt.encode({"iss":"PDTESTTEAM","iat":int(time.time())}, open("Certificates/AuthKey_PDTESTKEY1.p8").read(), algorithm="ES256", headers={"kid":"PDTESTKEY1"}))')
 
-# Measuring helpers. Each script defines `h2 NAME` (one h2load run against server NAME, whose
-# pid is in PID_NAME) and calls `run_rounds NAME…`: ROUNDS alternating rounds, one line per run,
-# the req/s of each run collected in ALL[NAME] (take the `median` of them).
+# Measuring helpers of the h2load benchmarks (bench/apns.sh, bench/fcm.sh, bench/expo.sh, bench/webpush.sh).
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 rps() { grep -Eo 'finished in [0-9.]+m?s, [0-9.]+ req/s' | grep -Eo '[0-9.]+ req/s' | grep -Eo '[0-9.]+'; }
 done_count() { grep -E '^requests:' | grep -Eo '[0-9]+ succeeded' | grep -Eo '[0-9]+'; }
 cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }   # utime+stime, clock ticks
@@ -27,6 +27,8 @@ rss() { awk '/VmRSS/ {print int($2/1024)}' "/proc/$1/status"; }
 median() { python3 -c 'import sys,statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]),1))' "$@"; }
 TICK=$(getconf CLK_TCK)
 declare -A ALL
+# run_rounds NAME...: ROUNDS alternating rounds; each runs `h2 NAME` (the script's h2load
+# call) against server NAME (pid in PID_NAME), appends its req/s to ALL[NAME] and prints a line.
 run_rounds() {
   local i n p C0 C1 OUT R D CPUUS
   for i in $(seq "$ROUNDS"); do
@@ -42,7 +44,6 @@ run_rounds() {
   done
 }
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # `serve_endpoint_url FILE LISTENER`: the URL of LISTENER in an endpoints file.
 serve_endpoint_url() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([e["url"] for e in d["endpoints"] if e["name"]==sys.argv[2]][0])' "$1" "$2"; }
 # `start_serve NAME [flags…]`: starts `pushdouble serve --ephemeral` with its endpoints file at

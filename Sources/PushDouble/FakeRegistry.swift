@@ -2,6 +2,8 @@ import Foundation
 import PushDoubleCore
 import PushDoubleAPNs
 import PushDoubleFCM
+import PushDoubleExpo
+import PushDoubleWebPush
 import PushDoubleCrypto
 
 /// The registration point of provider modules and of the embedded test credentials: the one
@@ -14,6 +16,8 @@ public enum FakeRegistry {
     public static let modules: [any ProviderModule] = [
         APNsModule(),
         FCMModule(),
+        ExpoModule(),
+        WebPushModule(),
     ]
 
     /// The module of `provider`, if registered.

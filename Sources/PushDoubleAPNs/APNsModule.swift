@@ -27,9 +27,11 @@ public struct APNsModule: ProviderModule {
 
     public var listenerDefaults: [ListenerDefault] {
         [ListenerDefault(name: APNsEnvironment.production.listenerName, defaultPort: Self.productionPort,
-                         summary: "APNs production (api.push.apple.com): TLS, ALPN h2 only"),
+                         summary: "APNs production (api.push.apple.com): TLS, ALPN h2 only",
+                         realHosts: APNsEnvironment.production.realHosts),
          ListenerDefault(name: APNsEnvironment.sandbox.listenerName, defaultPort: Self.sandboxPort,
-                         summary: "APNs sandbox (api.sandbox.push.apple.com): TLS, ALPN h2 only")]
+                         summary: "APNs sandbox (api.sandbox.push.apple.com): TLS, ALPN h2 only",
+                         realHosts: APNsEnvironment.sandbox.realHosts)]
     }
 
     public var optionKeys: [String] {

@@ -56,6 +56,12 @@ public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
 
     /// The real host name (apns.md §1).
     public var host: String { self == .production ? "api.push.apple.com" : "api.sandbox.push.apple.com" }
+    /// Every real host name of this environment with the ports Apple serves (443 and 2197,
+    /// apns.md §1): what the CONNECT proxy routes to this environment's listener.
+    public var realHosts: [String] {
+        let names = self == .production ? ["api.push.apple.com"] : ["api.sandbox.push.apple.com", "api.development.push.apple.com"]
+        return names.flatMap { [$0 + ":443", $0 + ":2197"] }
+    }
     /// The name of the fake's listener for this environment (``ConnectionInfo/listener``).
     public var listenerName: String { self == .production ? "apns-production" : "apns-sandbox" }
 

@@ -136,11 +136,16 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "retry-dead-tokens", "jwt-per-request", "ignore-retry-after", "no-backoff", "connection-per-push",
             "oversized-payloads", "wrong-topic-suffix", "background-priority-10", "resend-all-after-goaway",
             "never-retry-transient", "report-sent-always", "remint-on-token-update-error", "never-revive-dead-tokens",
+            "webpush-wrong-auth-secret", "webpush-aesgcm", "webpush-audience-with-path", "webpush-long-expiry", "webpush-no-ttl",
+            "webpush-urgency-ignored", "webpush-raw-topic", "webpush-oversized", "webpush-no-vapid", "webpush-missing-subject",
+            "expo-no-chunking", "expo-ignore-ticket-errors", "expo-no-receipts", "expo-absent-receipt-is-ok", "expo-tickets-reversed",
+            "expo-resend-too-big", "expo-no-backoff", "expo-no-access-token", "expo-receipts-one-request", "expo-receipts-foreign-ids",
+            "expo-ignore-receipt-dead",
             "fcm-token-per-message", "fcm-retry-unregistered", "fcm-retry-invalid-argument", "fcm-ignore-retry-after", "fcm-no-backoff",
             "fcm-never-retry-transient", "fcm-no-remint-on-401", "fcm-numeric-data", "fcm-no-local-checks", "fcm-connection-per-message",
             "fcm-ttl-number", "fcm-wrong-audience",
         ])
-        XCTAssertEqual(names.count, 25)
+        XCTAssertEqual(names.count, 46)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

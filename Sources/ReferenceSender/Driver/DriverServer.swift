@@ -18,6 +18,9 @@ final class DriverServer {
     let scripted: ScriptedAPNs?
     private var sender: APNsSender?
     private var fcmSender: FCMSender?
+    private var expoSender: ExpoSender?
+    /// The Web Push sender, when `providers.webpush` (or VAPID_PRIVATE_KEY_FILE) configured one.
+    private var webPush: WebPushSender?
     private var initialized = false
 
     init(mutant: Mutant?, variant: Variant? = nil, seed: UInt64? = nil, environment: [String: String], scripted: ScriptedAPNs?) {
@@ -39,12 +42,16 @@ final class DriverServer {
                 if await handle(line: bytes) == .exit {
                     await sender?.shutdown()
                     await fcmSender?.shutdown()
+                    expoSender?.shutdown()
+                    await webPush?.shutdown()
                     return 0
                 }
             }
         }
         await sender?.shutdown()
         await fcmSender?.shutdown()
+        expoSender?.shutdown()
+        await webPush?.shutdown()
         return 0
     }
 
@@ -98,8 +105,9 @@ final class DriverServer {
         case "initialize": return try initialize(params)
         case "send": return try await send(params)
         case "settle":
-            // APNs answers synchronously: nothing is deferred, nothing changes later.
-            return .object(["results": .array([])])
+            // APNs answers synchronously: nothing is deferred. Expo tickets wait for receipts.
+            let changed = await expoSender?.settle() ?? []
+            return .object(["results": .array(changed.map(\.json))])
         case "shutdown": return .object(JSONObject())
         default:
             if method.hasPrefix("test/"), let scripted { return try await scripted.handle(method: method, params: params, server: self) }
@@ -114,11 +122,15 @@ final class DriverServer {
             throw .invalidParams("protocolVersion \(v.text) is not supported (this sender speaks 1)")
         }
         let given = params["providers"]?["apns"]?.jsonObject
-        let old = sender, oldFCM = fcmSender
+        let old = sender, oldWebPush = webPush, oldFCM = fcmSender
         sender = nil
+        webPush = nil
         fcmSender = nil
+        expoSender?.shutdown()
+        expoSender = nil
         initialized = true
         if let old { Task { await old.shutdown() } }
+        if let oldWebPush { Task { await oldWebPush.shutdown() } }
         if let oldFCM { Task { await oldFCM.shutdown() } }
         var providers: [String] = []
         if let config = try APNsConfiguration(params: given, environment: environment) {
@@ -127,8 +139,6 @@ final class DriverServer {
             Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)"
                      + (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
                      + (seed.map { " seed \($0)" } ?? ""))
-        } else {
-            Log.info("initialize: no apns configuration (params or APNS_URL)")
         }
         // FCM is sent over real sockets only (the scripted mode is an in-memory APNs).
         if scripted == nil, let fcm = try FCMDriverConfiguration(params: params["providers"]?["fcm"]?.jsonObject, environment: environment) {
@@ -138,6 +148,22 @@ final class DriverServer {
             providers.append("fcm")
             Log.info("initialize: fcm \(fcm.url) project \(settings.projectId) account \(settings.clientEmail)")
         }
+        if let w = try WebPushConfiguration(params: params["providers"]?["webpush"]?.jsonObject, environment: environment) {
+            let connector: any APNsConnector = scripted?.connector ?? HTTP2APNsConnector(caFile: w.caFile)
+            webPush = WebPushSender(configuration: w, connector: connector, clock: scripted?.clock ?? SystemSenderClock(), mutant: mutant,
+                                    random: JitterSource(seed: seed))
+            providers.append("webpush")
+            Log.info("initialize: webpush, VAPID subject \(w.subject)")
+        }
+        if let expo = try ExpoConfiguration(params: params["providers"]?["expo"]?.jsonObject, environment: environment) {
+            guard let endpoint = APNsEndpoint(url: expo.url) else { throw .invalidParams("expo.url \(expo.url) is not an https URL") }
+            let clock: any SenderClock = scripted?.clock ?? SystemSenderClock()
+            expoSender = ExpoSender(configuration: expo, endpoint: endpoint, clock: clock, mutant: mutant, variant: variant,
+                                    random: JitterSource(seed: seed))
+            Log.info("initialize: expo \(expo.url)" + (expo.accessToken == nil ? "" : " with an access token"))
+            providers.append("expo")
+        }
+        if providers.isEmpty { Log.info("initialize: no apns, fcm, expo or webpush configuration (params or environment); no provider enabled") }
         return Self.initializeResult(providers: providers)
     }
 
@@ -184,16 +210,35 @@ final class DriverServer {
         var devices: [TargetDevice] = []
         devices.reserveCapacity(list.count)
         for (i, d) in list.enumerated() { devices.append(try TargetDevice(json: d, index: i)) }
-        var results: [DeviceResult]
-        if let sender {
-            results = await sender.send(notification, to: devices)
-        } else {
-            results = devices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") }
-        }
+        // Each provider's devices to its sender; results in the request's order.
+        let webIndices = devices.indices.filter { devices[$0].provider == "webpush" }
+        let expoIndices = devices.indices.filter { devices[$0].provider == "expo" }
+        let apnsIndices = devices.indices.filter { devices[$0].provider != "webpush" && devices[$0].provider != "expo" }
+        var results = [DeviceResult?](repeating: nil, count: devices.count)
+        let apnsDevices = apnsIndices.map { devices[$0] }
+        let apnsResults: [DeviceResult]
+        if apnsDevices.isEmpty { apnsResults = [] }
+        else if let sender { apnsResults = await sender.send(notification, to: apnsDevices) }
+        else { apnsResults = apnsDevices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
+        for (k, i) in apnsIndices.enumerated() { results[i] = apnsResults[k] }
+        let webDevices = webIndices.map { (devices[$0], list[$0]) }
+        var webResults: [DeviceResult]
+        if webDevices.isEmpty { webResults = [] }
+        else if let webPush { webResults = await webPush.send(notification, to: webDevices) }
+        else { webResults = webDevices.map { DeviceResult(device: $0.0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
+        if mutant == .reportSentAlways { webResults = webResults.map { DeviceResult(device: $0.device, outcome: .sent) } }
+        for (k, i) in webIndices.enumerated() { results[i] = webResults[k] }
+        let expoDevices = expoIndices.map { devices[$0] }
+        let expoResults: [DeviceResult]
+        if expoDevices.isEmpty { expoResults = [] }
+        else if let expoSender { expoResults = await expoSender.send(notification, to: expoDevices) }
+        else { expoResults = expoDevices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
+        for (k, i) in expoIndices.enumerated() { results[i] = expoResults[k] }
+        // FCM devices went to the APNs group above (skipped there); the FCM sender answers them.
         if let fcmSender {
             for (i, r) in await fcmSender.send(notification, to: devices).enumerated() { if let r { results[i] = r } }
         }
-        return .object(["results": .array(results.map(\.json))])
+        return .object(["results": .array(results.map { $0!.json })])
     }
 
     var currentSender: APNsSender? { sender }
