@@ -74,60 +74,11 @@ public enum MutantTable {
         public var bug: String
         /// Check ids that must not pass (fail, or warn for SHOULD checks) somewhere in the suite.
         public var failingChecks: [String]
+        public init(mutant: String, bug: String, failingChecks: [String]) {
+            self.mutant = mutant; self.bug = bug; self.failingChecks = failingChecks
+        }
     }
 
-    /// (The reference sender's `webpush-aesgcm` and `webpush-urgency-ignored` break SHOULD rules
-    /// only: the suite passes them with a warning from `webpush.aes128gcm` / `webpush.urgency`,
-    /// so they are not entries here; docs/conformance.md lists them.)
-    public static let entries: [Entry] = [
-        Entry(mutant: "retry-dead-tokens", bug: "retries and reuses tokens APNs called dead",
-              failingChecks: ["no-retry-permanent", "dead-token-not-reused"]),
-        Entry(mutant: "jwt-per-request", bug: "signs a new JWT for every push", failingChecks: ["apns.jwt-reuse"]),
-        Entry(mutant: "ignore-retry-after", bug: "retries before Retry-After elapsed", failingChecks: ["retry-after"]),
-        Entry(mutant: "no-backoff", bug: "retries 5xx without growing delays", failingChecks: ["no-tight-retry-loop", "backoff-grows"]),
-        Entry(mutant: "connection-per-push", bug: "opens a new connection for every push", failingChecks: ["connection-reuse"]),
-        Entry(mutant: "oversized-payloads", bug: "sends payloads over 4096 bytes instead of rejecting them", failingChecks: ["apns.payload-limits"]),
-        Entry(mutant: "wrong-topic-suffix", bug: "omits the push-type topic suffix", failingChecks: ["apns.header.topic-suffix"]),
-        Entry(mutant: "background-priority-10", bug: "sends background pushes with priority 10", failingChecks: ["apns.header.background"]),
-        Entry(mutant: "resend-all-after-goaway", bug: "resends every stream after GOAWAY, processed ones too",
-              failingChecks: ["apns.goaway-unprocessed", "no-duplicate-delivery"]),
-        Entry(mutant: "never-retry-transient", bug: "gives up on 429/5xx/connection loss at once", failingChecks: ["transient-retried"]),
-        Entry(mutant: "remint-on-token-update-error", bug: "mints a new JWT and retries at once after TooManyProviderTokenUpdates",
-              failingChecks: ["apns.token-updates-keep-jwt"]),
-        Entry(mutant: "report-sent-always", bug: "reports every device as sent", failingChecks: ["outcome", "outcome-truthful"]),
-        Entry(mutant: "never-revive-dead-tokens", bug: "skips a dead token forever, even after it was registered again",
-              failingChecks: ["reregistered-token-used"]),
-        Entry(mutant: "fcm-token-per-message", bug: "mints a new OAuth2 access token for every FCM message", failingChecks: ["fcm.access-token-reuse"]),
-        Entry(mutant: "fcm-retry-unregistered", bug: "retries UNREGISTERED / SENDER_ID_MISMATCH and keeps sending to those tokens", failingChecks: ["no-retry-permanent", "dead-token-not-reused"]),
-        Entry(mutant: "fcm-retry-invalid-argument", bug: "retries 400 INVALID_ARGUMENT unchanged", failingChecks: ["no-retry-permanent"]),
-        Entry(mutant: "fcm-ignore-retry-after", bug: "retries FCM 429 before its Retry-After", failingChecks: ["retry-after"]),
-        Entry(mutant: "fcm-no-backoff", bug: "retries FCM 5xx at once, with no delay", failingChecks: ["no-tight-retry-loop", "backoff-grows"]),
-        Entry(mutant: "fcm-never-retry-transient", bug: "gives up on the first FCM 429/5xx", failingChecks: ["transient-retried"]),
-        Entry(mutant: "fcm-no-remint-on-401", bug: "resends with the access token FCM refused (401)", failingChecks: ["fcm.remint-on-401"]),
-        Entry(mutant: "fcm-numeric-data", bug: "sends data values as JSON numbers, not strings", failingChecks: ["fcm.valid-messages"]),
-        Entry(mutant: "fcm-no-local-checks", bug: "sends reserved data keys and oversize messages to FCM", failingChecks: ["fcm.valid-messages"]),
-        Entry(mutant: "fcm-connection-per-message", bug: "opens a new FCM connection for every message", failingChecks: ["connection-reuse"]),
-        Entry(mutant: "fcm-ttl-number", bug: "sends android.ttl as a number instead of a duration string", failingChecks: ["fcm.valid-messages"]),
-        Entry(mutant: "fcm-wrong-audience", bug: "signs token assertions for another audience", failingChecks: ["fcm.mints-succeed"]),
-        Entry(mutant: "webpush-wrong-auth-secret", bug: "encrypts to the wrong auth secret: accepted, undecryptable",
-              failingChecks: ["webpush.decryptable"]),
-        Entry(mutant: "webpush-audience-with-path", bug: "signs VAPID aud with the endpoint URL, not its origin", failingChecks: ["webpush.vapid"]),
-        Entry(mutant: "webpush-long-expiry", bug: "signs VAPID exp 48 h ahead", failingChecks: ["webpush.vapid"]),
-        Entry(mutant: "webpush-no-ttl", bug: "sends no TTL", failingChecks: ["webpush.ttl"]),
-        Entry(mutant: "webpush-raw-topic", bug: "sends the collapse key as Topic unchecked", failingChecks: ["webpush.topic"]),
-        Entry(mutant: "webpush-oversized", bug: "sends payloads too large for one record", failingChecks: ["webpush.payload-limits"]),
-        Entry(mutant: "webpush-no-vapid", bug: "sends no VAPID Authorization", failingChecks: ["webpush.vapid"]),
-        Entry(mutant: "webpush-missing-subject", bug: "signs VAPID JWTs without sub", failingChecks: ["webpush.vapid"]),
-        Entry(mutant: "expo-no-chunking", bug: "sends more than 100 recipients in one Expo request", failingChecks: ["expo.chunk-size"]),
-        Entry(mutant: "expo-ignore-ticket-errors", bug: "takes DeviceNotRegistered tickets as pending and keeps using those tokens", failingChecks: ["dead-token-not-reused", "expo.settled-outcome"]),
-        Entry(mutant: "expo-no-receipts", bug: "never fetches Expo receipts", failingChecks: ["expo.receipts-fetched", "expo.settled-outcome"]),
-        Entry(mutant: "expo-absent-receipt-is-ok", bug: "reports sent when the receipt is not available yet", failingChecks: ["expo.receipt-truthful"]),
-        Entry(mutant: "expo-tickets-reversed", bug: "maps Expo tickets to the wrong devices", failingChecks: ["outcome-truthful", "expo.settled-outcome"]),
-        Entry(mutant: "expo-resend-too-big", bug: "sends messages over 4096 bytes and resends them after a MessageTooBig receipt", failingChecks: ["expo.too-big-not-resent", "expo.message-size"]),
-        Entry(mutant: "expo-no-backoff", bug: "retries 429 TOO_MANY_REQUESTS at once, ignoring Retry-After", failingChecks: ["retry-after"]),
-        Entry(mutant: "expo-no-access-token", bug: "never sends the configured Expo access token", failingChecks: ["expo.access-token"]),
-        Entry(mutant: "expo-receipts-one-request", bug: "asks for more than 1000 receipts in one request", failingChecks: ["expo.receipts-chunk-size"]),
-        Entry(mutant: "expo-receipts-foreign-ids", bug: "asks for receipts of ids it never got", failingChecks: ["expo.receipts-own-ids"]),
-        Entry(mutant: "expo-ignore-receipt-dead", bug: "takes a DeviceNotRegistered receipt as sent and keeps using the token", failingChecks: ["expo.receipt-dead-not-reused", "expo.receipt-truthful"]),
-    ]
+    /// Every provider's mutants (``ConformanceProvider/mutants``), in registry order.
+    public static var entries: [Entry] { ConformanceProviders.all.flatMap(\.mutants) }
 }

@@ -23,8 +23,12 @@ public protocol ConformanceProvider: Sendable {
     /// what the sender was told once the fakes were bound (a Web Push endpoint written as a
     /// bare path gets the fake's URL) and without members only the fake may know. Default: as is.
     func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue
+    /// The reference sender's planted bugs for this provider and the checks each must fail
+    /// (this provider's part of ``MutantTable``). Default: none.
+    var mutants: [MutantTable.Entry] { get }
 }
 
 extension ConformanceProvider {
     public func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue { device }
+    public var mutants: [MutantTable.Entry] { [] }
 }

@@ -55,6 +55,8 @@ public final class SenderProcess: @unchecked Sendable {
     private var logTail: [UInt8] = []
     private var logDropped = 0
     private var stdinClosed = false
+    /// The sender's stderr reached end of file (everything it logged is in ``log``).
+    private var stderrClosed = false
 
     /// Starts `command` with the runner's environment plus `environment`.
     public init(command: String, environment: [String: String]) throws {
@@ -220,6 +222,17 @@ public final class SenderProcess: @unchecked Sendable {
             cond.unlock()
         }
         close(fd)
+        cond.lock(); stderrClosed = true; cond.broadcast(); cond.unlock()
+    }
+
+    /// Waits up to `timeout` seconds until the sender's stderr is closed (after it exited,
+    /// unless a child keeps it open), so ``log`` holds every line it wrote; true if it is.
+    @discardableResult
+    public func waitForLogEnd(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        cond.lock(); defer { cond.unlock() }
+        while !stderrClosed { if !cond.wait(until: deadline) { return stderrClosed } }
+        return true
     }
 
     /// The sender's stderr so far (bounded: head and tail, with the number of bytes left out).

@@ -168,8 +168,10 @@ public final class ConformanceRunner: Sendable {
         if record.failureText == nil && ownsProcess {
             if let f = client.shutdown() { record.failureText = f.description }
         }
-        // Every request in flight recorded, with its final outcome, before the history is read.
+        // Every request in flight recorded, with its final outcome, before the history is read;
+        // an exited sender's log read to its end.
         session.quiesce()
+        if ownsProcess && client.process.exitDescription != nil { client.process.waitForLogEnd(timeout: 1) }
         record.history = session.history()
         record.log = Self.caseLog(client, from: logStart)
     }

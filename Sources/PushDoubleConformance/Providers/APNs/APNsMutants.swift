@@ -1,0 +1,25 @@
+/// The reference sender's planted APNs bugs and the checks each must fail (its part of
+/// ``MutantTable``; the end-to-end tests and the README use it).
+extension APNsConformance {
+    public var mutants: [MutantTable.Entry] { Self.mutantEntries }
+
+    static let mutantEntries: [MutantTable.Entry] = [
+        MutantTable.Entry(mutant: "retry-dead-tokens", bug: "retries and reuses tokens APNs called dead",
+              failingChecks: ["no-retry-permanent", "dead-token-not-reused"]),
+        MutantTable.Entry(mutant: "jwt-per-request", bug: "signs a new JWT for every push", failingChecks: ["apns.jwt-reuse"]),
+        MutantTable.Entry(mutant: "ignore-retry-after", bug: "retries before Retry-After elapsed", failingChecks: ["retry-after"]),
+        MutantTable.Entry(mutant: "no-backoff", bug: "retries 5xx without growing delays", failingChecks: ["no-tight-retry-loop", "backoff-grows"]),
+        MutantTable.Entry(mutant: "connection-per-push", bug: "opens a new connection for every push", failingChecks: ["connection-reuse"]),
+        MutantTable.Entry(mutant: "oversized-payloads", bug: "sends payloads over 4096 bytes instead of rejecting them", failingChecks: ["apns.payload-limits"]),
+        MutantTable.Entry(mutant: "wrong-topic-suffix", bug: "omits the push-type topic suffix", failingChecks: ["apns.header.topic-suffix"]),
+        MutantTable.Entry(mutant: "background-priority-10", bug: "sends background pushes with priority 10", failingChecks: ["apns.header.background"]),
+        MutantTable.Entry(mutant: "resend-all-after-goaway", bug: "resends every stream after GOAWAY, processed ones too",
+              failingChecks: ["apns.goaway-unprocessed", "no-duplicate-delivery"]),
+        MutantTable.Entry(mutant: "never-retry-transient", bug: "gives up on 429/5xx/connection loss at once", failingChecks: ["transient-retried"]),
+        MutantTable.Entry(mutant: "remint-on-token-update-error", bug: "mints a new JWT and retries at once after TooManyProviderTokenUpdates",
+              failingChecks: ["apns.token-updates-keep-jwt"]),
+        MutantTable.Entry(mutant: "report-sent-always", bug: "reports every device as sent", failingChecks: ["outcome", "outcome-truthful"]),
+        MutantTable.Entry(mutant: "never-revive-dead-tokens", bug: "skips a dead token forever, even after it was registered again",
+              failingChecks: ["reregistered-token-used"]),
+    ]
+}

@@ -1,0 +1,20 @@
+/// The reference sender's planted FCM bugs and the checks each must fail (its part of
+/// ``MutantTable``; the end-to-end tests and the README use it).
+extension FCMConformance {
+    public var mutants: [MutantTable.Entry] { Self.mutantEntries }
+
+    static let mutantEntries: [MutantTable.Entry] = [
+        MutantTable.Entry(mutant: "fcm-token-per-message", bug: "mints a new OAuth2 access token for every FCM message", failingChecks: ["fcm.access-token-reuse"]),
+        MutantTable.Entry(mutant: "fcm-retry-unregistered", bug: "retries UNREGISTERED / SENDER_ID_MISMATCH and keeps sending to those tokens", failingChecks: ["no-retry-permanent", "dead-token-not-reused"]),
+        MutantTable.Entry(mutant: "fcm-retry-invalid-argument", bug: "retries 400 INVALID_ARGUMENT unchanged", failingChecks: ["no-retry-permanent"]),
+        MutantTable.Entry(mutant: "fcm-ignore-retry-after", bug: "retries FCM 429 before its Retry-After", failingChecks: ["retry-after"]),
+        MutantTable.Entry(mutant: "fcm-no-backoff", bug: "retries FCM 5xx at once, with no delay", failingChecks: ["no-tight-retry-loop", "backoff-grows"]),
+        MutantTable.Entry(mutant: "fcm-never-retry-transient", bug: "gives up on the first FCM 429/5xx", failingChecks: ["transient-retried"]),
+        MutantTable.Entry(mutant: "fcm-no-remint-on-401", bug: "resends with the access token FCM refused (401)", failingChecks: ["fcm.remint-on-401"]),
+        MutantTable.Entry(mutant: "fcm-numeric-data", bug: "sends data values as JSON numbers, not strings", failingChecks: ["fcm.valid-messages"]),
+        MutantTable.Entry(mutant: "fcm-no-local-checks", bug: "sends reserved data keys and oversize messages to FCM", failingChecks: ["fcm.valid-messages"]),
+        MutantTable.Entry(mutant: "fcm-connection-per-message", bug: "opens a new FCM connection for every message", failingChecks: ["connection-reuse"]),
+        MutantTable.Entry(mutant: "fcm-ttl-number", bug: "sends android.ttl as a number instead of a duration string", failingChecks: ["fcm.valid-messages"]),
+        MutantTable.Entry(mutant: "fcm-wrong-audience", bug: "signs token assertions for another audience", failingChecks: ["fcm.mints-succeed"]),
+    ]
+}
