@@ -33,6 +33,7 @@ public final class SenderKit: Sendable {
                 ca = path
                 for name in ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PUSHDOUBLE_CA_FILE", "NODE_EXTRA_CA_CERTS"] { env.append((name, path)) }
             }
+            env += Self.proxyEnvironment(endpoints)
             caFile = ca
             let context = SenderMaterialContext(endpoints: endpoints, caFile: ca, directory: dir)
             var params: [(id: String, parameters: JSONValue)] = []
@@ -47,6 +48,15 @@ public final class SenderKit: Sendable {
             try? FileManager.default.removeItem(at: dir)
             throw error
         }
+    }
+
+    /// The proxy lines when the CONNECT proxy is bound: `HTTPS_PROXY`/`https_proxy` (clients
+    /// read one or the other), and `NO_PROXY`/`no_proxy` for loopback, so that clients given
+    /// the fakes' own URLs (`APNS_URL`, …) keep reaching them directly.
+    static func proxyEnvironment(_ endpoints: [DoubleEndpoint]) -> [(String, String)] {
+        guard let url = endpoints.first(where: { $0.name == PushDoubleServer.proxyListener })?.url else { return [] }
+        let loopback = "127.0.0.1,localhost,::1"
+        return [("HTTPS_PROXY", url), ("https_proxy", url), ("NO_PROXY", loopback), ("no_proxy", loopback)]
     }
 
     /// Deletes the files.

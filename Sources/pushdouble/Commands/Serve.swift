@@ -35,6 +35,7 @@ enum ServeCommand: CLICommand {
         OptionSpec("--option", value: "PROVIDER.KEY=VALUE", repeatable: true,
                    help: "set a fake's option, over a scenario's fakeOptions (VALUE is JSON, else a string); keys: \(optionKeys)"),
         OptionSpec("--quiet", help: "do not log each exchange"),
+        OptionSpec("--no-proxy", help: "do not open the CONNECT proxy (port \(DefaultPorts.proxy); HTTPS_PROXY for unmodified senders)"),
         OptionSpec.help,
     ] }
 
@@ -127,6 +128,7 @@ enum ServeCommand: CLICommand {
             if let c = credentials { creds = c }
             var config = PushDoubleConfiguration(fakes: fakes, credentials: creds)
             config.ephemeralPorts = parsed.flag("--ephemeral")
+            config.proxy = !parsed.flag("--no-proxy")
             if let h = parsed.value("--host") { config.host = h }
             do {
                 if let n = try parsed.number("--history-cap", expected: "a positive integer", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
