@@ -23,7 +23,7 @@ INTEROP_TIER+='|ConformCommandTests|DriverTests|EndToEndTests|ExpoGetReceiptsHan
 INTEROP_TIER+='|FaultSocketTests|HTTP1ServerTests|HTTP2InteropTests|InflatePythonCrossTests|JUnitSchemaTests|KeysTests'
 INTEROP_TIER+='|OpenSSLCrossCheckTests|PushDoubleServerTests|PywebpushInteropTests|ReportersTests|RouterTests'
 INTEROP_TIER+='|RuntimeEventLoopTests|RuntimeHTTP2Tests|RuntimeRobustnessTests|RuntimeTLSTests|ScenarioLoaderTests'
-INTEROP_TIER+='|ServeCommandTests|TestCredentialsTests|TolerantJWTTests|SuiteAcceptanceTests|CorrectVariantsTests|AbuseTierTests'
+INTEROP_TIER+='|ConnectProxySocketTests|ServeCommandTests|TestCredentialsTests|TolerantJWTTests|SuiteAcceptanceTests|CorrectVariantsTests|AbuseTierTests'
 
 if [ "${1:-}" = "--fast" ]; then
   shift

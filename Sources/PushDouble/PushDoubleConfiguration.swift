@@ -30,6 +30,10 @@ public struct PushDoubleConfiguration: Sendable {
     /// bound listener's real host names (``ListenerDefault/realHosts``) to that listener and
     /// refuses everything else (docs/transport.md). Off by default; `serve` turns it on.
     public var proxy: Bool = false
+    /// The proxy listener's limits: `maxConnections` (connections still sending their
+    /// CONNECT head) and `handshakeTimeout` (the time allowed for a complete head). A
+    /// tunnel, once established, has its target listener's limits.
+    public var proxyLimits = ServerLimits()
     /// Told of every request the proxy refuses (on an event-loop thread; keep it cheap).
     /// Default: one line on standard error.
     public var proxyRefusalLog: @Sendable (ConnectProxyRefusal) -> Void = PushDoubleConfiguration.logRefusalToStandardError

@@ -107,7 +107,7 @@ public final class PushDoubleServer: Sendable {
         if configuration.proxy {
             guard names.insert(Self.proxyListener).inserted else { throw PushDoubleServerError.duplicateListener(Self.proxyListener) }
             listeners.append(.connectProxy(name: Self.proxyListener, host: configuration.host,
-                                           port: port(for: Self.proxyListener, default: DefaultPorts.proxy),
+                                           port: port(for: Self.proxyListener, default: DefaultPorts.proxy), limits: configuration.proxyLimits,
                                            proxy: proxyRoutes(to: listeners.map(\.name))))
             meta.append((Self.proxyListener, nil, nil, false))
         }
