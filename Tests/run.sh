@@ -7,7 +7,8 @@
 # What it installs (only when missing):
 #   - Debian: curl, openssl (integration tests, certificate checks); nghttp2-client (h2load,
 #     nghttp) and nghttp2-server (nghttpd), nginx-light: interop peers and benchmark references;
-#     libxml2-utils (xmllint validates the JUnit report); libssl-dev + pkg-config (OpenSSL 3).
+#     libxml2-utils (xmllint validates the JUnit report); libssl-dev + pkg-config (OpenSSL 3);
+#     default-jdk-headless (java, keytool: a Java client through the CONNECT proxy).
 #   - PyPI: the third-party clients the interop tests drive (Tests/Interop/requirements.txt).
 # Needs root or sudo for apt-get; set PUSHDOUBLE_NO_INSTALL=1 to skip installing.
 set -euo pipefail
@@ -52,6 +53,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v nghttpd >/dev/null 2>&1 || need_apt+=(nghttp2-server)
   command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
   command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
+  command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"

@@ -13,7 +13,8 @@ import PushDouble
 /// The CONNECT proxy over real sockets (issue 15): curl, httpx and an unmodified kalyke-apns
 /// reach the APNs fake by Apple's host names through it; every other target is refused and
 /// logged with no outbound connection; garbage, half-open and idle tunnels and 1,000 tunnels
-/// at once leave it serving. Tools: curl, python3 (httpx, kalyke-apns; Tests/Interop/proxy_clients.py).
+/// at once leave it serving. Tools: curl, python3 (httpx, kalyke-apns; Tests/Interop/proxy_clients.py),
+/// java + keytool (Tests/Interop/ProxyProbe.java).
 final class ConnectProxySocketTests: XCTestCase {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop/proxy_clients.py").path
@@ -74,6 +75,7 @@ final class ConnectProxySocketTests: XCTestCase {
     }
 
     func python(_ args: [String], env: [String: String] = [:], timeout: Double = 120) throws -> JSONValue {
+        try requireTool("python3")
         var command = ["python3", Self.script] + args
         if !env.isEmpty { command = ["env"] + env.map { "\($0)=\($1)" } + command }
         let r = try runCommand(command, timeout: timeout)
@@ -177,6 +179,30 @@ final class ConnectProxySocketTests: XCTestCase {
         XCTAssertEqual(history.map(\.response.status), [200, 200])
         XCTAssertEqual(v["results"]?["production"]?.stringValue?.lowercased(), history.first.flatMap(apnsID))
         XCTAssertEqual(history.first?.auth?.keyID, EmbeddedTestCredentials.apnsKeyID)
+    }
+
+    /// Java's default `HttpClient` with Apple's host in the code and nothing else: the proxy
+    /// comes from `JAVA_TOOL_OPTIONS` (`-Dhttps.proxyHost/-Dhttps.proxyPort`), the CA from a
+    /// PKCS#12 trust store made with keytool (the README recipe).
+    func testJavaHttpClientThroughJavaToolOptions() throws {
+        let r = try start()
+        let store = r.kit.directory.appendingPathComponent("truststore.p12").path
+        let k = try runCommand(["keytool", "-importcert", "-noprompt", "-alias", "pushdouble-test-ca", "-file", r.ca,
+                                "-keystore", store, "-storetype", "PKCS12", "-storepass", "changeit"])
+        XCTAssertEqual(k.status, 0, k.stderr)
+        try requireTool("java")
+        let probe = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("ProxyProbe.java").path
+        let j = try runCommand(["env", "JAVA_TOOL_OPTIONS=-Dhttps.proxyHost=\(r.proxy.host) -Dhttps.proxyPort=\(r.proxy.port)",
+                                "java", "-Djavax.net.ssl.trustStore=\(store)", "-Djavax.net.ssl.trustStorePassword=changeit", probe,
+                                "api.push.apple.com", try jwt(), String(repeating: "ef", count: 32), EmbeddedTestCredentials.apnsTopic],
+                               timeout: 120)
+        XCTAssertEqual(j.status, 0, j.stderr)
+        let v = try JSONValue.parse(j.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        XCTAssertEqual(v["status"], .int(200), j.stdout)
+        XCTAssertEqual(v["version"], .string("HTTP_2"))
+        let recorded = try XCTUnwrap(r.server.history.all.first)
+        XCTAssertEqual(recorded.environment, "production")
+        XCTAssertEqual(v["apns_id"]?.stringValue?.lowercased(), apnsID(recorded))
     }
 
     // MARK: bounded
