@@ -157,11 +157,18 @@ final class ConnectProxySocketTests: XCTestCase {
         let r = try start()
         let v = try python(["httpx", "--proxy", r.proxy.url, "--ca", r.ca, "--jwt", try jwt(), "--topic", EmbeddedTestCredentials.apnsTopic,
                             "--token", String(repeating: "cd", count: 32), "--host", "api.sandbox.push.apple.com"])
-        XCTAssertEqual(v["status"], .int(200), "\(v)")
-        XCTAssertEqual(v["http_version"], .string("HTTP/2"))
-        let recorded = try XCTUnwrap(r.server.history.all.first)
-        XCTAssertEqual(recorded.environment, "sandbox")
-        XCTAssertEqual(v["apns_id"]?.stringValue?.lowercased(), apnsID(recorded))
+        try assertDelivered(v, version: ("http_version", "HTTP/2"), environment: "sandbox", in: r)
+    }
+
+    /// A client's result line says 200 over HTTP/2 with the apns-id of the one exchange the
+    /// fake recorded, in `environment`.
+    func assertDelivered(_ v: JSONValue, version: (key: String, value: String), environment: String, in r: Running,
+                         file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual(v["status"], .int(200), "\(v)", file: file, line: line)
+        XCTAssertEqual(v[version.key], .string(version.value), file: file, line: line)
+        let recorded = try XCTUnwrap(r.server.history.all.first, file: file, line: line)
+        XCTAssertEqual(recorded.environment, environment, file: file, line: line)
+        XCTAssertEqual(v["apns_id"]?.stringValue?.lowercased(), apnsID(recorded), file: file, line: line)
     }
 
     /// kalyke-apns as shipped: Apple's URLs are compiled in; only HTTPS_PROXY (the double's
@@ -197,12 +204,8 @@ final class ConnectProxySocketTests: XCTestCase {
                                 "api.push.apple.com", try jwt(), String(repeating: "ef", count: 32), EmbeddedTestCredentials.apnsTopic],
                                timeout: 120)
         XCTAssertEqual(j.status, 0, j.stderr)
-        let v = try JSONValue.parse(j.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-        XCTAssertEqual(v["status"], .int(200), j.stdout)
-        XCTAssertEqual(v["version"], .string("HTTP_2"))
-        let recorded = try XCTUnwrap(r.server.history.all.first)
-        XCTAssertEqual(recorded.environment, "production")
-        XCTAssertEqual(v["apns_id"]?.stringValue?.lowercased(), apnsID(recorded))
+        try assertDelivered(try JSONValue.parse(j.stdout.trimmingCharacters(in: .whitespacesAndNewlines)),
+                            version: ("version", "HTTP_2"), environment: "production", in: r)
     }
 
     // MARK: bounded

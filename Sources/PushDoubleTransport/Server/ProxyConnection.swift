@@ -173,16 +173,8 @@ final class ProxyConnection: Selectable {
     }
 
     private func drain() {
-        let buf = loop.readBuffer
-        var budget = max(1, listener.config.limits.maxReadBytesPerTurn)
-        while budget > 0 {
-            let r: IOResult<Int>
-            do { r = try Posix.read(fd, buf.baseAddress!, min(buf.count, budget)) } catch { finalize(abortive: false); return }
-            switch r {
-            case .processed(0): finalize(abortive: false); return
-            case .processed(let n): budget -= n
-            case .wouldBlock: return
-            }
+        if LingeringInput.discard(fd: fd, buffer: loop.readBuffer, budget: listener.config.limits.maxReadBytesPerTurn) {
+            finalize(abortive: false)
         }
     }
 

@@ -6,7 +6,7 @@ import PushDouble
 /// `pushdouble certs --trust [--ca FILE]`: prints (never runs) the commands that make a trust
 /// store accept the test CA: Debian's, Java's cacerts, Node's and Python's variables. Exit
 /// status 0 when done, 1 when a file cannot be written or read, 2 for usage errors.
-enum CertsCommand: CLICommand {
+enum CertsCommand: ConsoleCommand {
     static let name = "certs"
     static let summary = "Regenerate the test CA and sample credentials (--out DIR), or print how to trust the test CA (--trust)."
 
@@ -32,16 +32,7 @@ enum CertsCommand: CLICommand {
                     options: options, footer: "exit status: 0 done, 1 cannot write or read a file, 2 usage error")
     }
 
-    static func run(_ arguments: [String]) -> Int32 {
-        run(arguments, out: .standardOutput, err: .standardError)
-    }
-
-    static func run(_ arguments: [String], out: Console, err: Console) -> Int32 {
-        let parsed: ParsedOptions
-        switch ParseOutcome.parse(arguments, command: name, help: help, output: out.write, errors: err.write) {
-        case .exit(let status): return status
-        case .options(let p): parsed = p
-        }
+    static func run(parsed: ParsedOptions, out: Console, err: Console) -> Int32 {
         let trust = parsed.flag("--trust")
         guard parsed.value("--out") != nil || trust else {
             err.write(CLIError.message(CLIError.missingArgument("--out DIR or --trust"), command: name))

@@ -5,7 +5,7 @@ import PushDouble
 /// double, read from its endpoints file, so that `eval "$(pushdouble env --shell)"` in a test
 /// script points the code under test at it (the CA, `HTTPS_PROXY`, the fakes' URLs and
 /// credentials). Exit status 0 printed, 1 no readable endpoints file, 2 usage error.
-enum EnvCommand: CLICommand {
+enum EnvCommand: ConsoleCommand {
     static let name = "env"
     static let summary = "Print the sender environment of a running pushdouble serve (from its endpoints file)."
 
@@ -23,16 +23,7 @@ enum EnvCommand: CLICommand {
                     options: options, footer: "exit status: 0 printed, 1 no readable endpoints file (is serve running?), 2 usage error")
     }
 
-    static func run(_ arguments: [String]) -> Int32 {
-        run(arguments, out: .standardOutput, err: .standardError)
-    }
-
-    static func run(_ arguments: [String], out: Console, err: Console) -> Int32 {
-        let parsed: ParsedOptions
-        switch ParseOutcome.parse(arguments, command: name, help: help, output: out.write, errors: err.write) {
-        case .exit(let status): return status
-        case .options(let p): parsed = p
-        }
+    static func run(parsed: ParsedOptions, out: Console, err: Console) -> Int32 {
         let path = parsed.value("--endpoints-file") ?? SenderKit.defaultEndpointsFile
         let document: EndpointsDocument
         do { document = try EndpointsDocument.read(path: path) } catch {
