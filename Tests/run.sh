@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The interop tier: test classes that drive external tools (curl, openssl, nghttp2, nginx,
-# xmllint, python3 and its client libraries) or whole processes. Everything else is the fast
+# xmllint, python3 and its client libraries, java) or whole processes. Everything else is the fast
 # tier, which `--fast` runs with those tools hidden from PATH, so a fast test that starts
 # needing one fails ("X is not installed") instead of quietly joining the slow tier.
 INTEROP_TIER='APNsClientMatrixTests|APNsInProcessServerTests|APNsSocketTests|AdminAPITests|AdminInputSocketTests'
@@ -33,7 +33,7 @@ if [ "${1:-}" = "--fast" ]; then
   trap 'rm -rf "$hidden"' EXIT
   for f in /usr/local/bin/* /usr/bin/* /bin/*; do
     b=$(basename "$f")
-    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*) continue;; esac
+    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*|java|javac|keytool) continue;; esac
     [ -e "$hidden/$b" ] || ln -s "$f" "$hidden/$b" 2>/dev/null || true
   done
   swift_dir=$(dirname "$(command -v swift)")
