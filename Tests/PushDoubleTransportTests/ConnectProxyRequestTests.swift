@@ -99,4 +99,21 @@ final class ConnectProxyRequestTests: XCTestCase {
         XCTAssertFalse(r.request!.contains("\u{1B}"))
         XCTAssertTrue(String(decoding: r.response, as: UTF8.self).contains("This proxy tunnels no host."))
     }
+
+    /// A route to a listener the server does not have fails the start, and nothing is bound.
+    func testRoutesToUnknownListenersFailTheStart() throws {
+        var proxy = ConnectProxyConfiguration()
+        proxy.addRoute("api.example.test:443", to: "missing")
+        let server = HTTPServer(eventLoopCount: 1)
+        defer { server.stop(timeout: 0.1) }
+        XCTAssertThrowsError(try server.start([.connectProxy(name: "proxy", proxy: proxy)])) { error in
+            XCTAssertEqual(error as? ConnectProxyConfigurationError, ConnectProxyConfigurationError(proxy: "proxy", unknownTarget: "missing"))
+        }
+        XCTAssertEqual(server.listenerStatistics, [])
+        // A proxy is not a tunnel target either.
+        var chained = ConnectProxyConfiguration()
+        chained.addRoute("api.example.test:443", to: "proxy")
+        XCTAssertThrowsError(try server.start([.connectProxy(name: "proxy", proxy: ConnectProxyConfiguration()),
+                                               .connectProxy(name: "second", proxy: chained)]))
+    }
 }
