@@ -31,7 +31,7 @@ public final class SenderKit: Sendable {
                 let path = dir.appendingPathComponent("ca.pem").path
                 try Data(c.caPEM.utf8).write(to: URL(fileURLWithPath: path))
                 ca = path
-                for name in ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PUSHDOUBLE_CA_FILE", "NODE_EXTRA_CA_CERTS"] { env.append((name, path)) }
+                for name in ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "PUSHDOUBLE_CA_FILE", "NODE_EXTRA_CA_CERTS"] { env.append((name, path)) }
             }
             env += Self.proxyEnvironment(endpoints)
             caFile = ca

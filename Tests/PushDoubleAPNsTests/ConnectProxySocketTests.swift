@@ -111,6 +111,20 @@ final class ConnectProxySocketTests: XCTestCase {
         XCTAssertTrue(bad.body.contains("BadDeviceToken"), bad.body)
     }
 
+    /// curl with no proxy or CA option, only the environment lines the double printed
+    /// (what `eval "$(pushdouble env --shell)"` sets): https_proxy and CURL_CA_BUNDLE.
+    func testCurlWithOnlyThePrintedEnvironment() throws {
+        let r = try start()
+        XCTAssertEqual(r.env["CURL_CA_BUNDLE"], r.ca)
+        try requireTool("curl")
+        let res = try runCommand(["env"] + r.kit.environment.map { "\($0)=\($1)" }
+                                 + ["curl", "-sS", "--http2", "-o", "/dev/null", "-w", "%{http_connect} %{http_code}",
+                                    "-H", "authorization: bearer \(try jwt())", "-H", "apns-topic: \(EmbeddedTestCredentials.apnsTopic)",
+                                    "--data-binary", #"{"aps":{}}"#, "https://api.push.apple.com/3/device/" + String(repeating: "ab", count: 32)])
+        XCTAssertEqual(res.stdout, "200 200", res.stderr)
+        XCTAssertEqual(r.server.history.all.map(\.environment), ["production"])
+    }
+
     func testOtherHostsArePlainHTTPAreRefusedLoggedAndNeverConnected() throws {
         let r = try start()
         // A loopback listener of our own: a proxy that connected out would reach it.

@@ -101,7 +101,7 @@ enum CertsCommand: ConsoleCommand {
         export SSL_CERT_FILE=\(ca)
         export REQUESTS_CA_BUNDLE=\(ca)
 
-        # Go reads SSL_CERT_FILE too; curl takes --cacert \(ca) or CURL_CA_BUNDLE:
+        # Go reads SSL_CERT_FILE too; curl takes --cacert \(ca) or CURL_CA_BUNDLE (Debian's curl ignores SSL_CERT_FILE):
         export CURL_CA_BUNDLE=\(ca)
 
         """
