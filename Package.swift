@@ -33,16 +33,16 @@ let package = Package(
         // FCM HTTP v1 protocol core (pure): send-request validation, Google error envelope,
         // OAuth2 JWT-bearer token endpoint logic, access-token store. Not wired yet.
         .target(name: "PushDoubleFCM", dependencies: ["PushDoubleJSON", "PushDoubleCrypto"]),
-        // Web Push protocol core (pure): browser-made subscriptions, RFC 8030/8292 request
-        // validation, per-service answers, the browser's decryption. Not wired yet.
-        .target(name: "PushDoubleWebPush", dependencies: ["PushDoubleJSON", "PushDoubleCrypto"]),
+        // Web Push service fake and browser: browser-made subscriptions, RFC 8030/8292 request
+        // validation, per-service answers, the browser's decryption; module, fake, admin routes.
+        .target(name: "PushDoubleWebPush", dependencies: ["PushDoubleJSON", "PushDoubleCrypto", "PushDoubleCore", "PushDoubleTransport"]),
         // Expo push service protocol core (pure): send-request decoding (plain or gzip), tickets,
         // request-level errors, access-token check, receipt store, getReceipts. Not wired yet.
         .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate"]),
         // In-process server assembling every fake: the Swift library API.
-        .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
-        .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
         .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON"]),
         // The CLI: serve, replay, conform, certs; one option parser; console and exchange log.
@@ -62,11 +62,12 @@ let package = Package(
         .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleCrypto", "PushDoubleTestSupport", "PushDoubleCoreTestSupport"]),
         .testTarget(name: "PushDoubleAPNsTests", dependencies: ["PushDoubleAPNs", "PushDouble", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleCore", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleFCMTests", dependencies: ["PushDoubleFCM", "PushDoubleCrypto", "PushDoubleJSON"]),
-        .testTarget(name: "PushDoubleWebPushTests", dependencies: ["PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleTestSupport"]),
+        .testTarget(name: "PushDoubleWebPushTests", dependencies: ["PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleTestSupport",
+                                                             "PushDoubleCore", "PushDouble", "PushDoubleTransport"]),
         .testTarget(name: "PushDoubleExpoTests", dependencies: ["PushDoubleExpo", "PushDoubleJSON", "PushDoubleTestSupport"]),
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleCrypto", "PushDoubleTestSupport"],
+        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
         // The commands in-process: option parser, serve/replay, conform, certs, exchange log.
         .testTarget(name: "PushDoubleCLITests", dependencies: ["pushdouble", "PushDouble", "PushDoubleCore", "PushDoubleConformance",

@@ -25,6 +25,7 @@ INTEROP_TIER+='|FaultSocketTests|HTTP1ServerTests|HTTP2InteropTests|InflatePytho
 INTEROP_TIER+='|OpenSSLCrossCheckTests|PushDoubleServerTests|PywebpushInteropTests|ReportersTests|RouterTests'
 INTEROP_TIER+='|RuntimeEventLoopTests|RuntimeHTTP2Tests|RuntimeRobustnessTests|RuntimeTLSTests|ScenarioLoaderTests'
 INTEROP_TIER+='|ConnectProxySocketTests|ServeCommandTests|TestCredentialsTests|TolerantJWTTests|SuiteAcceptanceTests|CorrectVariantsTests|AbuseTierTests'
+INTEROP_TIER+='|WebPushSocketTests|WebPushClientMatrixTests'
 
 if [ "${1:-}" = "--fast" ]; then
   shift

@@ -29,7 +29,6 @@ TOKENS=${TOKENS:-1000}
 python3 -c 'import sys; [print("%064x" % (0x5d00000000000000000000000000000000000000000000000000000000000000 + i)) for i in range(int(sys.argv[1]))]' "$TOKENS" >"$WORK/tokens"
 echo "body: $(wc -c <"$WORK/body.json") bytes, $TOKENS distinct device tokens, JWT ${#JWT} chars"
 
-port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # Starts `pushdouble serve` with extra flags; sets URL_<name> and PID_<name>.
 start_pd() {
   local name=$1; shift
@@ -51,32 +50,15 @@ for n in serve quiet nghttpd; do
   u="URL_$n"; sed "s|^|${!u}/3/device/|" "$WORK/tokens" >"$WORK/uris.$n"
 done
 
-rps() { grep -Eo 'finished in [0-9.]+m?s, [0-9.]+ req/s' | grep -Eo '[0-9.]+ req/s' | grep -Eo '[0-9.]+'; }
-done_count() { grep -E '^requests:' | grep -Eo '[0-9]+ succeeded' | grep -Eo '[0-9]+'; }
 h2() {
   h2load -D "$DURATION" --warm-up-time="$WARMUP" -c 10 -m 100 -d "$WORK/body.json" -i "$WORK/uris.$1" \
     -H "authorization: bearer $JWT" -H 'apns-topic: com.example.pushdouble' -H 'apns-push-type: alert' \
     -H 'content-type: application/json' 2>&1
 }
-cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }   # utime+stime, clock ticks
-rss() { awk '/VmRSS/ {print int($2/1024)}' "/proc/$1/status"; }
-median() { python3 -c 'import sys,statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]),1))' "$@"; }
-TICK=$(getconf CLK_TCK)
 
 echo "== h2 over TLS, POST 300-byte JSON + JWT, h2load -c10 -m100 -D ${DURATION}s --warm-up-time=${WARMUP}s; $ROUNDS alternating rounds"
 echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-declare -A ALL
-for i in $(seq "$ROUNDS"); do
-  for n in serve quiet nghttpd; do
-    p="PID_$n"; C0=$(cpu "${!p}")
-    OUT=$(h2 "$n"); C1=$(cpu "${!p}")
-    R=$(echo "$OUT" | rps); D=$(echo "$OUT" | done_count)
-    ALL[$n]="${ALL[$n]:-} $R"
-    CPUUS=$(python3 -c "print(round(($C1-$C0)/$TICK/max(1,$D)*1e6,1))")
-    printf '  round %d %-8s %9s req/s | %s | %s | server CPU %s µs/req (incl. warm-up)\n' "$i" "$n" "$R" \
-      "$(echo "$OUT" | grep -E '^requests:')" "$(echo "$OUT" | grep -E '^status codes:')" "$CPUUS"
-  done
-done
+run_rounds serve quiet nghttpd
 # shellcheck disable=SC2086
 SM=$(median ${ALL[serve]}); QM=$(median ${ALL[quiet]}); NM=$(median ${ALL[nghttpd]})
 RSS_SERVE=$(rss "$PID_serve"); RSS_QUIET=$(rss "$PID_quiet")

@@ -1,4 +1,4 @@
-# Set-up shared by the APNs benchmarks (sourced from the repository root, after `cd`):
+# Set-up shared by the APNs and Web Push benchmarks (sourced from the repository root, after `cd`):
 #   WORK   a temporary directory, removed at exit, when every PID in PIDS is killed
 #   BIN    the pushdouble binary: PD_BIN, else a release build (skipped with NO_BUILD=1)
 #   JWT    a provider token minted now from the shipped test key (PDTESTKEY1 / PDTESTTEAM)
@@ -16,3 +16,29 @@ BIN=${PD_BIN:-$(swift build -c release --show-bin-path)/pushdouble}
 
 python3 -c 'import json; b={"aps":{"alert":{"title":"Benchmark","body":"x"*200},"badge":1,"sound":"default"}}; s=json.dumps(b,separators=(",",":")); s=s.replace("x"*200,"x"*(200+300-len(s))); open("'"$WORK"'/body.json","w").write(s)'
 JWT=$(python3 -c 'import jwt,time; print(jwt.encode({"iss":"PDTESTTEAM","iat":int(time.time())}, open("Certificates/AuthKey_PDTESTKEY1.p8").read(), algorithm="ES256", headers={"kid":"PDTESTKEY1"}))')
+
+# Measuring helpers of the h2load benchmarks (bench/apns.sh, bench/webpush.sh).
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+rps() { grep -Eo 'finished in [0-9.]+m?s, [0-9.]+ req/s' | grep -Eo '[0-9.]+ req/s' | grep -Eo '[0-9.]+'; }
+done_count() { grep -E '^requests:' | grep -Eo '[0-9]+ succeeded' | grep -Eo '[0-9]+'; }
+cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }   # utime+stime, clock ticks
+rss() { awk '/VmRSS/ {print int($2/1024)}' "/proc/$1/status"; }
+median() { python3 -c 'import sys,statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]),1))' "$@"; }
+TICK=$(getconf CLK_TCK)
+declare -A ALL
+# run_rounds NAME...: ROUNDS alternating rounds; each runs `h2 NAME` (the script's h2load
+# call) against server NAME (pid in PID_NAME), appends its req/s to ALL[NAME] and prints a line.
+run_rounds() {
+  local i n p C0 C1 OUT R D CPUUS
+  for i in $(seq "$ROUNDS"); do
+    for n in "$@"; do
+      p="PID_$n"; C0=$(cpu "${!p}")
+      OUT=$(h2 "$n"); C1=$(cpu "${!p}")
+      R=$(echo "$OUT" | rps); D=$(echo "$OUT" | done_count)
+      ALL[$n]="${ALL[$n]:-} $R"
+      CPUUS=$(python3 -c "print(round(($C1-$C0)/$TICK/max(1,$D)*1e6,1))")
+      printf '  round %d %-8s %9s req/s | %s | %s | server CPU %s µs/req (incl. warm-up)\n' "$i" "$n" "$R" \
+        "$(echo "$OUT" | grep -E '^requests:')" "$(echo "$OUT" | grep -E '^status codes:')" "$CPUUS"
+    done
+  done
+}

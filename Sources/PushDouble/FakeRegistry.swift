@@ -1,6 +1,7 @@
 import Foundation
 import PushDoubleCore
 import PushDoubleAPNs
+import PushDoubleWebPush
 import PushDoubleCrypto
 
 /// The registration point of provider modules and of the embedded test credentials: the one
@@ -12,6 +13,7 @@ public enum FakeRegistry {
     /// Every provider module served by default, in banner and environment order.
     public static let modules: [any ProviderModule] = [
         APNsModule(),
+        WebPushModule(),
     ]
 
     /// The module of `provider`, if registered.

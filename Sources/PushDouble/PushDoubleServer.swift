@@ -79,8 +79,10 @@ public final class PushDoubleServer: Sendable {
         var built: [(module: any ProviderModule, instance: any ProviderInstance)] = []
         for m in configuration.modules {
             let id = m.provider.rawValue
+            let endpointsSource = bound
             let context = ProviderBuildContext(clock: configuration.clock, file: configuration.providerOptionsSource,
-                                               optionsPath: "fakeOptions." + id)
+                                               optionsPath: "fakeOptions." + id, double: double,
+                                               endpoints: { endpointsSource.withLock { $0 } })
             built.append((m, try m.instantiate(options: configuration.providerOptions[id], context: context)))
         }
         return built

@@ -1,4 +1,29 @@
 import PushDoubleCrypto
+import Synchronization
+
+/// Signatures ``VAPIDVerifier`` already verified, by JWT and key text: a sender that reuses its
+/// VAPID header (web-push-php's `reuseVAPIDHeaders`, a cached header per audience) costs a
+/// dictionary lookup instead of an ECDSA verification. Only the signature is remembered: the
+/// claims (`aud`, `exp`, `sub`) and the key rules are checked on every request. Bounded:
+/// emptied when full.
+public final class VAPIDSignatureCache: Sendable {
+    private let entries = Mutex<[String: (key: P256PublicKey, jwt: ParsedJWT)]>([:])
+    public let capacity: Int
+
+    public init(capacity: Int = 4096) { self.capacity = capacity }
+
+    func lookup(_ credentials: String) -> (key: P256PublicKey, jwt: ParsedJWT)? { entries.withLock { $0[credentials] } }
+
+    func insert(_ credentials: String, key: P256PublicKey, jwt: ParsedJWT) {
+        entries.withLock { e in
+            if e.count >= capacity { e.removeAll(keepingCapacity: true) }
+            e[credentials] = (key, jwt)
+        }
+    }
+
+    /// How many signatures are remembered.
+    public var count: Int { entries.withLock { $0.count } }
+}
 
 /// The VAPID phase of ``WebPushRequestValidator`` (webpush.md §5, §6.2 "Autopush VAPID
 /// checks", §6.3 Apple's causes), in this order:
@@ -15,6 +40,8 @@ import PushDoubleCrypto
 /// 6. `k` = the subscription's `applicationServerKey`, and `k` ≠ the message's ECDH key.
 struct VAPIDVerifier {
     let configuration: WebPushValidatorConfiguration
+    /// Verified signatures to reuse (nil: verify every time).
+    var cache: VAPIDSignatureCache? = nil
 
     /// The key and JWT text the `Authorization` form carried.
     struct Credentials {
@@ -33,11 +60,7 @@ struct VAPIDVerifier {
         }
         guard auth.count == 1 else { throw WebPushRejection(.vapidMalformed, "\(auth.count) Authorization headers") }
         let credentials = try parse(header, cryptoKey: r.value("Crypto-Key"))
-        let key = try publicKey(credentials.keyText)
-        let jwt: ParsedJWT
-        do { jwt = try JWT.parse(credentials.jwt) } catch { throw WebPushRejection(.vapidTokenMalformed, error.description) }
-        guard jwt.algorithm == .es256 else { throw WebPushRejection(.vapidTokenMalformed, "alg \(jwt.algorithm.rawValue), expected ES256") }
-        do { try jwt.verify(with: key) } catch { throw WebPushRejection(.vapidSignatureInvalid, error.description) }
+        let (key, jwt) = try verifiedSignature(credentials)
         let (exp, subject) = try checkClaims(jwt, origin: origin, now: now)
         if let applicationServerKey, applicationServerKey != key {
             throw WebPushRejection(.vapidKeyMismatch, "k is not the subscription's applicationServerKey")
@@ -47,6 +70,19 @@ struct VAPIDVerifier {
         }
         return VAPIDIdentity(form: credentials.form, publicKey: key, audience: origin, expiresAt: exp, subject: subject,
                              jwt: credentials.jwt)
+    }
+
+    /// Steps 3–4: the key, the JWT's form and its ES256 signature (or the cache's memory of them).
+    func verifiedSignature(_ credentials: Credentials) throws(WebPushRejection) -> (P256PublicKey, ParsedJWT) {
+        let cacheKey = credentials.jwt + " " + credentials.keyText
+        if let hit = cache?.lookup(cacheKey) { return (hit.key, hit.jwt) }
+        let key = try publicKey(credentials.keyText)
+        let jwt: ParsedJWT
+        do { jwt = try JWT.parse(credentials.jwt) } catch { throw WebPushRejection(.vapidTokenMalformed, error.description) }
+        guard jwt.algorithm == .es256 else { throw WebPushRejection(.vapidTokenMalformed, "alg \(jwt.algorithm.rawValue), expected ES256") }
+        do { try jwt.verify(with: key) } catch { throw WebPushRejection(.vapidSignatureInvalid, error.description) }
+        cache?.insert(cacheKey, key: key, jwt: jwt)
+        return (key, jwt)
     }
 
     // MARK: The Authorization forms (webpush.md §5)

@@ -130,7 +130,8 @@ public struct WebPushBrowser: Sendable {
            body.count - header.length > header.recordSize {
             throw WebPushDecryptionFailure.notASingleRecord(recordSize: header.recordSize, ciphertextLength: body.count - header.length)
         }
-        return try WebPushCipher.decrypt(body: body, uaPrivateKey: subscription.privateKey, authSecret: subscription.authSecret).plaintext
+        return try WebPushCipher.decrypt(body: body, uaPrivateKey: subscription.privateKey, uaPublicKey: subscription.publicKey,
+                                         authSecret: subscription.authSecret).plaintext
     }
 
     /// Decrypts `message` into the record of what the browser received at `receivedAt`.

@@ -37,3 +37,55 @@ public enum WebPushService: String, Sendable, Equatable, Hashable, CaseIterable 
         }
     }
 }
+
+/// Where a delivery request was sent, as the endpoint path shows it (webpush.md §6.1–§6.4):
+/// the service whose path shape it has and the subscription token in it.
+public struct WebPushEndpointPath: Sendable, Equatable {
+    public let service: WebPushService
+    public let token: String
+    /// Mozilla's `/wpush/v2/…`: the shape of a VAPID-restricted subscription (§6.2).
+    public let restricted: Bool
+
+    public init(service: WebPushService, token: String, restricted: Bool) {
+        self.service = service; self.token = token; self.restricted = restricted
+    }
+
+    /// The path and query it was parsed from (``WebPushService/endpointPath(token:restricted:)``).
+    public var path: String { service.endpointPath(token: token, restricted: restricted) }
+
+    /// Parses a request target (path plus query): `/wpush/v1|v2/<token>` (Mozilla),
+    /// `/fcm/send/<token>` (FCM), `/w/?token=<token>` (WNS), `/<token>` (Apple). nil for any
+    /// other shape, or a token that is empty or holds a character outside base64url.
+    public static func parse(_ target: String) -> WebPushEndpointPath? {
+        func token(_ s: Substring) -> String? {
+            guard !s.isEmpty, s.utf8.allSatisfy(WebPushRequestValidator.isBase64URLByte) else { return nil }
+            return String(s)
+        }
+        if target.hasPrefix("/w/?token=") {
+            return token(target.dropFirst("/w/?token=".count)).map { WebPushEndpointPath(service: .wns, token: $0, restricted: false) }
+        }
+        if target.contains("?") { return nil }
+        let parts = target.split(separator: "/", omittingEmptySubsequences: false)
+        // "/a/b" splits into ["", "a", "b"].
+        guard parts.first == "" else { return nil }
+        switch parts.count {
+        case 2: return token(parts[1]).map { WebPushEndpointPath(service: .apple, token: $0, restricted: false) }
+        case 4 where parts[1] == "wpush" && (parts[2] == "v1" || parts[2] == "v2"):
+            return token(parts[3]).map { WebPushEndpointPath(service: .mozilla, token: $0, restricted: parts[2] == "v2") }
+        case 4 where parts[1] == "fcm" && parts[2] == "send":
+            return token(parts[3]).map { WebPushEndpointPath(service: .fcm, token: $0, restricted: false) }
+        default: return nil
+        }
+    }
+
+    /// Splits an endpoint URL `https://host[:port]/path` into its origin and this path; a bare
+    /// path (starting with `/`) has no origin. nil when the path has no recorded shape.
+    public static func parseEndpoint(_ endpoint: String) -> (origin: String?, path: WebPushEndpointPath)? {
+        if endpoint.hasPrefix("/") { return parse(endpoint).map { (nil, $0) } }
+        guard endpoint.lowercased().hasPrefix("https://") else { return nil }
+        let afterScheme = endpoint.dropFirst("https://".count)
+        guard let slash = afterScheme.firstIndex(of: "/"), slash != afterScheme.startIndex else { return nil }
+        let origin = String(endpoint[..<slash])
+        return parse(String(afterScheme[slash...])).map { (origin, $0) }
+    }
+}

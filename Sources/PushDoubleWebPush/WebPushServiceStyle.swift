@@ -101,6 +101,24 @@ public struct WebPushServiceStyle: Sendable {
         case .wns: return WNSStyle.response(outcome, options)
         }
     }
+
+    /// A reason this service does not have (a fault rule's own reason, or none) in the
+    /// service's error shape with `status`: autopush's 5-key JSON (`errno` null, the reason as
+    /// `message`), Apple's `{"reason":…}`, FCM's `text/plain` line, WNS's empty body. webpush.md
+    /// records no such answer; the shapes are the recorded ones of §6.1–§6.4 (docs/webpush.md).
+    public func unknownReason(_ reason: String?, status: Int) -> WebPushResponse {
+        switch service {
+        case .mozilla: return AutopushStyle.render(AutopushStyle.Error(status: status, errno: nil, message: reason ?? AutopushStyle.reason(status)))
+        case .apple:
+            guard let reason else { return WebPushResponse(status: status) }
+            let body = (["reason": .string(reason)] as JSONValue).compactJSONBytes
+            return WebPushResponse(status: status, headers: [.init("Content-Type", "application/json")], body: body)
+        case .fcm:
+            guard let reason else { return WebPushResponse(status: status) }
+            return WebPushResponse(status: status, headers: [.init("Content-Type", FCMStyle.goneContentType)], body: Array((reason + "\n").utf8))
+        case .wns: return WebPushResponse(status: status)
+        }
+    }
 }
 
 /// Where the success `Location` of the push message resource points (RFC 8030 §5;

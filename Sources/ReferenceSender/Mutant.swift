@@ -14,6 +14,17 @@ enum Mutant: String, CaseIterable, Sendable {
     case reportSentAlways = "report-sent-always"
     case remintOnTokenUpdateError = "remint-on-token-update-error"
     case neverReviveDeadTokens = "never-revive-dead-tokens"
+    // Web Push (Sources/ReferenceSender/WebPush)
+    case webpushWrongAuthSecret = "webpush-wrong-auth-secret"
+    case webpushAESGCM = "webpush-aesgcm"
+    case webpushAudienceWithPath = "webpush-audience-with-path"
+    case webpushLongExpiry = "webpush-long-expiry"
+    case webpushNoTTL = "webpush-no-ttl"
+    case webpushUrgencyIgnored = "webpush-urgency-ignored"
+    case webpushRawTopic = "webpush-raw-topic"
+    case webpushOversized = "webpush-oversized"
+    case webpushNoVAPID = "webpush-no-vapid"
+    case webpushMissingSubject = "webpush-missing-subject"
 
     /// One line: the bug, and the check that should catch it.
     var summary: String {
@@ -31,6 +42,16 @@ enum Mutant: String, CaseIterable, Sendable {
         case .reportSentAlways: return "reports outcome sent for every device whatever happened (outcome checks)"
         case .neverReviveDeadTokens: return "keeps skipping a dead token after the app registered it again (registeredAt later than the death)"
         case .remintOnTokenUpdateError: return "treats 429 TooManyProviderTokenUpdates like ExpiredProviderToken: mints a new JWT and retries at once (A8)"
+        case .webpushWrongAuthSecret: return "encrypts Web Push messages with the wrong auth secret: the service accepts, the browser cannot decrypt (webpush.decryptable)"
+        case .webpushAESGCM: return "encrypts Web Push messages with the legacy aesgcm draft instead of aes128gcm (webpush.aes128gcm)"
+        case .webpushAudienceWithPath: return "signs VAPID aud with the endpoint's full URL, not its origin (webpush.vapid)"
+        case .webpushLongExpiry: return "signs VAPID exp 48 h ahead, beyond the 24 h limit (webpush.vapid)"
+        case .webpushNoTTL: return "sends Web Push requests without TTL (webpush.ttl)"
+        case .webpushUrgencyIgnored: return "sends every Web Push message with Urgency normal, whatever the priority (webpush.urgency)"
+        case .webpushRawTopic: return "uses the collapse key as Topic unchecked (over 32 characters, not base64url) (webpush.topic)"
+        case .webpushNoVAPID: return "sends Web Push requests without VAPID (restricted subscriptions refuse them) (webpush.vapid)"
+        case .webpushMissingSubject: return "signs VAPID JWTs without the sub claim (webpush.vapid)"
+        case .webpushOversized: return "sends Web Push payloads too large for one record instead of rejecting them locally (webpush.payload-limits)"
         }
     }
 }

@@ -28,6 +28,8 @@ import json
 import sys
 import time as _time
 
+from pypi_require import require  # noqa: F401  (re-exported for the scripts)
+
 TOKEN = "ab" * 32
 MAGIC_UNREGISTERED = "000000004100" + "0" * 52
 MAGIC_BAD_DEVICE_TOKEN = "000000004000" + "0" * 52
@@ -35,25 +37,6 @@ UNREGISTERED_TIMESTAMP = 1704067200000
 # How far back the clock of the token signer is set for the ExpiredProviderToken case:
 # well past the one-hour token lifetime (apns.md §5).
 STALE_SECONDS = 2 * 3600
-
-
-def require(distribution, module):
-    """Imports `module` of PyPI distribution `distribution`, or exits 2 with the fix."""
-    def missing(why):
-        msg = f"{distribution} is not installed (run bash .ci/run or pip install {distribution}): {why}"
-        print(json.dumps({"library": distribution, "failures": [msg], "results": {}}))
-        sys.exit(2)
-
-    try:
-        mod = importlib.import_module(module)
-        files = importlib.metadata.files(distribution) or []
-    except ImportError as e:  # PackageNotFoundError is an ImportError too
-        missing(e)
-    # Module names are shared between forks (mopyapns, PyAPNs2 and apns2-up all install
-    # `apns2`): the imported file must belong to `distribution`.
-    if not any(str(f.locate()) == mod.__file__ for f in files):
-        missing(f"module {module} at {mod.__file__} belongs to another distribution")
-    return mod
 
 
 def parse_args():

@@ -176,7 +176,7 @@ final class CheckAliasTests: XCTestCase {
     /// conformance folder is judged by nobody.
     func testScope() {
         var b = HistoryBuilder()
-        b.devices.append(ScenarioDevice(id: "w1", provider: "webpush", token: "sub"))
+        b.devices.append(ScenarioDevice(id: "w1", provider: "example", token: "sub"))
         var ctx = b.context()
         XCTAssertTrue(ctx.judges(device: "d1"))
         XCTAssertFalse(ctx.judges(device: "w1"))

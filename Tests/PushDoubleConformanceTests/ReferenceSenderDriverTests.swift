@@ -125,8 +125,10 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "retry-dead-tokens", "jwt-per-request", "ignore-retry-after", "no-backoff", "connection-per-push",
             "oversized-payloads", "wrong-topic-suffix", "background-priority-10", "resend-all-after-goaway",
             "never-retry-transient", "report-sent-always", "remint-on-token-update-error", "never-revive-dead-tokens",
+            "webpush-wrong-auth-secret", "webpush-aesgcm", "webpush-audience-with-path", "webpush-long-expiry", "webpush-no-ttl",
+            "webpush-urgency-ignored", "webpush-raw-topic", "webpush-oversized", "webpush-no-vapid", "webpush-missing-subject",
         ])
-        XCTAssertEqual(names.count, 13)
+        XCTAssertEqual(names.count, 23)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

@@ -20,7 +20,7 @@ final class ScenarioTests: XCTestCase {
             XCTAssertTrue(refs.contains(a), "no case references \(a)")
         }
         // Every check a mutant must fail is used by some case.
-        let used = Set(apns.flatMap { $0.checks.map(\.id) })
+        let used = Set(all.flatMap { $0.checks.map(\.id) })
         for e in MutantTable.entries { for c in e.failingChecks { XCTAssertTrue(used.contains(c), "\(e.mutant): \(c) unused") } }
     }
 

@@ -76,6 +76,9 @@ public enum MutantTable {
         public var failingChecks: [String]
     }
 
+    /// (The reference sender's `webpush-aesgcm` and `webpush-urgency-ignored` break SHOULD rules
+    /// only: the suite passes them with a warning from `webpush.aes128gcm` / `webpush.urgency`,
+    /// so they are not entries here; docs/conformance.md lists them.)
     public static let entries: [Entry] = [
         Entry(mutant: "retry-dead-tokens", bug: "retries and reuses tokens APNs called dead",
               failingChecks: ["no-retry-permanent", "dead-token-not-reused"]),
@@ -94,5 +97,14 @@ public enum MutantTable {
         Entry(mutant: "report-sent-always", bug: "reports every device as sent", failingChecks: ["outcome", "outcome-truthful"]),
         Entry(mutant: "never-revive-dead-tokens", bug: "skips a dead token forever, even after it was registered again",
               failingChecks: ["reregistered-token-used"]),
+        Entry(mutant: "webpush-wrong-auth-secret", bug: "encrypts to the wrong auth secret: accepted, undecryptable",
+              failingChecks: ["webpush.decryptable"]),
+        Entry(mutant: "webpush-audience-with-path", bug: "signs VAPID aud with the endpoint URL, not its origin", failingChecks: ["webpush.vapid"]),
+        Entry(mutant: "webpush-long-expiry", bug: "signs VAPID exp 48 h ahead", failingChecks: ["webpush.vapid"]),
+        Entry(mutant: "webpush-no-ttl", bug: "sends no TTL", failingChecks: ["webpush.ttl"]),
+        Entry(mutant: "webpush-raw-topic", bug: "sends the collapse key as Topic unchecked", failingChecks: ["webpush.topic"]),
+        Entry(mutant: "webpush-oversized", bug: "sends payloads too large for one record", failingChecks: ["webpush.payload-limits"]),
+        Entry(mutant: "webpush-no-vapid", bug: "sends no VAPID Authorization", failingChecks: ["webpush.vapid"]),
+        Entry(mutant: "webpush-missing-subject", bug: "signs VAPID JWTs without sub", failingChecks: ["webpush.vapid"]),
     ]
 }

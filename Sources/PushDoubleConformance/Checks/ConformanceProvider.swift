@@ -19,4 +19,12 @@ public protocol ConformanceProvider: Sendable {
     /// Ids this provider shipped for checks that are now generic: old id → generic id.
     /// They keep working everywhere an id is accepted, scoped to this provider's attempts.
     var aliases: [String: String] { get }
+    /// A device as `send` hands it to the sender: the scenario's device JSON, completed from
+    /// what the sender was told once the fakes were bound (a Web Push endpoint written as a
+    /// bare path gets the fake's URL) and without members only the fake may know. Default: as is.
+    func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue
+}
+
+extension ConformanceProvider {
+    public func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue { device }
 }

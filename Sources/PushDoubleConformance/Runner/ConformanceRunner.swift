@@ -154,7 +154,8 @@ public final class ConformanceRunner: Sendable {
 
         // 4. Steps.
         if record.failureText == nil {
-            let outcome = StepDriver(scenario: scenario, client: client, registrations: registrations).run()
+            let outcome = StepDriver(scenario: scenario, client: client, registrations: registrations,
+                                     configuration: session.configuration).run()
             record.steps = outcome.steps
             if let f = outcome.failure { abort(f) }
         }
@@ -195,6 +196,8 @@ struct StepDriver {
     let client: DriverClient
     /// The scenario's `registeredAt` moments (validated before the case started).
     let registrations: Registrations
+    /// What the sender was told (each provider completes its devices from it, ``ConformanceProvider/senderDevice(_:configuration:)``).
+    var configuration: SenderConfiguration? = nil
 
     func run() -> (steps: [StepRecord], failure: DriverFailure?) {
         var steps: [StepRecord] = []
@@ -204,7 +207,11 @@ struct StepDriver {
                 for r in 0..<rep {
                     let registeredAt = registrations.dates(step: i, now: Date())
                     let devices = JSONValue.array(deviceIDs.compactMap { id in
-                        scenario.device(id).map { Self.driverJSON($0, registeredAt: registeredAt?[id]) }
+                        scenario.device(id).map { d in
+                            let json = Self.driverJSON(d, registeredAt: registeredAt?[id])
+                            return ConformanceProviders.provider(ProviderID(rawValue: d.provider))?
+                                .senderDevice(json, configuration: configuration) ?? json
+                        }
                     })
                     let params = JSONValue.object([("notification", notification), ("devices", devices)])
                     if let f = request(DriverProtocol.send, params: params, into: &steps, record: { index, t, end in

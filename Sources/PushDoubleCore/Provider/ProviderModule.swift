@@ -100,8 +100,17 @@ public struct ProviderBuildContext: Sendable {
     public var file: String
     /// JSON path of the options object in that source ("fakeOptions.apns").
     public var optionsPath: String
-    public init(clock: any DoubleClock, file: String = "<options>", optionsPath: String) {
+    /// The double the instance serves (its devices and history), for admin routes that
+    /// register devices or read the history; nil when the instance is built only to list its
+    /// listeners or to check options.
+    public var double: DoubleState?
+    /// The double's bound listeners once it has started (empty before): for admin routes that
+    /// answer with a listener's URL (a Web Push subscription's endpoint).
+    public var endpoints: @Sendable () -> [DoubleEndpoint]
+    public init(clock: any DoubleClock, file: String = "<options>", optionsPath: String, double: DoubleState? = nil,
+                endpoints: @escaping @Sendable () -> [DoubleEndpoint] = { [] }) {
         self.clock = clock; self.file = file; self.optionsPath = optionsPath
+        self.double = double; self.endpoints = endpoints
     }
 }
 

@@ -62,13 +62,19 @@ public enum WebPushCipher {
     /// secret. Accepts several records (RFC 8188) although RFC 8291 senders send one; the
     /// result reports `recordCount`. A wrong auth secret surfaces as `authenticationFailed`.
     public static func decrypt(body: [UInt8], uaPrivateKey: P256PrivateKey, authSecret: [UInt8]) throws(CryptoError) -> Message {
+        try decrypt(body: body, uaPrivateKey: uaPrivateKey, uaPublicKey: try uaPrivateKey.publicKey, authSecret: authSecret)
+    }
+
+    /// ``decrypt(body:uaPrivateKey:authSecret:)`` for a caller that already holds the matching
+    /// public key (a subscription's `p256dh`), which is then not derived again for every message.
+    public static func decrypt(body: [UInt8], uaPrivateKey: P256PrivateKey, uaPublicKey uaPublic: P256PublicKey,
+                               authSecret: [UInt8]) throws(CryptoError) -> Message {
         guard authSecret.count == authSecretLength else {
             throw .invalidKeyLength(what: "auth secret", expected: authSecretLength, actual: authSecret.count)
         }
         let header = try AES128GCMContentCoding.parseHeader(body)
         guard header.keyID.count == 65 else { throw .invalidKeyIDLength(header.keyID.count) }
         let senderPublic = try P256PublicKey(rawRepresentation: header.keyID)
-        let uaPublic = try uaPrivateKey.publicKey
         let ikm = try webPushIKM(privateKey: uaPrivateKey, peer: senderPublic, authSecret: authSecret,
                                  uaPublic: uaPublic.rawRepresentation, asPublic: header.keyID)
         let d = try AES128GCMContentCoding.decrypt(body: body, header: header, ikm: ikm)

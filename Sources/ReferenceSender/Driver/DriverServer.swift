@@ -17,6 +17,8 @@ final class DriverServer {
     /// Scripted test mode: an in-memory APNs and virtual time (see ScriptedTransport.swift).
     let scripted: ScriptedAPNs?
     private var sender: APNsSender?
+    /// The Web Push sender, when `providers.webpush` (or VAPID_PRIVATE_KEY_FILE) configured one.
+    private var webPush: WebPushSender?
     private var initialized = false
 
     init(mutant: Mutant?, variant: Variant? = nil, seed: UInt64? = nil, environment: [String: String], scripted: ScriptedAPNs?) {
@@ -37,11 +39,13 @@ final class DriverServer {
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
                 if await handle(line: bytes) == .exit {
                     await sender?.shutdown()
+                    await webPush?.shutdown()
                     return 0
                 }
             }
         }
         await sender?.shutdown()
+        await webPush?.shutdown()
         return 0
     }
 
@@ -111,19 +115,29 @@ final class DriverServer {
             throw .invalidParams("protocolVersion \(v.text) is not supported (this sender speaks 1)")
         }
         let given = params["providers"]?["apns"]?.jsonObject
-        let old = sender
+        let old = sender, oldWebPush = webPush
         sender = nil
+        webPush = nil
         initialized = true
         if let old { Task { await old.shutdown() } }
-        guard let config = try APNsConfiguration(params: given, environment: environment) else {
-            Log.info("initialize: no apns configuration (params or APNS_URL); no provider enabled")
-            return Self.initializeResult(providers: [])
+        if let oldWebPush { Task { await oldWebPush.shutdown() } }
+        var providers: [String] = []
+        if let config = try APNsConfiguration(params: given, environment: environment) {
+            sender = try makeSender(config)
+            providers.append("apns")
+            Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)"
+                     + (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
+                     + (seed.map { " seed \($0)" } ?? ""))
         }
-        sender = try makeSender(config)
-        Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)"
-                 + (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
-                 + (seed.map { " seed \($0)" } ?? ""))
-        return Self.initializeResult(providers: ["apns"])
+        if let w = try WebPushConfiguration(params: params["providers"]?["webpush"]?.jsonObject, environment: environment) {
+            let connector: any APNsConnector = scripted?.connector ?? HTTP2APNsConnector(caFile: w.caFile)
+            webPush = WebPushSender(configuration: w, connector: connector, clock: scripted?.clock ?? SystemSenderClock(), mutant: mutant,
+                                    random: JitterSource(seed: seed))
+            providers.append("webpush")
+            Log.info("initialize: webpush, VAPID subject \(w.subject)")
+        }
+        if providers.isEmpty { Log.info("initialize: no apns or webpush configuration (params or environment); no provider enabled") }
+        return Self.initializeResult(providers: providers)
     }
 
     static func initializeResult(providers: [String]) -> JSON {
@@ -169,13 +183,24 @@ final class DriverServer {
         var devices: [TargetDevice] = []
         devices.reserveCapacity(list.count)
         for (i, d) in list.enumerated() { devices.append(try TargetDevice(json: d, index: i)) }
-        let results: [DeviceResult]
-        if let sender {
-            results = await sender.send(notification, to: devices)
-        } else {
-            results = devices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") }
-        }
-        return .object(["results": .array(results.map(\.json))])
+        // Each provider's devices to its sender; results in the request's order.
+        let webIndices = devices.indices.filter { devices[$0].provider == "webpush" }
+        let apnsIndices = devices.indices.filter { devices[$0].provider != "webpush" }
+        var results = [DeviceResult?](repeating: nil, count: devices.count)
+        let apnsDevices = apnsIndices.map { devices[$0] }
+        let apnsResults: [DeviceResult]
+        if apnsDevices.isEmpty { apnsResults = [] }
+        else if let sender { apnsResults = await sender.send(notification, to: apnsDevices) }
+        else { apnsResults = apnsDevices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
+        for (k, i) in apnsIndices.enumerated() { results[i] = apnsResults[k] }
+        let webDevices = webIndices.map { (devices[$0], list[$0]) }
+        var webResults: [DeviceResult]
+        if webDevices.isEmpty { webResults = [] }
+        else if let webPush { webResults = await webPush.send(notification, to: webDevices) }
+        else { webResults = webDevices.map { DeviceResult(device: $0.0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
+        if mutant == .reportSentAlways { webResults = webResults.map { DeviceResult(device: $0.device, outcome: .sent) } }
+        for (k, i) in webIndices.enumerated() { results[i] = webResults[k] }
+        return .object(["results": .array(results.map { $0!.json })])
     }
 
     var currentSender: APNsSender? { sender }

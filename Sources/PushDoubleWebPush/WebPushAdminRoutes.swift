@@ -1,0 +1,125 @@
+import Foundation
+import PushDoubleCore
+import PushDoubleCrypto
+import PushDoubleTransport
+
+/// The Web Push admin routes (DESIGN §4, issue 14 item 2 and 4): subscriptions made the way
+/// a browser makes them, each a device of provider `webpush`, and the messages the browser
+/// half received.
+///
+/// - `POST /webpush/subscriptions` with `{}` or `{"id"?, "applicationServerKey"?, "service"?}`
+///   → 201 `{"id","endpoint","expirationTime":null,"keys":{"p256dh","auth"}}`: a fresh P-256
+///   key pair and 16-byte auth secret, the endpoint on the fake's bound URL in the path shape
+///   of the service (``WebPushService``). With an `applicationServerKey` (base64url VAPID
+///   public key) the subscription is restricted (webpush.md §5).
+/// - `GET /webpush/subscriptions` → every subscription in that form; `GET
+///   /webpush/subscriptions/:id` → one.
+/// - `GET /webpush/subscriptions/:id/messages` → `[{"receivedAt","ttl","urgency","topic",
+///   "encoding","payload"}]`: every message the service accepted (2xx) for it, oldest first,
+///   `payload` as the browser decrypted it (``WebPushReceivedMessage``).
+///
+/// Errors use the admin API's `{"error":"…"}` shape.
+public struct WebPushAdminRoutes: Sendable {
+    let double: DoubleState
+    let defaultService: WebPushService
+    /// The fake's bound URL (`https://127.0.0.1:8726`), nil before it is bound.
+    let origin: @Sendable () -> String?
+
+    public init(double: DoubleState, defaultService: WebPushService, origin: @escaping @Sendable () -> String?) {
+        self.double = double; self.defaultService = defaultService; self.origin = origin
+    }
+
+    public var routes: [AdminRoute] {
+        let me = self
+        return [
+            AdminRoute("POST", "/webpush/subscriptions") { request, _ in me.create(request) },
+            AdminRoute("GET", "/webpush/subscriptions") { _, _ in me.list() },
+            AdminRoute("GET", "/webpush/subscriptions/:id") { _, p in me.show(Self.decoded(p["id"])) },
+            AdminRoute("GET", "/webpush/subscriptions/:id/messages") { _, p in me.messages(Self.decoded(p["id"])) },
+        ]
+    }
+
+    static func decoded(_ raw: String?) -> String { (raw ?? "").removingPercentEncoding ?? (raw ?? "") }
+
+    // MARK: POST /webpush/subscriptions
+
+    /// The members a create request may carry.
+    static let createKeys: Set<String> = ["id", "applicationServerKey", "service"]
+
+    func create(_ request: HTTPRequest) -> HTTPResponse {
+        let body: JSONValue
+        if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { body = .object([]) } else {
+            guard let parsed = try? JSONValue.parse(request.body), parsed.objectValue != nil else {
+                return AdminRoute.error(400, "expected a JSON object {\"id\"?, \"applicationServerKey\"?, \"service\"?}")
+            }
+            body = parsed
+        }
+        for (k, _) in body.objectValue ?? [] where !Self.createKeys.contains(k) {
+            return AdminRoute.error(400, "\(k): unknown member; expected one of applicationServerKey, id, service")
+        }
+        var service = defaultService
+        if let s = body["service"] {
+            guard let v = s.stringValue.flatMap(WebPushService.init(rawValue:)) else {
+                return AdminRoute.error(400, "service: expected one of mozilla, fcm, apple, wns")
+            }
+            service = v
+        }
+        var applicationServerKey: P256PublicKey? = nil
+        if let k = body["applicationServerKey"] {
+            guard let text = k.stringValue, let b = try? Base64URL.decode(text), let key = try? P256PublicKey(rawRepresentation: b) else {
+                return AdminRoute.error(400, "applicationServerKey: expected base64url of a 65-byte uncompressed P-256 point")
+            }
+            applicationServerKey = key
+        }
+        if let id = body["id"], id.stringValue?.isEmpty ?? true { return AdminRoute.error(400, "id: expected a non-empty string") }
+        guard let origin = origin() else { return AdminRoute.error(503, "the webpush listener is not bound") }
+        do {
+            let subscription = try WebPushSubscription(service: service, origin: origin, applicationServerKey: applicationServerKey)
+            let id = body["id"]?.stringValue ?? "sub-" + String(subscription.token.prefix(12))
+            let device = Device(id: id, provider: .webpush, token: subscription.token,
+                                attributes: try WebPushDeviceSchema.attributes(of: subscription))
+            let stored = try double.devices.register(device)
+            return AdminRoute.json(201, Self.browserJSON(stored) ?? .null)
+        } catch let e as DeviceRegistryError {
+            return AdminRoute.error(409, e.description)
+        } catch {
+            return AdminRoute.error(500, "could not make a subscription: \(error)")
+        }
+    }
+
+    /// `{"id", …the browser's PushSubscription JSON}` of a `webpush` device.
+    static func browserJSON(_ device: Device) -> JSONValue? {
+        guard let sub = device.attributes["subscription"]?.objectValue else { return nil }
+        return .object([("id", .string(device.id))] + sub)
+    }
+
+    // MARK: GET
+
+    func list() -> HTTPResponse {
+        AdminRoute.json(200, .array(double.devices.list(provider: .webpush).compactMap(Self.browserJSON)))
+    }
+
+    func show(_ id: String) -> HTTPResponse {
+        guard let d = double.devices.device(id: id), d.provider == .webpush, let json = Self.browserJSON(d) else {
+            return AdminRoute.error(404, "no webpush subscription \"\(id)\"")
+        }
+        return AdminRoute.json(200, json)
+    }
+
+    /// The accepted messages of subscription `id`, from the history.
+    func messages(_ id: String) -> HTTPResponse {
+        guard let d = double.devices.device(id: id), d.provider == .webpush else {
+            return AdminRoute.error(404, "no webpush subscription \"\(id)\"")
+        }
+        let entries = double.history.query(HistoryQuery(provider: .webpush, device: id, endpoint: WebPushFake.endpoint))
+        return AdminRoute.json(200, .array(entries.compactMap(Self.receivedMessage)))
+    }
+
+    /// One accepted exchange as the browser's received message, nil for a refused one.
+    static func receivedMessage(_ e: Exchange) -> JSONValue? {
+        guard let status = e.response.status, (200..<300).contains(status), let n = e.notification, n["payload"] != nil else { return nil }
+        var m: [(String, JSONValue)] = [("receivedAt", .string(DateFormats.iso8601(e.receivedAt)))]
+        for k in ["ttl", "urgency", "topic", "encoding", "payload"] { m.append((k, n[k] ?? .null)) }
+        return .object(m)
+    }
+}

@@ -1,0 +1,106 @@
+import PushDoubleCore
+import PushDoubleCrypto
+
+/// A subscription as a device of provider `webpush` holds it: the device JSON members the core
+/// does not know (``Device/attributes``), judged by ``validate(_:)``.
+///
+/// ```json
+/// {"id":"s1","provider":"webpush",
+///  "subscription":{"endpoint":"https://127.0.0.1:8726/wpush/v2/<token>","expirationTime":null,
+///                  "keys":{"p256dh":"<65-byte point>","auth":"<16 bytes>"}},
+///  "privateKey":"<32-byte ua_private scalar>","applicationServerKey":"<VAPID public key>"}
+/// ```
+///
+/// - `subscription`: the browser's PushSubscription JSON (webpush.md §2.3: `p256dh` is
+///   `ua_public`, `auth` the 16-byte secret), required. The endpoint is an `https://` URL or a
+///   bare path, with a path shape of §6 (``WebPushEndpointPath``); the device's `token` is the
+///   token in it (given, it must be that one).
+/// - `privateKey` (base64url): `ua_private`, which a browser never publishes; the double needs
+///   it to play the browser and decrypt. Must match `p256dh`. Without it messages are accepted
+///   but recorded as undecryptable (`noPrivateKey`).
+/// - `applicationServerKey` (base64url VAPID public key): the subscription is restricted
+///   (webpush.md §5: VAPID required, `k` must be this key).
+///
+/// All values are base64url (unpadded or padded).
+public enum WebPushDeviceSchema {
+    /// The attribute names a `webpush` device may carry.
+    public static let attributeNames: Set<String> = ["subscription", "privateKey", "applicationServerKey"]
+
+    /// Checks the attributes of `device` and fills in its token.
+    public static func validate(_ device: inout Device) throws {
+        try DeviceSchemaError.refuseAttributes(of: device, allowed: attributeNames)
+        let parsed = try parse(device)
+        if device.token.isEmpty { device.token = parsed.endpoint.path.token }
+        else if device.token != parsed.endpoint.path.token {
+            throw DeviceSchemaError(deviceID: device.id, field: "token",
+                                    message: "\"\(device.token)\" is not the token of the endpoint (\(parsed.endpoint.path.token))")
+        }
+    }
+
+    /// The attributes of a subscription the double made (admin `POST /webpush/subscriptions`).
+    public static func attributes(of s: WebPushSubscription) throws(CryptoError) -> [String: JSONValue] {
+        var a: [String: JSONValue] = ["subscription": s.json, "privateKey": .string(Base64URL.encode(try s.privateKey.rawPrivateScalar))]
+        if let k = s.applicationServerKey { a["applicationServerKey"] = .string(Base64URL.encode(k.rawRepresentation)) }
+        return a
+    }
+
+    /// What a device's attributes say, decoded.
+    public struct Parsed: Sendable {
+        /// The endpoint's origin (nil for a bare path) and path.
+        public var endpoint: (origin: String?, path: WebPushEndpointPath)
+        public var publicKey: P256PublicKey
+        public var authSecret: [UInt8]
+        public var applicationServerKey: P256PublicKey?
+        /// The browser's side, when the private key is known.
+        public var subscription: WebPushSubscription?
+        /// The `subscription` member as given (the browser's JSON).
+        public var json: JSONValue
+    }
+
+    /// Decodes the attributes of `device` (throws ``DeviceSchemaError`` naming the member at fault).
+    public static func parse(_ device: Device) throws -> Parsed {
+        func fail(_ field: String, _ message: String) -> DeviceSchemaError {
+            DeviceSchemaError(deviceID: device.id, field: field, message: message)
+        }
+        func bytes(_ value: JSONValue?, _ field: String, count: Int) throws -> [UInt8] {
+            guard let text = value?.stringValue else { throw fail(field, "expected a base64url string") }
+            guard let b = try? Base64URL.decode(text), b.count == count else { throw fail(field, "expected base64url of \(count) bytes") }
+            return b
+        }
+        func point(_ value: JSONValue?, _ field: String) throws -> P256PublicKey {
+            guard let key = try? P256PublicKey(rawRepresentation: try bytes(value, field, count: 65)) else {
+                throw fail(field, "not an uncompressed P-256 point")
+            }
+            return key
+        }
+        guard let sub = device.attributes["subscription"], let members = sub.objectValue else {
+            throw fail("subscription", "required: the browser's PushSubscription JSON {\"endpoint\",\"keys\":{\"p256dh\",\"auth\"}}")
+        }
+        for (k, _) in members where !["endpoint", "expirationTime", "keys"].contains(k) {
+            throw fail("subscription." + k, "unknown member; expected endpoint, expirationTime, keys")
+        }
+        guard let endpointText = sub["endpoint"]?.stringValue else { throw fail("subscription.endpoint", "required string") }
+        guard let endpoint = WebPushEndpointPath.parseEndpoint(endpointText) else {
+            throw fail("subscription.endpoint", "\"\(endpointText)\" is not https://host[:port] plus a path of a recorded shape "
+                       + "(/wpush/v1/<token>, /wpush/v2/<token>, /fcm/send/<token>, /<token>, /w/?token=<token>)")
+        }
+        if let e = sub["expirationTime"], !e.isNull, e.doubleValue == nil {
+            throw fail("subscription.expirationTime", "expected null or a number")
+        }
+        guard let keys = sub["keys"], keys.objectValue != nil else { throw fail("subscription.keys", "required object {\"p256dh\",\"auth\"}") }
+        let publicKey = try point(keys["p256dh"], "subscription.keys.p256dh")
+        let auth = try bytes(keys["auth"], "subscription.keys.auth", count: WebPushCipher.authSecretLength)
+        let asKey = try device.attributes["applicationServerKey"].map { try point($0, "applicationServerKey") }
+        var browser: WebPushSubscription? = nil
+        if let p = device.attributes["privateKey"] {
+            let scalar = try bytes(p, "privateKey", count: 32)
+            guard let key = try? P256PrivateKey(rawPrivateScalar: scalar), let pub = try? key.publicKey, pub == publicKey else {
+                throw fail("privateKey", "is not the private key of keys.p256dh")
+            }
+            browser = try? WebPushSubscription(service: endpoint.path.service, origin: endpoint.origin ?? "", token: endpoint.path.token,
+                                               privateKey: key, authSecret: auth, applicationServerKey: asKey)
+        }
+        return Parsed(endpoint: endpoint, publicKey: publicKey, authSecret: auth, applicationServerKey: asKey,
+                      subscription: browser, json: sub)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import PushDoubleCore
+import PushDoubleCrypto
+
+extension ProviderID {
+    /// Web Push (RFC 8030 push services: Mozilla autopush, FCM, Apple, WNS).
+    public static let webpush: ProviderID = "webpush"
+}
+
+/// The Web Push provider module (``ProviderModule``): one listener `webpush` (8726), TLS with
+/// ALPN `h2` and `http/1.1`, serving the endpoint paths of every imitated service
+/// (``WebPushFake``); subscriptions are devices of provider `webpush` (``WebPushDeviceSchema``),
+/// made like a browser makes them through the admin API (``WebPushAdminRoutes``).
+///
+/// Options (`fakeOptions.webpush`, `serve --option webpush.KEY=VALUE`): `defaultService`
+/// (`mozilla` | `fcm` | `apple` | `wns`), `requireVAPID`, `maxBodyBytes`, `retryAfterSeconds`,
+/// `fcmLocation` (`endpointMessage` | `omitted`), `appleGoneStatus`, `wnsSuccessStatus`.
+/// Senders get (DESIGN §4) `WEBPUSH_URL`, `VAPID_PRIVATE_KEY_FILE` (the shipped TEST-ONLY key,
+/// PKCS#8 PEM), `VAPID_PUBLIC_KEY`, `VAPID_SUBJECT`, and the driver params
+/// `providers.webpush {vapidPrivateKeyFile, vapidPublicKey, subject, url, caFile}`.
+public struct WebPushModule: ProviderModule {
+    public init() {}
+
+    public var provider: ProviderID { .webpush }
+    public var title: String { "Web Push (RFC 8030/8291/8292: autopush, FCM, Apple, WNS styles)" }
+
+    /// The listener's name and documented default port (README port table).
+    public static let listenerName = "webpush"
+    public static let defaultPort = 8726
+    /// The `sub` claim senders are told to use (`VAPID_SUBJECT`): a `mailto:` contact
+    /// (webpush.md §5 SHOULD), not at `localhost` (Apple refuses it, §6.3).
+    public static let subject = "mailto:pushdouble@example.com"
+
+    public var listenerDefaults: [ListenerDefault] {
+        [ListenerDefault(name: Self.listenerName, defaultPort: Self.defaultPort,
+                         summary: "Web Push service (every service's endpoint paths) and the browser: TLS, ALPN h2 and http/1.1")]
+    }
+
+    public var optionKeys: [String] {
+        ["defaultService", "requireVAPID", "maxBodyBytes", "retryAfterSeconds", "fcmLocation", "appleGoneStatus", "wnsSuccessStatus"]
+    }
+
+    public func validateDevice(_ device: inout Device) throws { try WebPushDeviceSchema.validate(&device) }
+
+    public func instantiate(options: JSONValue?, context: ProviderBuildContext) throws -> any ProviderInstance {
+        WebPushInstance(fake: WebPushFake(configuration: try configuration(options: options, context: context)),
+                        double: context.double, endpoints: context.endpoints)
+    }
+
+    /// The fake's settings for `options`.
+    public func configuration(options: JSONValue?, context: ProviderBuildContext) throws -> WebPushFakeConfiguration {
+        var c = WebPushFakeConfiguration()
+        for (key, value) in try optionMembers(options, context: context) {
+            func fail(_ message: String) -> ScenarioError {
+                ScenarioError(file: context.file, path: context.optionsPath + "." + key, message: message)
+            }
+            func integer(_ range: ClosedRange<Int64>) throws -> Int {
+                guard let n = value.intValue, range.contains(n) else { throw fail("expected an integer in \(range.lowerBound)...\(range.upperBound)") }
+                return Int(n)
+            }
+            switch key {
+            case "defaultService":
+                guard let s = value.stringValue.flatMap(WebPushService.init(rawValue:)) else { throw fail("expected one of mozilla, fcm, apple, wns") }
+                c.defaultService = s
+            case "requireVAPID":
+                guard let b = value.boolValue else { throw fail("expected true or false") }
+                c.requireVAPID = b
+            case "maxBodyBytes": c.maxBodyBytes = try integer(0...1_048_576)
+            case "retryAfterSeconds": c.retryAfterSeconds = try integer(0...86_400)
+            case "fcmLocation":
+                switch value.stringValue {
+                case "endpointMessage": c.style.fcmLocation = .endpointMessage
+                case "omitted": c.style.fcmLocation = .omitted
+                default: throw fail("expected \"endpointMessage\" or \"omitted\"")
+                }
+            case "appleGoneStatus": c.style.appleGoneStatus = try integer(400...599)
+            case "wnsSuccessStatus": c.style.wnsSuccessStatus = try integer(200...299)
+            default: break
+            }
+        }
+        return c
+    }
+}
+
+/// The Web Push fake built for one double: its listener, the subscription admin routes and
+/// what a sender is told.
+public struct WebPushInstance: ProviderInstance {
+    public let fake: WebPushFake
+    let double: DoubleState?
+    let endpoints: @Sendable () -> [DoubleEndpoint]
+
+    public init(fake: WebPushFake, double: DoubleState?, endpoints: @escaping @Sendable () -> [DoubleEndpoint] = { [] }) {
+        self.fake = fake; self.double = double; self.endpoints = endpoints
+    }
+
+    /// `webpush`: TLS, ALPN `h2` then `http/1.1` (pywebpush speaks HTTP/1.1 through `requests`,
+    /// node web-push through `https.request`, webpush.md §7), default HTTP/2 settings.
+    public var listeners: [FakeListenerSpec] {
+        [FakeListenerSpec(name: WebPushModule.listenerName, defaultPort: WebPushModule.defaultPort, fake: fake,
+                          alpn: ["h2", "http/1.1"], allowHTTP1: true, allowHTTP2: true, useTLS: true)]
+    }
+
+    public var adminRoutes: [AdminRoute] {
+        guard let double else { return [] }
+        let fake = self.fake, endpoints = self.endpoints
+        return WebPushAdminRoutes(double: double, defaultService: fake.configuration.defaultService, origin: {
+            endpoints().first { $0.name == WebPushModule.listenerName }?.url
+        }).routes
+    }
+
+    /// The shipped VAPID key (`vapid-test-private.pem`), its public key and subject, the URL.
+    public func senderMaterial(_ context: SenderMaterialContext) throws -> SenderMaterial? {
+        guard let url = context.url(WebPushModule.listenerName) else { return nil }
+        let keyFile = try context.writeFile(TestCredentials.FileName.vapidPrivateKey, contents: EmbeddedTestCredentials.vapidPrivateKeyPEM)
+        let environment: [(String, String)] = [("WEBPUSH_URL", url), ("VAPID_PRIVATE_KEY_FILE", keyFile),
+                                               ("VAPID_PUBLIC_KEY", EmbeddedTestCredentials.vapidPublicKey),
+                                               ("VAPID_SUBJECT", WebPushModule.subject)]
+        var parameters: [(String, JSONValue)] = [("vapidPrivateKeyFile", .string(keyFile)),
+                                                 ("vapidPublicKey", .string(EmbeddedTestCredentials.vapidPublicKey)),
+                                                 ("subject", .string(WebPushModule.subject)), ("url", .string(url))]
+        if let ca = context.caFile { parameters.append(("caFile", .string(ca))) }
+        return SenderMaterial(environment: environment, driverParameters: .object(parameters))
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import PushDoubleCrypto
+import Synchronization
+
+/// The `providers.webpush` member of `initialize` (DESIGN §4), each field falling back to its
+/// environment variable: `vapidPrivateKeyFile` (VAPID_PRIVATE_KEY_FILE), `vapidPublicKey`
+/// (VAPID_PUBLIC_KEY, checked against the key), `subject` (VAPID_SUBJECT), `caFile`
+/// (PUSHDOUBLE_CA_FILE).
+struct WebPushConfiguration: Sendable {
+    var vapidKey: P256PrivateKey
+    var subject: String
+    var caFile: String?
+
+    /// nil when neither params nor environment name a VAPID key (Web Push not enabled).
+    init?(params: JSONObject?, environment: [String: String]) throws(DriverError) {
+        func value(_ key: String, _ env: String) throws(DriverError) -> String? {
+            if let v = params?[key], !v.isNull {
+                guard let s = v.stringValue else { throw .invalidParams("providers.webpush.\(key) must be a string") }
+                return s
+            }
+            return environment[env]
+        }
+        guard let keyFile = try value("vapidPrivateKeyFile", "VAPID_PRIVATE_KEY_FILE") else { return nil }
+        do {
+            vapidKey = try P256PrivateKey(pem: try String(contentsOfFile: keyFile, encoding: .utf8))
+        } catch {
+            throw .invalidParams("providers.webpush.vapidPrivateKeyFile \(keyFile) is not a readable P-256 key: \(error)")
+        }
+        if let pub = try value("vapidPublicKey", "VAPID_PUBLIC_KEY"),
+           (try? Base64URL.encode(vapidKey.publicKey.rawRepresentation)) != pub {
+            throw .invalidParams("providers.webpush.vapidPublicKey is not the public key of vapidPrivateKeyFile")
+        }
+        subject = try value("subject", "VAPID_SUBJECT") ?? "mailto:pushdouble-reference-sender@example.com"
+        caFile = try value("caFile", "PUSHDOUBLE_CA_FILE")
+    }
+}
+
+/// A subscription as `send` names it: `{"subscription":{"endpoint","keys":{"p256dh","auth"}}}`.
+struct WebPushTarget: Sendable {
+    var endpoint: APNsEndpoint
+    /// Path and query of the endpoint URL.
+    var path: String
+    /// `https://host[:port]`: the VAPID `aud` (webpush.md §5).
+    var origin: String
+    var userAgentKey: P256PublicKey
+    var authSecret: [UInt8]
+
+    init(json: JSON, device: String) throws(DriverError) {
+        guard let s = json["subscription"], let url = s["endpoint"]?.stringValue else {
+            throw .invalidParams("device \(device): a webpush device needs subscription.endpoint")
+        }
+        guard url.lowercased().hasPrefix("https://"), let ep = APNsEndpoint(url: url) else {
+            throw .invalidParams("device \(device): subscription.endpoint \(url) is not an https URL")
+        }
+        let afterScheme = url.dropFirst("https://".count)
+        path = afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"
+        endpoint = ep
+        origin = "https://" + ep.authority
+        do {
+            userAgentKey = try P256PublicKey(rawRepresentation: Base64URL.decode(s["keys"]?["p256dh"]?.stringValue ?? ""))
+            authSecret = try Base64URL.decode(s["keys"]?["auth"]?.stringValue ?? "")
+        } catch {
+            throw .invalidParams("device \(device): subscription.keys: \(error)")
+        }
+        guard authSecret.count == WebPushCipher.authSecretLength else {
+            throw .invalidParams("device \(device): subscription.keys.auth is not 16 bytes")
+        }
+    }
+}
+
+/// Sends one neutral notification to Web Push subscriptions (RFC 8030 / 8291 / 8292) and
+/// reports an outcome for each, retries included: the payload is the notification as JSON,
+/// encrypted with aes128gcm to the subscription's keys; VAPID with the configured key, one JWT
+/// per audience reused for 12 h; TTL, Urgency from the priority, Topic from the collapse key.
+/// Dead subscriptions (404/410) are remembered and skipped.
+final class WebPushSender: Sendable {
+    let configuration: WebPushConfiguration
+    let pool: ConnectionPool
+    let dead = DeadTokenRegistry()
+    let clock: any SenderClock
+    let mutant: Mutant?
+    let policy = RetryPolicy()
+    let random: JitterSource
+    private let jwts = JWTPerAudience()
+
+    /// The largest plaintext one aes128gcm record of 4096 bytes carries (webpush.md §2.2).
+    static let maxPlaintextBytes = 3993
+    /// TTL when the notification names none: four weeks (node web-push's default, webpush.md §7.1).
+    static let defaultTTL = 2_419_200
+
+    init(configuration: WebPushConfiguration, connector: any APNsConnector, clock: any SenderClock, mutant: Mutant?,
+         random: JitterSource) {
+        self.configuration = configuration
+        self.pool = ConnectionPool(connector: connector, clock: clock, size: 1)
+        self.clock = clock
+        self.mutant = mutant
+        self.random = random
+    }
+
+    func send(_ n: NeutralNotification, to devices: [(TargetDevice, JSON)]) async -> [DeviceResult] {
+        await withTaskGroup(of: (Int, DeviceResult).self) { group in
+            for (i, (device, json)) in devices.enumerated() { group.addTask { (i, await self.deliver(n, to: device, json: json)) } }
+            var out = [DeviceResult?](repeating: nil, count: devices.count)
+            for await (i, r) in group { out[i] = r }
+            return out.map { $0! }
+        }
+    }
+
+    /// The notification as the page's service worker receives it: the neutral fields as JSON.
+    static func payload(_ n: NeutralNotification) -> [UInt8] {
+        var o: JSONObject = [:]
+        if let t = n.title { o["title"] = .string(t) }
+        if let b = n.body { o["body"] = .string(b) }
+        if let d = n.data { o["data"] = .object(d) }
+        if let i = n.imageUrl { o["image"] = .string(i) }
+        if let l = n.link { o["link"] = .string(l) }
+        return JSON.object(o).bytes
+    }
+
+    /// `Topic` from the collapse key when it has the recorded form (≤ 32 base64url characters,
+    /// webpush.md §1.1); otherwise none (a collapse key is optional).
+    static func topic(_ key: String?) -> String? {
+        guard let k = key, !k.isEmpty, k.utf8.count <= 32,
+              k.utf8.allSatisfy({ ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D || $0 == 0x5F })
+        else { return nil }
+        return k
+    }
+
+    private func deliver(_ n: NeutralNotification, to device: TargetDevice, json: JSON) async -> DeviceResult {
+        let target: WebPushTarget
+        do { target = try WebPushTarget(json: json, device: device.id) } catch {
+            return DeviceResult(device: device.id, outcome: .rejected, reason: "InvalidSubscription")
+        }
+        let key = target.origin + target.path
+        if let registered = device.registeredAt, dead.revive(key, registeredAt: registered) {
+            Log.info("device \(device.id): subscription registered again; using it again")
+        }
+        if mutant != .retryDeadTokens, let reason = dead.reason(for: key) {
+            return DeviceResult(device: device.id, outcome: .skipped, reason: reason)
+        }
+        let plaintext = Self.payload(n)
+        if plaintext.count > Self.maxPlaintextBytes && mutant != .webpushOversized {
+            return DeviceResult(device: device.id, outcome: .rejected, reason: "PayloadTooLarge")
+        }
+        var state = (attempts: 0, retries: 0)
+        let started = clock.now()
+        while true {
+            guard let result = await attempt(n, plaintext: plaintext, target: target) else {
+                return DeviceResult(device: device.id, outcome: .rejected, reason: "EncryptionFailed")
+            }
+            state.attempts += 1
+            let wait: Double
+            switch result {
+            case .response(let r) where (200..<300).contains(r.status):
+                return DeviceResult(device: device.id, outcome: .sent, providerMessageId: r.header("location"))
+            case .response(let r) where r.status == 404 || r.status == 410:
+                dead.markDead(key, reason: "Gone\(r.status)", at: clock.now())
+                if mutant == .retryDeadTokens, state.attempts < 2 { wait = 0; break }
+                return DeviceResult(device: device.id, outcome: .dead, reason: "Gone\(r.status)")
+            case .response(let r) where r.status == 429 || r.status == 406 || r.status >= 500:
+                if mutant == .neverRetryTransient || state.attempts >= policy.maxAttempts {
+                    return DeviceResult(device: device.id, outcome: .failed, reason: "HTTP\(r.status)")
+                }
+                state.retries += 1
+                let backoff = mutant == .noBackoff ? 0 : policy.backoff(retry: state.retries, random: random.unit())
+                if mutant != .ignoreRetryAfter, let ra = r.header("retry-after"), let s = RetryAfter.seconds(ra, now: clock.now()) {
+                    if s > policy.maxRetryAfter { return DeviceResult(device: device.id, outcome: .failed, reason: "RetryAfterTooLong") }
+                    wait = max(s, backoff)
+                } else { wait = backoff }
+            case .response(let r):
+                // 400/401/403 (request or VAPID error), 413: not retried.
+                return DeviceResult(device: device.id, outcome: .rejected, reason: "HTTP\(r.status)")
+            case .failure(let f):
+                if mutant == .neverRetryTransient || state.attempts >= policy.maxAttempts + policy.maxUnprocessedResends {
+                    return DeviceResult(device: device.id, outcome: .failed, reason: f.reason)
+                }
+                if case .notProcessed = f { wait = 0 } else {
+                    state.retries += 1
+                    wait = mutant == .noBackoff ? 0 : policy.backoff(retry: state.retries, random: random.unit())
+                }
+            }
+            if clock.now() + wait - started > policy.maxTotalSeconds {
+                return DeviceResult(device: device.id, outcome: .failed, reason: "NoTimeLeft")
+            }
+            await clock.sleep(seconds: wait)
+        }
+    }
+
+    /// One POST: a fresh encryption (new salt and sender key), the audience's JWT. nil when
+    /// the message cannot be encrypted or signed (nothing is sent).
+    private func attempt(_ n: NeutralNotification, plaintext: [UInt8], target: WebPushTarget) async -> AttemptResult? {
+        let body: [UInt8]
+        var headers: [(name: String, value: String)] = []
+        do {
+            let auth = mutant == .webpushWrongAuthSecret ? Array(target.authSecret.reversed()) : target.authSecret
+            if mutant == .webpushAESGCM {
+                let m = try WebPushCipher.encryptLegacyAESGCM(plaintext: plaintext, uaPublicKey: target.userAgentKey, authSecret: auth)
+                body = m.body
+                headers += [("content-encoding", "aesgcm"), ("encryption", m.encryptionHeader), ("crypto-key", m.cryptoKeyHeader)]
+            } else {
+                // The oversized mutant grows the record to fit, as a sender without the size check would.
+                let rs = max(WebPushCipher.defaultRecordSize, plaintext.count + 18)
+                body = try WebPushCipher.encrypt(plaintext: plaintext, uaPublicKey: target.userAgentKey, authSecret: auth, recordSize: rs)
+                headers.append(("content-encoding", "aes128gcm"))
+            }
+            if mutant != .webpushNoVAPID {
+                headers.append(("authorization", try vapidHeader(target.origin + (mutant == .webpushAudienceWithPath ? target.path : ""))))
+            }
+        } catch {
+            Log.info("encryption or VAPID signing failed: \(error)")
+            return nil
+        }
+        if mutant != .webpushNoTTL { headers.append(("ttl", String(n.ttlSeconds ?? Self.defaultTTL))) }
+        let urgency = mutant == .webpushUrgencyIgnored ? "normal" : (n.priority == .high ? "high" : "normal")
+        headers.append(("urgency", urgency))
+        if mutant == .webpushRawTopic, let k = n.collapseKey { headers.append(("topic", k)) }
+        else if let t = Self.topic(n.collapseKey) { headers.append(("topic", t)) }
+        headers.append(("content-type", "application/octet-stream"))
+        let connection: any APNsConnection
+        switch await pool.connection(for: ConnectionPool.Key(endpoint: target.endpoint, teamId: "")) {
+        case .failure(let f): return .failure(f)
+        case .success(let c): connection = c
+        }
+        return await connection.send(APNsWireRequest(path: target.path, authority: target.endpoint.authority, headers: headers, body: body))
+    }
+
+    /// `vapid t=<JWT>, k=<key>`: one JWT per audience (exp = now + 12 h, the libraries'
+    /// default, webpush.md §5), renewed an hour before it expires.
+    private func vapidHeader(_ audience: String) throws -> String {
+        let now = Int64(clock.now().rounded(.down))
+        let lifetime: Int64 = mutant == .webpushLongExpiry ? 48 * 3600 : 12 * 3600
+        let jwt = try jwts.token(for: audience, now: now) {
+            var claims: JOSEObject = ["aud": .string(audience), "exp": .int(now + lifetime), "sub": .string(configuration.subject)]
+            if mutant == .webpushMissingSubject { claims["sub"] = nil }
+            return try JWT.sign(header: ["typ": "JWT", "alg": "ES256"], claims: claims, key: .es256(configuration.vapidKey))
+        } expires: { now + lifetime - 3600 }
+        return "vapid t=\(jwt), k=\(Base64URL.encode(try configuration.vapidKey.publicKey.rawRepresentation))"
+    }
+
+    func shutdown() async { await pool.closeAll() }
+}
+
+/// VAPID JWTs by audience, reused until their refresh time.
+final class JWTPerAudience: Sendable {
+    private let tokens = Mutex<[String: (jwt: String, refreshAt: Int64)]>([:])
+
+    func token(for audience: String, now: Int64, make: () throws -> String, expires: () -> Int64) throws -> String {
+        if let t = tokens.withLock({ $0[audience] }), now < t.refreshAt { return t.jwt }
+        let jwt = try make()
+        let at = expires()
+        tokens.withLock { $0[audience] = (jwt, at) }
+        return jwt
+    }
+}
