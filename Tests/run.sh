@@ -26,6 +26,7 @@ INTEROP_TIER+='|OpenSSLCrossCheckTests|PushDoubleServerTests|PywebpushInteropTes
 INTEROP_TIER+='|RuntimeEventLoopTests|RuntimeHTTP2Tests|RuntimeRobustnessTests|RuntimeTLSTests|ScenarioLoaderTests'
 INTEROP_TIER+='|ConnectProxySocketTests|ServeCommandTests|TestCredentialsTests|TolerantJWTTests|SuiteAcceptanceTests|CorrectVariantsTests|AbuseTierTests'
 INTEROP_TIER+='|WebPushSocketTests|WebPushClientMatrixTests'
+INTEROP_TIER+='|ExpoClientMatrixTests|ExpoSocketTests|ExpoFakeTests'
 
 if [ "${1:-}" = "--fast" ]; then
   shift
@@ -62,6 +63,11 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
     as_root apt-get install -y -qq --no-install-recommends "${need_apt[@]}"
   fi
   python3 -m pip install -q --disable-pip-version-check -r Tests/Interop/requirements.txt
+  # async-expo-push-notifications installs the module exponent_server_sdk too: kept in its own
+  # directory, put on PYTHONPATH by ExpoClientMatrixTests (its dependencies go in the main env).
+  python3 -m pip install -q --disable-pip-version-check httpx pydantic requests
+  python3 -m pip install -q --disable-pip-version-check --no-deps --upgrade \
+    --target .build/interop-python/async-expo 'async-expo-push-notifications>=2.3,<3'
 fi
 
 swift build

@@ -1,6 +1,7 @@
-# Set-up shared by the APNs and Web Push benchmarks (sourced from the repository root, after `cd`):
+# Set-up shared by the APNs, Expo and Web Push benchmarks (sourced from the repository root, after `cd`):
 #   WORK   a temporary directory, removed at exit, when every PID in PIDS is killed
 #   BIN    the pushdouble binary: PD_BIN, else a release build (skipped with NO_BUILD=1)
+#   port, rps, done_count, cpu, rss, median, TICK: helpers for h2load rounds (below)
 #   JWT    a provider token minted now from the shipped test key (PDTESTKEY1 / PDTESTTEAM)
 #   $WORK/body.json  a 300-byte JSON alert
 WORK=$(mktemp -d)
@@ -17,7 +18,7 @@ BIN=${PD_BIN:-$(swift build -c release --show-bin-path)/pushdouble}
 python3 -c 'import json; b={"aps":{"alert":{"title":"Benchmark","body":"x"*200},"badge":1,"sound":"default"}}; s=json.dumps(b,separators=(",",":")); s=s.replace("x"*200,"x"*(200+300-len(s))); open("'"$WORK"'/body.json","w").write(s)'
 JWT=$(python3 -c 'import jwt,time; print(jwt.encode({"iss":"PDTESTTEAM","iat":int(time.time())}, open("Certificates/AuthKey_PDTESTKEY1.p8").read(), algorithm="ES256", headers={"kid":"PDTESTKEY1"}))')
 
-# Measuring helpers of the h2load benchmarks (bench/apns.sh, bench/webpush.sh).
+# Measuring helpers of the h2load benchmarks (bench/apns.sh, bench/expo.sh, bench/webpush.sh).
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 rps() { grep -Eo 'finished in [0-9.]+m?s, [0-9.]+ req/s' | grep -Eo '[0-9.]+ req/s' | grep -Eo '[0-9.]+'; }
 done_count() { grep -E '^requests:' | grep -Eo '[0-9]+ succeeded' | grep -Eo '[0-9]+'; }

@@ -1,6 +1,7 @@
 import Foundation
 import PushDoubleCore
 import PushDoubleAPNs
+import PushDoubleExpo
 import PushDoubleWebPush
 import PushDoubleCrypto
 
@@ -13,6 +14,7 @@ public enum FakeRegistry {
     /// Every provider module served by default, in banner and environment order.
     public static let modules: [any ProviderModule] = [
         APNsModule(),
+        ExpoModule(),
         WebPushModule(),
     ]
 

@@ -12,15 +12,41 @@ public enum ExpoPushTokenForm: String, Sendable, Equatable, CaseIterable {
     /// prefix, a final `]` and a non-empty opaque part (expo.md gives no rule for its
     /// characters; the docs show 22).
     public static func of(_ token: String) -> ExpoPushTokenForm? {
-        for (prefix, form) in [("ExponentPushToken[", ExpoPushTokenForm.exponentPushToken), ("ExpoPushToken[", .expoPushToken)] {
-            if token.hasPrefix(prefix), token.hasSuffix("]"), token.utf8.count > prefix.utf8.count + 1 { return form }
+        var token = token
+        return token.withUTF8 { u in
+            if let form = bracketed(u) { return form }
+            return isUUIDLike(u) ? .bareUUID : nil
         }
-        return isUUIDLike(token) ? .bareUUID : nil
+    }
+
+    static let exponentPrefix = Array("ExponentPushToken[".utf8)
+    static let expoPrefix = Array("ExpoPushToken[".utf8)
+
+    /// The bracketed form of `u`, nil if neither (bytes compared: tokens are checked on every
+    /// recipient of every request).
+    static func bracketed(_ u: UnsafeBufferPointer<UInt8>) -> ExpoPushTokenForm? {
+        guard u.count > expoPrefix.count + 1, u[u.count - 1] == UInt8(ascii: "]") else { return nil }
+        if u.count > exponentPrefix.count + 1, u.starts(with: exponentPrefix) { return .exponentPushToken }
+        if u.starts(with: expoPrefix) { return .expoPushToken }
+        return nil
+    }
+
+    /// The length of the prefix of a bracketed form (`ExponentPushToken[` / `ExpoPushToken[`).
+    var prefixLength: Int? {
+        switch self {
+        case .exponentPushToken: return Self.exponentPrefix.count
+        case .expoPushToken: return Self.expoPrefix.count
+        case .bareUUID: return nil
+        }
     }
 
     /// expo.md §5: 8-4-4-4-12 groups of ASCII letters or digits, case-insensitive.
     static func isUUIDLike(_ s: String) -> Bool {
-        let u = Array(s.utf8)
+        var s = s
+        return s.withUTF8 { isUUIDLike($0) }
+    }
+
+    static func isUUIDLike(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
         guard u.count == 36 else { return false }
         for (i, b) in u.enumerated() {
             if i == 8 || i == 13 || i == 18 || i == 23 {

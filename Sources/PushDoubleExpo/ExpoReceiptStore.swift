@@ -16,6 +16,12 @@ public struct ExpoReceiptStoreConfiguration: Sendable, Equatable {
     }
 }
 
+/// Who wants to hear when a receipt is served (the fake: the history entry of the send that
+/// issued the ticket). Called outside the store's lock, on the caller's thread.
+public protocol ExpoReceiptOwner: AnyObject, Sendable {
+    func receiptServed(id: String, receipt: ExpoReceipt, now: Double)
+}
+
 /// The receipts of issued tickets, keyed by ticket id (expo.md §4). Thread-safe (one `Mutex`),
 /// bounded (``ExpoReceiptStoreConfiguration/capacity``, oldest evicted), time from the caller's
 /// clock (`now`, seconds). A receipt is visible once its availability allows and until
@@ -36,6 +42,7 @@ public final class ExpoReceiptStore: Sendable {
         var outcome: ExpoReceiptOutcome
         var recordedAt: Double
         var phase: Phase
+        var owner: (any ExpoReceiptOwner)?
     }
     private struct State {
         var entries: [String: Entry] = [:]
@@ -46,21 +53,55 @@ public final class ExpoReceiptStore: Sendable {
     private let state = Mutex(State())
 
     /// `idGenerator` makes ticket ids (tests inject a deterministic one); the default is an
-    /// uppercase UUID, the form of the §3.1 capture (`XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`).
+    /// uppercase version-4 UUID, the form of the §3.1 capture (`XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`).
     public init(configuration: ExpoReceiptStoreConfiguration = .init(), idGenerator: (@Sendable () -> String)? = nil) {
         self.configuration = configuration
-        self.generate = idGenerator ?? { UUID().uuidString }
+        self.generate = idGenerator ?? Self.uuidGenerator()
     }
 
-    /// Records a receipt with a fresh id and returns its ok ticket (expo.md §3.1).
-    public func issue(_ outcome: ExpoReceiptOutcome, now: Double) -> ExpoTicket {
+    /// Uppercase version-4 UUIDs from a SplitMix64 stream seeded once from the system generator:
+    /// unique and unpredictable enough for ticket ids, without a system call and a `printf` per
+    /// id as `UUID().uuidString` costs (one is made for every recipient of every send).
+    static func uuidGenerator() -> @Sendable () -> String {
+        var system = SystemRandomNumberGenerator()
+        let state = Mutex(system.next() as UInt64)
+        return {
+            let (a0, b0) = state.withLock { s -> (UInt64, UInt64) in (splitMix(&s), splitMix(&s)) }
+            let a = (a0 & ~(0xF << 12)) | (0x4 << 12)      // version 4
+            let b = (b0 & ~(0x3 << 62)) | (0x2 << 62)      // variant 10xx
+            let hex = Array("0123456789ABCDEF".utf8)
+            var out = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
+            var i = 0
+            for word in [a, b] {
+                for d in 0..<16 {
+                    if i == 8 || i == 13 || i == 18 || i == 23 { i += 1 }
+                    out[i] = hex[Int((word >> UInt64(60 - 4 * d)) & 0xF)]
+                    i += 1
+                }
+            }
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    /// SplitMix64 (Steele, Lea, Flood 2014).
+    static func splitMix(_ s: inout UInt64) -> UInt64 {
+        s &+= 0x9E37_79B9_7F4A_7C15
+        var z = s
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Records a receipt with a fresh id and returns its ok ticket (expo.md §3.1). `owner` is
+    /// told each time ``serve(_:now:)`` serves it.
+    public func issue(_ outcome: ExpoReceiptOutcome, now: Double, owner: (any ExpoReceiptOwner)? = nil) -> ExpoTicket {
         let id = generate()
-        record(id: id, outcome, now: now)
+        record(id: id, outcome, now: now, owner: owner)
         return .ok(id: id)
     }
 
     /// Records (or replaces) the receipt of ticket `id`.
-    public func record(id: String, _ outcome: ExpoReceiptOutcome, now: Double) {
+    public func record(id: String, _ outcome: ExpoReceiptOutcome, now: Double, owner: (any ExpoReceiptOwner)? = nil) {
         let phase: Phase
         switch configuration.availability {
         case .afterDelay(let seconds): phase = .waiting(until: now + seconds)
@@ -68,7 +109,7 @@ public final class ExpoReceiptStore: Sendable {
         }
         state.withLock { s in
             Self.purge(&s, now: now, retention: configuration.retention)
-            if s.entries.updateValue(Entry(outcome: outcome, recordedAt: now, phase: phase), forKey: id) == nil {
+            if s.entries.updateValue(Entry(outcome: outcome, recordedAt: now, phase: phase, owner: owner), forKey: id) == nil {
                 s.order.append(id)
             } else if let i = s.order[s.head...].firstIndex(of: id) {
                 // A replaced receipt starts a new life: move it to the back of the order.
@@ -121,17 +162,29 @@ public final class ExpoReceiptStore: Sendable {
     /// The visible receipts of `ids` at `now`, in request order, each id once; unknown, expired
     /// and not yet visible ids are left out (expo.md §4).
     public func receipts(for ids: [String], now: Double) -> [(id: String, receipt: ExpoReceipt)] {
-        let found: [(String, ExpoReceiptOutcome)] = state.withLock { s in
-            var seen = Set<String>(), out: [(String, ExpoReceiptOutcome)] = []
+        visible(ids, now: now).map { ($0.0, $0.1.receipt) }
+    }
+
+    /// ``receipts(for:now:)``, telling each served receipt's owner (getReceipts answering a sender).
+    public func serve(_ ids: [String], now: Double) -> [(id: String, receipt: ExpoReceipt)] {
+        visible(ids, now: now).map { id, outcome, owner in
+            let receipt = outcome.receipt
+            owner?.receiptServed(id: id, receipt: receipt, now: now)
+            return (id, receipt)
+        }
+    }
+
+    private func visible(_ ids: [String], now: Double) -> [(String, ExpoReceiptOutcome, (any ExpoReceiptOwner)?)] {
+        state.withLock { s in
+            var seen = Set<String>(), out: [(String, ExpoReceiptOutcome, (any ExpoReceiptOwner)?)] = []
             for id in ids where !seen.contains(id) {
                 seen.insert(id)
                 guard let e = s.entries[id], now < e.recordedAt + configuration.retention,
                       Self.isVisible(e.phase, now: now) else { continue }
-                out.append((id, e.outcome))
+                out.append((id, e.outcome, e.owner))
             }
             return out
         }
-        return found.map { ($0.0, $0.1.receipt) }
     }
 
     /// Removes every expired receipt; returns how many.

@@ -224,7 +224,9 @@ public struct ExpoSendRequestDecoder: Sendable {
 /// counts as absent for every member but `sound` (expo.md records nothing about `null`;
 /// absent is the accepting reading).
 struct ExpoFieldReader {
-    private var values: [String: JSONValue] = [:]
+    /// The known members in order, repeats kept (the first occurrence is the one read). A
+    /// message has a handful of members, so a scan beats hashing each of the ~20 names read.
+    private var known: [(String, JSONValue)] = []
     /// Member names §2 does not list, in order.
     private(set) var unknown: [String] = []
     let messageIndex: Int?
@@ -233,20 +235,25 @@ struct ExpoFieldReader {
     init(members: [(String, JSONValue)], messageIndex: Int?, decoder: ExpoSendRequestDecoder) {
         self.messageIndex = messageIndex
         self.decoder = decoder
-        let known = Set(ExpoPushMessage.fieldNames)
+        known.reserveCapacity(members.count)
         for (k, v) in members {
-            if !known.contains(k) { if !unknown.contains(k) { unknown.append(k) }; continue }
-            if values[k] == nil { values[k] = v }
+            if Self.knownFields.contains(k) { known.append((k, v)) } else if !unknown.contains(k) { unknown.append(k) }
         }
     }
 
+    /// ``ExpoPushMessage/fieldNames`` as a set, built once.
+    static let knownFields = Set(ExpoPushMessage.fieldNames)
+
     /// The member, nil when absent or `null`.
     subscript(name: String) -> JSONValue? {
-        guard let v = values[name], !v.isNull else { return nil }
+        guard let v = rawValue(name), !v.isNull else { return nil }
         return v
     }
     /// The member, `null` included.
-    func rawValue(_ name: String) -> JSONValue? { values[name] }
+    func rawValue(_ name: String) -> JSONValue? {
+        for (k, v) in known where k == name { return v }
+        return nil
+    }
 
     func problem(_ path: [String], _ kind: ExpoFieldProblem.Kind, _ rule: ExpoRule) -> ExpoRequestError {
         decoder.fail(ExpoFieldProblem(messageIndex: messageIndex, path: path, kind: kind), rule)

@@ -25,6 +25,18 @@ enum Mutant: String, CaseIterable, Sendable {
     case webpushOversized = "webpush-oversized"
     case webpushNoVAPID = "webpush-no-vapid"
     case webpushMissingSubject = "webpush-missing-subject"
+    // Expo (ExpoSender)
+    case expoNoChunking = "expo-no-chunking"
+    case expoIgnoreTicketErrors = "expo-ignore-ticket-errors"
+    case expoNoReceipts = "expo-no-receipts"
+    case expoAbsentReceiptIsOK = "expo-absent-receipt-is-ok"
+    case expoTicketsReversed = "expo-tickets-reversed"
+    case expoResendTooBig = "expo-resend-too-big"
+    case expoNoBackoff = "expo-no-backoff"
+    case expoNoAccessToken = "expo-no-access-token"
+    case expoReceiptsOneRequest = "expo-receipts-one-request"
+    case expoReceiptsForeignIDs = "expo-receipts-foreign-ids"
+    case expoIgnoreReceiptDead = "expo-ignore-receipt-dead"
 
     /// One line: the bug, and the check that should catch it.
     var summary: String {
@@ -52,6 +64,17 @@ enum Mutant: String, CaseIterable, Sendable {
         case .webpushNoVAPID: return "sends Web Push requests without VAPID (restricted subscriptions refuse them) (webpush.vapid)"
         case .webpushMissingSubject: return "signs VAPID JWTs without the sub claim (webpush.vapid)"
         case .webpushOversized: return "sends Web Push payloads too large for one record instead of rejecting them locally (webpush.payload-limits)"
+        case .expoNoChunking: return "Expo: sends every device of a send in one request, over 100 recipients too (PUSH_TOO_MANY_NOTIFICATIONS)"
+        case .expoIgnoreTicketErrors: return "Expo: takes every ticket as pending, DeviceNotRegistered ones too, and keeps sending to those tokens"
+        case .expoNoReceipts: return "Expo: never fetches receipts, so receipt-only deaths and errors go unnoticed"
+        case .expoAbsentReceiptIsOK: return "Expo: reports sent when getReceipts leaves a ticket's receipt out (not yet available)"
+        case .expoTicketsReversed: return "Expo: maps tickets to devices in reverse order (prunes the wrong devices)"
+        case .expoResendTooBig: return "Expo: skips the local 4096-byte check and resends a message whose receipt is MessageTooBig"
+        case .expoNoBackoff: return "Expo: retries 429 TOO_MANY_REQUESTS and MessageRateExceeded at once, ignoring Retry-After"
+        case .expoNoAccessToken: return "Expo: never sends the configured access token (enhanced push security)"
+        case .expoReceiptsOneRequest: return "Expo: asks for every receipt in one getReceipts request, over 1000 ids too (PUSH_TOO_MANY_RECEIPTS)"
+        case .expoReceiptsForeignIDs: return "Expo: asks getReceipts for ids it never got a ticket for"
+        case .expoIgnoreReceiptDead: return "Expo: takes a DeviceNotRegistered receipt as sent and keeps sending to the token"
         }
     }
 }

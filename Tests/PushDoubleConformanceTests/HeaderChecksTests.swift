@@ -87,7 +87,7 @@ final class HeaderChecksTests: XCTestCase {
     func testCatalogueIDsAreUniqueAndMutantTableNamesKnownChecks() {
         XCTAssertEqual(CheckCatalogue.all.count, CheckCatalogue.byID.count)
         for e in MutantTable.entries { for c in e.failingChecks { XCTAssertNotNil(CheckCatalogue.byID[c], c) } }
-        XCTAssertEqual(MutantTable.entries.count, 21)  // 13 APNs/generic + 8 Web Push (2 more warn only)
+        XCTAssertEqual(MutantTable.entries.count, 32)  // 13 APNs/generic + 8 Web Push (2 more warn only) + 11 Expo
         XCTAssertEqual(Severity.must.violationVerdict, .fail)
         XCTAssertEqual(Severity.should.violationVerdict, .warn)
         XCTAssertEqual(Severity.may.violationVerdict, .info)

@@ -127,8 +127,11 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "never-retry-transient", "report-sent-always", "remint-on-token-update-error", "never-revive-dead-tokens",
             "webpush-wrong-auth-secret", "webpush-aesgcm", "webpush-audience-with-path", "webpush-long-expiry", "webpush-no-ttl",
             "webpush-urgency-ignored", "webpush-raw-topic", "webpush-oversized", "webpush-no-vapid", "webpush-missing-subject",
+            "expo-no-chunking", "expo-ignore-ticket-errors", "expo-no-receipts", "expo-absent-receipt-is-ok", "expo-tickets-reversed",
+            "expo-resend-too-big", "expo-no-backoff", "expo-no-access-token", "expo-receipts-one-request", "expo-receipts-foreign-ids",
+            "expo-ignore-receipt-dead",
         ])
-        XCTAssertEqual(names.count, 23)
+        XCTAssertEqual(names.count, 34)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

@@ -7,7 +7,9 @@ final class ScenarioTests: XCTestCase {
         let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
         let apns = all.filter { $0.id.hasPrefix("apns.") }
         XCTAssertGreaterThanOrEqual(apns.count, 14)
-        for s in apns {
+        let expo = all.filter { $0.id.hasPrefix("expo.") }
+        XCTAssertGreaterThanOrEqual(expo.count, 10, "issue 13 item 5")
+        for s in apns + expo {
             XCTAssertEqual((s.file! as NSString).lastPathComponent, s.id + ".json")
             XCTAssertFalse(s.references.isEmpty, s.id)
             XCTAssertFalse(s.steps.isEmpty, s.id)
@@ -32,6 +34,9 @@ final class ScenarioTests: XCTestCase {
         XCTAssertTrue(err("{}").contains("missing string \"id\""))
         XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"jump"}]}"#).contains("unknown step type \"jump\""))
         XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"wait"}]}"#).contains("wait needs \"seconds\""))
+        XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"admin","path":"expo"}]}"#).contains("admin needs a \"path\""))
+        XCTAssertEqual(try ConformanceScenario.decode(Data(#"{"id":"a","steps":[{"type":"admin","path":"/expo/receipts/release"}]}"#.utf8), file: "x.json").steps,
+                       [.admin(method: "POST", path: "/expo/receipts/release", body: nil)])
         XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"send","notification":{},"devices":[]}]}"#).contains("non-empty \"devices\""))
         XCTAssertTrue(err(#"{"id":"a","devices":[{"id":"d1","token":"t"}]}"#).contains("has no string \"provider\""))
         // The provider's device schema (the APNs module's) judges provider fields, before any case starts.

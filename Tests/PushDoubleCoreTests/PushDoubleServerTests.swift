@@ -16,7 +16,7 @@ final class PushDoubleServerTests: XCTestCase {
         let server = PushDoubleServer(configuration: config)
         try server.start()
         defer { server.stop() }
-        XCTAssertEqual(Set(server.endpoints.map(\.name)), ["admin", "apns-production", "apns-sandbox", "webpush"])
+        XCTAssertEqual(Set(server.endpoints.map(\.name)), ["admin", "apns-production", "apns-sandbox", "expo", "webpush"])
         let production = try XCTUnwrap(server.endpoint(named: "apns-production"))
         XCTAssertTrue(production.url.hasPrefix("https://127.0.0.1:"))
         XCTAssertEqual(production.provider, .apns)

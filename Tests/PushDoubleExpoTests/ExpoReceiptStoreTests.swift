@@ -21,6 +21,15 @@ final class ExpoReceiptStoreTests: XCTestCase {
         XCTAssertEqual(id.map { ExpoPushTokenForm.isUUIDLike($0) }, true)
         XCTAssertEqual(id, id?.uppercased())
         XCTAssertEqual(s.state(of: id!, now: 100), .available(.ok))
+        // Version 4, variant 10xx (RFC 9562 §5.4), and distinct.
+        let ids = (0..<1000).map { _ in s.issue(.ok, now: 100).id! }
+        XCTAssertEqual(Set(ids).count, 1000)
+        for x in ids.prefix(50) {
+            XCTAssertTrue(ExpoPushTokenForm.isUUIDLike(x), x)
+            XCTAssertEqual(Array(x)[14], "4", x)
+            XCTAssertTrue("89AB".contains(Array(x)[19]), x)
+            XCTAssertNotNil(UUID(uuidString: x), x)
+        }
     }
 
     func testAvailabilityAfterADelay() {
@@ -143,6 +152,23 @@ final class ExpoReceiptStoreTests: XCTestCase {
         XCTAssertEqual(Set(all).count, 4_000)
         XCTAssertEqual(s.count, 4_000)
         XCTAssertEqual(s.receipts(for: Array(all.prefix(1000)), now: 1).count, 1000)
+    }
+
+    /// An owner hears of each receipt ``ExpoReceiptStore/serve(_:now:)`` serves, not of lookups.
+    func testServeTellsTheOwner() {
+        final class Owner: ExpoReceiptOwner {
+            let served = Mutex<[String]>([])
+            func receiptServed(id: String, receipt: ExpoReceipt, now: Double) { served.withLock { $0.append("\(id)@\(Int(now)):\(receipt.json.compactJSON)") } }
+        }
+        let s = store(.afterDelay(seconds: 10))
+        let owner = Owner()
+        let a = s.issue(.ok, now: 0, owner: owner).id!
+        let b = s.issue(.messageTooBig, now: 0).id!
+        XCTAssertEqual(s.serve([a, b], now: 5).count, 0, "not yet visible: nobody is told")
+        XCTAssertEqual(s.receipts(for: [a], now: 10).count, 1)
+        XCTAssertEqual(owner.served.withLock { $0 }, [], "a lookup is not a serve")
+        XCTAssertEqual(s.serve([b, a, a], now: 11).map(\.id), [b, a])
+        XCTAssertEqual(owner.served.withLock { $0 }, [#"T1@11:{"status":"ok"}"#])
     }
 }
 

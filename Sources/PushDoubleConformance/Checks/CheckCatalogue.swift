@@ -106,5 +106,16 @@ public enum MutantTable {
         Entry(mutant: "webpush-oversized", bug: "sends payloads too large for one record", failingChecks: ["webpush.payload-limits"]),
         Entry(mutant: "webpush-no-vapid", bug: "sends no VAPID Authorization", failingChecks: ["webpush.vapid"]),
         Entry(mutant: "webpush-missing-subject", bug: "signs VAPID JWTs without sub", failingChecks: ["webpush.vapid"]),
+        Entry(mutant: "expo-no-chunking", bug: "sends more than 100 recipients in one Expo request", failingChecks: ["expo.chunk-size"]),
+        Entry(mutant: "expo-ignore-ticket-errors", bug: "takes DeviceNotRegistered tickets as pending and keeps using those tokens", failingChecks: ["dead-token-not-reused", "expo.settled-outcome"]),
+        Entry(mutant: "expo-no-receipts", bug: "never fetches Expo receipts", failingChecks: ["expo.receipts-fetched", "expo.settled-outcome"]),
+        Entry(mutant: "expo-absent-receipt-is-ok", bug: "reports sent when the receipt is not available yet", failingChecks: ["expo.receipt-truthful"]),
+        Entry(mutant: "expo-tickets-reversed", bug: "maps Expo tickets to the wrong devices", failingChecks: ["outcome-truthful", "expo.settled-outcome"]),
+        Entry(mutant: "expo-resend-too-big", bug: "sends messages over 4096 bytes and resends them after a MessageTooBig receipt", failingChecks: ["expo.too-big-not-resent", "expo.message-size"]),
+        Entry(mutant: "expo-no-backoff", bug: "retries 429 TOO_MANY_REQUESTS at once, ignoring Retry-After", failingChecks: ["retry-after"]),
+        Entry(mutant: "expo-no-access-token", bug: "never sends the configured Expo access token", failingChecks: ["expo.access-token"]),
+        Entry(mutant: "expo-receipts-one-request", bug: "asks for more than 1000 receipts in one request", failingChecks: ["expo.receipts-chunk-size"]),
+        Entry(mutant: "expo-receipts-foreign-ids", bug: "asks for receipts of ids it never got", failingChecks: ["expo.receipts-own-ids"]),
+        Entry(mutant: "expo-ignore-receipt-dead", bug: "takes a DeviceNotRegistered receipt as sent and keeps using the token", failingChecks: ["expo.receipt-dead-not-reused", "expo.receipt-truthful"]),
     ]
 }

@@ -22,10 +22,14 @@ public protocol FakeSession: AnyObject, Sendable {
     /// pipeline's quiesce point, ``DoubleState/quiesce(timeout:)``), or after a short timeout.
     func quiesce()
     func stop()
+    /// Calls a provider admin route (an `admin` step); returns the HTTP status and body, or
+    /// nil when no provider has that route.
+    func admin(method: String, path: String, body: [UInt8]) -> (status: Int, body: String)?
 }
 
 extension FakeSession {
     public func quiesce() {}
+    public func admin(method: String, path: String, body: [UInt8]) -> (status: Int, body: String)? { nil }
 }
 
 /// Options of one run (the CLI fills them from its flags).
@@ -155,7 +159,7 @@ public final class ConformanceRunner: Sendable {
         // 4. Steps.
         if record.failureText == nil {
             let outcome = StepDriver(scenario: scenario, client: client, registrations: registrations,
-                                     configuration: session.configuration).run()
+                                     configuration: session.configuration, session: session).run()
             record.steps = outcome.steps
             if let f = outcome.failure { abort(f) }
         }
@@ -198,6 +202,8 @@ struct StepDriver {
     let registrations: Registrations
     /// What the sender was told (each provider completes its devices from it, ``ConformanceProvider/senderDevice(_:configuration:)``).
     var configuration: SenderConfiguration? = nil
+    /// The case's fakes, for `admin` steps.
+    var session: (any FakeSession)? = nil
 
     func run() -> (steps: [StepRecord], failure: DriverFailure?) {
         var steps: [StepRecord] = []
@@ -227,6 +233,15 @@ struct StepDriver {
                 let t = Date()
                 Thread.sleep(forTimeInterval: seconds)
                 steps.append(StepRecord(index: steps.count, type: "wait", startedAt: t, endedAt: Date()))
+            case let .admin(method, path, body):
+                let t = Date()
+                let answer = session?.admin(method: method, path: path, body: body.map { Array($0.compactJSON.utf8) } ?? [])
+                let failure: String? = switch answer {
+                case nil: "no provider admin route \(method) \(path)"
+                case let a? where !(200..<300).contains(a.status): "\(method) \(path) answered \(a.status): \(a.body)"
+                default: nil
+                }
+                steps.append(StepRecord(index: steps.count, type: "admin", startedAt: t, endedAt: Date(), failure: failure))
             }
         }
         return (steps, nil)

@@ -1,6 +1,7 @@
 import Foundation
 import PushDouble
 import PushDoubleCore
+import PushDoubleTransport
 
 /// The fakes the runner uses: a fresh in-process ``PushDoubleServer`` per case with every
 /// registered provider module (``FakeRegistry/modules``) on ephemeral loopback ports, the
@@ -79,6 +80,16 @@ final class ServerFakeSession: FakeSession, Sendable {
     }
     func history() -> [Exchange] { server.history.all }
     func quiesce() { server.double.quiesce(timeout: 1) }
+    /// A provider admin route of exactly this method and path (no path parameters).
+    func admin(method: String, path: String, body: [UInt8]) -> (status: Int, body: String)? {
+        guard let route = server.providerInstances.flatMap(\.adminRoutes).first(where: { $0.method == method && $0.path == path }) else { return nil }
+        let now = Date()
+        let info = RequestInfo(connection: ConnectionInfo(id: 0, listener: "conformance", peer: "runner", localPort: 0, tls: nil, acceptedAt: now),
+                               streamID: 0, version: .http1_1, headReceivedAt: now, bodyReceivedAt: now)
+        let r = route.handler(HTTPRequest(method: method, path: path, scheme: "http", authority: nil, headers: HTTPHeaders(), body: body, info: info),
+                              RouteParameters())
+        return (r.status, String(decoding: r.body, as: UTF8.self))
+    }
     func stop() {
         server.stop()
         kit.remove()

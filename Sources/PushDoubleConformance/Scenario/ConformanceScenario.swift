@@ -84,9 +84,12 @@ public enum ScenarioStep: Sendable, Equatable {
     case settle
     /// Sleep (real time) before the next step.
     case wait(seconds: Double)
+    /// Call one of the providers' admin routes (``ProviderInstance/adminRoutes``), e.g.
+    /// `POST /expo/receipts/release` to make held receipts visible at this point of the case.
+    case admin(method: String, path: String, body: JSONValue?)
 
     public var kind: String {
-        switch self { case .send: return "send"; case .settle: return "settle"; case .wait: return "wait" }
+        switch self { case .send: return "send"; case .settle: return "settle"; case .wait: return "wait"; case .admin: return "admin" }
     }
 }
 
@@ -137,7 +140,7 @@ extension ConformanceScenario {
         }
         var steps: [ScenarioStep] = []
         for (i, s) in (root["steps"]?.arrayValue ?? []).enumerated() {
-            guard let type = s["type"]?.stringValue else { throw fail("steps[\(i)] has no \"type\" (send, settle or wait)") }
+            guard let type = s["type"]?.stringValue else { throw fail("steps[\(i)] has no \"type\" (send, settle, wait or admin)") }
             switch type {
             case "send":
                 guard let n = s["notification"], case .object = n else { throw fail("steps[\(i)]: send needs a \"notification\" object") }
@@ -155,7 +158,11 @@ extension ConformanceScenario {
             case "wait":
                 guard let sec = s["seconds"]?.doubleValue, sec >= 0, sec <= 3600 else { throw fail("steps[\(i)]: wait needs \"seconds\" (0…3600)") }
                 steps.append(.wait(seconds: sec))
-            default: throw fail("steps[\(i)]: unknown step type \"\(type)\" (send, settle or wait)")
+            case "admin":
+                guard let path = s["path"]?.stringValue, path.hasPrefix("/") else { throw fail("steps[\(i)]: admin needs a \"path\" such as \"/expo/receipts/release\"") }
+                let method = s["method"]?.stringValue ?? "POST"
+                steps.append(.admin(method: method, path: path, body: s["body"]))
+            default: throw fail("steps[\(i)]: unknown step type \"\(type)\" (send, settle, wait or admin)")
             }
         }
         var checks: [CheckInvocation] = []

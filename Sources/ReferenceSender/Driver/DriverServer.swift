@@ -17,6 +17,7 @@ final class DriverServer {
     /// Scripted test mode: an in-memory APNs and virtual time (see ScriptedTransport.swift).
     let scripted: ScriptedAPNs?
     private var sender: APNsSender?
+    private var expoSender: ExpoSender?
     /// The Web Push sender, when `providers.webpush` (or VAPID_PRIVATE_KEY_FILE) configured one.
     private var webPush: WebPushSender?
     private var initialized = false
@@ -39,12 +40,14 @@ final class DriverServer {
                 if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
                 if await handle(line: bytes) == .exit {
                     await sender?.shutdown()
+                    expoSender?.shutdown()
                     await webPush?.shutdown()
                     return 0
                 }
             }
         }
         await sender?.shutdown()
+        expoSender?.shutdown()
         await webPush?.shutdown()
         return 0
     }
@@ -99,8 +102,9 @@ final class DriverServer {
         case "initialize": return try initialize(params)
         case "send": return try await send(params)
         case "settle":
-            // APNs answers synchronously: nothing is deferred, nothing changes later.
-            return .object(["results": .array([])])
+            // APNs answers synchronously: nothing is deferred. Expo tickets wait for receipts.
+            let changed = await expoSender?.settle() ?? []
+            return .object(["results": .array(changed.map(\.json))])
         case "shutdown": return .object(JSONObject())
         default:
             if method.hasPrefix("test/"), let scripted { return try await scripted.handle(method: method, params: params, server: self) }
@@ -118,6 +122,8 @@ final class DriverServer {
         let old = sender, oldWebPush = webPush
         sender = nil
         webPush = nil
+        expoSender?.shutdown()
+        expoSender = nil
         initialized = true
         if let old { Task { await old.shutdown() } }
         if let oldWebPush { Task { await oldWebPush.shutdown() } }
@@ -136,7 +142,15 @@ final class DriverServer {
             providers.append("webpush")
             Log.info("initialize: webpush, VAPID subject \(w.subject)")
         }
-        if providers.isEmpty { Log.info("initialize: no apns or webpush configuration (params or environment); no provider enabled") }
+        if let expo = try ExpoConfiguration(params: params["providers"]?["expo"]?.jsonObject, environment: environment) {
+            guard let endpoint = APNsEndpoint(url: expo.url) else { throw .invalidParams("expo.url \(expo.url) is not an https URL") }
+            let clock: any SenderClock = scripted?.clock ?? SystemSenderClock()
+            expoSender = ExpoSender(configuration: expo, endpoint: endpoint, clock: clock, mutant: mutant, variant: variant,
+                                    random: JitterSource(seed: seed))
+            Log.info("initialize: expo \(expo.url)" + (expo.accessToken == nil ? "" : " with an access token"))
+            providers.append("expo")
+        }
+        if providers.isEmpty { Log.info("initialize: no apns, expo or webpush configuration (params or environment); no provider enabled") }
         return Self.initializeResult(providers: providers)
     }
 
@@ -185,7 +199,8 @@ final class DriverServer {
         for (i, d) in list.enumerated() { devices.append(try TargetDevice(json: d, index: i)) }
         // Each provider's devices to its sender; results in the request's order.
         let webIndices = devices.indices.filter { devices[$0].provider == "webpush" }
-        let apnsIndices = devices.indices.filter { devices[$0].provider != "webpush" }
+        let expoIndices = devices.indices.filter { devices[$0].provider == "expo" }
+        let apnsIndices = devices.indices.filter { devices[$0].provider != "webpush" && devices[$0].provider != "expo" }
         var results = [DeviceResult?](repeating: nil, count: devices.count)
         let apnsDevices = apnsIndices.map { devices[$0] }
         let apnsResults: [DeviceResult]
@@ -200,6 +215,12 @@ final class DriverServer {
         else { webResults = webDevices.map { DeviceResult(device: $0.0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
         if mutant == .reportSentAlways { webResults = webResults.map { DeviceResult(device: $0.device, outcome: .sent) } }
         for (k, i) in webIndices.enumerated() { results[i] = webResults[k] }
+        let expoDevices = expoIndices.map { devices[$0] }
+        let expoResults: [DeviceResult]
+        if expoDevices.isEmpty { expoResults = [] }
+        else if let expoSender { expoResults = await expoSender.send(notification, to: expoDevices) }
+        else { expoResults = expoDevices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
+        for (k, i) in expoIndices.enumerated() { results[i] = expoResults[k] }
         return .object(["results": .array(results.map { $0!.json })])
     }
 

@@ -1,0 +1,35 @@
+import PushDoubleCore
+import PushDoubleCrypto
+
+/// The settings of one Expo fake (``ExpoService``): the module's options
+/// (`fakeOptions.expo` of a scenario) decoded by ``ExpoModule/configuration(options:context:)``.
+/// Defaults follow expo.md; docs/expo.md lists each option with its source.
+public struct ExpoFakeConfiguration: Sendable {
+    /// Enhanced push security (expo.md §1 "Auth" [A]): a send needs
+    /// `Authorization: Bearer <accessToken>`. On by default (option `requireAccessToken`).
+    public var requireAccessToken = true
+    /// The project's access token the fake accepts (option `accessToken`); senders are told it
+    /// as `EXPO_ACCESS_TOKEN`.
+    public var accessToken = ExpoFakeConfiguration.shippedAccessToken
+    /// When receipts become visible (options `receiptDelaySeconds`, `holdReceipts`).
+    public var receiptAvailability = ExpoReceiptAvailability.afterDelay(seconds: 0)
+    /// Seconds a receipt is kept (expo.md §1 [A]: 24 h; option `receiptRetentionSeconds`).
+    public var receiptRetention: Double = 24 * 60 * 60
+    /// Notifications per second per project (expo.md §1 [A]: 600; option `rateLimitPerSecond`,
+    /// 0 = off).
+    public var rateLimitPerSecond = 600
+    /// The project of tokens no registered device names (open world), for the rate only:
+    /// every real token belongs to some project (option `defaultProject`).
+    public var defaultProject = "@pushdouble/app"
+    /// Decoding and validation of send bodies (option `messageTooBig`: "receipt" | "ticket").
+    public var decoder = ExpoSendDecoderConfiguration()
+    /// Most receipts kept (with them, the send records that annotate the history).
+    public var receiptCapacity = 100_000
+
+    /// The access token the fake accepts unless configured otherwise: the shipped test token
+    /// (`Certificates/expo-test-access-token.txt`, embedded as `EmbeddedTestCredentials`),
+    /// never a real Expo token.
+    public static var shippedAccessToken: String { EmbeddedTestCredentials.expoAccessToken }
+
+    public init() {}
+}
