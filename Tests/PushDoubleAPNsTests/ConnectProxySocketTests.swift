@@ -111,6 +111,29 @@ final class ConnectProxySocketTests: XCTestCase {
         XCTAssertTrue(bad.body.contains("BadDeviceToken"), bad.body)
     }
 
+    /// Every provider's declared names are routed the same way: Expo's `exp.host:443` reaches
+    /// the Expo fake (the proxy names no provider; the routes come from the registry).
+    func testCurlReachesEveryDeclaredRealHost() throws {
+        let r = try start()
+        let declared = FakeRegistry.modules.flatMap(\.listenerDefaults).flatMap(\.realHosts)
+        XCTAssertTrue(declared.contains("exp.host:443"), "\(declared)")
+        let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("pd-proxy-expo-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: bodyFile) }
+        let res = try runCommand(["curl", "-sS", "--noproxy", "", "--proxy", r.proxy.url, "--cacert", r.ca, "--http2",
+                                  "-o", bodyFile, "-w", "%{http_connect} %{http_code}",
+                                  "-H", "authorization: Bearer \(EmbeddedTestCredentials.expoAccessToken)",
+                                  "-H", "content-type: application/json",
+                                  "--data-binary", #"[{"to":"ExponentPushToken[proxyproxyproxy0001]","title":"via proxy"}]"#,
+                                  "https://exp.host/--/api/v2/push/send"])
+        XCTAssertEqual(res.stdout, "200 200", res.stderr)
+        let body = (try? String(contentsOfFile: bodyFile, encoding: .utf8)) ?? ""
+        XCTAssertTrue(body.contains(#""status":"ok""#), body)
+        let entry = try XCTUnwrap(r.server.history.all.first)
+        XCTAssertEqual(entry.provider.rawValue, "expo")
+        XCTAssertEqual(entry.transport.connection.tls?.serverName, "exp.host")
+        XCTAssertEqual(entry.transport.connection.listener, "expo")
+    }
+
     /// curl with no proxy or CA option, only the environment lines the double printed
     /// (what `eval "$(pushdouble env --shell)"` sets): https_proxy and CURL_CA_BUNDLE.
     func testCurlWithOnlyThePrintedEnvironment() throws {
