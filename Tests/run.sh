@@ -7,14 +7,15 @@
 # What it installs (only when missing):
 #   - Debian: curl, openssl (integration tests, certificate checks); nghttp2-client (h2load,
 #     nghttp) and nghttp2-server (nghttpd), nginx-light: interop peers and benchmark references;
-#     libxml2-utils (xmllint validates the JUnit report); libssl-dev + pkg-config (OpenSSL 3).
+#     libxml2-utils (xmllint validates the JUnit report); libssl-dev + pkg-config (OpenSSL 3);
+#     default-jdk-headless (java, keytool: a Java client through the CONNECT proxy).
 #   - PyPI: the third-party clients the interop tests drive (Tests/Interop/requirements.txt).
 # Needs root or sudo for apt-get; set PUSHDOUBLE_NO_INSTALL=1 to skip installing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The interop tier: test classes that drive external tools (curl, openssl, nghttp2, nginx,
-# xmllint, python3 and its client libraries) or whole processes. Everything else is the fast
+# xmllint, python3 and its client libraries, java) or whole processes. Everything else is the fast
 # tier, which `--fast` runs with those tools hidden from PATH, so a fast test that starts
 # needing one fails ("X is not installed") instead of quietly joining the slow tier.
 INTEROP_TIER='APNsClientMatrixTests|APNsInProcessServerTests|APNsSocketTests|AdminAPITests|AdminInputSocketTests'
@@ -23,7 +24,7 @@ INTEROP_TIER+='|ConformCommandTests|DriverTests|EndToEndTests|ExpoGetReceiptsHan
 INTEROP_TIER+='|FaultSocketTests|HTTP1ServerTests|HTTP2InteropTests|InflatePythonCrossTests|JUnitSchemaTests|KeysTests'
 INTEROP_TIER+='|OpenSSLCrossCheckTests|PushDoubleServerTests|PywebpushInteropTests|ReportersTests|RouterTests'
 INTEROP_TIER+='|RuntimeEventLoopTests|RuntimeHTTP2Tests|RuntimeRobustnessTests|RuntimeTLSTests|ScenarioLoaderTests'
-INTEROP_TIER+='|ServeCommandTests|TestCredentialsTests|TolerantJWTTests|SuiteAcceptanceTests|CorrectVariantsTests|AbuseTierTests'
+INTEROP_TIER+='|ConnectProxySocketTests|ServeCommandTests|TestCredentialsTests|TolerantJWTTests|SuiteAcceptanceTests|CorrectVariantsTests|AbuseTierTests'
 INTEROP_TIER+='|WebPushSocketTests|WebPushClientMatrixTests'
 INTEROP_TIER+='|ExpoClientMatrixTests|ExpoSocketTests|ExpoFakeTests'
 INTEROP_TIER+='|FCMClientMatrixTests|FCMServerTests'
@@ -35,7 +36,7 @@ if [ "${1:-}" = "--fast" ]; then
   trap 'rm -rf "$hidden"' EXIT
   for f in /usr/local/bin/* /usr/bin/* /bin/*; do
     b=$(basename "$f")
-    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*) continue;; esac
+    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*|java|javac|keytool) continue;; esac
     [ -e "$hidden/$b" ] || ln -s "$f" "$hidden/$b" 2>/dev/null || true
   done
   swift_dir=$(dirname "$(command -v swift)")
@@ -55,6 +56,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v nghttpd >/dev/null 2>&1 || need_apt+=(nghttp2-server)
   command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
   command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
+  command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"

@@ -37,6 +37,8 @@ public enum FakeRegistry {
     public static var listenerDefaults: [ListenerDefault] {
         [ListenerDefault(name: "admin", defaultPort: DefaultPorts.admin, summary: "admin API (devices, faults, history), plain HTTP")]
             + modules.flatMap(\.listenerDefaults)
+            + [ListenerDefault(name: PushDoubleServer.proxyListener, defaultPort: DefaultPorts.proxy,
+                               summary: "HTTPS CONNECT proxy: the providers' real host names to the fakes, nothing else; plain HTTP (serve only)")]
     }
 
     /// The shipped test CA and server certificate (PushDoubleCrypto's

@@ -26,6 +26,17 @@ public struct PushDoubleConfiguration: Sendable {
     public var ports: [String: Int] = [:]
     /// Serve the admin API.
     public var admin: Bool = true
+    /// Open the CONNECT proxy listener `proxy` (``DefaultPorts/proxy``), which tunnels each
+    /// bound listener's real host names (``ListenerDefault/realHosts``) to that listener and
+    /// refuses everything else (docs/transport.md). Off by default; `serve` turns it on.
+    public var proxy: Bool = false
+    /// The proxy listener's limits: `maxConnections` (connections still sending their
+    /// CONNECT head) and `handshakeTimeout` (the time allowed for a complete head). A
+    /// tunnel, once established, has its target listener's limits.
+    public var proxyLimits = ServerLimits()
+    /// Told of every request the proxy refuses (on an event-loop thread; keep it cheap).
+    /// Default: one line on standard error.
+    public var proxyRefusalLog: @Sendable (ConnectProxyRefusal) -> Void = PushDoubleConfiguration.logRefusalToStandardError
     /// The provider modules to serve (default: every registered one, ``FakeRegistry/modules``),
     /// built at start with this configuration's clock and ``providerOptions``.
     public var modules: [any ProviderModule] = FakeRegistry.modules
@@ -60,6 +71,11 @@ public struct PushDoubleConfiguration: Sendable {
 }
 
 extension PushDoubleConfiguration {
+    /// The default ``proxyRefusalLog``: `pushdouble proxy: refused CONNECT example.com:443 from …`.
+    public static let logRefusalToStandardError: @Sendable (ConnectProxyRefusal) -> Void = { refusal in
+        FileHandle.standardError.write(Data(("pushdouble proxy: " + refusal.description + "\n").utf8))
+    }
+
     /// Sets one option of one provider (`serve --option apns.tokenMinRefreshSeconds=60`), over
     /// what a scenario's `fakeOptions` said; the module judges it when the fakes are built.
     public mutating func setProviderOption(_ provider: String, _ key: String, _ value: JSONValue) {

@@ -106,6 +106,13 @@ public final class PushDoubleServer: Sendable {
                                                    allowHTTP2: spec.allowHTTP2, responder: try responder(for: spec)))
             meta.append((spec.name, spec.fake.provider, spec.environment, spec.useTLS))
         }
+        if configuration.proxy {
+            guard names.insert(Self.proxyListener).inserted else { throw PushDoubleServerError.duplicateListener(Self.proxyListener) }
+            listeners.append(.connectProxy(name: Self.proxyListener, host: configuration.host,
+                                           port: port(for: Self.proxyListener, default: DefaultPorts.proxy), limits: configuration.proxyLimits,
+                                           proxy: proxyRoutes(to: listeners.map(\.name))))
+            meta.append((Self.proxyListener, nil, nil, false))
+        }
         if configuration.admin {
             guard names.insert("admin").inserted else { throw PushDoubleServerError.duplicateListener("admin") }
             let endpointsSource = bound
@@ -133,6 +140,21 @@ public final class PushDoubleServer: Sendable {
                                             host: b.host, port: b.port))
         }
         bound.withLock { $0 = endpoints }
+    }
+
+    /// The name of the CONNECT proxy listener (``PushDoubleConfiguration/proxy``).
+    public static let proxyListener = "proxy"
+
+    /// The proxy's routes: every real host name a module declares for one of `listeners`
+    /// (``ListenerDefault/realHosts``), to that listener. The proxy itself names no provider.
+    /// A name two listeners declare goes to the first, in module order.
+    func proxyRoutes(to listeners: [String]) -> ConnectProxyConfiguration {
+        var proxy = ConnectProxyConfiguration(onRefusal: configuration.proxyRefusalLog)
+        let declared = configuration.modules.flatMap(\.listenerDefaults)
+        for d in declared where listeners.contains(d.name) {
+            for authority in d.realHosts { proxy.addRoute(authority, to: d.name) }
+        }
+        return proxy
     }
 
     /// The request path of one listener: its fake's pipeline, or a ``Router`` over the

@@ -31,8 +31,9 @@ public final class SenderKit: Sendable {
                 let path = dir.appendingPathComponent("ca.pem").path
                 try Data(c.caPEM.utf8).write(to: URL(fileURLWithPath: path))
                 ca = path
-                for name in ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "PUSHDOUBLE_CA_FILE", "NODE_EXTRA_CA_CERTS"] { env.append((name, path)) }
+                for name in ["SSL_CERT_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "PUSHDOUBLE_CA_FILE", "NODE_EXTRA_CA_CERTS"] { env.append((name, path)) }
             }
+            env += Self.proxyEnvironment(endpoints)
             caFile = ca
             let context = SenderMaterialContext(endpoints: endpoints, caFile: ca, directory: dir)
             var params: [(id: String, parameters: JSONValue)] = []
@@ -49,22 +50,58 @@ public final class SenderKit: Sendable {
         }
     }
 
+    /// The proxy lines when the CONNECT proxy is bound: `HTTPS_PROXY`/`https_proxy` (clients
+    /// read one or the other), and `NO_PROXY`/`no_proxy` for loopback, so that clients given
+    /// the fakes' own URLs (`APNS_URL`, …) keep reaching them directly.
+    static func proxyEnvironment(_ endpoints: [DoubleEndpoint]) -> [(String, String)] {
+        guard let url = endpoints.first(where: { $0.name == PushDoubleServer.proxyListener })?.url else { return [] }
+        let loopback = "127.0.0.1,localhost,::1"
+        return [("HTTPS_PROXY", url), ("https_proxy", url), ("NO_PROXY", loopback), ("no_proxy", loopback)]
+    }
+
     /// Deletes the files.
     public func remove() { try? FileManager.default.removeItem(at: directory) }
 
-    /// `{"endpoints":[…],"environment":{…}}` for `--endpoints-file`.
+    /// `{"endpoints":[…],"environment":{…}}` for `--endpoints-file` (``EndpointsDocument``).
     public func endpointsDocument(endpoints: [DoubleEndpoint]) -> Data {
-        struct Doc: Encodable { let endpoints: [DoubleEndpoint]; let environment: [String: String] }
         var env: [String: String] = [:]
         for (k, v) in environment { env[k] = v }
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        return (try? e.encode(Doc(endpoints: endpoints, environment: env))) ?? Data("{}".utf8)
+        return EndpointsDocument(endpoints: endpoints, environment: env).encoded
+    }
+
+    /// Where `serve` on its fixed default ports writes the endpoints file when no
+    /// `--endpoints-file` is given, and where `pushdouble env` reads it: only one double can
+    /// hold the default ports, so the file is unambiguous. `$TMPDIR/pushdouble-endpoints.json`.
+    public static var defaultEndpointsFile: String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("pushdouble-endpoints.json").path
     }
 
     /// POSIX shell single-quoting when needed (for the `export` lines of the banner).
     public static func shellQuote(_ s: String) -> String {
         let safe = s.unicodeScalars.allSatisfy { CharacterSet.alphanumerics.contains($0) || "/:._-,=+@%".unicodeScalars.contains($0) }
         return safe && !s.isEmpty ? s : "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+}
+
+/// The endpoints file of a running double (`serve --endpoints-file`): every bound listener
+/// and the sender environment lines. Written by ``SenderKit/endpointsDocument(endpoints:)``,
+/// read by `pushdouble env`.
+public struct EndpointsDocument: Codable, Sendable, Equatable {
+    public var endpoints: [DoubleEndpoint]
+    public var environment: [String: String]
+    public init(endpoints: [DoubleEndpoint], environment: [String: String]) {
+        self.endpoints = endpoints; self.environment = environment
+    }
+
+    /// Pretty-printed JSON with sorted keys.
+    public var encoded: Data {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        return (try? e.encode(self)) ?? Data("{}".utf8)
+    }
+
+    /// Reads and decodes `path`.
+    public static func read(path: String) throws -> EndpointsDocument {
+        try JSONDecoder().decode(EndpointsDocument.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }

@@ -1,4 +1,4 @@
-// pushdouble: the command-line entry point. A table of commands (serve, replay, conform,
+// pushdouble: the command-line entry point. A table of commands (serve, replay, conform, env,
 // certs, in Commands/), one option parser and usage error for all of them (Options/), and
 // the console and exchange log they print with (Output/). What the commands run is library
 // API: PushDouble (the server), PushDoubleConformance (the suite), PushDoubleCrypto (certs).
@@ -10,7 +10,7 @@ import PushDouble
 
 /// Every command, in the order the top-level usage lists them.
 enum CommandTable {
-    static let commands: [any CLICommand.Type] = [ServeCommand.self, ReplayCommand.self, ConformCommand.self, CertsCommand.self]
+    static let commands: [any CLICommand.Type] = [ServeCommand.self, ReplayCommand.self, ConformCommand.self, CertsCommand.self, EnvCommand.self]
 
     static let version = "pushdouble 0.1.0"
 

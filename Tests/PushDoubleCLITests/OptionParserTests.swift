@@ -106,6 +106,8 @@ final class OptionParserTests: XCTestCase {
                 status = ConformCommand.run(["--frobnicate"], host: ServerFakeHost(), output: out.console.write, errors: err.console.write)
             case CertsCommand.name:
                 status = CertsCommand.run(["--frobnicate"], out: out.console, err: err.console)
+            case EnvCommand.name:
+                status = EnvCommand.run(["--frobnicate"], out: out.console, err: err.console)
             default:
                 XCTFail("no usage-error test for \(command.name)"); continue
             }
@@ -120,7 +122,7 @@ final class OptionParserTests: XCTestCase {
 
     func testCertsBadArgumentsUseTheCommonError() throws {
         for (args, message) in [(["--bogus"], "unknown option --bogus"), (["--out"], "option --out needs a value"),
-                                ([], "missing --out DIR"), (["stray"], "unexpected argument \"stray\""),
+                                ([], "missing --out DIR or --trust"), (["stray"], "unexpected argument \"stray\""),
                                 (["--out", "a", "--out", "b"], "option --out given more than once")] {
             let out = Captured(), err = Captured()
             XCTAssertEqual(CertsCommand.run(args, out: out.console, err: err.console), 2, "\(args)")
@@ -128,7 +130,7 @@ final class OptionParserTests: XCTestCase {
         }
         let out = Captured(), err = Captured()
         XCTAssertEqual(CertsCommand.run(["-h"], out: out.console, err: err.console), 0)
-        XCTAssertTrue(out.value.hasPrefix("usage: pushdouble certs --out DIR\n"), out.value)
+        XCTAssertTrue(out.value.hasPrefix("usage: pushdouble certs --out DIR | --trust [--ca FILE]\n"), out.value)
     }
 
     func testCertsWritesTheCredentials() throws {

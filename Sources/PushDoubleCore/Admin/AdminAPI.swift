@@ -5,7 +5,7 @@ import PushDoubleTransport
 public struct DoubleEndpoint: Sendable, Codable, Equatable {
     /// Listener name ("admin", "apns-production", …).
     public var name: String
-    /// The provider served, nil for the admin API.
+    /// The provider served, nil for the admin API and the CONNECT proxy.
     public var provider: ProviderID?
     /// "production" / "sandbox" where it matters.
     public var environment: String?

@@ -53,4 +53,6 @@ public struct FakeRoute: Sendable {
 /// declares its own listeners' ports (``ProviderModule/listenerDefaults``).
 public enum DefaultPorts {
     public static let admin = 8720
+    /// The CONNECT proxy to the fakes by real host name (`proxy`, plain HTTP; docs/transport.md).
+    public static let proxy = 8729
 }

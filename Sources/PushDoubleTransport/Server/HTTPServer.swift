@@ -20,6 +20,14 @@ public struct TLSServerConfiguration: Sendable {
     }
 }
 
+/// What a listener's connections are: HTTP served by its ``ListenerConfiguration/responder``,
+/// or a CONNECT proxy that hands allowed tunnels to other listeners of the same server.
+public enum ListenerService: Sendable {
+    case http
+    /// Plain HTTP/1.1 CONNECT proxy (the listener's `tls` and `responder` are not used).
+    case connectProxy(ConnectProxyConfiguration)
+}
+
 /// One address to listen on, with how to serve it.
 public struct ListenerConfiguration: Sendable {
     /// A name recorded in every ``ConnectionInfo`` (e.g. "apns-production").
@@ -35,12 +43,23 @@ public struct ListenerConfiguration: Sendable {
     public var allowHTTP1: Bool
     public var allowHTTP2: Bool
     public var responder: any Responder
+    /// HTTP (the default) or a CONNECT proxy.
+    public var service: ListenerService = .http
 
     public init(name: String, host: String = "127.0.0.1", port: Int = 0, tls: TLSServerConfiguration? = nil,
                 http2: HTTP2Configuration = HTTP2Configuration(), limits: ServerLimits = ServerLimits(),
                 allowHTTP1: Bool = true, allowHTTP2: Bool = true, responder: any Responder) {
         self.name = name; self.host = host; self.port = port; self.tls = tls; self.http2 = http2
         self.limits = limits; self.allowHTTP1 = allowHTTP1; self.allowHTTP2 = allowHTTP2; self.responder = responder
+    }
+
+    /// A CONNECT proxy listener: `proxy.routes` name listeners of the same ``HTTPServer/start(_:)``
+    /// call (or of an earlier one).
+    public static func connectProxy(name: String, host: String = "127.0.0.1", port: Int = 0, limits: ServerLimits = ServerLimits(),
+                                    proxy: ConnectProxyConfiguration) -> ListenerConfiguration {
+        var c = ListenerConfiguration(name: name, host: host, port: port, limits: limits, responder: ProxyListenerResponder())
+        c.service = .connectProxy(proxy)
+        return c
     }
 }
 
@@ -72,9 +91,11 @@ final class ListenerRuntime: Sendable {
     /// Connections closed at accept: over `maxConnections`, or out of descriptors.
     let refused = Atomic<Int>(0)
     let serverCount: ServerCounters
+    /// Set for a CONNECT proxy listener.
+    let proxy: ConnectProxyRuntime?
 
-    init(config: ListenerConfiguration, tls: TLSContext?, serverCount: ServerCounters) {
-        self.config = config; self.tls = tls; self.serverCount = serverCount
+    init(config: ListenerConfiguration, tls: TLSContext?, serverCount: ServerCounters, proxy: ConnectProxyRuntime? = nil) {
+        self.config = config; self.tls = tls; self.serverCount = serverCount; self.proxy = proxy
     }
 
     /// Connections that have sent no application byte yet, oldest first: shed to make room.
@@ -241,6 +262,11 @@ final class Acceptor: Selectable {
 
     /// Creates the connection on `target` (must run on `target`'s thread).
     static func serve(fd: Int32, on target: EventLoop, runtime: ListenerRuntime, peer: String) {
+        if let proxy = runtime.proxy {
+            let conn = ProxyConnection(fd: fd, loop: target, listener: runtime, proxy: proxy, peer: peer)
+            if !conn.start() { conn.finalize(abortive: true) }
+            return
+        }
         let conn = ServerConnection(fd: fd, loop: target, listener: runtime, peer: peer, localPort: SocketAddress.localPort(of: fd))
         if !conn.start() { conn.finalize(abortive: true) }
     }
@@ -371,12 +397,7 @@ public final class HTTPServer: Sendable {
         var runtimes: [ListenerRuntime] = []
         var opened: [(EventLoop, Int32, ListenerRuntime)] = []
         do {
-            for cfg in listeners {
-                var ctx: TLSContext?
-                if let t = cfg.tls {
-                    ctx = try TLSContext(certificateChainPEM: t.certificateChainPEM, privateKeyPEM: t.privateKeyPEM, alpn: t.alpn)
-                }
-                let runtime = ListenerRuntime(config: cfg, tls: ctx, serverCount: counters)
+            for (cfg, runtime) in zip(listeners, try makeRuntimes(listeners)) {
                 var port = cfg.port
                 let acceptLoops = acceptStrategy == .reusePort ? group.loops : [group.loops[0]]
                 for loop in acceptLoops {
@@ -409,6 +430,37 @@ public final class HTTPServer: Sendable {
         return bound
     }
 
+    /// One runtime per listener, in order: HTTP listeners first (TLS contexts built), then
+    /// CONNECT proxies with their routes' targets resolved among them and the listeners
+    /// already started. An unknown target throws ``ConnectProxyConfigurationError``.
+    private func makeRuntimes(_ listeners: [ListenerConfiguration]) throws -> [ListenerRuntime] {
+        var runtimes = [ListenerRuntime?](repeating: nil, count: listeners.count)
+        var byName: [String: ListenerRuntime] = [:]
+        for (bound, rt) in state.withLock({ $0.listeners }) { byName[bound.name] = rt }
+        for (i, cfg) in listeners.enumerated() {
+            guard case .http = cfg.service else { continue }
+            var ctx: TLSContext?
+            if let t = cfg.tls {
+                ctx = try TLSContext(certificateChainPEM: t.certificateChainPEM, privateKeyPEM: t.privateKeyPEM, alpn: t.alpn)
+            }
+            runtimes[i] = ListenerRuntime(config: cfg, tls: ctx, serverCount: counters)
+            byName[cfg.name] = runtimes[i]
+        }
+        for (i, cfg) in listeners.enumerated() {
+            guard case .connectProxy(let proxy) = cfg.service else { continue }
+            var targets: [String: ListenerRuntime] = [:]
+            for name in Set(proxy.routes.values) {
+                guard let rt = byName[name], rt.proxy == nil else {
+                    throw ConnectProxyConfigurationError(proxy: cfg.name, unknownTarget: name)
+                }
+                targets[name] = rt
+            }
+            runtimes[i] = ListenerRuntime(config: cfg, tls: nil, serverCount: counters,
+                                          proxy: ConnectProxyRuntime(configuration: proxy, targets: targets))
+        }
+        return runtimes.map { $0! }
+    }
+
     /// Graceful stop: stop accepting, ask every connection to finish (HTTP/2 GOAWAY,
     /// HTTP/1.1 close after the current response), wait up to `timeout` seconds for them,
     /// then close the rest and stop the loops. Idempotent.
@@ -425,6 +477,7 @@ public final class HTTPServer: Sendable {
             loop.execute {
                 for obj in loop.registeredObjects {
                     if let a = obj as? Acceptor { a.close() } else if let c = obj as? ServerConnection { c.beginGracefulShutdown() }
+                    else if let p = obj as? ProxyConnection { p.finalize(abortive: false) }
                 }
                 done.leave()
             }
@@ -437,6 +490,7 @@ public final class HTTPServer: Sendable {
             loop.execute {
                 for obj in loop.registeredObjects {
                     if let c = obj as? ServerConnection { c.finalize(abortive: true) }
+                    else if let p = obj as? ProxyConnection { p.finalize(abortive: true) }
                 }
                 done.leave()
             }
@@ -479,4 +533,11 @@ public final class HTTPServer: Sendable {
         }
         return fd
     }
+}
+
+/// A CONNECT proxy listener routes to a listener the server does not have (or to another proxy).
+public struct ConnectProxyConfigurationError: Error, Equatable, CustomStringConvertible {
+    public var proxy: String
+    public var unknownTarget: String
+    public var description: String { "proxy listener \"\(proxy)\" routes to \"\(unknownTarget)\", which is not an HTTP listener of this server" }
 }

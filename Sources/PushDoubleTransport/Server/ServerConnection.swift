@@ -269,16 +269,8 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     /// Reads and discards, within the same per-turn budget as `readLoop`: a peer that keeps
     /// sending after our close must not hold the loop either.
     private func drainLingering() {
-        let buf = loop.readBuffer
-        var budget = max(1, listener.config.limits.maxReadBytesPerTurn)
-        while budget > 0 {
-            let r: IOResult<Int>
-            do { r = try Posix.read(fd, buf.baseAddress!, min(buf.count, budget)) } catch { finalize(abortive: false); return }
-            switch r {
-            case .processed(0): finalize(abortive: false); return
-            case .processed(let n): budget -= n
-            case .wouldBlock: return
-            }
+        if LingeringInput.discard(fd: fd, buffer: loop.readBuffer, budget: listener.config.limits.maxReadBytesPerTurn) {
+            finalize(abortive: false)
         }
     }
 
@@ -522,5 +514,24 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         case .lingering, .closed:
             break
         }
+    }
+}
+
+/// The input of a socket being closed gracefully (the "lingering close"), read and discarded.
+enum LingeringInput {
+    /// Reads and discards at most `budget` bytes (a peer that keeps sending must not hold the
+    /// loop); true when the peer has closed (end of input or an error), so the socket can go.
+    static func discard(fd: Int32, buffer: UnsafeMutableRawBufferPointer, budget: Int) -> Bool {
+        var left = max(1, budget)
+        while left > 0 {
+            let r: IOResult<Int>
+            do { r = try Posix.read(fd, buffer.baseAddress!, min(buffer.count, left)) } catch { return true }
+            switch r {
+            case .processed(0): return true
+            case .processed(let n): left -= n
+            case .wouldBlock: return false
+            }
+        }
+        return false
     }
 }

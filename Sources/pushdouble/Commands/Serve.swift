@@ -29,12 +29,15 @@ enum ServeCommand: CLICommand {
         OptionSpec("--ephemeral", help: "listen on ephemeral ports instead of the fixed defaults (\(defaultPorts))"),
         OptionSpec("--host", value: "ADDR", help: "address to listen on (default 127.0.0.1)"),
         OptionSpec("--scenario", value: "FILE", repeatable: true, help: "load a scenario file (devices, faults, quotas) before serving"),
-        OptionSpec("--endpoints-file", value: "FILE", help: "write the endpoints and environment as JSON to FILE once listening"),
+        OptionSpec("--endpoints-file", value: "FILE",
+                   help: "write the endpoints and environment as JSON to FILE once listening (default on the fixed ports: "
+                       + "\(SenderKit.defaultEndpointsFile), removed at stop; read by pushdouble env)"),
         OptionSpec("--history-cap", value: "N", help: "keep at most N exchanges (older ones are dropped and counted; default 50000)"),
         OptionSpec("--seed", value: "N", help: "seed of the fault engine's generator (default 0)"),
         OptionSpec("--option", value: "PROVIDER.KEY=VALUE", repeatable: true,
                    help: "set a fake's option, over a scenario's fakeOptions (VALUE is JSON, else a string); keys: \(optionKeys)"),
         OptionSpec("--quiet", help: "do not log each exchange"),
+        OptionSpec("--no-proxy", help: "do not open the CONNECT proxy (port \(DefaultPorts.proxy); HTTPS_PROXY for unmodified senders)"),
         OptionSpec.help,
     ] }
 
@@ -101,7 +104,8 @@ enum ServeCommand: CLICommand {
 
         guard let kit = phases.senderKit(server) else { return 1 }
         defer { kit.remove() }
-        guard phases.writeEndpointsFile(parsed, endpoints: server.endpoints, kit: kit) else { return 1 }
+        guard let endpointsFile = phases.writeEndpointsFile(parsed, endpoints: server.endpoints, kit: kit) else { return 1 }
+        defer { if case .defaultFile(let path) = endpointsFile { try? FileManager.default.removeItem(atPath: path) } }
         phases.announce(endpoints: server.endpoints, scenarios: scenarios, environment: kit.environment, since: started)
 
         stop.wait()
@@ -127,6 +131,7 @@ enum ServeCommand: CLICommand {
             if let c = credentials { creds = c }
             var config = PushDoubleConfiguration(fakes: fakes, credentials: creds)
             config.ephemeralPorts = parsed.flag("--ephemeral")
+            config.proxy = !parsed.flag("--no-proxy")
             if let h = parsed.value("--host") { config.host = h }
             do {
                 if let n = try parsed.number("--history-cap", expected: "a positive integer", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
@@ -214,16 +219,34 @@ enum ServeCommand: CLICommand {
             }
         }
 
-        /// `--endpoints-file`: the endpoints and environment as JSON (nothing to do without it).
-        func writeEndpointsFile(_ parsed: ParsedOptions, endpoints: [DoubleEndpoint], kit: SenderKit) -> Bool {
-            guard let path = parsed.value("--endpoints-file") else { return true }
+        /// Which endpoints file a run wrote.
+        enum EndpointsFile {
+            /// `--endpoints-file FILE`: left in place at stop.
+            case given(String)
+            /// ``SenderKit/defaultEndpointsFile`` on the fixed ports: removed at stop.
+            case defaultFile(String)
+            /// Ephemeral ports and no `--endpoints-file`.
+            case none
+            var path: String? {
+                switch self { case .given(let p), .defaultFile(let p): return p; case .none: return nil }
+            }
+        }
+
+        /// The endpoints and environment as JSON: to `--endpoints-file`, or on the fixed default
+        /// ports to ``SenderKit/defaultEndpointsFile`` (for `pushdouble env`). nil when it cannot be written.
+        func writeEndpointsFile(_ parsed: ParsedOptions, endpoints: [DoubleEndpoint], kit: SenderKit) -> EndpointsFile? {
+            let file: EndpointsFile
+            if let p = parsed.value("--endpoints-file") { file = .given(p) }
+            else if parsed.flag("--ephemeral") { return EndpointsFile.none }
+            else { file = .defaultFile(SenderKit.defaultEndpointsFile) }
+            guard let path = file.path else { return file }
             do {
                 try kit.endpointsDocument(endpoints: endpoints)
                     .write(to: URL(fileURLWithPath: path), options: .atomic)
-                return true
+                return file
             } catch {
                 err.line("pushdouble \(command): cannot write \(path): \(error)")
-                return false
+                return nil
             }
         }
 
