@@ -25,9 +25,11 @@ public struct FCMModule: ProviderModule {
 
     public var listenerDefaults: [ListenerDefault] {
         [ListenerDefault(name: FCMFake.sendListener, defaultPort: Self.sendPort,
-                         summary: "FCM HTTP v1 (fcm.googleapis.com): TLS, ALPN h2 and http/1.1"),
+                         summary: "FCM HTTP v1 (fcm.googleapis.com): TLS, ALPN h2 and http/1.1",
+                         realHosts: [FCMFake.sendHost + ":443"]),
          ListenerDefault(name: FCMFake.tokenListener, defaultPort: Self.tokenPort,
-                         summary: "Google OAuth2 token endpoint (oauth2.googleapis.com/token): TLS, ALPN h2 and http/1.1")]
+                         summary: "Google OAuth2 token endpoint (oauth2.googleapis.com/token): TLS, ALPN h2 and http/1.1",
+                         realHosts: [FCMFake.tokenHost + ":443"])]
     }
 
     public var optionKeys: [String] {

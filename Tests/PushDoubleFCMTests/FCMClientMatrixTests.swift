@@ -46,12 +46,29 @@ final class FCMClientMatrixTests: XCTestCase {
         XCTAssertEqual(Set(history.filter { $0.endpoint == "fcm.send" }.map(\.transport.version)), [.http2], "use_http2=True")
     }
 
+    /// issue 15: firebase-admin with nothing patched reaches the fake through the CONNECT proxy
+    /// by the real host names (fcm.googleapis.com for sends, oauth2.googleapis.com for tokens):
+    /// `send` (requests) does; `send_each_async` (httpx on an explicit transport) ignores
+    /// HTTPS_PROXY, fails to resolve the real name offline, and is recorded as such.
+    func testUnmodifiedFirebaseAdminThroughTheProxy() throws {
+        let history = try runMatrix(script: "fcm_firebase_admin_proxy.py", distribution: "firebase-admin",
+                                    expect: ["unpatched", "proxy", "send", "unregistered", "invalidArgument", "send_each_async_ignores_proxy"], throughProxy: true)
+        let sends = history.filter { $0.endpoint == "fcm.send" }
+        XCTAssertFalse(sends.isEmpty)
+        for s in sends { XCTAssertEqual(s.request.authority.map { $0.lowercased().hasPrefix("fcm.googleapis.com") }, true, "\(s.request.authority ?? "-")") }
+        let mints = history.filter { $0.endpoint == "oauth.token" }
+        XCTAssertEqual(mints.count, 1)
+        XCTAssertTrue(mints.allSatisfy { ($0.request.authority ?? "").lowercased().hasPrefix("oauth2.googleapis.com") })
+    }
+
     /// Starts the fake, runs one library's script, checks its result line and the history;
     /// returns the history.
-    func runMatrix(script: String, distribution: String, expect: [String], wrongKey: Bool = false) throws -> [Exchange] {
+    func runMatrix(script: String, distribution: String, expect: [String], wrongKey: Bool = false,
+                   throughProxy: Bool = false) throws -> [Exchange] {
         var config = PushDoubleConfiguration.ephemeral()
         config.modules = [FCMModule()]
         config.admin = false
+        config.proxy = throughProxy
         config.eventLoopCount = 1
         let server = PushDoubleServer(configuration: config)
         try server.start()
@@ -61,6 +78,12 @@ final class FCMClientMatrixTests: XCTestCase {
         var args = ["python3", Self.interop.appendingPathComponent(script).path, "--fcm-url", try env("FCM_URL"),
                     "--service-account", try env("FCM_SERVICE_ACCOUNT_FILE"), "--ca", try XCTUnwrap(kit.caFile)]
         if wrongKey { args += ["--wrong-key-account", try writeWrongKeyAccount(kit, serviceAccountFile: try env("FCM_SERVICE_ACCOUNT_FILE"))] }
+        if throughProxy {
+            // The shipped account as a user has it: token_uri is Google's real URL.
+            let i = try XCTUnwrap(args.firstIndex(of: "--service-account"))
+            args[i + 1] = try writeRealTokenURIAccount(kit, serviceAccountFile: try env("FCM_SERVICE_ACCOUNT_FILE"))
+            args = ["env", "HTTPS_PROXY=" + (try env("HTTPS_PROXY")), "NO_PROXY=", "no_proxy="] + args
+        }
         let r = try runCommand(args, timeout: 120)
         let line = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
         if r.status == 2 {
@@ -94,6 +117,17 @@ final class FCMClientMatrixTests: XCTestCase {
             XCTAssertEqual(s.auth?.issuer, FCMConfiguration.shippedServiceAccount.clientEmail, distribution)
         }
         XCTAssertTrue(history.contains { $0.endpoint == "oauth.token" && $0.response.status == 200 }, "\(distribution): a mint")
+    }
+
+    /// The shipped account's key file with `token_uri` = https://oauth2.googleapis.com/token.
+    func writeRealTokenURIAccount(_ kit: SenderKit, serviceAccountFile: String) throws -> String {
+        let text = try String(contentsOfFile: serviceAccountFile, encoding: .utf8)
+        guard case .object(var members) = try JSONValue.parse(text) else { XCTFail("key file is not an object"); return serviceAccountFile }
+        let i = try XCTUnwrap(members.firstIndex { $0.0 == "token_uri" })
+        members[i].1 = .string("https://" + FCMFake.tokenHost + "/token")
+        let path = kit.directory.appendingPathComponent("real-token-uri-service-account.json").path
+        try Data(JSONValue.object(members).serialized(.pretty)).write(to: URL(fileURLWithPath: path))
+        return path
     }
 
     /// The shipped account's key file with another RSA key: its assertions must be refused
