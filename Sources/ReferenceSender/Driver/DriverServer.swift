@@ -151,7 +151,7 @@ final class DriverServer {
         if let w = try WebPushConfiguration(params: params["providers"]?["webpush"]?.jsonObject, environment: environment) {
             let connector: any APNsConnector = scripted?.connector ?? HTTP2APNsConnector(caFile: w.caFile)
             webPush = WebPushSender(configuration: w, connector: connector, clock: scripted?.clock ?? SystemSenderClock(), mutant: mutant,
-                                    random: JitterSource(seed: seed))
+                                    random: JitterSource(seed: seed), variant: variant)
             providers.append("webpush")
             Log.info("initialize: webpush, VAPID subject \(w.subject)")
         }

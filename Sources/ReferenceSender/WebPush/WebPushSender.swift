@@ -79,7 +79,8 @@ final class WebPushSender: Sendable {
     let dead = DeadTokenRegistry()
     let clock: any SenderClock
     let mutant: Mutant?
-    let policy = RetryPolicy()
+    /// Backoff and bounds; a correct `--variant` changes the jitter scheme (as for APNs and Expo).
+    let policy: RetryPolicy
     let random: JitterSource
     private let jwts = JWTPerAudience()
 
@@ -89,8 +90,9 @@ final class WebPushSender: Sendable {
     static let defaultTTL = 2_419_200
 
     init(configuration: WebPushConfiguration, connector: any APNsConnector, clock: any SenderClock, mutant: Mutant?,
-         random: JitterSource) {
+         random: JitterSource, variant: Variant? = nil) {
         self.configuration = configuration
+        self.policy = RetryPolicy.forVariant(variant)
         self.pool = ConnectionPool(connector: connector, clock: clock, size: 1)
         self.clock = clock
         self.mutant = mutant
@@ -143,6 +145,8 @@ final class WebPushSender: Sendable {
             return DeviceResult(device: device.id, outcome: .rejected, reason: "PayloadTooLarge")
         }
         var state = (attempts: 0, retries: 0)
+        /// The last backoff drawn (decorrelated jitter grows from it).
+        var previousBackoff: Double? = nil
         let started = clock.now()
         while true {
             guard let result = await attempt(n, plaintext: plaintext, target: target) else {
@@ -162,7 +166,8 @@ final class WebPushSender: Sendable {
                     return DeviceResult(device: device.id, outcome: .failed, reason: "HTTP\(r.status)")
                 }
                 state.retries += 1
-                let backoff = mutant == .noBackoff ? 0 : policy.backoff(retry: state.retries, random: random.unit())
+                let backoff = mutant == .noBackoff ? 0 : policy.backoff(retry: state.retries, previous: previousBackoff, random: random.unit())
+                previousBackoff = backoff
                 if mutant != .ignoreRetryAfter, let ra = r.header("retry-after"), let s = RetryAfter.seconds(ra, now: clock.now()) {
                     if s > policy.maxRetryAfter { return DeviceResult(device: device.id, outcome: .failed, reason: "RetryAfterTooLong") }
                     wait = max(s, backoff)
@@ -176,7 +181,8 @@ final class WebPushSender: Sendable {
                 }
                 if case .notProcessed = f { wait = 0 } else {
                     state.retries += 1
-                    wait = mutant == .noBackoff ? 0 : policy.backoff(retry: state.retries, random: random.unit())
+                    wait = mutant == .noBackoff ? 0 : policy.backoff(retry: state.retries, previous: previousBackoff, random: random.unit())
+                    previousBackoff = wait
                 }
             }
             if clock.now() + wait - started > policy.maxTotalSeconds {
