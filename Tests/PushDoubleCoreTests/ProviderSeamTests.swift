@@ -107,6 +107,8 @@ final class ProviderSeamTests: XCTestCase {
         let device = try JSONDecoder().decode(Device.self, from: Data(json.utf8))
         XCTAssertEqual(device.token, "")
         XCTAssertEqual(device.attributes["subscription"]?["endpoint"]?.stringValue, "https://push.example/x1")
+        // Before its schema derived a token, it round-trips without one (FuzzScenario found this).
+        XCTAssertEqual(try JSONDecoder().decode(Device.self, from: JSONEncoder().encode(device)), device)
 
         let registry = DeviceRegistry(clock: ManualClock())
         // No schema for the provider: attributes are unknown fields, a missing token is an error.

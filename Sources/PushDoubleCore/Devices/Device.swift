@@ -151,7 +151,8 @@ public struct Device: Sendable, Equatable, Codable {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(id, forKey: .id)
         try c.encode(provider, forKey: .provider)
-        try c.encode(token, forKey: .token)
+        // A device named by its attributes alone (its schema derives the token) round-trips without one.
+        if !token.isEmpty { try c.encode(token, forKey: .token) }
         try c.encode(DeviceStateKind(state), forKey: .state)
         if case .unregistered(let since) = state { try c.encode(DateFormats.iso8601(since), forKey: .unregisteredAt) }
         try c.encodeIfPresent(environment, forKey: .environment)
