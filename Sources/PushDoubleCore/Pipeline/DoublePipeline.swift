@@ -88,23 +88,26 @@ public final class DoublePipeline: Responder {
     }
 
     /// The devices an admitted request targets: none, one (``Admission/token``) or several
-    /// (``Admission/recipients``), each looked up once, with its delivery counter.
+    /// (``Admission/recipients``), each looked up once, with its delivery counter. A single
+    /// recipient is kept inline (no allocation on the common path); ``all`` is filled only
+    /// for a multi-recipient request.
     struct Targets {
-        var lookups: [DeviceLookup] = []
-        var counters: [DeliveryCounter?] = []
-        /// Registered device ids, parallel to `lookups` (nil: not a registered device).
-        var registeredIDs: [String?] = []
-        var tokens: [String] = []
+        struct Recipient { var token: String; var lookup: DeviceLookup; var counter: DeliveryCounter?; var registeredID: String? }
+        var firstLookup: DeviceLookup?
+        var firstCounter: DeliveryCounter?
+        /// The first recipient's registered device id (nil: not a registered device).
+        var firstRegisteredID: String?
+        /// Every recipient in request order, for a multi-recipient request only.
+        var all: [Recipient] = []
 
-        var first: DeviceLookup { lookups.first ?? DeviceLookup(deviceID: nil, state: .active, source: .openWorld) }
-        var firstRegisteredID: String? { registeredIDs.first ?? nil }
+        var first: DeviceLookup { firstLookup ?? DeviceLookup(deviceID: nil, state: .active, source: .openWorld) }
 
         func faultRequest(provider: ProviderID, admission: Admission) -> FaultRequest {
             var q = FaultRequest(provider: provider, endpoint: admission.endpoint, token: admission.token,
                                  deviceID: firstRegisteredID, topic: admission.topic, environment: admission.environment)
-            if tokens.count > 1 {
-                q.otherTokens = Array(tokens.dropFirst())
-                q.otherDeviceIDs = registeredIDs.dropFirst().compactMap { $0 }
+            if all.count > 1 {
+                q.otherTokens = all.dropFirst().map(\.token)
+                q.otherDeviceIDs = all.dropFirst().compactMap(\.registeredID)
             }
             return q
         }
@@ -112,15 +115,19 @@ public final class DoublePipeline: Responder {
 
     private func lookUpTargets(_ admission: Admission, now: Date) -> Targets {
         var t = Targets()
-        let tokens = admission.recipients ?? admission.token.map { [$0] } ?? []
-        t.tokens = tokens
-        t.lookups.reserveCapacity(tokens.count)
-        for token in tokens {
+        func look(_ token: String) -> Targets.Recipient {
             let (lookup, counter) = double.devices.lookupForDelivery(provider: provider, token: token, fake: fake, now: now)
-            t.lookups.append(lookup)
-            t.counters.append(counter)
-            t.registeredIDs.append(lookup.source == .registered ? lookup.deviceID : nil)
+            return Targets.Recipient(token: token, lookup: lookup, counter: counter,
+                                     registeredID: lookup.source == .registered ? lookup.deviceID : nil)
         }
+        if let tokens = admission.recipients {
+            t.all = tokens.map(look)
+        } else if let token = admission.token {
+            let r = look(token)
+            t.firstLookup = r.lookup; t.firstCounter = r.counter; t.firstRegisteredID = r.registeredID
+            return t
+        }
+        if let r = t.all.first { t.firstLookup = r.lookup; t.firstCounter = r.counter; t.firstRegisteredID = r.registeredID }
         return t
     }
 
@@ -128,10 +135,10 @@ public final class DoublePipeline: Responder {
     fileprivate func deliver(_ request: HTTPRequest, _ admission: Admission, _ targets: Targets, _ context: RequestContext,
                              _ services: ProviderServices) -> ProviderResponse {
         if admission.recipients != nil {
-            var answer = fake.deliver(request, admission: admission, devices: targets.lookups, context: context, services: services)
+            var answer = fake.deliver(request, admission: admission, devices: targets.all.map(\.lookup), context: context, services: services)
             if var outcomes = answer.recipients {
-                for i in outcomes.indices where i < targets.registeredIDs.count && outcomes[i].deviceID == nil {
-                    outcomes[i].deviceID = targets.registeredIDs[i]
+                for i in outcomes.indices where i < targets.all.count && outcomes[i].deviceID == nil {
+                    outcomes[i].deviceID = targets.all[i].registeredID
                 }
                 answer.recipients = outcomes
             }
@@ -198,12 +205,12 @@ public final class DoublePipeline: Responder {
     /// multi-recipient answer, else the one target when the answer is a 2xx.
     private func countDeliveries(_ answer: ProviderResponse, _ targets: Targets, now: Date) {
         if let outcomes = answer.recipients {
-            for (i, o) in outcomes.enumerated() where o.accepted && i < targets.counters.count {
-                targets.counters[i]?.recordDelivery(now: now)
+            for (i, o) in outcomes.enumerated() where o.accepted && i < targets.all.count {
+                targets.all[i].counter?.recordDelivery(now: now)
             }
             return
         }
-        guard let counter = targets.counters.first ?? nil, let status = Self.status(of: answer.action), (200..<300).contains(status) else { return }
+        guard let counter = targets.firstCounter, let status = Self.status(of: answer.action), (200..<300).contains(status) else { return }
         counter.recordDelivery(now: now)
     }
 
