@@ -40,10 +40,13 @@ let package = Package(
         // request-level errors, access-token check, receipt store, getReceipts; the Expo fake
         // (send + getReceipts routes on one listener) and its provider module.
         .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate", "PushDoubleCore", "PushDoubleTransport", "PushDoubleCrypto"]),
+        // The inbox: the admin listener's web UI (live timeline, per-device inbox, exchange
+        // detail, retry timeline, controls) and the assets the HTML conformance report embeds.
+        .target(name: "PushDoubleInbox", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDoubleJSON"]),
         // In-process server assembling every fake: the Swift library API.
-        .target(name: "PushDouble", dependencies: ["PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDouble", dependencies: ["PushDoubleInbox", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
-        .target(name: "PushDoubleConformance", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDoubleConformance", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
         .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleInflate"]),
         // The CLI: serve, replay, conform, certs; one option parser; console and exchange log.
