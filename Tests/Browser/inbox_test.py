@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""The inbox page and the HTML conformance report in headless Chromium (issue 16 item 8).
+
+Driven by Tests/PushDoubleBrowserTests/InboxBrowserTests.swift, which starts a double, sends one
+push per provider (send_pushes.py, whose manifest this script checks against), writes an HTML
+conformance report and runs this script with the double's sender environment. By hand against
+`pushdouble serve` (after `eval "$(pushdouble env)"`):
+
+    python3 Tests/Browser/send_pushes.py --manifest /tmp/sent.json
+    python3 Tests/Browser/inbox_test.py --admin "$PUSHDOUBLE_ADMIN_URL" --manifest /tmp/sent.json \
+        --out /tmp/browser-output --pushdouble .build/debug/pushdouble [--report report.html]
+
+Every element is found by its data-testid (the DOM contract in docs/inbox.md). The checks run
+at 1280×800, then the layout ones again at 400×800; each prints `PASS name: …` or
+`FAIL name: …` (with a FAIL-<name>.png screenshot and the console log). Screenshots of every
+view are written to --out. Exit status 1 if any check failed.
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import urllib.parse
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import Select
+
+import browser
+import pushes
+from browser import find, find_all, testid, visible, wait, wait_visible
+
+PROVIDERS = ("apns", "fcm", "expo", "webpush")
+FORM_RULE = {"id": "browser-form-rule", "match": {"provider": "fcm", "device": "browser-fcm"},
+             "action": {"type": "respond", "status": 503}, "times": 1}
+REMOVED_RULE = {"id": "browser-removed-rule", "match": {"provider": "expo"}, "action": {"type": "delay", "seconds": 0}}
+
+
+def parse_args():
+    p = argparse.ArgumentParser()
+    p.add_argument("--admin", required=True, help="the admin URL of the running double (PUSHDOUBLE_ADMIN_URL)")
+    p.add_argument("--manifest", required=True, help="what send_pushes.py sent (its --manifest file)")
+    p.add_argument("--out", required=True, help="directory for the screenshots")
+    p.add_argument("--pushdouble", required=True, help="the built pushdouble executable (for `replay`)")
+    p.add_argument("--report", help="an HTML conformance report (pushdouble conform --html FILE) to check too")
+    p.add_argument("--only", help="comma-separated check names to run (for debugging)")
+    return p.parse_args()
+
+
+class InboxSession:
+    """The checks against one double's inbox, in one browser window."""
+
+    def __init__(self, args, checks):
+        self.args = args
+        self.admin = args.admin.rstrip("/")
+        self.origin = "{0.scheme}://{0.netloc}".format(urllib.parse.urlsplit(self.admin))
+        self.manifest = json.load(open(args.manifest))
+        self.sent = self.manifest["providers"]
+        self.kit = pushes.Kit()
+        self.checks = checks
+        self.driver = None
+
+    # ------------------------------------------------------------------ helpers
+    def open_page(self, path="/"):
+        self.driver.get(self.admin + path)
+        wait_visible(self.driver, "timeline", 15)
+        wait(self.driver, lambda d: find(d, "connection-state").text.strip() == "live", 10,
+             'connection-state "live"')
+
+    def rows(self, extra=""):
+        return find_all(find(self.driver, "timeline"), "exchange-row", extra)
+
+    def visible_rows(self):
+        return visible(self.rows())
+
+    def row(self, seq):
+        found = self.rows(f'[data-seq="{seq}"]')
+        assert found, f"no exchange-row with data-seq={seq}; rows: {self.describe_rows()}"
+        return found[0]
+
+    def describe_rows(self):
+        return [(r.get_attribute("data-seq"), r.get_attribute("data-provider"), r.get_attribute("data-status"))
+                for r in self.rows()]
+
+    def close_detail(self):
+        if visible(find_all(self.driver, "exchange-detail")):
+            self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+            wait(self.driver, lambda d: not visible(find_all(d, "exchange-detail")), 5, "the detail to close")
+
+    def open_device(self, device_id):
+        items = find_all(find(self.driver, "device-list"), "device-item", f'[data-device-id="{device_id}"]')
+        assert items, "no device-item for %s; items: %s" % (
+            device_id, [i.get_attribute("data-device-id") for i in find_all(self.driver, "device-item")])
+        items[0].click()
+        return wait_visible(self.driver, "device-inbox", 10)
+
+    def no_horizontal_scroll(self):
+        sw, iw = self.driver.execute_script(
+            "return [document.documentElement.scrollWidth, window.innerWidth]")
+        assert sw <= iw, f"horizontal scroll: document scrollWidth {sw} > innerWidth {iw}"
+        return f"scrollWidth {sw} <= innerWidth {iw}"
+
+    def filter_select(self, value):
+        browser.choose(find(self.driver, "filter-provider"), value)
+
+    def type_into(self, name, text):
+        el = find(self.driver, name)
+        el.clear()
+        if text:
+            el.send_keys(text)
+        else:  # clear() fires no input event: type and erase one character
+            el.send_keys("x", Keys.BACKSPACE)
+        return el
+
+    def all_rows_back(self):
+        """Every filter back to its neutral value; waits until every row shows."""
+        sel = Select(find(self.driver, "filter-provider"))
+        sel.select_by_index(0)
+        for name in ("filter-device", "filter-status", "filter-search"):
+            el = find(self.driver, name)
+            if el.tag_name == "select":
+                Select(el).select_by_index(0)
+            elif el.get_attribute("value"):
+                self.type_into(name, "")
+        wait(self.driver, lambda d: len(self.visible_rows()) == len(self.rows()), 5, "the filters to clear")
+
+    # ------------------------------------------------------------------ checks (wide window)
+    def check_page(self):
+        """GET / as a browser asks for it (Accept: text/html) is the page, fully offline."""
+        self.open_page("/")
+        title = self.driver.title
+        resources = self.driver.execute_script(
+            "return performance.getEntriesByType('resource').map(e => e.name)")
+        foreign = [r for r in resources if not r.startswith(self.origin + "/")]
+        assert not foreign, f"resources from elsewhere than {self.origin}: {foreign}"
+        self.checks.screenshot("inbox-1280x800")
+        return f"title {title!r}, connection-state live, {len(resources)} resources all from {self.origin}"
+
+    def check_inbox_route(self):
+        self.open_page("/inbox")
+        return "GET /inbox serves the page"
+
+    def check_timeline(self):
+        """Each provider's exchanges that send_pushes.py sent are rows with the right attributes."""
+        seen = []
+        for provider in PROVIDERS:
+            for seq in self.sent[provider]["seqs"]:
+                r = wait(self.driver, lambda d, s=seq: self.rows(f'[data-seq="{s}"]'), 10, f"row seq {seq}")[0]
+                assert r.get_attribute("data-provider") == provider, (seq, r.get_attribute("data-provider"))
+                expected = str(self.sent[provider]["status"])
+                assert r.get_attribute("data-status") == expected, (seq, r.get_attribute("data-status"), expected)
+                assert r.is_displayed(), f"row {seq} is not displayed"
+                seen.append(f"{provider}#{seq}")
+        return f"{len(self.rows())} rows; sent exchanges present: {', '.join(seen)}"
+
+    def check_provider_filter(self):
+        counts = {}
+        for provider in PROVIDERS:
+            self.filter_select(provider)
+            shown = wait(self.driver, lambda d, p=provider: (lambda v: v if v and all(
+                r.get_attribute("data-provider") == p for r in v) else None)(self.visible_rows()),
+                5, f"only {provider} rows")
+            expected = {str(s) for s in self.sent[provider]["seqs"]}
+            got = {r.get_attribute("data-seq") for r in shown}
+            assert expected <= got, f"{provider}: sent {expected}, shown {got}"
+            counts[provider] = len(shown)
+        self.all_rows_back()
+        return "only that provider's rows: " + ", ".join(f"{p} {n}" for p, n in counts.items())
+
+    def check_search_filter(self):
+        """Free text (the FCM device's token) narrows to its row; nonsense to none."""
+        fcm = self.sent["fcm"]
+        self.type_into("filter-search", fcm["token"])
+        shown = wait(self.driver, lambda d: (lambda v: v if v and len(v) < len(self.rows()) else None)(
+            self.visible_rows()), 5, "the search to narrow the rows")
+        providers = {r.get_attribute("data-provider") for r in shown}
+        assert providers == {"fcm"}, f"search {fcm['token']!r} shows providers {providers}"
+        self.type_into("filter-search", "no-such-text-zq81x")
+        wait(self.driver, lambda d: not self.visible_rows(), 5, "no row for a text nothing contains")
+        self.all_rows_back()
+        return f"search {fcm['token']!r} → {len(shown)} fcm row(s); a text nothing contains → 0 rows"
+
+    def check_device_filter(self):
+        device = self.sent["expo"]["id"]
+        el = find(self.driver, "filter-device")
+        if el.tag_name == "select":
+            browser.choose(el, device)
+        else:
+            self.type_into("filter-device", device)
+        shown = wait(self.driver, lambda d: (lambda v: v if v and all(
+            r.get_attribute("data-provider") == "expo" for r in v) else None)(self.visible_rows()),
+            5, f"only the rows of device {device}")
+        self.all_rows_back()
+        return f"device {device} → {len(shown)} expo row(s)"
+
+    def check_device_inbox(self):
+        """Every provider's device shows its notification with the sent title and body."""
+        done = []
+        for provider in PROVIDERS:
+            s = self.sent[provider]
+            box = self.open_device(s["id"])
+            notes = wait(self.driver, lambda d: find_all(box, "notification"), 5, f"a notification in {s['id']}'s inbox")
+            match = [n for n in notes if s["title"] in n.text]
+            assert match, f"{provider}: no notification with title {s['title']!r}: {[n.text for n in notes]}"
+            n = match[0]
+            platform = n.get_attribute("data-platform")
+            assert platform == s["platform"], f"{provider}: data-platform {platform!r}, expected {s['platform']!r}"
+            title_el, body_el = find_all(n, "notification-title"), find_all(n, "notification-body")
+            assert title_el and s["title"] in title_el[0].text, f"{provider}: notification-title {[e.text for e in title_el]}"
+            assert body_el and s["body"] in body_el[0].text, f"{provider}: notification-body {[e.text for e in body_el]}"
+            assert n.get_attribute("data-silent") != "true", f"{provider}: an alert push marked silent"
+            assert not find_all(n, "decrypt-error"), f"{provider}: decrypt-error {find_all(n, 'decrypt-error')[0].text}"
+            self.checks.screenshot(f"device-inbox-{provider}")
+            done.append(f"{provider} ({platform})")
+        return "title and body rendered for " + ", ".join(done)
+
+    def check_detail(self):
+        """The APNs exchange's detail: decoded JWT with the key id / team id used, verdict valid."""
+        seq = self.sent["apns"]["seqs"][0]
+        self.row(seq).click()
+        detail = wait_visible(self.driver, "exchange-detail", 5)
+        auth = find(detail, "detail-auth").text
+        jwt = self.manifest["apnsJWT"]
+        for claim in ("kid", "iss"):
+            assert jwt[claim] in auth, f"detail-auth lacks {claim} {jwt[claim]!r}: {auth!r}"
+        verdict = find(detail, "auth-verdict").text.strip()
+        assert verdict == "valid", f"auth-verdict {verdict!r}"
+        request = find(detail, "detail-request").text
+        assert "/3/device/" + self.sent["apns"]["token"] in request, f"detail-request: {request!r}"
+        assert "200" in find(detail, "detail-response").text, find(detail, "detail-response").text
+        for part in ("detail-body", "detail-decided", "detail-timing"):
+            assert find(detail, part).text.strip(), f"{part} is empty"
+        assert self.sent["apns"]["title"] in find(detail, "detail-body").text, find(detail, "detail-body").text
+        timeline = find(detail, "retry-timeline")
+        attempts = find_all(timeline, "attempt", f'[data-seq="{seq}"]')
+        assert attempts, f"retry-timeline has no attempt for seq {seq}"
+        self.checks.screenshot("exchange-detail-apns")
+        self.close_detail()
+        return f"seq {seq}: kid {jwt['kid']}, iss {jwt['iss']} decoded, auth-verdict valid, retry-timeline attempt"
+
+    def check_keyboard(self):
+        """Tab reaches a row, Enter opens its detail, Escape closes it."""
+        self.close_detail()
+        self.driver.find_element(By.TAG_NAME, "body").click()
+        self.driver.execute_script("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
+        for presses in range(1, 301):
+            self.driver.switch_to.active_element.send_keys(Keys.TAB)
+            active = self.driver.switch_to.active_element
+            if active.get_attribute("data-testid") == "exchange-row":
+                break
+        else:
+            raise AssertionError("300 Tab presses never focused an exchange-row")
+        seq = active.get_attribute("data-seq")
+        active.send_keys(Keys.ENTER)
+        detail = wait_visible(self.driver, "exchange-detail", 5)
+        assert detail.is_displayed()
+        self.checks.screenshot("keyboard-detail")
+        self.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+        wait(self.driver, lambda d: not visible(find_all(d, "exchange-detail")), 5, "Escape to close the detail")
+        return f"{presses} Tab press(es) → row seq {seq}; Enter opened the detail; Escape closed it"
+
+    def check_state_change(self):
+        """device-state `unregistered` through the UI → the next APNs push answers 410 Unregistered,
+        and the timeline shows it live."""
+        s = self.sent["apns"]
+        box = self.open_device(s["id"])
+        browser.choose(find(box, "device-state"), "unregistered")
+        find(box, "device-state-apply").click()
+        device = pushes.wait_for(lambda: (lambda st, d: d if st == 200 and d.get("state") == "unregistered" else None)(
+            *pushes.admin_call(self.admin, "GET", f"/devices/{s['id']}")), 5)
+        assert device, f"GET /devices/{s['id']} after apply: {pushes.admin_call(self.admin, 'GET', '/devices/' + s['id'])}"
+        before = max(int(r.get_attribute("data-seq")) for r in self.rows())
+        status, reason, _ = pushes.send_apns(self.kit, s["token"], s["title"], s["body"])
+        assert (status, reason) == (410, "Unregistered"), f"push after the UI change answered {status} {reason}"
+        row = wait(self.driver, lambda d: [r for r in self.rows() if int(r.get_attribute("data-seq")) > before
+                                           and r.get_attribute("data-status") == "410"], 10,
+                   "the 410 exchange to appear live in the timeline")[0]
+        assert "Unregistered" in row.text, f"410 row text lacks the reason: {row.text!r}"
+        self.state_change_seq = row.get_attribute("data-seq")
+        self.checks.screenshot("state-unregistered")
+        return f"{s['id']} → unregistered via device-state; next push 410 Unregistered, live row seq {self.state_change_seq}"
+
+    def check_status_filter(self):
+        for text in ("410", "Unregistered"):
+            self.type_into("filter-status", text)
+            shown = wait(self.driver, lambda d: (lambda v: v if v and all(
+                r.get_attribute("data-status") == "410" for r in v) else None)(self.visible_rows()),
+                5, f"filter-status {text!r} to show only 410 rows")
+        self.all_rows_back()
+        return f"filter-status 410 / Unregistered → {len(shown)} row(s), all 410"
+
+    def check_faults(self):
+        """fault-form adds a rule that shows in fault-list (and the admin API has it); fault-remove removes one."""
+        for rule in (FORM_RULE, REMOVED_RULE):
+            form = find(self.driver, "fault-form")
+            area = find(form, "fault-json")
+            area.clear()
+            area.send_keys(json.dumps(rule))
+            find(form, "fault-add").click()
+            wait(self.driver, lambda d, r=rule: [i for i in find_all(d, "fault-item") if r["id"] in i.text], 5,
+                 f"fault-item {rule['id']}")
+        ids = [f["rule"]["id"] for f in pushes.admin_call(self.admin, "GET", "/faults")[1]]
+        assert FORM_RULE["id"] in ids and REMOVED_RULE["id"] in ids, f"GET /faults: {ids}"
+        item = [i for i in find_all(self.driver, "fault-item") if REMOVED_RULE["id"] in i.text][0]
+        find(item, "fault-remove").click()
+        wait(self.driver, lambda d: not [i for i in find_all(d, "fault-item") if REMOVED_RULE["id"] in i.text], 5,
+             f"fault-item {REMOVED_RULE['id']} to go")
+        ids = [f["rule"]["id"] for f in pushes.admin_call(self.admin, "GET", "/faults")[1]]
+        assert ids == [FORM_RULE["id"]], f"GET /faults after fault-remove: {ids}"
+        self.checks.screenshot("faults")
+        return f"added {FORM_RULE['id']} and {REMOVED_RULE['id']} through fault-form, removed the second; /faults = {ids}"
+
+    def check_export_replay(self):
+        """export-scenario's JSON replays in a fresh `pushdouble replay` with the same devices and rules."""
+        link = find(self.driver, "export-scenario")
+        href = link.get_attribute("href")
+        assert href, "export-scenario has no href"
+        got = browser.fetch_json(self.driver, href)
+        assert got["status"] == 200, f"GET {href}: {got}"
+        scenario = json.loads(got["text"])
+        path = os.path.join(self.args.out, "exported-scenario.json")
+        with open(path, "w") as f:
+            json.dump(scenario, f, ensure_ascii=False, indent=2)
+        live = device_summary(pushes.admin_call(self.admin, "GET", "/devices")[1])
+        replayed = replay(self.args.pushdouble, path)
+        assert replayed["devices"] == live, f"devices differ:\n live     {live}\n replayed {replayed['devices']}"
+        assert replayed["faults"] == [FORM_RULE["id"]], f"replayed rules {replayed['faults']}"
+        assert replayed["push"] == (410, "Unregistered"), f"the replayed double answered {replayed['push']}"
+        return (f"{href} → {path}; replay has the {len(live)} devices (states {sorted({d[3] for d in live})}) "
+                f"and rule {FORM_RULE['id']}; APNs push there → 410 Unregistered")
+
+    def check_wide_layout(self):
+        return self.no_horizontal_scroll()
+
+    # ------------------------------------------------------------------ checks (narrow window)
+    def check_narrow(self):
+        """At ~400 px: no horizontal scroll on the timeline, a device inbox and a detail."""
+        w, h = browser.NARROW
+        self.driver.set_window_size(w, h)
+        self.open_page("/")
+        results = ["timeline " + self.no_horizontal_scroll()]
+        assert self.visible_rows(), "no row visible at the narrow width"
+        self.checks.screenshot(f"inbox-{w}x{h}")
+        self.open_device(self.sent["fcm"]["id"])
+        results.append("device inbox " + self.no_horizontal_scroll())
+        self.checks.screenshot(f"device-inbox-fcm-{w}x{h}")
+        self.row(self.sent["apns"]["seqs"][0]).click()
+        wait_visible(self.driver, "exchange-detail", 5)
+        results.append("detail " + self.no_horizontal_scroll())
+        self.checks.screenshot(f"exchange-detail-apns-{w}x{h}")
+        self.close_detail()
+        inner = self.driver.execute_script("return window.innerWidth")
+        return f"innerWidth {inner}: " + "; ".join(results)
+
+    def check_console(self):
+        entries = browser.console_log(self.driver)
+        severe = [e for e in entries if e.startswith("SEVERE") and "favicon" not in e]
+        assert not severe, f"console errors: {severe}"
+        return f"{len(entries)} console entries, no error"
+
+
+def device_summary(devices):
+    """(id, provider, token, state) of each device, sorted: what a replay must reproduce."""
+    return sorted((d["id"], d["provider"], d.get("token", ""), d.get("state", "active")) for d in devices)
+
+
+def replay(binary, scenario_path):
+    """Runs `pushdouble replay --ephemeral` with the file; returns its devices, rules and the
+    answer to an APNs push to the (exported) unregistered device."""
+    tmp = tempfile.mkdtemp(prefix="pd-browser-replay-")
+    endpoints = os.path.join(tmp, "endpoints.json")
+    log = open(os.path.join(tmp, "replay.log"), "w")
+    proc = subprocess.Popen([binary, "replay", "--ephemeral", "--no-proxy", "--endpoints-file", endpoints, scenario_path],
+                            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+    try:
+        doc = pushes.wait_for(lambda: os.path.exists(endpoints) and os.path.getsize(endpoints) > 0
+                              and json.load(open(endpoints)), 20)
+        if not doc:
+            raise AssertionError(f"replay wrote no endpoints file (exit {proc.poll()}): {open(log.name).read()}")
+        kit = pushes.Kit(doc["environment"])
+        devices = device_summary(pushes.admin_call(kit.admin, "GET", "/devices")[1])
+        faults = [f["rule"]["id"] for f in pushes.admin_call(kit.admin, "GET", "/faults")[1]]
+        apns = [d for d in devices if d[1] == "apns"][0]
+        status, reason, _ = pushes.send_apns(kit, apns[2], "replayed", "replayed")
+        return {"devices": devices, "faults": faults, "push": (status, reason)}
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def check_report(checks, driver, path):
+    """The self-contained HTML conformance report: summary, cases with verdicts, retry timelines."""
+    driver.get("file://" + os.path.abspath(path))
+    summary = wait_visible(driver, "report-summary", 10)
+    cases = find_all(driver, "case")
+    assert cases, "no case in the report"
+    verdicts = {c.get_attribute("data-case-id"): c.get_attribute("data-verdict") for c in cases}
+    bad = {k: v for k, v in verdicts.items() if v not in ("pass", "fail", "warn", "error") or not k}
+    assert not bad, f"cases without a case id or a known verdict: {bad}"
+    for c in cases:
+        assert find_all(c, "verdict"), f"case {c.get_attribute('data-case-id')} lists no verdict"
+    timelines = find_all(driver, "retry-timeline")
+    attempts = [a for t in timelines for a in find_all(t, "attempt")]
+    assert attempts, "no retry-timeline with attempt marks"
+    assert all(a.get_attribute("data-seq") for a in attempts), "an attempt without data-seq"
+    most = max(len(find_all(t, "attempt")) for t in timelines)
+    resources = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    foreign = [r for r in resources if not r.startswith(("file:", "data:", "blob:"))]
+    assert not foreign, f"the report loads external resources: {foreign}"
+    checks.screenshot("report-1280x800")
+    return (f"summary {summary.text.strip()[:80]!r}; {len(cases)} case(s) {sorted(set(verdicts.values()))}; "
+            f"{len(timelines)} retry-timeline(s), {len(attempts)} attempt marks (at most {most} in one)")
+
+
+def main():
+    args = parse_args()
+    only = set(args.only.split(",")) if args.only else None
+    out = os.path.abspath(args.out)
+    args.out = out
+    checks = browser.Checks(out)
+    print(f"screenshots: {out}", flush=True)
+    session = InboxSession(args, checks)
+    wide = [("page", session.check_page), ("inbox-route", session.check_inbox_route),
+            ("timeline", session.check_timeline), ("filter-provider", session.check_provider_filter),
+            ("filter-search", session.check_search_filter), ("filter-device", session.check_device_filter),
+            ("device-inbox", session.check_device_inbox), ("detail-auth", session.check_detail),
+            ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
+            ("filter-status", session.check_status_filter), ("faults", session.check_faults),
+            ("export-replay", session.check_export_replay), ("layout-1280", session.check_wide_layout),
+            ("layout-400", session.check_narrow), ("console", session.check_console)]
+    driver = browser.start_browser(*browser.WIDE)
+    session.driver = checks.driver = driver
+    v = browser.versions(driver)
+    print(f"chromium {v['chromium']}, chromedriver {v['chromedriver']}, selenium {selenium_version()}", flush=True)
+    try:
+        for name, fn in wide:
+            if only is None or name in only:
+                checks.run(name, fn)
+        if args.report and (only is None or "report" in only):
+            driver.set_window_size(*browser.WIDE)
+            checks.run("report", check_report, checks, driver, args.report)
+    finally:
+        driver.quit()
+    print(f"screenshots: {out} ({len([f for f in os.listdir(out) if f.endswith('.png')])} PNG files)")
+    total = len(checks.passed) + len(checks.failures)
+    print(f"inbox_test: {len(checks.failures)} of {total} checks failed ({', '.join(checks.failures)})"
+          if checks.failures else f"inbox_test: all {total} checks passed")
+    sys.exit(1 if checks.failures else 0)
+
+
+def selenium_version():
+    import selenium
+    return selenium.__version__
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""One push per provider against a running double, for the browser tests (Tests/Browser/).
+
+Everything comes from the double's sender environment (SenderKit, `pushdouble serve`'s banner):
+PUSHDOUBLE_ADMIN_URL, PUSHDOUBLE_CA_FILE, APNS_URL/APNS_KEY_FILE/APNS_KEY_ID/APNS_TEAM_ID/APNS_TOPIC,
+FCM_URL/FCM_PROJECT_ID/FCM_SERVICE_ACCOUNT_FILE, EXPO_URL (EXPO_ACCESS_TOKEN when required),
+VAPID_PRIVATE_KEY_FILE/VAPID_SUBJECT. The provider code paths are the interop scripts' own:
+the APNs JWT is Tests/Interop/apns_interop.py's `make_jwt` (PyJWT ES256, apns.md §5), FCM goes
+through google-auth's service-account flow against the shipped token endpoint (as
+Tests/Interop/fcm_google_auth.py), Web Push subscribes through the admin API like a browser
+(Tests/Interop/webpush_common.py's `Admin.subscribe`) and encrypts with pywebpush.
+"""
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "Interop"))
+
+import httpx  # noqa: E402
+from apns_interop import make_jwt  # noqa: E402
+from webpush_common import Admin as WebPushAdmin  # noqa: E402
+
+FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
+EXPO_SEND_PATH = "/--/api/v2/push/send"  # ExpoService.sendPath
+
+
+class Kit:
+    """The sender environment of one running double."""
+
+    def __init__(self, env=None):
+        e = env if env is not None else os.environ
+        self.admin = e["PUSHDOUBLE_ADMIN_URL"].rstrip("/")
+        self.ca = e["PUSHDOUBLE_CA_FILE"]
+        self.apns_url = e["APNS_URL"].rstrip("/")
+        self.apns_key_file = e["APNS_KEY_FILE"]
+        self.apns_key_id = e["APNS_KEY_ID"]
+        self.apns_team_id = e["APNS_TEAM_ID"]
+        self.apns_topic = e["APNS_TOPIC"]
+        self.fcm_url = e["FCM_URL"].rstrip("/")
+        self.fcm_project = e["FCM_PROJECT_ID"]
+        self.fcm_service_account = e["FCM_SERVICE_ACCOUNT_FILE"]
+        self.expo_url = e["EXPO_URL"].rstrip("/")
+        self.expo_access_token = e.get("EXPO_ACCESS_TOKEN")
+        self.vapid_key_file = e["VAPID_PRIVATE_KEY_FILE"]
+        self.vapid_subject = e["VAPID_SUBJECT"]
+
+
+def admin_call(admin_url, method, path, body=None):
+    """(status, JSON body) of one admin API call."""
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(admin_url.rstrip("/") + path, data=data, method=method,
+                                 headers={"content-type": "application/json", "accept": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read() or b"null")
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b"null")
+
+
+def send_apns(kit, token, title, body):
+    """POST /3/device/<token> over HTTP/2 with a fresh provider JWT; returns (status, reason, jwt)."""
+    key = open(kit.apns_key_file).read()
+    token_jwt = make_jwt(key, kit.apns_key_id, kit.apns_team_id)
+    headers = {"authorization": f"bearer {token_jwt}", "apns-topic": kit.apns_topic,
+               "apns-push-type": "alert", "apns-priority": "10"}
+    payload = {"aps": {"alert": {"title": title, "body": body}, "sound": "default", "badge": 1}}
+    with httpx.Client(http2=True, verify=kit.ca, timeout=10) as c:
+        r = c.post(f"{kit.apns_url}/3/device/{token}", json=payload, headers=headers)
+    assert r.http_version == "HTTP/2", r.http_version
+    reason = r.json().get("reason") if r.content else None
+    return r.status_code, reason, token_jwt
+
+
+def send_fcm(kit, token, title, body):
+    """messages:send with an OAuth2 token from the fake's token endpoint; returns (status, JSON)."""
+    import google.auth.transport.requests
+    from google.oauth2 import service_account
+    os.environ["REQUESTS_CA_BUNDLE"] = kit.ca
+    creds = service_account.Credentials.from_service_account_file(kit.fcm_service_account, scopes=[FCM_SCOPE])
+    session = google.auth.transport.requests.AuthorizedSession(creds)
+    session.verify = kit.ca
+    r = session.post(f"{kit.fcm_url}/v1/projects/{kit.fcm_project}/messages:send",
+                     json={"message": {"token": token, "notification": {"title": title, "body": body}}})
+    return r.status_code, r.json()
+
+
+def send_expo(kit, token, title, body):
+    """One Expo push message; returns (status, JSON)."""
+    headers = {"accept": "application/json"}
+    if kit.expo_access_token:
+        headers["authorization"] = f"Bearer {kit.expo_access_token}"
+    with httpx.Client(verify=kit.ca, timeout=10) as c:
+        r = c.post(kit.expo_url + EXPO_SEND_PATH, json=[{"to": token, "title": title, "body": body}], headers=headers)
+    return r.status_code, r.json()
+
+
+def subscribe_webpush(kit, sid, service="mozilla"):
+    """A browser-made subscription (POST /webpush/subscriptions): the PushSubscription JSON."""
+    return WebPushAdmin(kit.admin).subscribe(sid, service)
+
+
+def send_webpush(kit, subscription, title, body):
+    """pywebpush aes128gcm with the shipped VAPID key; the plaintext is a JSON {title, body}."""
+    import pywebpush
+    import requests
+    os.environ["REQUESTS_CA_BUNDLE"] = kit.ca
+    os.environ.pop("CURL_CA_BUNDLE", None)
+    session = requests.Session()
+    session.verify = kit.ca
+    data = json.dumps({"title": title, "body": body}, ensure_ascii=False)
+    r = pywebpush.webpush(subscription, data=data, vapid_private_key=kit.vapid_key_file,
+                          vapid_claims={"sub": kit.vapid_subject}, requests_session=session, ttl=60)
+    return r.status_code, r.text
+
+
+def history(admin_url):
+    """Every recorded exchange (GET /history, one page: the tests send a handful)."""
+    status, doc = admin_call(admin_url, "GET", "/history")
+    assert status == 200, (status, doc)
+    return doc["exchanges"]
+
+
+def wait_for(pred, timeout=10, step=0.1):
+    """Polls pred() until it returns a true value (returned) or the timeout passes (None)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        v = pred()
+        if v:
+            return v
+        time.sleep(step)
+    return None

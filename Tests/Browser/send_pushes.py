@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Registers one device per provider on a running double and sends each one push.
+
+Run by Tests/PushDoubleBrowserTests/InboxBrowserTests.swift before the browser checks, with the
+double's sender environment (see pushes.py); by hand after `eval "$(pushdouble env)"`:
+
+    python3 Tests/Browser/send_pushes.py --manifest /tmp/sent.json
+
+Writes (and prints) the manifest inbox_test.py checks against: per provider the device id,
+token, title, body, the status the provider answered and the seqs of its exchanges in the
+history, plus the APNs JWT's kid/iss. Exit 1 if a push was not accepted.
+"""
+import argparse
+import json
+import sys
+
+import pushes
+
+# One device per provider; titles and bodies are distinct per provider (and not ASCII-only)
+# so the inbox checks can tell which notification they are looking at.
+DEVICES = {
+    "apns": {"id": "browser-apns", "token": "b0b0" * 16, "platform": "ios"},
+    "fcm": {"id": "browser-fcm", "token": "browser-inbox-fcm-token-1:APA91bBROWSER", "platform": "android"},
+    "expo": {"id": "browser-expo", "token": "ExponentPushToken[browserinboxexpo0001]", "platform": "expo"},
+    "webpush": {"id": "browser-webpush", "platform": "browser"},
+}
+
+
+def title(provider):
+    return f"Parcel shipped via {provider}"
+
+
+def body(provider):
+    return f"Your order left the warehouse — {provider} ✓"
+
+
+def register(kit):
+    """APNs, FCM and Expo devices through POST /devices; the Web Push one is a subscription."""
+    for provider in ("apns", "fcm", "expo"):
+        d = DEVICES[provider]
+        device = {"id": d["id"], "provider": provider, "token": d["token"]}
+        if provider == "apns":
+            device.update({"environment": "production", "topic": kit.apns_topic})
+        status, answer = pushes.admin_call(kit.admin, "POST", "/devices", device)
+        if status != 201:
+            raise RuntimeError(f"POST /devices {device}: {status} {answer}")
+    return pushes.subscribe_webpush(kit, DEVICES["webpush"]["id"])
+
+
+def send_all(kit, subscription):
+    """One push per provider; returns {provider: {…, status, …}} and the APNs JWT claims used."""
+    sent = {}
+    status, reason, _ = pushes.send_apns(kit, DEVICES["apns"]["token"], title("apns"), body("apns"))
+    sent["apns"] = {"status": status, "reason": reason}
+    status, answer = pushes.send_fcm(kit, DEVICES["fcm"]["token"], title("fcm"), body("fcm"))
+    sent["fcm"] = {"status": status, "answer": answer}
+    status, answer = pushes.send_expo(kit, DEVICES["expo"]["token"], title("expo"), body("expo"))
+    ticket = (answer.get("data") or [{}])[0] if isinstance(answer, dict) else {}
+    sent["expo"] = {"status": status, "ticket": ticket}
+    status, text = pushes.send_webpush(kit, subscription, title("webpush"), body("webpush"))
+    sent["webpush"] = {"status": status, "answer": text}
+    return sent
+
+
+def accepted(provider, s):
+    if provider == "expo":
+        return s["status"] == 200 and s["ticket"].get("status") == "ok"
+    return s["status"] == {"apns": 200, "fcm": 200, "webpush": 201}[provider]
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--manifest", required=True, help="where to write the JSON manifest")
+    a = p.parse_args()
+    kit = pushes.Kit()
+    subscription = register(kit)
+    sent = send_all(kit, subscription)
+    exchanges = pushes.history(kit.admin)
+    manifest = {"apnsJWT": {"kid": kit.apns_key_id, "iss": kit.apns_team_id}, "providers": {}}
+    failures = []
+    for provider, d in DEVICES.items():
+        entry = dict(d, title=title(provider), body=body(provider), **sent[provider])
+        entry["seqs"] = [x["seq"] for x in exchanges
+                         if x.get("provider") == provider and x.get("deviceID") == d["id"]]
+        if provider == "webpush":
+            entry["token"] = subscription["endpoint"]
+        if not accepted(provider, sent[provider]):
+            failures.append(f"{provider}: not accepted: {sent[provider]}")
+        if not entry["seqs"]:
+            failures.append(f"{provider}: no exchange of device {d['id']} in the history")
+        manifest["providers"][provider] = entry
+    with open(a.manifest, "w") as f:
+        json.dump(manifest, f, ensure_ascii=False, indent=2)
+    print(json.dumps(manifest, ensure_ascii=False))
+    for line in failures:
+        print("FAIL send " + line)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
