@@ -72,6 +72,8 @@ let package = Package(
                                                             "PushDoubleTransport", "PushDouble"]),
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
+        // The inbox page and the HTML report in headless Chromium (Tests/Browser/*.py, selenium).
+        .testTarget(name: "PushDoubleBrowserTests", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
         // The commands in-process: option parser, serve/replay, conform, certs, exchange log.

@@ -8,8 +8,11 @@
 #   - Debian: curl, openssl (integration tests, certificate checks); nghttp2-client (h2load,
 #     nghttp) and nghttp2-server (nghttpd), nginx-light: interop peers and benchmark references;
 #     libxml2-utils (xmllint validates the JUnit report); libssl-dev + pkg-config (OpenSSL 3);
-#     default-jdk-headless (java, keytool: a Java client through the CONNECT proxy).
-#   - PyPI: the third-party clients the interop tests drive (Tests/Interop/requirements.txt).
+#     default-jdk-headless (java, keytool: a Java client through the CONNECT proxy);
+#     chromium + chromium-driver (/usr/bin/chromedriver): the browser tests (Tests/Browser/).
+#   - PyPI: the third-party clients the interop tests drive (Tests/Interop/requirements.txt);
+#     selenium, pinned, for the browser tests (driver and browser given by path: Selenium
+#     Manager never downloads anything).
 # Needs root or sudo for apt-get; set PUSHDOUBLE_NO_INSTALL=1 to skip installing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +31,7 @@ INTEROP_TIER+='|ConnectProxySocketTests|ServeCommandTests|TestCredentialsTests|T
 INTEROP_TIER+='|WebPushSocketTests|WebPushClientMatrixTests'
 INTEROP_TIER+='|ExpoClientMatrixTests|ExpoSocketTests|ExpoFakeTests'
 INTEROP_TIER+='|FCMClientMatrixTests|FCMServerTests'
+INTEROP_TIER+='|InboxBrowserTests'
 
 if [ "${1:-}" = "--fast" ]; then
   shift
@@ -36,7 +40,7 @@ if [ "${1:-}" = "--fast" ]; then
   trap 'rm -rf "$hidden"' EXIT
   for f in /usr/local/bin/* /usr/bin/* /bin/*; do
     b=$(basename "$f")
-    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*|java|javac|keytool) continue;; esac
+    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*|java|javac|keytool|chromium|chromedriver) continue;; esac
     [ -e "$hidden/$b" ] || ln -s "$f" "$hidden/$b" 2>/dev/null || true
   done
   swift_dir=$(dirname "$(command -v swift)")
@@ -57,6 +61,8 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
   command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
   command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
+  command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+  command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"
@@ -67,6 +73,8 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   # async-expo-push-notifications installs the module exponent_server_sdk too: kept in its own
   # directory, put on PYTHONPATH by ExpoClientMatrixTests (its dependencies go in the main env).
   python3 -m pip install -q --disable-pip-version-check httpx pydantic requests
+  # The browser tests (InboxBrowserTests): Selenium's Python bindings, pinned.
+  python3 -m pip install -q --disable-pip-version-check 'selenium==4.51.0'
   python3 -m pip install -q --disable-pip-version-check --no-deps --upgrade \
     --target .build/interop-python/async-expo 'async-expo-push-notifications>=2.3,<3'
 fi

@@ -11,6 +11,7 @@ on a failure it writes a screenshot `FAIL-<name>.png` and dumps the page's conso
 import json
 import os
 import shutil
+import sys
 import traceback
 
 os.environ["SE_OFFLINE"] = "true"
@@ -45,9 +46,11 @@ def start_browser(width, height):
 
 
 def versions(driver):
+    """`chromium X, chromedriver Y, selenium Z` of a running browser."""
+    import selenium
     caps = driver.capabilities
-    return {"chromium": caps.get("browserVersion"),
-            "chromedriver": (caps.get("chrome") or {}).get("chromedriverVersion", "").split(" ")[0]}
+    driver_version = (caps.get("chrome") or {}).get("chromedriverVersion", "").split(" ")[0]
+    return f"chromium {caps.get('browserVersion')}, chromedriver {driver_version}, selenium {selenium.__version__}"
 
 
 def testid(name):
@@ -93,6 +96,7 @@ class Checks:
         self.failures = []
         self.passed = []
         self.driver = None  # the browser of the check that is running, for failure evidence
+        self.console_shown = 0  # console entries already printed with an earlier failure
 
     def screenshot(self, name):
         path = os.path.join(self.out_dir, name + ".png")
@@ -100,13 +104,18 @@ class Checks:
             self.driver.save_screenshot(path)
         return path
 
+    def fail(self, name, why):
+        """A check that could not run counts as failed."""
+        self.failures.append(name)
+        print(f"FAIL {name}: {why}", flush=True)
+
     def run(self, name, fn, *args):
         try:
             detail = fn(*args)
         except Exception as e:  # noqa: BLE001 - every failure is reported by name
             self.failures.append(name)
             # WebDriver errors carry chromedriver's native stack: its message is what matters.
-            message = e.msg if isinstance(e, WebDriverException) else str(e)
+            message = (e.msg or "").split("\n")[0] if isinstance(e, WebDriverException) else str(e)
             print(f"FAIL {name}: {type(e).__name__}: {message}", flush=True)
             where = traceback.extract_tb(e.__traceback__)[1:]
             print("  at " + " < ".join(f"{os.path.basename(f.filename)}:{f.lineno} {f.name}" for f in reversed(where)),
@@ -117,14 +126,26 @@ class Checks:
         print(f"PASS {name}: {detail}", flush=True)
         return True
 
+    def finish(self, script):
+        """Prints the screenshot directory and the closing line; exits 1 on a failure."""
+        pngs = len([f for f in os.listdir(self.out_dir) if f.endswith(".png")])
+        print(f"screenshots: {self.out_dir} ({pngs} PNG files)", flush=True)
+        total = len(self.passed) + len(self.failures)
+        print(f"{script}: {len(self.failures)} of {total} checks failed ({', '.join(self.failures)})"
+              if self.failures else f"{script}: all {total} checks passed", flush=True)
+        sys.exit(1 if self.failures else 0)
+
     def evidence(self, name):
         if self.driver is None:
             return
         try:
             print(f"  screenshot: {self.screenshot('FAIL-' + name)}", flush=True)
             print(f"  url: {self.driver.current_url}", flush=True)
-            for entry in console_log(self.driver):
+            text = " ".join(self.driver.execute_script("return document.body ? document.body.innerText : ''").split())
+            print(f"  page text: {text[:300]!r}", flush=True)
+            for entry in console_log(self.driver, since=self.console_shown):
                 print(f"  console {entry}", flush=True)
+            self.console_shown = len(console_log(self.driver))
         except Exception as e:  # noqa: BLE001 - the evidence must not hide the failure
             print(f"  (no evidence: {e})", flush=True)
 
@@ -132,16 +153,16 @@ class Checks:
 _console_seen = {}
 
 
-def console_log(driver):
-    """The browser console entries since the last call (Chromium hands each entry out once),
-    kept per driver so later calls can still report them all."""
+def console_log(driver, since=0):
+    """The browser console entries from the `since`-th on. Chromium hands each entry out
+    once: they are kept per driver so every call sees them all."""
     log = _console_seen.setdefault(id(driver), [])
     try:
         for e in driver.get_log("browser"):
             log.append(f"{e.get('level')} {e.get('message')}")
     except Exception:  # noqa: BLE001 - a closed browser has no log
         pass
-    return list(log)
+    return log[since:]
 
 
 def choose(select_element, value):

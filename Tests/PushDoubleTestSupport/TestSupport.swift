@@ -112,6 +112,7 @@ public struct MissingTool: Error, CustomStringConvertible {
         "curl": "curl", "openssl": "openssl", "nghttpd": "nghttp2-server", "h2load": "nghttp2-client",
         "nghttp": "nghttp2-client", "nginx": "nginx-light", "xmllint": "libxml2-utils", "python3": "python3",
         "java": "default-jdk-headless", "keytool": "default-jdk-headless",
+        "chromium": "chromium", "chromedriver": "chromium-driver",
     ]
     public var description: String {
         let install = Self.packages[name].map { ", or apt-get install \($0)" } ?? ""

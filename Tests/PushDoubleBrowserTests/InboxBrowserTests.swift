@@ -1,0 +1,117 @@
+import Foundation
+import PushDouble
+import PushDoubleCore
+import PushDoubleTestSupport
+import XCTest
+
+/// Issue 16 item 8: the inbox page and the HTML conformance report in a real browser — Debian's
+/// headless Chromium driven by Selenium (Tests/Browser/, docs/inbox.md "How the inbox is
+/// tested"). The double runs in-process; one push per provider is sent first with the
+/// interop clients (Tests/Browser/send_pushes.py: httpx HTTP/2 + PyJWT for APNs, google-auth for
+/// FCM, an Expo POST, pywebpush to a subscription made through the admin API), then
+/// Tests/Browser/inbox_test.py checks the page against them. Screenshots go to
+/// `$PUSHDOUBLE_TEST_OUTPUT/browser` or `.build/browser-output/`.
+/// Needs chromium, chromedriver, python3 and selenium (installed by `bash Tests/run.sh`).
+final class InboxBrowserTests: XCTestCase {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let scripts = packageRoot.appendingPathComponent("Tests/Browser")
+
+    /// Where the screenshots go: next to the test output.
+    static var outputDirectory: URL {
+        if let dir = ProcessInfo.processInfo.environment["PUSHDOUBLE_TEST_OUTPUT"], !dir.isEmpty {
+            return URL(fileURLWithPath: dir).appendingPathComponent("browser")
+        }
+        return packageRoot.appendingPathComponent(".build/browser-output")
+    }
+
+    /// The timeline lists each provider's pushes, filters narrow it, the device inboxes render
+    /// title and body, the APNs detail shows the decoded JWT, a device-state change through the
+    /// UI makes the next push 410, the fault form adds a rule, the exported scenario replays in
+    /// a fresh `pushdouble replay`; keyboard and narrow-window checks.
+    func testInboxPageInHeadlessChromium() throws {
+        try requireBrowser()
+        let pushdouble = try built("pushdouble")
+        let out = try outputDirectory("inbox")
+        let server = PushDoubleServer(configuration: .ephemeral())
+        try server.start()
+        defer { server.stop() }
+        let kit = try server.senderKit()
+        defer { kit.remove() }
+        guard let admin = server.endpoint(named: "admin")?.url else { return XCTFail("no admin listener") }
+
+        let manifest = out.appendingPathComponent("sent.json").path
+        let sent = try python("send_pushes.py", ["--manifest", manifest], environment: kit.environment, timeout: 60)
+        XCTAssertEqual(sent.status, 0, "send_pushes.py:\n\(sent.stdout)\n\(sent.stderr)")
+        guard sent.status == 0 else { return }
+        let providers = Set(server.history.all.filter { $0.deviceID != nil }.map(\.provider.rawValue))
+        XCTAssertEqual(providers, ["apns", "fcm", "expo", "webpush"], "the double recorded a device push of each provider")
+
+        let r = try python("inbox_test.py", ["--admin", admin, "--manifest", manifest, "--out", out.path,
+                                             "--pushdouble", pushdouble],
+                           environment: kit.environment, timeout: 300)
+        print(r.stdout)
+        XCTAssertEqual(r.status, 0, "inbox_test.py failed:\n\(r.stdout)\n\(r.stderr.suffix(4000))")
+        XCTAssertTrue(r.stdout.contains("inbox_test: all "), r.stdout)
+    }
+
+    /// `pushdouble conform --html FILE` for cases that retry (APNs 429 with Retry-After, FCM
+    /// Retry-After as an HTTP date) and the happy path, then Tests/Browser/report_test.py: the
+    /// summary, each case with its verdicts, a retry timeline with several attempts.
+    func testHTMLReportInHeadlessChromium() throws {
+        try requireBrowser()
+        let pushdouble = try built("pushdouble")
+        let sender = try built("pushdouble-reference-sender")
+        let out = try outputDirectory("report")
+        let report = out.appendingPathComponent("conformance-report.html").path
+        try? FileManager.default.removeItem(atPath: report)
+        let conform = try runCommand([pushdouble, "conform", "--sender", sender, "--scenarios", shippedScenarioDirectory,
+                                      "--only", "apns.happy-path,apns.too-many-requests,fcm.retry-after-date",
+                                      "--html", report], timeout: 180)
+        XCTAssertEqual(conform.status, 0, "conform --html:\n\(conform.stdout)\n\(conform.stderr)")
+        guard FileManager.default.fileExists(atPath: report) else { return XCTFail("conform wrote no \(report)") }
+
+        let r = try python("report_test.py", ["--report", report, "--out", out.path, "--min-attempts", "2"],
+                           environment: [], timeout: 120)
+        print(r.stdout)
+        XCTAssertEqual(r.status, 0, "report_test.py failed:\n\(r.stdout)\n\(r.stderr.suffix(4000))")
+        XCTAssertTrue(r.stdout.contains("report_test: all "), r.stdout)
+    }
+
+    // MARK: - helpers
+
+    /// chromium, chromedriver, python3 and the selenium module, each reported by name when missing.
+    func requireBrowser() throws {
+        for tool in ["python3", "chromium", "chromedriver"] { try requireTool(tool) }
+        let check = try runCommand(["python3", "-c", "import selenium"])
+        if check.status != 0 { throw MissingTool(name: "selenium") }
+    }
+
+    func built(_ name: String) throws -> String {
+        let url = builtProduct(named: name)
+        guard FileManager.default.isExecutableFile(atPath: url.path) else {
+            throw NotBuilt(path: url.path)
+        }
+        return url.path
+    }
+
+    func outputDirectory(_ name: String) throws -> URL {
+        let dir = Self.outputDirectory.appendingPathComponent(name)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        print("browser screenshots: \(dir.path)")
+        return dir
+    }
+
+    /// Runs Tests/Browser/<script> with the double's sender environment added (through env(1)).
+    func python(_ script: String, _ arguments: [String], environment: [(String, String)], timeout: Double) throws -> ProcessResult {
+        let assignments = environment.map { "\($0.0)=\($0.1)" }
+        return try runCommand(["env"] + assignments + ["python3", Self.scripts.appendingPathComponent(script).path] + arguments,
+                              timeout: timeout)
+    }
+}
+
+/// An executable product the test runs is not built: a failure naming the fix.
+struct NotBuilt: Error, CustomStringConvertible {
+    let path: String
+    var description: String { "\(path) is not built (run swift build)" }
+}
