@@ -77,6 +77,13 @@ class InboxSession:
         assert found, f"no exchange-row with data-seq={seq}; rows: {self.describe_rows()}"
         return found[0]
 
+    def wait_rows_only(self, attribute, value, what):
+        """Waits until some rows show and every shown row has `attribute` == `value`; returns them."""
+        def only(_):
+            shown = self.visible_rows()
+            return shown if shown and all(r.get_attribute(attribute) == value for r in shown) else None
+        return wait(self.driver, only, 5, what)
+
     def describe_rows(self):
         return [(r.get_attribute("data-seq"), r.get_attribute("data-provider"), r.get_attribute("data-status"))
                 for r in self.rows()]
@@ -98,6 +105,19 @@ class InboxSession:
             "return [document.documentElement.scrollWidth, window.innerWidth]")
         assert sw <= iw, f"horizontal scroll: document scrollWidth {sw} > innerWidth {iw}"
         return f"scrollWidth {sw} <= innerWidth {iw}"
+
+    def rows_readable(self):
+        """Every shown row is inside the window and its text at least 11 px."""
+        rows = self.driver.execute_script(
+            "return [...document.querySelectorAll('[data-testid=\"exchange-row\"]')].filter(e => e.offsetParent)"
+            ".map(e => [e.dataset.seq, e.getBoundingClientRect().right, parseFloat(getComputedStyle(e).fontSize)])")
+        assert rows, "no row shown"
+        inner = self.driver.execute_script("return window.innerWidth")
+        outside = [(seq, right) for seq, right, _ in rows if right > inner + 0.5]
+        assert not outside, f"rows reaching past the window's {inner} px: {outside}"
+        smallest = min(size for _, _, size in rows)
+        assert smallest >= 11, f"row text of {smallest} px"
+        return f"{len(rows)} rows inside the window, text >= {smallest:g} px"
 
     def filter_select(self, value):
         browser.choose(find(self.driver, "filter-provider"), value)
@@ -156,9 +176,7 @@ class InboxSession:
         counts = {}
         for provider in PROVIDERS:
             self.filter_select(provider)
-            shown = wait(self.driver, lambda d, p=provider: (lambda v: v if v and all(
-                r.get_attribute("data-provider") == p for r in v) else None)(self.visible_rows()),
-                5, f"only {provider} rows")
+            shown = self.wait_rows_only("data-provider", provider, f"only {provider} rows")
             expected = {str(s) for s in self.sent[provider]["seqs"]}
             got = {r.get_attribute("data-seq") for r in shown}
             assert expected <= got, f"{provider}: sent {expected}, shown {got}"
@@ -186,9 +204,7 @@ class InboxSession:
             browser.choose(el, device)
         else:
             self.type_into("filter-device", device)
-        shown = wait(self.driver, lambda d: (lambda v: v if v and all(
-            r.get_attribute("data-provider") == "expo" for r in v) else None)(self.visible_rows()),
-            5, f"only the rows of device {device}")
+        shown = self.wait_rows_only("data-provider", "expo", f"only the rows of device {device}")
         self.all_rows_back()
         return f"device {device} → {len(shown)} expo row(s)"
 
@@ -282,9 +298,7 @@ class InboxSession:
     def check_status_filter(self):
         for text in ("410", "Unregistered"):
             self.type_into("filter-status", text)
-            shown = wait(self.driver, lambda d: (lambda v: v if v and all(
-                r.get_attribute("data-status") == "410" for r in v) else None)(self.visible_rows()),
-                5, f"filter-status {text!r} to show only 410 rows")
+            shown = self.wait_rows_only("data-status", "410", f"filter-status {text!r} to show only 410 rows")
         self.all_rows_back()
         return f"filter-status 410 / Unregistered → {len(shown)} row(s), all 410"
 
@@ -330,7 +344,7 @@ class InboxSession:
 
     def check_wide_layout(self):
         self.open_page("/")
-        return self.no_horizontal_scroll()
+        return self.no_horizontal_scroll() + "; " + self.rows_readable()
 
     # ------------------------------------------------------------------ checks (narrow window)
     def check_narrow(self):
@@ -338,8 +352,7 @@ class InboxSession:
         w, h = browser.NARROW
         self.driver.set_window_size(w, h)
         self.open_page("/")
-        results = ["timeline " + self.no_horizontal_scroll()]
-        assert self.visible_rows(), "no row visible at the narrow width"
+        results = ["timeline " + self.no_horizontal_scroll() + ", " + self.rows_readable()]
         self.checks.screenshot(f"inbox-{w}x{h}")
         self.open_device(self.sent["fcm"]["id"])
         results.append("device inbox " + self.no_horizontal_scroll())
