@@ -39,10 +39,20 @@ def start_browser(width, height):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    driver.set_window_size(width, height)
+    set_viewport(driver, width, height)
     driver.set_page_load_timeout(20)
     driver.set_script_timeout(20)
     return driver
+
+
+def set_viewport(driver, width, height):
+    """Sizes the window so the page itself (window.innerWidth × innerHeight) is width × height:
+    the window size includes the browser's own frame."""
+    driver.set_window_size(width, height)
+    inner_w, inner_h = driver.execute_script("return [window.innerWidth, window.innerHeight]")
+    if (inner_w, inner_h) != (width, height):
+        driver.set_window_size(2 * width - inner_w, 2 * height - inner_h)
+    return driver.execute_script("return [window.innerWidth, window.innerHeight]")
 
 
 def versions(driver):

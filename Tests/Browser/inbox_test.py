@@ -106,6 +106,17 @@ class InboxSession:
         assert sw <= iw, f"horizontal scroll: document scrollWidth {sw} > innerWidth {iw}"
         return f"scrollWidth {sw} <= innerWidth {iw}"
 
+    def inside_window(self, name):
+        """The shown element `name` lies within the window horizontally (nothing cut off at a side)."""
+        left, right, inner = self.driver.execute_script(
+            "const e = [...document.querySelectorAll(arguments[0])].find(x => x.offsetParent || x.getClientRects().length);"
+            "if (!e) return [null, null, window.innerWidth];"
+            "const r = e.getBoundingClientRect(); return [r.left, r.right, document.documentElement.clientWidth]",
+            browser.testid(name))
+        assert left is not None, f"no {name} shown"
+        assert left >= -0.5 and right <= inner + 0.5, f"{name} spans x {left:g}..{right:g}, outside the window's 0..{inner}"
+        return f"{name} inside x 0..{inner}"
+
     def rows_readable(self):
         """Every shown row is inside the window and its text at least 11 px."""
         rows = self.driver.execute_script(
@@ -247,11 +258,15 @@ class InboxSession:
             assert find(detail, part).text.strip(), f"{part} is empty"
         assert self.sent["apns"]["title"] in find(detail, "detail-body").text, find(detail, "detail-body").text
         timeline = find(detail, "retry-timeline")
+        renderer = self.driver.execute_script(
+            "return !!(window.PushDoubleTimeline && typeof window.PushDoubleTimeline.render === 'function')")
+        assert renderer, "window.PushDoubleTimeline is not loaded (/inbox/timeline.js): the retry-timeline is not the shared renderer's"
         attempts = find_all(timeline, "attempt", f'[data-seq="{seq}"]')
         assert attempts, f"retry-timeline has no attempt for seq {seq}"
+        assert timeline.find_elements(By.CSS_SELECTOR, "svg"), "retry-timeline has no SVG time axis"
         self.checks.screenshot("exchange-detail-apns")
         self.close_detail()
-        return f"seq {seq}: kid {jwt['kid']}, iss {jwt['iss']} decoded, auth-verdict valid, retry-timeline attempt"
+        return f"seq {seq}: kid {jwt['kid']}, iss {jwt['iss']} decoded, auth-verdict valid, PushDoubleTimeline SVG with its attempt"
 
     def check_keyboard(self):
         """Tab reaches a row, Enter opens its detail, Escape closes it."""
@@ -344,22 +359,28 @@ class InboxSession:
 
     def check_wide_layout(self):
         self.open_page("/")
-        return self.no_horizontal_scroll() + "; " + self.rows_readable()
+        parts = [self.no_horizontal_scroll(), self.rows_readable(), self.inside_window("timeline")]
+        self.row(self.sent["apns"]["seqs"][0]).click()
+        wait_visible(self.driver, "exchange-detail", 5)
+        parts.append(self.inside_window("exchange-detail"))
+        self.close_detail()
+        return "; ".join(parts)
 
     # ------------------------------------------------------------------ checks (narrow window)
     def check_narrow(self):
         """At ~400 px: no horizontal scroll on the timeline, a device inbox and a detail."""
         w, h = browser.NARROW
-        self.driver.set_window_size(w, h)
+        browser.set_viewport(self.driver, w, h)
         self.open_page("/")
         results = ["timeline " + self.no_horizontal_scroll() + ", " + self.rows_readable()]
         self.checks.screenshot(f"inbox-{w}x{h}")
+        results.append(self.inside_window("timeline"))
         self.open_device(self.sent["fcm"]["id"])
-        results.append("device inbox " + self.no_horizontal_scroll())
+        results.append("device inbox " + self.no_horizontal_scroll() + ", " + self.inside_window("device-inbox"))
         self.checks.screenshot(f"device-inbox-fcm-{w}x{h}")
         self.row(self.sent["apns"]["seqs"][0]).click()
         wait_visible(self.driver, "exchange-detail", 5)
-        results.append("detail " + self.no_horizontal_scroll())
+        results.append("detail " + self.no_horizontal_scroll() + ", " + self.inside_window("exchange-detail"))
         self.checks.screenshot(f"exchange-detail-apns-{w}x{h}")
         self.close_detail()
         inner = self.driver.execute_script("return window.innerWidth")

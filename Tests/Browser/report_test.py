@@ -62,7 +62,7 @@ def check_self_contained(checks, driver):
 
 def check_narrow(checks, driver):
     w, h = browser.NARROW
-    driver.set_window_size(w, h)
+    browser.set_viewport(driver, w, h)
     driver.refresh()
     wait_visible(driver, "report-summary", 10)
     sw, iw = driver.execute_script("return [document.documentElement.scrollWidth, window.innerWidth]")
