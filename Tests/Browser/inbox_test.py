@@ -236,8 +236,11 @@ class InboxSession:
             assert body_el and s["body"] in body_el[0].text, f"{provider}: notification-body {[e.text for e in body_el]}"
             assert n.get_attribute("data-silent") != "true", f"{provider}: an alert push marked silent"
             assert not find_all(n, "decrypt-error"), f"{provider}: decrypt-error {find_all(n, 'decrypt-error')[0].text}"
+            if provider == "apns":
+                silent = [x for x in find_all(box, "notification") if x.get_attribute("data-silent") == "true"]
+                assert silent, f"apns: the silent push (seq {s['silentSeq']}) is not marked data-silent=\"true\""
             self.checks.screenshot(f"device-inbox-{provider}")
-            done.append(f"{provider} ({platform})")
+            done.append(f"{provider} ({platform}{', its silent push marked' if provider == 'apns' else ''})")
         return "title and body rendered for " + ", ".join(done)
 
     def check_detail(self):

@@ -60,13 +60,16 @@ def admin_call(admin_url, method, path, body=None):
         return e.code, json.loads(e.read() or b"null")
 
 
-def send_apns(kit, token, title, body):
-    """POST /3/device/<token> over HTTP/2 with a fresh provider JWT; returns (status, reason, jwt)."""
+def send_apns(kit, token, title, body, background=False):
+    """POST /3/device/<token> over HTTP/2 with a fresh provider JWT; returns (status, reason, jwt).
+    background: a silent push instead (push type background, priority 5, content-available 1
+    and no alert, badge or sound: /work/shared/protocols/apns.md sections 3 and 9)."""
     key = open(kit.apns_key_file).read()
     token_jwt = make_jwt(key, kit.apns_key_id, kit.apns_team_id)
     headers = {"authorization": f"bearer {token_jwt}", "apns-topic": kit.apns_topic,
-               "apns-push-type": "alert", "apns-priority": "10"}
-    payload = {"aps": {"alert": {"title": title, "body": body}, "sound": "default", "badge": 1}}
+               "apns-push-type": "background" if background else "alert", "apns-priority": "5" if background else "10"}
+    payload = ({"aps": {"content-available": 1}, "sync": body} if background else
+               {"aps": {"alert": {"title": title, "body": body}, "sound": "default", "badge": 1}})
     with httpx.Client(http2=True, verify=kit.ca, timeout=10) as c:
         r = c.post(f"{kit.apns_url}/3/device/{token}", json=payload, headers=headers)
     assert r.http_version == "HTTP/2", r.http_version

@@ -26,6 +26,9 @@ DEVICES = {
 }
 
 
+SILENT_MARK = "browser-silent-sync-7"
+
+
 def title(provider):
     return f"Parcel shipped via {provider}"
 
@@ -52,6 +55,9 @@ def send_all(kit, subscription):
     sent = {}
     status, reason, _ = pushes.send_apns(kit, DEVICES["apns"]["token"], title("apns"), body("apns"))
     sent["apns"] = {"status": status, "reason": reason}
+    # A silent push to the same device: its inbox marks it data-silent="true".
+    status, reason, _ = pushes.send_apns(kit, DEVICES["apns"]["token"], "", SILENT_MARK, background=True)
+    sent["apns"]["silent"] = {"status": status, "reason": reason}
     status, answer = pushes.send_fcm(kit, DEVICES["fcm"]["token"], title("fcm"), body("fcm"))
     sent["fcm"] = {"status": status, "answer": answer}
     status, answer = pushes.send_expo(kit, DEVICES["expo"]["token"], title("expo"), body("expo"))
@@ -65,6 +71,8 @@ def send_all(kit, subscription):
 def accepted(provider, s):
     if provider == "expo":
         return s["status"] == 200 and s["ticket"].get("status") == "ok"
+    if provider == "apns" and s["silent"]["status"] != 200:
+        return False
     return s["status"] == {"apns": 200, "fcm": 200, "webpush": 201}[provider]
 
 
@@ -82,6 +90,10 @@ def main():
         entry = dict(d, title=title(provider), body=body(provider), **sent[provider])
         entry["seqs"] = [x["seq"] for x in exchanges
                          if x.get("provider") == provider and x.get("deviceID") == d["id"]]
+        if provider == "apns":  # the alert first, then the silent push
+            entry["silentSeq"] = entry["seqs"][-1] if len(entry["seqs"]) == 2 else None
+            if entry["silentSeq"] is None:
+                failures.append(f"apns: expected 2 exchanges (alert, silent), got seqs {entry['seqs']}")
         if provider == "webpush":
             entry["token"] = subscription["endpoint"]
         if not accepted(provider, sent[provider]):
