@@ -42,6 +42,8 @@ def parse_args():
     p.add_argument("--manifest", required=True, help="what send_pushes.py sent (its --manifest file)")
     p.add_argument("--out", required=True, help="directory for the screenshots")
     p.add_argument("--pushdouble", required=True, help="the built pushdouble executable (for `replay`)")
+    p.add_argument("--capped", help="endpoints file (serve --endpoints-file) of a second double with a small "
+                                    "history cap, for the dropped-entries banner")
     p.add_argument("--only", help="comma-separated check names to run (for debugging)")
     return p.parse_args()
 
@@ -163,6 +165,7 @@ class InboxSession:
             "return performance.getEntriesByType('resource').map(e => e.name)")
         foreign = [r for r in resources if not r.startswith(self.origin + "/")]
         assert not foreign, f"resources from elsewhere than {self.origin}: {foreign}"
+        assert not visible(find_all(self.driver, "dropped-banner")), "dropped-banner shown though nothing was dropped"
         self.checks.screenshot("inbox-1280x800")
         return f"title {title!r}, connection-state live, {len(resources)} resources all from {self.origin}"
 
@@ -389,6 +392,23 @@ class InboxSession:
         inner = self.driver.execute_script("return window.innerWidth")
         return f"innerWidth {inner}: " + "; ".join(results)
 
+    def check_dropped(self):
+        """A double whose history cap was passed shows dropped-banner."""
+        assert self.args.capped, "no --capped double given"
+        doc = json.load(open(self.args.capped))
+        kit = pushes.Kit(doc["environment"])
+        for i in range(5):
+            status, reason, _ = pushes.send_apns(kit, f"{i:02x}" * 32, f"capped {i}", "fills the history")
+            assert status == 200, (status, reason)
+        status, doc = pushes.admin_call(kit.admin, "GET", "/history")
+        assert doc.get("dropped", 0) > 0, f"the capped double dropped nothing: count {doc.get('count')}, dropped {doc.get('dropped')}"
+        self.driver.get(kit.admin + "/")
+        banner = wait_visible(self.driver, "dropped-banner", 10)
+        text = " ".join(banner.text.split())
+        assert str(doc["dropped"]) in text, f"dropped-banner {text!r} does not say {doc['dropped']} were dropped"
+        self.checks.screenshot("dropped-banner")
+        return f"{doc['dropped']} dropped → dropped-banner {text!r}"
+
     def check_console(self):
         entries = browser.console_log(self.driver)
         severe = [e for e in entries if e.startswith("SEVERE") and "favicon" not in e]
@@ -444,7 +464,8 @@ def main():
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
             ("export-replay", session.check_export_replay), ("layout-1280", session.check_wide_layout),
-            ("layout-400", session.check_narrow), ("console", session.check_console)]
+            ("layout-400", session.check_narrow), ("dropped-banner", session.check_dropped),
+            ("console", session.check_console)]
     driver = browser.start_browser(*browser.WIDE)
     session.driver = checks.driver = driver
     print(browser.versions(driver), flush=True)

@@ -28,7 +28,8 @@ final class InboxBrowserTests: XCTestCase {
     /// The timeline lists each provider's pushes, filters narrow it, the device inboxes render
     /// title and body, the APNs detail shows the decoded JWT, a device-state change through the
     /// UI makes the next push 410, the fault form adds a rule, the exported scenario replays in
-    /// a fresh `pushdouble replay`; keyboard and narrow-window checks.
+    /// a fresh `pushdouble replay`; keyboard and narrow-window checks; a second double past its
+    /// history cap shows the dropped-entries banner.
     func testInboxPageInHeadlessChromium() throws {
         try requireBrowser()
         let pushdouble = try built("pushdouble")
@@ -40,6 +41,17 @@ final class InboxBrowserTests: XCTestCase {
         defer { kit.remove() }
         guard let admin = server.endpoint(named: "admin")?.url else { return XCTFail("no admin listener") }
 
+        // A second double whose history cap is passed by the script's pushes: dropped-banner.
+        var cappedConfiguration = PushDoubleConfiguration.ephemeral()
+        cappedConfiguration.historyCap = 3
+        let capped = PushDoubleServer(configuration: cappedConfiguration)
+        try capped.start()
+        defer { capped.stop() }
+        let cappedKit = try capped.senderKit()
+        defer { cappedKit.remove() }
+        let cappedFile = out.appendingPathComponent("capped-endpoints.json")
+        try cappedKit.endpointsDocument(endpoints: capped.endpoints).write(to: cappedFile)
+
         let manifest = out.appendingPathComponent("sent.json").path
         let sent = try python("send_pushes.py", ["--manifest", manifest], environment: kit.environment, timeout: 60)
         XCTAssertEqual(sent.status, 0, "send_pushes.py:\n\(sent.stdout)\n\(sent.stderr)")
@@ -48,7 +60,7 @@ final class InboxBrowserTests: XCTestCase {
         XCTAssertEqual(providers, ["apns", "fcm", "expo", "webpush"], "the double recorded a device push of each provider")
 
         let r = try python("inbox_test.py", ["--admin", admin, "--manifest", manifest, "--out", out.path,
-                                             "--pushdouble", pushdouble],
+                                             "--pushdouble", pushdouble, "--capped", cappedFile.path],
                            environment: kit.environment, timeout: 300)
         print(r.stdout)
         XCTAssertEqual(r.status, 0, "inbox_test.py failed:\n\(r.stdout)\n\(r.stderr.suffix(4000))")
