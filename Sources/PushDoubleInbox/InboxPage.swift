@@ -18,7 +18,7 @@ public enum InboxPage {
 
     /// Every asset under ``assetPrefix``, by path: the page's script and style, and the
     /// retry-timeline renderer shared with the HTML report.
-    public static let assets: [InboxAsset] = [InboxScript.asset, InboxStyle.asset]
+    public static let assets: [InboxAsset] = [InboxScript.asset, InboxStyle.asset, .timelineScript, .timelineStyle]
 
     /// The asset at `path` ("/inbox/inbox.js"), if there is one.
     public static func asset(at path: String) -> InboxAsset? { assets.first { $0.path == path } }
