@@ -125,7 +125,7 @@ textarea { width: 100%; font-family: ui-monospace, Menlo, Consolas, monospace; f
 @media (max-width: 900px) {
   .layout { grid-template-columns: 1fr; }
   .timeline { max-height: none; }
-  .detail { width: 100vw; }
+  .detail { width: auto; left: 0; }
 }
 @media (max-width: 420px) {
   :root { font-size: 13px; }
