@@ -27,8 +27,10 @@ public enum ScenarioExport {
                         faults: double.faults.list().map(\.rule), fakeOptions: fakeOptions)
     }
 
-    /// The scenario as the file's bytes: pretty-printed, keys sorted, ending in a newline.
+    /// The scenario as the file's bytes: pretty-printed, keys sorted (the same state gives the
+    /// same file), ending in a newline.
     public static func document(_ scenario: Scenario) -> [UInt8] {
-        ((try? ExchangeEncoding.makeEncoder(pretty: true).encode(scenario)).map(Array.init) ?? Array("{}".utf8)) + [0x0a]
+        let encoder = ExchangeEncoding.makeEncoder(pretty: true)
+        return ((try? encoder.encode(scenario)).map(Array.init) ?? Array("{}".utf8)) + [0x0a]
     }
 }

@@ -10,6 +10,7 @@ enum InboxHTML {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <title>PushDouble inbox</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/inbox/inbox.css">
 <script src="/inbox/inbox.js" defer></script>
 </head>

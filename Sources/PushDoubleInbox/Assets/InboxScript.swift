@@ -200,8 +200,8 @@ enum InboxScript {
     var who = ex.deviceID || ex.token || (Array.isArray(ex.recipients) ? ex.recipients.length + ' recipients' : '');
     var what = el('span', { class: 'what' }, [
       el('span', { text: ex.request ? ex.request.method + ' ' + ex.endpoint : ex.endpoint }),
-      who ? el('span', { class: 'who', text: who }) : null,
-      reasons.length ? el('span', { class: 'reason', text: reasons.join(', ') }) : null
+      reasons.length ? el('span', { class: 'reason', text: reasons.join(', ') }) : null,
+      who ? el('span', { class: 'who', text: who }) : null
     ]);
     var row = el('li', {
       class: 'row', tabindex: '0', 'data-testid': 'exchange-row', 'data-seq': ex.seq, 'data-provider': ex.provider,
@@ -480,7 +480,7 @@ enum InboxScript {
     if (!items.length) list.append(el('li', { class: 'note', text: 'No notification delivered to this device in the kept history.' }));
   }
 
-  function newDeviceID(e) { return e.provider + '-' + e.token.replace(/[^A-Za-z0-9]/g, '').slice(0, 16); }
+  function newDeviceID(e) { return e.provider + '-' + e.token.replace(/[^A-Za-z0-9]/g, '').slice(-16); }
 
   function applyDeviceState() {
     var e = state.selectedDevice ? entryFor(state.selectedDevice) : null;
@@ -1037,8 +1037,11 @@ enum InboxScript {
     setInterval(function () { pollHealth().catch(function () { /* the stream reports the outage */ }); }, HEALTH_EVERY_MS);
   }
 
-  // For tests and the console: the page's pure views, no state.
-  window.PushDoubleInbox = { notificationView: notificationView, decodeJWT: decodeJWT, verdict: verdict, decisionText: decisionText };
+  // For tests and the console: the page's views of one exchange (no page state).
+  window.PushDoubleInbox = {
+    notificationView: notificationView, renderNotification: renderNotification, decodeJWT: decodeJWT, verdict: verdict,
+    decisionText: decisionText
+  };
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
