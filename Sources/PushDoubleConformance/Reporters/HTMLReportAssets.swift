@@ -100,19 +100,20 @@ button.seq { font: 12px ui-monospace, Menlo, Consolas, monospace; padding: 0 4px
     }
     box.hidden = false;
     box.setAttribute('data-seq', String(seq));
+    if (caseEl.__pdTimelineOptions) caseEl.__pdTimelineOptions.selectedSeq = seq;
     Array.prototype.forEach.call(caseEl.querySelectorAll('[data-testid="attempt"]'), function (a) {
       a.classList.toggle('pd-selected', a.getAttribute('data-seq') === String(seq));
     });
   }
 
-  /** Draws the case's timeline (again when its width changed by more than a little). */
-  function draw(caseEl, force) {
+  /** Draws the case's timeline (it redraws itself when its width changes). */
+  function draw(caseEl) {
     var box = caseEl.querySelector('[data-testid="retry-timeline"]');
-    var width = box.clientWidth;
-    if (!force && box.getAttribute('data-rendered') === 'true' && (!width || Math.abs(width - Number(box.getAttribute('data-width'))) < 24)) return;
-    PushDoubleTimeline.render(box, exchangesOf(caseEl), { onSelect: function (seq) { showDetail(caseEl, seq); } });
+    var options = {};
+    options.onSelect = function (seq) { options.selectedSeq = seq; showDetail(caseEl, seq); };
+    caseEl.__pdTimelineOptions = options;
+    PushDoubleTimeline.render(box, exchangesOf(caseEl), options);
     box.setAttribute('data-rendered', 'true');
-    box.setAttribute('data-width', String(width));
   }
 
   function matches(caseEl) {
@@ -139,8 +140,7 @@ button.seq { font: 12px ui-monospace, Menlo, Consolas, monospace; padding: 0 4px
   }
 
   cases.forEach(function (c) {
-    draw(c, true);
-    c.addEventListener('toggle', function () { if (c.open) draw(c, false); });
+    draw(c);
     c.addEventListener('click', function (ev) {
       var b = ev.target && ev.target.closest ? ev.target.closest('button.seq') : null;
       if (b) showDetail(c, Number(b.getAttribute('data-seq')));
@@ -173,11 +173,6 @@ button.seq { font: 12px ui-monospace, Menlo, Consolas, monospace; padding: 0 4px
   document.addEventListener('keydown', function (ev) {
     var t = ev.target && ev.target.tagName;
     if (ev.key === '/' && t !== 'INPUT' && t !== 'TEXTAREA' && search) { ev.preventDefault(); search.focus(); }
-  });
-  var resizeTimer = null;
-  window.addEventListener('resize', function () {
-    clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(function () { cases.forEach(function (c) { if (c.open) draw(c, false); }); }, 150);
   });
 })();
 """#

@@ -42,8 +42,9 @@ extension InboxAsset {
  *     [data-testid=attempt-early] (the "early" mark of its label);
  *   rect.pd-window [data-testid=retry-after-window][data-seq] per Retry-After window;
  *   text.pd-gap [data-testid=gap] per gap between two attempts.
- * options: { onSelect(seq), selectedSeq, width (px; default the container's width), list (true:
- *   the attempt list under each drawing is open), legend (false: no legend) }.
+ * options: { onSelect(seq), selectedSeq (drawn selected), width (px; default the container's
+ *   width, and then the drawing follows the container's width with a ResizeObserver), list
+ *   (true: the attempt list under each drawing is open), legend (false: no legend) }.
  */
 (function (root) {
   'use strict';
@@ -348,13 +349,28 @@ extension InboxAsset {
 
   function drawingWidth(container, options) {
     // The drawing sits in a section with 8 px padding and a 1 px border on each side.
-    var w = options.width || (container.clientWidth ? container.clientWidth - 20 : 700);
+    var w = options.width || (container.clientWidth ? container.clientWidth - 22 : 700);
     return Math.max(240, Math.floor(w));
+  }
+
+  /** Redraws when the container's width changes (a details element opened, a scrollbar came,
+   *  the window was resized), unless options.width fixes the width. */
+  function follow(container, exchanges, options) {
+    if (container.__pdTimelineObserver) { container.__pdTimelineObserver.disconnect(); container.__pdTimelineObserver = null; }
+    if (options.width || typeof ResizeObserver !== 'function') return;
+    var drawn = container.clientWidth;
+    var observer = new ResizeObserver(function () {
+      var now = container.clientWidth;
+      if (now && Math.abs(now - drawn) >= 2) render(container, exchanges, options);
+    });
+    observer.observe(container);
+    container.__pdTimelineObserver = observer;
   }
 
   /** Draws `exchanges` into `container` (its previous content is replaced). */
   function render(container, exchanges, options) {
     options = options || {};
+    follow(container, exchanges, options);
     while (container.firstChild) container.removeChild(container.firstChild);
     if (container.classList) container.classList.add('pd-timeline');
     var groups = group(exchanges), width = drawingWidth(container, options);
