@@ -67,27 +67,40 @@ final class InboxBrowserTests: XCTestCase {
         XCTAssertTrue(r.stdout.contains("inbox_test: all "), r.stdout)
     }
 
-    /// `pushdouble conform --html FILE` for cases that retry (APNs 429 with Retry-After, FCM
-    /// Retry-After as an HTTP date) and the happy path, then Tests/Browser/report_test.py: the
-    /// summary, each case with its verdicts, a retry timeline with several attempts.
+    /// `pushdouble conform --html FILE` with the reference sender on cases that retry (APNs 429
+    /// with Retry-After, FCM Retry-After as an HTTP date) and the happy path, then
+    /// Tests/Browser/report_test.py: the summary, each case with its verdicts, a retry timeline
+    /// with the retry and its Retry-After window, no early mark.
     func testHTMLReportInHeadlessChromium() throws {
+        try htmlReport(sender: built("pushdouble-reference-sender"), cases: "apns.happy-path,apns.too-many-requests,fcm.retry-after-date",
+                       expectedExit: 0, directory: "report", extra: [])
+    }
+
+    /// The same for the `ignore-retry-after` mutant (retries at once): its case fails and the
+    /// retry is marked early on the report's timeline — visible at a glance.
+    func testHTMLReportMarksAnEarlyRetryInHeadlessChromium() throws {
+        try htmlReport(sender: built("pushdouble-reference-sender") + " --mutant ignore-retry-after",
+                       cases: "apns.too-many-requests", expectedExit: 1, directory: "report-mutant", extra: ["--early"])
+    }
+
+    func htmlReport(sender: String, cases: String, expectedExit: Int32, directory: String, extra: [String],
+                    file: StaticString = #filePath, line: UInt = #line) throws {
         try requireBrowser()
         let pushdouble = try built("pushdouble")
-        let sender = try built("pushdouble-reference-sender")
-        let out = try outputDirectory("report")
+        let out = try outputDirectory(directory)
         let report = out.appendingPathComponent("conformance-report.html").path
         try? FileManager.default.removeItem(atPath: report)
         let conform = try runCommand([pushdouble, "conform", "--sender", sender, "--scenarios", shippedScenarioDirectory,
-                                      "--only", "apns.happy-path,apns.too-many-requests,fcm.retry-after-date",
-                                      "--html", report], timeout: 180)
-        XCTAssertEqual(conform.status, 0, "conform --html:\n\(conform.stdout)\n\(conform.stderr)")
-        guard FileManager.default.fileExists(atPath: report) else { return XCTFail("conform wrote no \(report)") }
-
-        let r = try python("report_test.py", ["--report", report, "--out", out.path, "--min-attempts", "2"],
+                                      "--only", cases, "--html", report], timeout: 180)
+        XCTAssertEqual(conform.status, expectedExit, "conform --html:\n\(conform.stdout)\n\(conform.stderr)", file: file, line: line)
+        guard FileManager.default.fileExists(atPath: report) else {
+            return XCTFail("conform wrote no \(report)", file: file, line: line)
+        }
+        let r = try python("report_test.py", ["--report", report, "--out", out.path, "--retry-case", "apns.too-many-requests"] + extra,
                            environment: [], timeout: 120)
         print(r.stdout)
-        XCTAssertEqual(r.status, 0, "report_test.py failed:\n\(r.stdout)\n\(r.stderr.suffix(4000))")
-        XCTAssertTrue(r.stdout.contains("report_test: all "), r.stdout)
+        XCTAssertEqual(r.status, 0, "report_test.py failed:\n\(r.stdout)\n\(r.stderr.suffix(4000))", file: file, line: line)
+        XCTAssertTrue(r.stdout.contains("report_test: all "), r.stdout, file: file, line: line)
     }
 
     // MARK: - helpers
