@@ -14,7 +14,10 @@ import shutil
 import sys
 import traceback
 
+import loopback
+
 os.environ["SE_OFFLINE"] = "true"
+loopback.drop_proxies()
 
 from selenium import webdriver  # noqa: E402
 from selenium.common.exceptions import StaleElementReferenceException, TimeoutException, WebDriverException  # noqa: E402
@@ -35,7 +38,7 @@ def start_browser(width, height):
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 f"--window-size={width},{height}", "--no-first-run", "--no-default-browser-check",
                 "--disable-extensions", "--disable-background-networking", "--disable-sync",
-                "--disable-component-update", "--disable-default-apps", "--lang=en-US"):
+                "--disable-component-update", "--disable-default-apps", "--lang=en-US", "--no-proxy-server"):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)

@@ -20,8 +20,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "Interop"))
 
 import httpx  # noqa: E402
+import loopback  # noqa: E402
 from apns_interop import make_jwt  # noqa: E402
 from webpush_common import Admin as WebPushAdmin  # noqa: E402
+
+loopback.drop_proxies()
 
 FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
 EXPO_SEND_PATH = "/--/api/v2/push/send"  # ExpoService.sendPath
