@@ -32,7 +32,7 @@ INTEROP_TIER+='|WebPushSocketTests|WebPushClientMatrixTests'
 INTEROP_TIER+='|ExpoClientMatrixTests|ExpoSocketTests|ExpoFakeTests'
 INTEROP_TIER+='|FCMClientMatrixTests|FCMServerTests'
 INTEROP_TIER+='|InboxBrowserTests'
-INTEROP_TIER+='|InboxScriptNodeTests'
+INTEROP_TIER+='|InboxScriptNodeTests|ScenarioExportSchemaTests'
 INTEROP_TIER+='|TimelineScriptTests|HTMLReporterTests'
 
 if [ "${1:-}" = "--fast" ]; then

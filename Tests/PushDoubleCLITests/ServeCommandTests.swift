@@ -123,6 +123,7 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(env["PUSHDOUBLE_ADMIN_URL"], admin)
         XCTAssertEqual(env["PUSHDOUBLE_PROTOCOL"], "1")
         XCTAssertTrue(out.value.contains("export PUSHDOUBLE_ADMIN_URL=\(admin)"), out.value)
+        XCTAssertTrue(out.value.contains("inbox (web UI): \(admin)/inbox\n"), out.value)
 
         XCTAssertEqual(try Curl.call("GET", admin + "/health").code, 200)
         let dead = try Curl.call("POST", fake + "/push/dead", body: "{}", headers: ["authorization: ok"])
@@ -136,6 +137,34 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(out.value.contains("stopping (2 exchanges, 0 dropped)"), out.value)
         // The listeners are closed.
         XCTAssertNotEqual(try Curl.call("GET", admin + "/health", timeout: 2).exit, 0)
+    }
+
+    /// What the inbox's "Export as scenario" downloads, `replay` loads: the same devices and rules.
+    func testReplayLoadsAnExportedScenario() throws {
+        let dir = try tempDir()
+        let first = BackgroundServe(["--ephemeral", "--endpoints-file", dir.appendingPathComponent("a.json").path], mode: .serve,
+                                    fakes: [spec], credentials: .some(nil))
+        XCTAssertTrue(first.waitFor("ready"), first.out.value + first.err.value)
+        let admin = try XCTUnwrap(try endpointsDocument(dir.appendingPathComponent("a.json")).urls["admin"])
+        XCTAssertEqual(try Curl.call("POST", admin + "/devices", body: #"{"id":"d1","provider":"test","token":"dead","state":"unregistered"}"#).code, 201)
+        XCTAssertEqual(try Curl.call("POST", admin + "/faults", body: #"{"id":"f1","match":{"nth":2},"action":{"type":"respond","reason":"ServiceUnavailable","retryAfter":7},"times":1}"#).code, 201)
+        let devices = try Curl.call("GET", admin + "/devices").body, rules = try Curl.call("GET", admin + "/faults").json as? [[String: Any]]
+        let export = try Curl.call("GET", admin + "/scenario/export")
+        XCTAssertEqual(export.code, 200)
+        XCTAssertEqual(export.header("content-disposition"), "attachment; filename=\"pushdouble-scenario.json\"")
+        XCTAssertEqual(first.stop(with: SIGTERM), 0)
+        let file = try write(export.body, to: "pushdouble-scenario.json", in: dir)
+
+        let replay = BackgroundServe(["--ephemeral", "--endpoints-file", dir.appendingPathComponent("b.json").path, file.path], mode: .replay,
+                                     fakes: [spec], credentials: .some(nil))
+        XCTAssertTrue(replay.waitFor("ready"), replay.out.value + replay.err.value)
+        let again = try XCTUnwrap(try endpointsDocument(dir.appendingPathComponent("b.json")).urls["admin"])
+        XCTAssertTrue(replay.out.value.contains("scenarios: exported"), replay.out.value)
+        XCTAssertEqual(try Curl.call("GET", again + "/devices").body, devices)
+        let replayed = try Curl.call("GET", again + "/faults").json as? [[String: Any]]
+        XCTAssertEqual(replayed?.map { ($0["rule"] as? [String: Any]).map { NSDictionary(dictionary: $0) } },
+                       rules?.map { ($0["rule"] as? [String: Any]).map { NSDictionary(dictionary: $0) } })
+        XCTAssertEqual(replay.stop(with: SIGINT), 0)
     }
 
     func testReplayPrintsEachExchangeInDetail() throws {

@@ -12,6 +12,8 @@ enum InboxHTML {
 <title>PushDouble inbox</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/inbox/inbox.css">
+<link rel="stylesheet" href="/inbox/timeline.css">
+<script src="/inbox/timeline.js" defer></script>
 <script src="/inbox/inbox.js" defer></script>
 </head>
 <body>

@@ -842,26 +842,33 @@ enum InboxScript {
     dl.replaceChildren.apply(dl, facts.reduce(function (acc, f) { acc.push(el('dt', { text: f[0] }), el('dd', { text: f[1] })); return acc; }, []));
   }
 
-  // The exchanges the retry timeline is drawn from: the same provider and target (device
-  // or token), newest 200; PushDoubleTimeline groups them into notifications.
-  function sameTarget(ex) {
-    var keys = targetsOf(ex).map(function (t) { return t.key; }).filter(Boolean);
-    if (!keys.length) return [ex];
-    var seqs = new Set();
-    keys.forEach(function (k) { (state.byDevice.get(k) || []).forEach(function (d) { seqs.add(d.seq); }); });
-    return Array.from(seqs).sort(function (a, b) { return a - b; }).slice(-200)
-      .map(function (s) { return state.exchanges.get(s); }).filter(Boolean);
+  // The attempts of `ex`'s notification: PushDoubleTimeline.group (timeline.js documents the
+  // rule: provider + target + apns-id / body) over the kept exchanges of the same provider.
+  function notificationAttempts(ex) {
+    var same = [];
+    state.order.forEach(function (s) { var e = state.exchanges.get(s); if (e && e.provider === ex.provider) same.push(e); });
+    var groups = window.PushDoubleTimeline.group(same);
+    for (var i = 0; i < groups.length; i++) {
+      if (groups[i].attempts.some(function (a) { return a.seq === ex.seq; })) return groups[i].attempts.map(function (a) { return a.exchange; });
+    }
+    return [ex];
   }
 
-  // The fallback when timeline.js is not there: the same target's attempts with the same
-  // body, as a list (gap to the previous attempt, status, retry-after).
-  function renderAttemptList(box, exchanges, current) {
+  // Without timeline.js: the same target's attempts with the same body, as a plain list
+  // (gap to the previous attempt, status, retry-after).
+  function renderAttemptList(box, current) {
     var body = current.request ? (current.request.body || current.request.bodyBase64) : null;
-    var attempts = exchanges.filter(function (e) { return (e.request ? (e.request.body || e.request.bodyBase64) : null) === body; });
+    var target = current.token || current.deviceID || (current.request && current.request.path);
+    var attempts = [];
+    state.order.forEach(function (s) {
+      var e = state.exchanges.get(s);
+      if (!e || e.provider !== current.provider || (e.token || e.deviceID || (e.request && e.request.path)) !== target) return;
+      if ((e.request ? (e.request.body || e.request.bodyBase64) : null) === body) attempts.push(e);
+    });
     var prev = null;
     box.replaceChildren(el('p', { class: 'note', text: 'Attempts to the same target with the same body (the timeline renderer is not loaded):' }),
       el('ol', { class: 'attempts' }, attempts.map(function (e) {
-        var gap = prev ? ms(prev.receivedAt, e.receivedAt) : null;
+        var gap = prev ? ms(prev.respondedAt, e.receivedAt) : null;
         var ra = null;
         ((e.response && e.response.headers) || []).forEach(function (h) { if (str(h[0]).toLowerCase() === 'retry-after') ra = str(h[1]); });
         prev = e;
@@ -869,7 +876,7 @@ enum InboxScript {
           tabindex: '0', 'data-testid': 'attempt', 'data-seq': e.seq, class: e.seq === current.seq ? 'current' : '',
           onclick: function () { openDetail(e.seq); },
           onkeydown: function (ev) { if (ev.key === 'Enter') openDetail(e.seq); }
-        }, ['#' + e.seq + ' ' + clock(e.receivedAt) + (gap === null ? '' : ' (+' + gap + ' ms)') + ' → ' +
+        }, ['#' + e.seq + ' ' + clock(e.receivedAt) + (gap === null ? '' : ' (+' + gap + ' ms after the previous answer)') + ' → ' +
           (statusOf(e) === null ? str(e.response && e.response.action) : statusOf(e)) + (reasonsOf(e).length ? ' ' + reasonsOf(e).join(', ') : '') +
           (ra ? ' · retry-after ' + ra : '')]);
       })));
@@ -877,17 +884,18 @@ enum InboxScript {
 
   function renderRetryTimeline(ex) {
     var box = $('retry-timeline');
-    var exchanges = sameTarget(ex);
+    box.replaceChildren();
     if (window.PushDoubleTimeline && typeof window.PushDoubleTimeline.render === 'function') {
-      box.replaceChildren();
       try {
-        window.PushDoubleTimeline.render(box, exchanges, { onSelect: function (seq) { openDetail(Number(seq)); }, selectedSeq: ex.seq });
+        window.PushDoubleTimeline.render(box, notificationAttempts(ex), {
+          onSelect: function (seq) { openDetail(Number(seq)); }, selectedSeq: ex.seq, list: true
+        });
         return;
       } catch (e) {
         say('The timeline renderer failed: ' + e.message, true);
       }
     }
-    renderAttemptList(box, exchanges, ex);
+    renderAttemptList(box, ex);
   }
 
   function openDetail(seq, from) {
@@ -992,20 +1000,6 @@ enum InboxScript {
     });
   }
 
-  // ---------------------------------------------------------------- timeline renderer
-
-  // timeline.js / timeline.css (the renderer shared with the HTML report) are loaded when
-  // the binary has them; without them the detail shows a plain list of attempts.
-  function loadTimelineRenderer() {
-    if (window.PushDoubleTimeline) return;
-    var css = el('link', { rel: 'stylesheet', href: '/inbox/timeline.css' });
-    document.head.append(css);
-    var s = el('script', { src: '/inbox/timeline.js' });
-    s.addEventListener('load', function () { if (state.openSeq !== null) renderRetryTimeline(state.exchanges.get(state.openSeq)); });
-    s.addEventListener('error', function () { s.remove(); css.remove(); });
-    document.head.append(s);
-  }
-
   // ---------------------------------------------------------------- start
 
   function bind() {
@@ -1028,7 +1022,6 @@ enum InboxScript {
   function start() {
     bind();
     updateSummary();
-    loadTimelineRenderer();
     Promise.all([loadProviders(), loadDevices(), loadFaults()])
       .catch(function (err) { say('Could not read the admin API: ' + err.message, true); })
       .then(loadInitialHistory)
