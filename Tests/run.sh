@@ -28,6 +28,7 @@ INTEROP_TIER+='|ConnectProxySocketTests|ServeCommandTests|TestCredentialsTests|T
 INTEROP_TIER+='|WebPushSocketTests|WebPushClientMatrixTests'
 INTEROP_TIER+='|ExpoClientMatrixTests|ExpoSocketTests|ExpoFakeTests'
 INTEROP_TIER+='|FCMClientMatrixTests|FCMServerTests'
+INTEROP_TIER+='|InboxScriptNodeTests|ScenarioExportSchemaTests'
 INTEROP_TIER+='|TimelineScriptTests|HTMLReporterTests'
 
 if [ "${1:-}" = "--fast" ]; then
