@@ -76,29 +76,15 @@ final class HTMLReporterTests: XCTestCase {
 
     /// Early attempts per case (page order) as the page's own timeline script counts them.
     func earlyAttempts(_ html: String) throws -> [Int] {
-        try requireTool("node")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-html-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         let open = "<script type=\"application/json\" id=\"\(HTMLReporter.dataElementID)\">"
         let start = try XCTUnwrap(html.range(of: open))
         let end = try XCTUnwrap(html[start.upperBound...].range(of: "</script>"))
-        try String(html[start.upperBound..<end.lowerBound]).write(to: dir.appendingPathComponent("data.json"), atomically: true, encoding: .utf8)
-        try InboxAsset.timelineScript.text.write(to: dir.appendingPathComponent("timeline.js"), atomically: true, encoding: .utf8)
         let js = """
-        // node -e: argv[1] and argv[2] are the script's arguments.
-        const T = require(process.argv[1]); const data = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'));
+        const T = require(process.argv[2]); const data = JSON.parse(require('fs').readFileSync(process.argv[3], 'utf8'));
         console.log(JSON.stringify(data.map(xs => T.group(xs).reduce((n, g) => n + g.attempts.filter(a => a.early).length, 0))));
         """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["node", "-e", js, dir.appendingPathComponent("timeline.js").path, dir.appendingPathComponent("data.json").path]
-        let out = Pipe()
-        p.standardOutput = out; p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, text)
+        let (status, text) = try TimelineScriptTests.runNode(js, files: [("data.json", Data(html[start.upperBound..<end.lowerBound].utf8))])
+        XCTAssertEqual(status, 0, text)
         return try JSONDecoder().decode([Int].self, from: Data(text.utf8))
     }
 
@@ -108,6 +94,8 @@ final class HTMLReporterTests: XCTestCase {
         let html = try assertReport(report)
         XCTAssertTrue(report.cases.allSatisfy { $0.verdict == .pass }, report.cases.map { ConsoleReporter.caseLines($0) }.joined(separator: "\n"))
         XCTAssertTrue(html.contains("data-succeeded=\"true\""))
+        XCTAssertEqual(report.cases.map(\.seed), [1, 1], "each case keeps the seed its fakes ran with (the scenarios' own)")
+        XCTAssertTrue(html.contains("<dd data-testid=\"summary-seeds\">each scenario's own: 1</dd>"), "seeds in the summary")
         XCTAssertEqual(try earlyAttempts(html), [0, 0], "the reference sender waits out Retry-After")
     }
 

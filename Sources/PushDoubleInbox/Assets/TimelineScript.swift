@@ -272,10 +272,14 @@ extension InboxAsset {
       tabindex: 0, role: 'button', 'aria-label': name }, s);
     if (a.early) el.setAttribute('data-early', 'true');
     svg('title', {}, el).textContent = name;
-    var x0 = x(a.start), w = Math.max(6, x(a.end) - x0);
-    svg('rect', { 'class': 'pd-mark', x: x0, y: LAYOUT.markTop, width: w, height: LAYOUT.markHeight, rx: 3 }, el);
+    var x0 = x(a.start), w = Math.max(6, x(a.end) - x0), lw = labelWidth(a);
     // A label that would run past the right edge ends at the mark's end instead.
-    var right = x0 + labelWidth(a) > width - LAYOUT.pad;
+    var right = x0 + lw > width - LAYOUT.pad;
+    // An invisible rect over the mark and its label: a click anywhere on the attempt hits it.
+    var hx0 = Math.min(x0, right ? x0 + w - lw : x0), hx1 = Math.max(x0 + w, right ? x0 + w : x0 + lw);
+    svg('rect', { 'class': 'pd-hit', x: hx0, y: LAYOUT.markTop - 2, width: hx1 - hx0,
+      height: LAYOUT.labelY[labelRow] + 4 - (LAYOUT.markTop - 2) }, el);
+    svg('rect', { 'class': 'pd-mark', x: x0, y: LAYOUT.markTop, width: w, height: LAYOUT.markHeight, rx: 3 }, el);
     var t = svgText({ 'class': 'pd-label', x: right ? x0 + w : x0, y: LAYOUT.labelY[labelRow], 'text-anchor': right ? 'end' : 'start' }, el, '');
     svg('tspan', {}, t).textContent = a.label;
     if (a.early) svg('tspan', { 'class': 'pd-early-mark', 'data-testid': 'attempt-early' }, t).textContent = ' · early';
