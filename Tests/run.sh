@@ -75,7 +75,8 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   # async-expo-push-notifications installs the module exponent_server_sdk too: kept in its own
   # directory, put on PYTHONPATH by ExpoClientMatrixTests (its dependencies go in the main env).
   python3 -m pip install -q --disable-pip-version-check httpx pydantic requests
-  # The browser tests (InboxBrowserTests): Selenium's Python bindings, pinned.
+  # The browser tests (InboxBrowserTests): Selenium's Python bindings, pinned (4.52.0 needs a
+  # certifi newer than PyPI has here).
   python3 -m pip install -q --disable-pip-version-check 'selenium==4.51.0'
   python3 -m pip install -q --disable-pip-version-check --no-deps --upgrade \
     --target .build/interop-python/async-expo 'async-expo-push-notifications>=2.3,<3'
