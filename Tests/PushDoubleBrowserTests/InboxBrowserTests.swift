@@ -34,21 +34,10 @@ final class InboxBrowserTests: XCTestCase {
         try requireBrowser()
         let pushdouble = try built("pushdouble")
         let out = try outputDirectory("inbox")
-        let server = PushDoubleServer(configuration: .ephemeral())
-        try server.start()
-        defer { server.stop() }
-        let kit = try server.senderKit()
-        defer { kit.remove() }
+        let (server, kit) = try startDouble()
         guard let admin = server.endpoint(named: "admin")?.url else { return XCTFail("no admin listener") }
-
-        // A second double whose history cap is passed by the script's pushes: dropped-banner.
-        var cappedConfiguration = PushDoubleConfiguration.ephemeral()
-        cappedConfiguration.historyCap = 3
-        let capped = PushDoubleServer(configuration: cappedConfiguration)
-        try capped.start()
-        defer { capped.stop() }
-        let cappedKit = try capped.senderKit()
-        defer { cappedKit.remove() }
+        // A second double whose history cap the script's pushes pass: dropped-banner.
+        let (capped, cappedKit) = try startDouble(historyCap: 3)
         let cappedFile = out.appendingPathComponent("capped-endpoints.json")
         try cappedKit.endpointsDocument(endpoints: capped.endpoints).write(to: cappedFile)
 
@@ -89,7 +78,6 @@ final class InboxBrowserTests: XCTestCase {
         let pushdouble = try built("pushdouble")
         let out = try outputDirectory(directory)
         let report = out.appendingPathComponent("conformance-report.html").path
-        try? FileManager.default.removeItem(atPath: report)
         let conform = try runCommand([pushdouble, "conform", "--sender", sender, "--scenarios", shippedScenarioDirectory,
                                       "--only", cases, "--html", report], timeout: 180)
         XCTAssertEqual(conform.status, expectedExit, "conform --html:\n\(conform.stdout)\n\(conform.stderr)", file: file, line: line)
@@ -112,6 +100,18 @@ final class InboxBrowserTests: XCTestCase {
         if check.status != 0 { throw MissingTool(name: "selenium") }
     }
 
+    /// An in-process double on ephemeral ports and its sender kit, both gone at teardown.
+    func startDouble(historyCap: Int? = nil) throws -> (PushDoubleServer, SenderKit) {
+        var configuration = PushDoubleConfiguration.ephemeral()
+        if let cap = historyCap { configuration.historyCap = cap }
+        let server = PushDoubleServer(configuration: configuration)
+        try server.start()
+        addTeardownBlock { server.stop() }
+        let kit = try server.senderKit()
+        addTeardownBlock { kit.remove() }
+        return (server, kit)
+    }
+
     func built(_ name: String) throws -> String {
         let url = builtProduct(named: name)
         guard FileManager.default.isExecutableFile(atPath: url.path) else {
@@ -120,8 +120,10 @@ final class InboxBrowserTests: XCTestCase {
         return url.path
     }
 
+    /// A fresh (emptied) directory for one test's screenshots: no stale FAIL-*.png from an earlier run.
     func outputDirectory(_ name: String) throws -> URL {
         let dir = Self.outputDirectory.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: dir)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         print("browser screenshots: \(dir.path)")
         return dir
