@@ -392,6 +392,26 @@ class InboxSession:
         inner = self.driver.execute_script("return window.innerWidth")
         return f"innerWidth {inner}: " + "; ".join(results)
 
+    def check_reset(self):
+        """`reset` forgets devices, rules and history (the admin API agrees, the page empties);
+        the live stream goes on: a push after it shows up as a row."""
+        browser.set_viewport(self.driver, *browser.WIDE)
+        self.open_page("/")
+        find(self.driver, "reset").click()
+        wait(self.driver, lambda d: not self.rows() and not find_all(d, "device-item") and not find_all(d, "fault-item"),
+             10, "the timeline, the device list and the fault list to empty")
+        devices = pushes.admin_call(self.admin, "GET", "/devices")[1]
+        faults = pushes.admin_call(self.admin, "GET", "/faults")[1]
+        history = pushes.admin_call(self.admin, "GET", "/history")[1]
+        assert devices == [] and faults == [] and history["count"] == 0, (devices, faults, history["count"])
+        token = "c0c0" * 16
+        status, reason, _ = pushes.send_apns(self.kit, token, "after reset", "still live")
+        assert status == 200, (status, reason)
+        row = wait(self.driver, lambda d: self.rows(), 10, "the push after the reset to appear live")[0]
+        assert row.get_attribute("data-provider") == "apns", row.get_attribute("data-provider")
+        self.checks.screenshot("after-reset")
+        return f"devices, rules and history gone (API and page); the next push is row seq {row.get_attribute('data-seq')}"
+
     def check_dropped(self):
         """A double whose history cap was passed shows dropped-banner."""
         assert self.args.capped, "no --capped double given"
@@ -464,7 +484,8 @@ def main():
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
             ("export-replay", session.check_export_replay), ("layout-1280", session.check_wide_layout),
-            ("layout-400", session.check_narrow), ("dropped-banner", session.check_dropped),
+            ("layout-400", session.check_narrow), ("reset", session.check_reset),
+            ("dropped-banner", session.check_dropped),
             ("console", session.check_console)]
     driver = browser.start_browser(*browser.WIDE)
     session.driver = checks.driver = driver
