@@ -246,6 +246,19 @@ class InboxSession:
             done.append(f"{provider} ({platform}{', its silent push marked' if provider == 'apns' else ''})")
         return "title and body rendered for " + ", ".join(done)
 
+    def check_decrypt_error(self):
+        """A Web Push message encrypted to a key the subscription does not hold shows decrypt-error."""
+        u = self.manifest["undecryptable"]
+        box = self.open_device(u["id"])
+        note = wait(self.driver, lambda d: find_all(box, "notification"), 5, f"a notification in {u['id']}'s inbox")[0]
+        errors = find_all(note, "decrypt-error")
+        assert errors and errors[0].is_displayed(), f"no decrypt-error shown: {note.text!r}"
+        text = " ".join(errors[0].text.split())
+        assert text, "decrypt-error is empty (no reason)"
+        assert note.get_attribute("data-platform") == "browser", note.get_attribute("data-platform")
+        self.checks.screenshot("device-inbox-webpush-decrypt-error")
+        return f"{u['id']}: decrypt-error {text[:120]!r}"
+
     def check_detail(self):
         """The APNs exchange's detail: decoded JWT with the key id / team id used, verdict valid."""
         seq = self.sent["apns"]["seqs"][0]
@@ -480,7 +493,8 @@ def main():
     steps = [("page", session.check_page), ("inbox-route", session.check_inbox_route),
             ("timeline", session.check_timeline), ("filter-provider", session.check_provider_filter),
             ("filter-search", session.check_search_filter), ("filter-device", session.check_device_filter),
-            ("device-inbox", session.check_device_inbox), ("detail-auth", session.check_detail),
+            ("device-inbox", session.check_device_inbox), ("decrypt-error", session.check_decrypt_error),
+            ("detail-auth", session.check_detail),
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
             ("export-replay", session.check_export_replay), ("layout-1280", session.check_wide_layout),

@@ -108,6 +108,18 @@ def subscribe_webpush(kit, sid, service="mozilla"):
     return WebPushAdmin(kit.admin).subscribe(sid, service)
 
 
+def with_foreign_key(subscription):
+    """The subscription with its p256dh replaced by a fresh key's: the service takes what is
+    encrypted to it, the subscriber cannot decrypt it (the content key comes from an ECDH with
+    the subscriber's key pair: RFC 8291, /work/shared/protocols/webpush.md section 2)."""
+    import base64
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    point = ec.generate_private_key(ec.SECP256R1()).public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    keys = dict(subscription["keys"], p256dh=base64.urlsafe_b64encode(point).rstrip(b"=").decode())
+    return dict(subscription, keys=keys)
+
+
 def send_webpush(kit, subscription, title, body):
     """pywebpush aes128gcm with the shipped VAPID key; the plaintext is a JSON {title, body}."""
     import pywebpush

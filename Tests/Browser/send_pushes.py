@@ -27,6 +27,7 @@ DEVICES = {
 
 
 SILENT_MARK = "browser-silent-sync-7"
+UNDECRYPTABLE = "browser-webpush-undecryptable"
 
 
 def title(provider):
@@ -68,6 +69,15 @@ def send_all(kit, subscription):
     return sent
 
 
+def send_undecryptable(kit):
+    """A second Web Push subscription whose message is encrypted to a key it does not hold:
+    its inbox shows decrypt-error."""
+    sid = UNDECRYPTABLE
+    sub = pushes.with_foreign_key(pushes.subscribe_webpush(kit, sid))
+    status, text = pushes.send_webpush(kit, sub, "never readable", "encrypted to another key")
+    return {"id": sid, "status": status, "answer": text}
+
+
 def accepted(provider, s):
     if provider == "expo":
         return s["status"] == 200 and s["ticket"].get("status") == "ok"
@@ -83,9 +93,11 @@ def main():
     kit = pushes.Kit()
     subscription = register(kit)
     sent = send_all(kit, subscription)
+    undecryptable = send_undecryptable(kit)
     exchanges = pushes.history(kit.admin)
-    manifest = {"apnsJWT": {"kid": kit.apns_key_id, "iss": kit.apns_team_id}, "providers": {}}
-    failures = []
+    manifest = {"apnsJWT": {"kid": kit.apns_key_id, "iss": kit.apns_team_id}, "providers": {},
+                "undecryptable": undecryptable}
+    failures = [] if undecryptable["status"] == 201 else [f"webpush: undecryptable message not accepted: {undecryptable}"]
     for provider, d in DEVICES.items():
         entry = dict(d, title=title(provider), body=body(provider), **sent[provider])
         entry["seqs"] = [x["seq"] for x in exchanges
