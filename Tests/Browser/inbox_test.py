@@ -17,6 +17,7 @@ view are written to --out. Exit status 1 if any check failed.
 import argparse
 import json
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -89,6 +90,15 @@ class InboxSession:
     def describe_rows(self):
         return [(r.get_attribute("data-seq"), r.get_attribute("data-provider"), r.get_attribute("data-status"))
                 for r in self.rows()]
+
+    def open_detail(self, seq):
+        """Clicks the row of `seq`; returns the shown exchange-detail once it is that exchange's
+        (its text names `#seq`; the page may keep the previous one up for a moment)."""
+        self.row(seq).click()
+        def shown(d):
+            v = visible(find_all(d, "exchange-detail"))
+            return v[0] if v and re.search(rf"#{seq}\b", v[0].text) else None
+        return wait(self.driver, shown, 5, f"the detail of exchange #{seq}")
 
     def close_detail(self):
         if visible(find_all(self.driver, "exchange-detail")):
@@ -262,8 +272,7 @@ class InboxSession:
     def check_detail(self):
         """The APNs exchange's detail: decoded JWT with the key id / team id used, verdict valid."""
         seq = self.sent["apns"]["seqs"][0]
-        self.row(seq).click()
-        detail = wait_visible(self.driver, "exchange-detail", 5)
+        detail = self.open_detail(seq)
         auth = find(detail, "detail-auth").text
         jwt = self.manifest["apnsJWT"]
         for claim in ("kid", "iss"):
@@ -286,6 +295,22 @@ class InboxSession:
         self.checks.screenshot("exchange-detail-apns")
         self.close_detail()
         return f"seq {seq}: kid {jwt['kid']}, iss {jwt['iss']} decoded, auth-verdict valid, PushDoubleTimeline SVG with its attempt"
+
+    def check_detail_credentials(self):
+        """FCM's OAuth bearer and Web Push's VAPID JWT are decoded too, with verdict valid."""
+        shown = []
+        for provider in ("fcm", "webpush"):
+            seq = self.sent[provider]["seqs"][0]
+            detail = self.open_detail(seq)
+            auth = find(detail, "detail-auth").text
+            for value in self.manifest["credentials"][provider]:
+                assert value in auth, f"{provider} detail-auth lacks {value!r}: {auth[:300]!r}"
+            verdict = find(detail, "auth-verdict").text.strip()
+            assert verdict == "valid", f"{provider} auth-verdict {verdict!r}"
+            self.checks.screenshot(f"exchange-detail-{provider}")
+            self.close_detail()
+            shown.append(f"{provider} #{seq} {self.manifest['credentials'][provider]} valid")
+        return "; ".join(shown)
 
     def check_keyboard(self):
         """Tab reaches a row, Enter opens its detail, Escape closes it."""
@@ -379,8 +404,7 @@ class InboxSession:
     def check_wide_layout(self):
         self.open_page("/")
         parts = [self.no_horizontal_scroll(), self.rows_readable(), self.inside_window("timeline")]
-        self.row(self.sent["apns"]["seqs"][0]).click()
-        wait_visible(self.driver, "exchange-detail", 5)
+        self.open_detail(self.sent["apns"]["seqs"][0])
         parts.append(self.inside_window("exchange-detail"))
         self.close_detail()
         return "; ".join(parts)
@@ -397,8 +421,7 @@ class InboxSession:
         self.open_device(self.sent["fcm"]["id"])
         results.append("device inbox " + self.no_horizontal_scroll() + ", " + self.inside_window("device-inbox"))
         self.checks.screenshot(f"device-inbox-fcm-{w}x{h}")
-        self.row(self.sent["apns"]["seqs"][0]).click()
-        wait_visible(self.driver, "exchange-detail", 5)
+        self.open_detail(self.sent["apns"]["seqs"][0])
         results.append("detail " + self.no_horizontal_scroll() + ", " + self.inside_window("exchange-detail"))
         self.checks.screenshot(f"exchange-detail-apns-{w}x{h}")
         self.close_detail()
@@ -494,7 +517,7 @@ def main():
             ("timeline", session.check_timeline), ("filter-provider", session.check_provider_filter),
             ("filter-search", session.check_search_filter), ("filter-device", session.check_device_filter),
             ("device-inbox", session.check_device_inbox), ("decrypt-error", session.check_decrypt_error),
-            ("detail-auth", session.check_detail),
+            ("detail-auth", session.check_detail), ("detail-credentials", session.check_detail_credentials),
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
             ("export-replay", session.check_export_replay), ("layout-1280", session.check_wide_layout),

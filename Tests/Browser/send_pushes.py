@@ -95,7 +95,12 @@ def main():
     sent = send_all(kit, subscription)
     undecryptable = send_undecryptable(kit)
     exchanges = pushes.history(kit.admin)
-    manifest = {"apnsJWT": {"kid": kit.apns_key_id, "iss": kit.apns_team_id}, "providers": {},
+    account = json.load(open(kit.fcm_service_account))["client_email"]
+    # What each provider's credential says, as the exchange detail must show it decoded.
+    manifest = {"apnsJWT": {"kid": kit.apns_key_id, "iss": kit.apns_team_id},
+                "credentials": {"apns": [kit.apns_key_id, kit.apns_team_id], "fcm": [account],
+                                "webpush": [kit.vapid_subject]},
+                "providers": {},
                 "undecryptable": undecryptable}
     failures = [] if undecryptable["status"] == 201 else [f"webpush: undecryptable message not accepted: {undecryptable}"]
     for provider, d in DEVICES.items():
