@@ -2,15 +2,16 @@
 """The inbox page in headless Chromium (issue 16 item 8; the HTML report: report_test.py).
 
 Driven by Tests/PushDoubleBrowserTests/InboxBrowserTests.swift, which starts a double, sends one
-push per provider (send_pushes.py, whose manifest this script checks against), and runs this script with the double's sender environment. By hand against
-`pushdouble serve` (after `eval "$(pushdouble env)"`):
+push per provider (send_pushes.py, whose manifest this script checks against), and runs this
+script with the double's sender environment. By hand against `pushdouble serve` (after
+`eval "$(pushdouble env)"`):
 
     python3 Tests/Browser/send_pushes.py --manifest /tmp/sent.json
     python3 Tests/Browser/inbox_test.py --admin "$PUSHDOUBLE_ADMIN_URL" --manifest /tmp/sent.json \
         --out /tmp/browser-output --pushdouble .build/debug/pushdouble
 
 Every element is found by its data-testid (the DOM contract in docs/inbox.md). The checks run
-at 1280×800, then the layout ones again at 400×800; each prints `PASS name: …` or
+in one browser with a 1280×800 viewport, layout-400 at 400×800; each prints `PASS name: …` or
 `FAIL name: …` (with a FAIL-<name>.png screenshot and the console log). Screenshots of every
 view are written to --out. Exit status 1 if any check failed.
 """
