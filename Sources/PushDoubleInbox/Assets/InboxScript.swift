@@ -31,7 +31,8 @@ enum InboxScript {
     selectedDevice: null,
     openSeq: null,
     openedFrom: null,
-    deviceListDirty: false
+    deviceListDirty: false,
+    devicesTimer: null
   };
 
   // ---------------------------------------------------------------- DOM helpers
@@ -166,6 +167,19 @@ enum InboxScript {
     updateSummary();
     if (state.deviceListDirty || touchedDevices.size) renderDeviceList();
     if (state.selectedDevice && touchedDevices.has(state.selectedDevice)) renderDeviceInbox();
+    // A delivery may have moved a registered device (deliveries, transitions), or named one
+    // registered since the last read: reread the registry.
+    var registered = false;
+    touchedDevices.forEach(function (k) { if (k.indexOf('id:') === 0) registered = true; });
+    if (registered) reloadDevicesSoon();
+  }
+
+  function reloadDevicesSoon() {
+    if (state.devicesTimer) return;
+    state.devicesTimer = setTimeout(function () {
+      state.devicesTimer = null;
+      loadDevices().catch(function (err) { say('Could not read the devices: ' + err.message, true); });
+    }, 300);
   }
 
   function forgetOldest() {
@@ -338,6 +352,7 @@ enum InboxScript {
       var hist = h.history || {};
       showDropped(Number(hist.dropped) || 0, hist.cap);
       $('counts').textContent = (hist.count || 0) + ' in history · ' + (h.devices || 0) + ' devices · ' + (h.faults || 0) + ' rules';
+      if (typeof h.devices === 'number' && h.devices !== state.devices.length) reloadDevicesSoon();
       return h;
     });
   }
@@ -377,6 +392,14 @@ enum InboxScript {
       return { key: 'id:' + d.id, id: d.id, provider: d.provider, token: d.token || '', device: d };
     });
     state.byDevice.forEach(function (list, key) {
+      if (key.indexOf('id:') === 0) {
+        var id = key.slice(3);
+        if (!state.devices.some(function (d) { return d.id === id; })) {
+          var ex = state.exchanges.get(list.length ? list[list.length - 1].seq : -1);
+          out.push({ key: key, id: id, provider: ex ? ex.provider : '?', token: (ex && ex.token) || '', device: null, gone: true });
+        }
+        return;
+      }
       if (key.indexOf('token:') !== 0) return;
       var rest = key.slice(6), colon = rest.indexOf(':');
       var provider = rest.slice(0, colon), token = rest.slice(colon + 1);
@@ -399,7 +422,7 @@ enum InboxScript {
     var entries = deviceEntries();
     ul.replaceChildren.apply(ul, entries.map(function (e) {
       var count = deliveredOf(e.key).length;
-      var st = e.device ? e.device.state : 'not registered';
+      var st = e.device ? e.device.state : (e.gone ? 'no longer registered' : 'not registered');
       return el('li', {
         class: 'device-item' + (e.key === state.selectedDevice ? ' selected' : ''), tabindex: '0', 'data-testid': 'device-item',
         'data-device-id': e.id || e.token, 'data-key': e.key, 'aria-label': 'device ' + (e.id || e.token)
@@ -461,7 +484,7 @@ enum InboxScript {
       facts.push(['deliveries', String(e.device.deliveries)]);
       if (e.device.transitions && e.device.transitions.length) facts.push(['transitions', JSON.stringify(e.device.transitions)]);
     } else {
-      facts.push(['state', 'not registered (a magic token or the open world decides)']);
+      facts.push(['state', e.gone ? 'no longer registered' : 'not registered (a magic token or the open world decides)']);
     }
     $('device-facts').replaceChildren.apply($('device-facts'), facts.reduce(function (acc, f) {
       acc.push(el('dt', { text: f[0] }), el('dd', { text: f[1] }));
@@ -473,14 +496,16 @@ enum InboxScript {
       return el('option', { value: s, text: s, selected: s === current ? 'selected' : null });
     }));
     select.value = current;
-    $('device-state-note').textContent = e.device ? '' : 'Applying a state registers this token as device "' + newDeviceID(e) + '".';
+    $('device-state-note').textContent = e.device ? '' : (e.token ? 'Applying a state registers this token as device "' + newDeviceID(e) + '".'
+      : 'The device is gone and its token is unknown: it cannot be registered again from here.');
     var items = deliveredOf(e.key).map(function (d) { return renderNotification(d.ex, d.index); });
     var list = $('device-notifications');
     list.replaceChildren.apply(list, items);
     if (!items.length) list.append(el('li', { class: 'note', text: 'No notification delivered to this device in the kept history.' }));
   }
 
-  function newDeviceID(e) { return e.provider + '-' + e.token.replace(/[^A-Za-z0-9]/g, '').slice(-16); }
+  // The id a state change registers an unregistered token (or a removed device) under.
+  function newDeviceID(e) { return e.id || (e.provider + '-' + e.token.replace(/[^A-Za-z0-9]/g, '').slice(-16)); }
 
   function applyDeviceState() {
     var e = state.selectedDevice ? entryFor(state.selectedDevice) : null;
