@@ -609,7 +609,7 @@ enum InboxScript {
   // title/body shown as such, other text as the body; `{error, detail}` = could not decrypt.
   function webPushView(ex) {
     var n = isObject(ex.notification) ? ex.notification : {};
-    var v = { platform: 'browser', app: ex.topic ? ex.topic : (n.service || 'web push'), title: '', subtitle: '', body: '', meta: [] };
+    var v = { platform: 'browser', app: 'browser · ' + (n.service || 'web push'), title: '', subtitle: '', body: '', meta: [] };
     var pl = n.payload;
     if (pl === null || pl === undefined) {
       v.silent = true; v.silentWhy = 'no payload (the service worker gets an empty push event)';
@@ -630,7 +630,8 @@ enum InboxScript {
         v.body = text;
       }
     }
-    v.meta.push(['service', n.service], ['ttl', n.ttl], ['urgency', n.urgency]);
+    v.meta.push(['ttl', n.ttl], ['urgency', n.urgency]);
+    if (ex.auth && ex.auth.subject) v.meta.push(['VAPID sub', ex.auth.subject]);
     if (n.topic) v.meta.push(['topic', n.topic]);
     if (n.encoding) v.meta.push(['encoding', n.encoding]);
     return v;
