@@ -660,6 +660,10 @@ enum InboxScript {
       .forEach(function (k) { v.meta.push([k, JSON.stringify(m[k])]); });
     var r = index >= 0 && ex.recipients ? ex.recipients[index] : null;
     if (r && r.detail) v.meta.push(['ticket', JSON.stringify(r.detail)]);
+    // A receipt the sender fetched later annotates the entry: {receipts: {ticketId: {receipt, fetchedAt, fetches}}}.
+    var receipts = isObject(ex.annotations) && isObject(ex.annotations.receipts) ? ex.annotations.receipts : null;
+    var ticketID = r && isObject(r.detail) ? r.detail.id : null;
+    if (receipts && ticketID && isObject(receipts[ticketID])) v.meta.push(['receipt', JSON.stringify(receipts[ticketID].receipt)]);
     return v;
   }
 
@@ -924,7 +928,7 @@ enum InboxScript {
     renderAttemptList(box, ex);
   }
 
-  function openDetail(seq, from) {
+  function openDetail(seq, from, fresh) {
     var ex = state.exchanges.get(seq);
     if (!ex) { say('Exchange #' + seq + ' is no longer kept by the page.', true); return; }
     if (state.openSeq === null) state.openedFrom = from || document.activeElement;
@@ -939,9 +943,26 @@ enum InboxScript {
     renderRetryTimeline(ex);
     $('detail-notification').textContent = ex.notification === undefined || ex.notification === null ? '(no decoded notification)' : pretty(ex.notification);
     var d = $('exchange-detail');
+    var wasOpen = !d.hidden;
     d.hidden = false;
     d.setAttribute('data-seq', ex.seq);
-    d.focus();
+    if (!wasOpen || !d.contains(document.activeElement)) d.focus();
+    if (window.history && window.history.replaceState) window.history.replaceState(null, '', '#exchange-' + ex.seq);
+    if (!fresh) refreshExchange(ex.seq);
+  }
+
+  // The entry as the history holds it now: a fake may have annotated it since the stream
+  // delivered it (an Expo receipt fetched later). Redraws the detail when it changed.
+  function refreshExchange(seq) {
+    api('GET', '/history?after=' + (seq - 1) + '&limit=1').then(function (doc) {
+      var now = doc && doc.exchanges && doc.exchanges[0];
+      if (!now || now.seq !== seq || !state.exchanges.has(seq)) return;
+      if (JSON.stringify(now) === JSON.stringify(state.exchanges.get(seq))) return;
+      state.exchanges.set(seq, now);
+      state.search.delete(seq);
+      if (state.openSeq === seq) openDetail(seq, null, true);
+      if (state.selectedDevice) renderDeviceInbox();
+    }).catch(function () { /* the copy in hand stays */ });
   }
 
   function closeDetail() {
@@ -949,6 +970,7 @@ enum InboxScript {
     if (d.hidden) return;
     d.hidden = true;
     state.openSeq = null;
+    if (window.history && window.history.replaceState) window.history.replaceState(null, '', window.location.pathname + window.location.search);
     var back = state.openedFrom;
     state.openedFrom = null;
     if (back && document.body.contains(back) && typeof back.focus === 'function') back.focus();
@@ -1052,7 +1074,11 @@ enum InboxScript {
       .catch(function (err) { say('Could not read the admin API: ' + err.message, true); })
       .then(loadInitialHistory)
       .catch(function (err) { say('Could not read the history: ' + err.message, true); })
-      .then(openStream);
+      .then(function () {
+        openStream();
+        var m = /^#exchange-(\d+)$/.exec(window.location.hash);
+        if (m) setTimeout(function () { openDetail(Number(m[1])); }, 50);
+      });
     setInterval(function () { pollHealth().catch(function () { /* the stream reports the outage */ }); }, HEALTH_EVERY_MS);
   }
 
