@@ -61,6 +61,25 @@ final class InboxRouteTests: XCTestCase {
         XCTAssertEqual(page.body, browser.body)
     }
 
+    /// Which `accept` values get the page: a media range naming text/html exactly, any case,
+    /// with or without parameters; not `*/*`, `text/*` or XHTML alone.
+    func testAcceptNamingTextHTMLGetsThePage() {
+        func request(_ accept: [String]) -> HTTPRequest {
+            var h = HTTPHeaders()
+            for a in accept { h.add(name: "accept", value: a) }
+            let now = Date()
+            let info = RequestInfo(connection: ConnectionInfo(id: 1, listener: "admin", peer: "127.0.0.1:1", localPort: 8720, tls: nil, acceptedAt: now),
+                                   streamID: 1, version: .http1_1, headReceivedAt: now, bodyReceivedAt: now)
+            return HTTPRequest(method: "GET", path: "/", scheme: "http", authority: "127.0.0.1", headers: h, body: [], info: info)
+        }
+        for yes in [["text/html"], ["Text/HTML; q=0.9"], ["application/json", "text/html"], ["*/*;q=0.8, text/html ,x/y"]] {
+            XCTAssertTrue(AdminPage.acceptsHTML(request(yes)), "\(yes)")
+        }
+        for no in [[], ["*/*"], ["text/*"], ["application/xhtml+xml"], ["application/json"], ["text/htmlx"]] {
+            XCTAssertFalse(AdminPage.acceptsHTML(request(no)), "\(no)")
+        }
+    }
+
     func testAssetsAreServedWithTheirTypeCacheHeadersAndEntityTags() async throws {
         let expected = ["/inbox/inbox.js": "text/javascript; charset=utf-8", "/inbox/inbox.css": "text/css; charset=utf-8"]
         for (path, type) in expected {
