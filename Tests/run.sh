@@ -59,6 +59,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
   command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
   command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
+  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"

@@ -76,29 +76,15 @@ final class HTMLReporterTests: XCTestCase {
 
     /// Early attempts per case (page order) as the page's own timeline script counts them.
     func earlyAttempts(_ html: String) throws -> [Int] {
-        try requireTool("node")
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-html-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
         let open = "<script type=\"application/json\" id=\"\(HTMLReporter.dataElementID)\">"
         let start = try XCTUnwrap(html.range(of: open))
         let end = try XCTUnwrap(html[start.upperBound...].range(of: "</script>"))
-        try String(html[start.upperBound..<end.lowerBound]).write(to: dir.appendingPathComponent("data.json"), atomically: true, encoding: .utf8)
-        try InboxAsset.timelineScript.text.write(to: dir.appendingPathComponent("timeline.js"), atomically: true, encoding: .utf8)
         let js = """
-        // node -e: argv[1] and argv[2] are the script's arguments.
-        const T = require(process.argv[1]); const data = JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8'));
+        const T = require(process.argv[2]); const data = JSON.parse(require('fs').readFileSync(process.argv[3], 'utf8'));
         console.log(JSON.stringify(data.map(xs => T.group(xs).reduce((n, g) => n + g.attempts.filter(a => a.early).length, 0))));
         """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["node", "-e", js, dir.appendingPathComponent("timeline.js").path, dir.appendingPathComponent("data.json").path]
-        let out = Pipe()
-        p.standardOutput = out; p.standardError = out
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, text)
+        let (status, text) = try TimelineScriptTests.runNode(js, files: [("data.json", Data(html[start.upperBound..<end.lowerBound].utf8))])
+        XCTAssertEqual(status, 0, text)
         return try JSONDecoder().decode([Int].self, from: Data(text.utf8))
     }
 
@@ -108,6 +94,8 @@ final class HTMLReporterTests: XCTestCase {
         let html = try assertReport(report)
         XCTAssertTrue(report.cases.allSatisfy { $0.verdict == .pass }, report.cases.map { ConsoleReporter.caseLines($0) }.joined(separator: "\n"))
         XCTAssertTrue(html.contains("data-succeeded=\"true\""))
+        XCTAssertEqual(report.cases.map(\.seed), [1, 1], "each case keeps the seed its fakes ran with (the scenarios' own)")
+        XCTAssertTrue(html.contains("<dd data-testid=\"summary-seeds\">each scenario's own: 1</dd>"), "seeds in the summary")
         XCTAssertEqual(try earlyAttempts(html), [0, 0], "the reference sender waits out Retry-After")
     }
 
@@ -152,6 +140,28 @@ final class HTMLReporterTests: XCTestCase {
         XCTAssertEqual(back.first?.first?.request.body, "{\"aps\":{\"alert\":\"\(hostile)\"}}", "the body survives the round trip")
         XCTAssertEqual(back.first?.first?.response.reason, "</ScRiPt><img src=x onerror=alert(2)>")
         XCTAssertTrue(html.contains("--seed 3 for every case"))
+    }
+
+    func testCaseVerdictNamesOrderAndCounts() {
+        func check(_ v: Verdict, _ s: Severity = .must) -> CheckResult {
+            CheckResult(id: "c-\(v.rawValue)", title: "t", reference: "r", severity: s, verdict: v, message: "m", evidence: [])
+        }
+        func make(_ id: String, _ checks: [CheckResult], driverFailure: String? = nil, na: String? = nil) -> CaseResult {
+            var c = CaseResult(id: id, title: id, references: [], file: nil, verdict: .pass, notApplicableReason: na, sender: nil,
+                               driverFailure: driverFailure, senderLog: "", durationSeconds: 0, checks: checks, steps: [], history: [])
+            c.recomputeVerdict()
+            return c
+        }
+        let cases = [make("ok", [check(.pass)]), make("may", [check(.pass), check(.info, .may)]), make("na", [check(.notApplicable)], na: "no fcm"),
+                     make("warned", [check(.warn, .should)]), make("cut", [check(.fail)], driverFailure: "sender exited"), make("bad", [check(.fail)])]
+        XCTAssertEqual(cases.map(HTMLReporter.verdictName), ["pass", "pass", "n/a", "warn", "error", "fail"])
+        XCTAssertEqual(HTMLReporter.ordered(cases).map(\.id), ["cut", "bad", "warned", "ok", "may", "na"])
+        let html = HTMLReporter.render(RunReport(sender: "s", seed: nil, startedAt: HistoryBuilder.t0, durationSeconds: 1, cases: cases))
+        for (name, n) in [("pass", 2), ("fail", 1), ("warn", 1), ("error", 1), ("na", 1)] {
+            XCTAssertTrue(html.contains("data-testid=\"summary-\(name)\">\(n)</span>"), name)
+        }
+        XCTAssertTrue(html.contains("data-case-id=\"may\" data-verdict=\"pass\""))
+        XCTAssertTrue(html.contains(">INFO</span> <code class=\"case-id\">may</code>"), "a MAY-only case says INFO on its badge")
     }
 
     func testExchangesPerCaseAreCappedCitedFirst() throws {

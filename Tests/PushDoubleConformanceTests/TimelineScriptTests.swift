@@ -83,24 +83,30 @@ final class TimelineScriptTests: XCTestCase {
         return Data(("{" + parts.joined(separator: ",") + "}").utf8)
     }
 
-    func testGroupingRetryAfterAndRenderingUnderNode() throws {
+    /// Runs `script` under node in a fresh directory holding the timeline asset and `files`;
+    /// the script's arguments are the paths of timeline.js, then of each file, in order.
+    static func runNode(_ script: String, files: [(name: String, data: Data)]) throws -> (status: Int32, output: String) {
         try requireTool("node")
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-timeline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        try InboxAsset.timelineScript.text.write(to: dir.appendingPathComponent("timeline.js"), atomically: true, encoding: .utf8)
-        try Self.nodeTest.write(to: dir.appendingPathComponent("test.js"), atomically: true, encoding: .utf8)
-        try Self.fixturesJSON().write(to: dir.appendingPathComponent("exchanges.json"))
+        let all = [("timeline.js", Data(InboxAsset.timelineScript.text.utf8))] + files.map { ($0.name, $0.data) }
+        for (name, data) in all { try data.write(to: dir.appendingPathComponent(name)) }
+        try script.write(to: dir.appendingPathComponent("main.js"), atomically: true, encoding: .utf8)
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["node", dir.appendingPathComponent("test.js").path, dir.appendingPathComponent("timeline.js").path,
-                       dir.appendingPathComponent("exchanges.json").path]
+        p.arguments = ["node", dir.appendingPathComponent("main.js").path] + all.map { dir.appendingPathComponent($0.0).path }
         let out = Pipe()
         p.standardOutput = out; p.standardError = out
         try p.run()
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0, text)
+        return (p.terminationStatus, text)
+    }
+
+    func testGroupingRetryAfterAndRenderingUnderNode() throws {
+        let (status, text) = try Self.runNode(Self.nodeTest, files: [("exchanges.json", try Self.fixturesJSON())])
+        XCTAssertEqual(status, 0, text)
         XCTAssertTrue(text.contains("all ok"), text)
         // The script counts its checks: a run that skipped them would not reach this number.
         let count = text.split(separator: " ").compactMap { Int($0) }.last ?? 0

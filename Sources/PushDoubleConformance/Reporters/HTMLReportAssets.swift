@@ -30,7 +30,7 @@ h3 { font-size: 14px; margin: 14px 0 6px; }
 button:focus-visible, summary:focus-visible, input:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
 main { padding: 12px 16px 40px; }
 .case { background: #fff; border: 1px solid var(--line); border-left: 5px solid var(--na); border-radius: 6px; margin: 0 0 8px; }
-.case.v-pass, .case.v-info { border-left-color: var(--ok); } .case.v-fail { border-left-color: var(--bad); }
+.case.v-pass { border-left-color: var(--ok); } .case.v-fail { border-left-color: var(--bad); }
 .case.v-warn { border-left-color: var(--warn); } .case.v-error { border-left-color: var(--err); }
 .case > summary { cursor: pointer; padding: 8px 10px; display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: baseline; }
 .case-id { font-weight: 600; overflow-wrap: anywhere; }
@@ -100,26 +100,27 @@ button.seq { font: 12px ui-monospace, Menlo, Consolas, monospace; padding: 0 4px
     }
     box.hidden = false;
     box.setAttribute('data-seq', String(seq));
+    if (caseEl.__pdTimelineOptions) caseEl.__pdTimelineOptions.selectedSeq = seq;
     Array.prototype.forEach.call(caseEl.querySelectorAll('[data-testid="attempt"]'), function (a) {
       a.classList.toggle('pd-selected', a.getAttribute('data-seq') === String(seq));
     });
   }
 
-  /** Draws the case's timeline (again when its width changed by more than a little). */
-  function draw(caseEl, force) {
+  /** Draws the case's timeline (it redraws itself when its width changes). */
+  function draw(caseEl) {
     var box = caseEl.querySelector('[data-testid="retry-timeline"]');
-    var width = box.clientWidth;
-    if (!force && box.getAttribute('data-rendered') === 'true' && (!width || Math.abs(width - Number(box.getAttribute('data-width'))) < 24)) return;
-    PushDoubleTimeline.render(box, exchangesOf(caseEl), { onSelect: function (seq) { showDetail(caseEl, seq); } });
+    var options = {};
+    options.onSelect = function (seq) { options.selectedSeq = seq; showDetail(caseEl, seq); };
+    caseEl.__pdTimelineOptions = options;
+    PushDoubleTimeline.render(box, exchangesOf(caseEl), options);
     box.setAttribute('data-rendered', 'true');
-    box.setAttribute('data-width', String(width));
   }
 
   function matches(caseEl) {
     var v = caseEl.getAttribute('data-verdict'), f = state.verdict, ok;
     if (f === 'all') ok = true;
     else if (f === 'problems') ok = v === 'fail' || v === 'error' || v === 'warn';
-    else if (f === 'pass') ok = v === 'pass' || v === 'info';
+
     else ok = v === f;
     if (ok && state.q) {
       var title = caseEl.querySelector('.case-title');
@@ -139,8 +140,7 @@ button.seq { font: 12px ui-monospace, Menlo, Consolas, monospace; padding: 0 4px
   }
 
   cases.forEach(function (c) {
-    draw(c, true);
-    c.addEventListener('toggle', function () { if (c.open) draw(c, false); });
+    draw(c);
     c.addEventListener('click', function (ev) {
       var b = ev.target && ev.target.closest ? ev.target.closest('button.seq') : null;
       if (b) showDetail(c, Number(b.getAttribute('data-seq')));
@@ -173,11 +173,6 @@ button.seq { font: 12px ui-monospace, Menlo, Consolas, monospace; padding: 0 4px
   document.addEventListener('keydown', function (ev) {
     var t = ev.target && ev.target.tagName;
     if (ev.key === '/' && t !== 'INPUT' && t !== 'TEXTAREA' && search) { ev.preventDefault(); search.focus(); }
-  });
-  var resizeTimer = null;
-  window.addEventListener('resize', function () {
-    clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(function () { cases.forEach(function (c) { if (c.open) draw(c, false); }); }, 150);
   });
 })();
 """#

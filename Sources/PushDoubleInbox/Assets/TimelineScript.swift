@@ -42,8 +42,9 @@ extension InboxAsset {
  *     [data-testid=attempt-early] (the "early" mark of its label);
  *   rect.pd-window [data-testid=retry-after-window][data-seq] per Retry-After window;
  *   text.pd-gap [data-testid=gap] per gap between two attempts.
- * options: { onSelect(seq), selectedSeq, width (px; default the container's width), list (true:
- *   the attempt list under each drawing is open), legend (false: no legend) }.
+ * options: { onSelect(seq), selectedSeq (drawn selected), width (px; default the container's
+ *   width, and then the drawing follows the container's width with a ResizeObserver), list
+ *   (true: the attempt list under each drawing is open), legend (false: no legend) }.
  */
 (function (root) {
   'use strict';
@@ -226,11 +227,12 @@ extension InboxAsset {
                  gapY: 25, labelY: [62, 76], axisY: 90, charWidth: 6.4 };
 
   /** The visible time span of a group: every attempt, and Retry-After windows up to a margin
-   *  past the last answer (a long window would squeeze the attempts into a corner). */
+   *  past the last answer (half the attempts' span, at least 20 ms: a long window would
+   *  squeeze the attempts into a corner, and a retry made too early would hide under it). */
   function extent(g) {
     var t0 = g.attempts[0].start, last = t0;
     g.attempts.forEach(function (a) { last = Math.max(last, a.end); });
-    var margin = Math.max(0.25 * (last - t0), 500), t1 = last;
+    var margin = Math.max(0.5 * (last - t0), 20), t1 = last;
     g.attempts.forEach(function (a) { if (a.window && !a.window.invalid) t1 = Math.max(t1, Math.min(a.window.end, last + margin)); });
     return { t0: t0, t1: Math.max(t1, t0 + MIN_SPAN_MS) };
   }
@@ -271,10 +273,14 @@ extension InboxAsset {
       tabindex: 0, role: 'button', 'aria-label': name }, s);
     if (a.early) el.setAttribute('data-early', 'true');
     svg('title', {}, el).textContent = name;
-    var x0 = x(a.start), w = Math.max(6, x(a.end) - x0);
-    svg('rect', { 'class': 'pd-mark', x: x0, y: LAYOUT.markTop, width: w, height: LAYOUT.markHeight, rx: 3 }, el);
+    var x0 = x(a.start), w = Math.max(6, x(a.end) - x0), lw = labelWidth(a);
     // A label that would run past the right edge ends at the mark's end instead.
-    var right = x0 + labelWidth(a) > width - LAYOUT.pad;
+    var right = x0 + lw > width - LAYOUT.pad;
+    // An invisible rect over the mark and its label: a click anywhere on the attempt hits it.
+    var hx0 = Math.min(x0, right ? x0 + w - lw : x0), hx1 = Math.max(x0 + w, right ? x0 + w : x0 + lw);
+    svg('rect', { 'class': 'pd-hit', x: hx0, y: LAYOUT.markTop - 2, width: hx1 - hx0,
+      height: LAYOUT.labelY[labelRow] + 4 - (LAYOUT.markTop - 2) }, el);
+    svg('rect', { 'class': 'pd-mark', x: x0, y: LAYOUT.markTop, width: w, height: LAYOUT.markHeight, rx: 3 }, el);
     var t = svgText({ 'class': 'pd-label', x: right ? x0 + w : x0, y: LAYOUT.labelY[labelRow], 'text-anchor': right ? 'end' : 'start' }, el, '');
     svg('tspan', {}, t).textContent = a.label;
     if (a.early) svg('tspan', { 'class': 'pd-early-mark', 'data-testid': 'attempt-early' }, t).textContent = ' · early';
@@ -348,13 +354,28 @@ extension InboxAsset {
 
   function drawingWidth(container, options) {
     // The drawing sits in a section with 8 px padding and a 1 px border on each side.
-    var w = options.width || (container.clientWidth ? container.clientWidth - 20 : 700);
+    var w = options.width || (container.clientWidth ? container.clientWidth - 22 : 700);
     return Math.max(240, Math.floor(w));
+  }
+
+  /** Redraws when the container's width changes (a details element opened, a scrollbar came,
+   *  the window was resized), unless options.width fixes the width. */
+  function follow(container, exchanges, options) {
+    if (container.__pdTimelineObserver) { container.__pdTimelineObserver.disconnect(); container.__pdTimelineObserver = null; }
+    if (options.width || typeof ResizeObserver !== 'function') return;
+    var drawn = container.clientWidth;
+    var observer = new ResizeObserver(function () {
+      var now = container.clientWidth;
+      if (now && Math.abs(now - drawn) >= 2) render(container, exchanges, options);
+    });
+    observer.observe(container);
+    container.__pdTimelineObserver = observer;
   }
 
   /** Draws `exchanges` into `container` (its previous content is replaced). */
   function render(container, exchanges, options) {
     options = options || {};
+    follow(container, exchanges, options);
     while (container.firstChild) container.removeChild(container.firstChild);
     if (container.classList) container.classList.add('pd-timeline');
     var groups = group(exchanges), width = drawingWidth(container, options);

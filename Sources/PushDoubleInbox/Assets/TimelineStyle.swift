@@ -39,6 +39,8 @@ extension InboxAsset {
 .pd-timeline .pd-axis, .pd-timeline .pd-tick { stroke: #999; }
 .pd-timeline .pd-svg .pd-tick-label { fill: var(--pd-muted); font-size: 10px; }
 .pd-timeline .pd-attempt { cursor: pointer; outline: none; }
+.pd-timeline .pd-attempt .pd-hit { fill: transparent; stroke: none; }
+.pd-timeline .pd-attempt:focus .pd-hit { stroke: var(--pd-focus); stroke-dasharray: 2 2; }
 .pd-timeline .pd-attempt .pd-mark { fill: var(--pd-other); }
 .pd-timeline .pd-outcome-ok .pd-mark { fill: var(--pd-ok); }
 .pd-timeline .pd-outcome-client .pd-mark { fill: var(--pd-client); }
