@@ -46,6 +46,7 @@ final class InboxRouteTests: XCTestCase {
         XCTAssertEqual(browser.status, 200)
         XCTAssertEqual(browser.headers["content-type"], "text/html; charset=utf-8")
         XCTAssertTrue(text(browser).contains("data-testid=\"timeline\""))
+        XCTAssertEqual(browser.headers["vary"], "accept")
         for accept in [nil, "*/*", "application/json", "text/plain"] {
             let r = try await call("/", headers: accept.map { [("accept", $0)] } ?? [])
             XCTAssertEqual(r.status, 200)
