@@ -55,6 +55,21 @@ final class InboxScriptNodeTests: XCTestCase {
       createTextNode: t => new Text(t), createDocumentFragment: () => new El('#fragment'), getElementById: () => new El('div'),
       head: new El('head'), body: new El('body') };
     require(process.argv[2]);
+    if (process.argv[3] === 'verdicts') {
+      const P = window.PushDoubleInbox;
+      console.log(JSON.stringify([
+        P.verdict({}),
+        P.verdict({ auth: { scheme: 'apns-jwt', valid: true, extra: {} } }),
+        P.verdict({ auth: { scheme: 'apns-jwt', valid: false, extra: {} }, decidedBy: { stage: 'auth', detail: 'malformed JWT: x' },
+                    response: { reason: 'InvalidProviderToken' } }),
+        P.verdict({ auth: { scheme: 'vapid', valid: false, extra: { rule: 'vapidExpired', detail: 'exp in the past' } }, decidedBy: { stage: 'validation' } }),
+        P.verdict({ auth: { scheme: 'none', valid: false, extra: {} }, decidedBy: { stage: 'auth' }, response: { reason: 'MissingProviderToken' } }),
+        P.decodeJWT('eyJhbGciOiJFUzI1NiIsImtpZCI6IksxIn0.eyJpc3MiOiJURUFNIiwiaWF0IjoxNzAwMDAwMDAwfQ.c2ln'),
+        P.decodeJWT('not-a-jwt'),
+        P.decisionText({ stage: 'fault', detail: 'busy' }), P.decisionText({ stage: 'validation', detail: 'BadTopic' }), P.decisionText(null)
+      ]));
+      process.exit(0);
+    }
     if (process.argv[3] === 'views') {
       const t = '2026-12-01T00:00:00.000Z';
       const cases = JSON.parse(require('fs').readFileSync(process.argv[4], 'utf8'));
@@ -160,6 +175,27 @@ final class InboxScriptNodeTests: XCTestCase {
         XCTAssertEqual(views[11]["silent"] as? Bool, true)
         XCTAssertEqual(meta(11, "_contentAvailable"), "true")
         XCTAssertEqual([v(12, "title"), v(12, "subtitle"), v(12, "body")], ["single", "sub", "one"])
+    }
+
+    /// The auth verdict is the fake's (`AuthIdentity.valid`) with its recorded reason, or "not
+    /// recorded"; JWTs decode into header and claims; the deciding stage reads as words.
+    func testVerdictsJWTsAndDecisions() throws {
+        try requireTool("node")
+        let script = try write(try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text, "inbox.js")
+        let dir = script.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(Self.harness.utf8).write(to: dir.appendingPathComponent("harness.js"))
+        let r = try runCommand(["node", dir.appendingPathComponent("harness.js").path, script.path, "verdicts"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let out = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [Any], r.stdout)
+        let texts = out.prefix(5).map { ($0 as? [String: Any])?["text"] as? String }
+        XCTAssertEqual(texts, ["not recorded", "valid", "invalid: malformed JWT: x", "invalid: vapidExpired: exp in the past", "invalid: MissingProviderToken"])
+        let jwt = try XCTUnwrap(out[5] as? [String: Any])
+        XCTAssertEqual(jwt["header"] as? [String: String], ["alg": "ES256", "kid": "K1"])
+        XCTAssertEqual((jwt["claims"] as? [String: Any])?["iss"] as? String, "TEAM")
+        XCTAssertEqual((jwt["claims"] as? [String: Any])?["iat"] as? Int, 1_700_000_000)
+        XCTAssertTrue(out[6] is NSNull)
+        XCTAssertEqual(out[7...].map { $0 as? String }, ["fault rule: busy", "validation rule: BadTopic", "not recorded"])
     }
 
     func testMarkupInTheHistoryIsRenderedAsText() throws {

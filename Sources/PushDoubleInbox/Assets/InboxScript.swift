@@ -749,7 +749,8 @@ enum InboxScript {
     if (!ex.auth) return { cls: 'unknown', text: 'not recorded' };
     if (ex.auth.valid) return { cls: 'valid', text: 'valid' };
     var extra = ex.auth.extra || {};
-    var why = (ex.decidedBy && ex.decidedBy.stage === 'auth' && ex.decidedBy.detail) || extra.detail || extra.rule ||
+    var recorded = extra.rule && extra.detail ? extra.rule + ': ' + extra.detail : (extra.detail || extra.rule);
+    var why = (ex.decidedBy && ex.decidedBy.stage === 'auth' && ex.decidedBy.detail) || recorded ||
       (ex.response && ex.response.reason) || 'refused';
     return { cls: 'invalid', text: 'invalid: ' + why };
   }
