@@ -66,7 +66,11 @@ final class InboxScriptNodeTests: XCTestCase {
         P.verdict({ auth: { scheme: 'none', valid: false, extra: {} }, decidedBy: { stage: 'auth' }, response: { reason: 'MissingProviderToken' } }),
         P.decodeJWT('eyJhbGciOiJFUzI1NiIsImtpZCI6IksxIn0.eyJpc3MiOiJURUFNIiwiaWF0IjoxNzAwMDAwMDAwfQ.c2ln'),
         P.decodeJWT('not-a-jwt'),
-        P.decisionText({ stage: 'fault', detail: 'busy' }), P.decisionText({ stage: 'validation', detail: 'BadTopic' }), P.decisionText(null)
+        P.decisionText({ stage: 'fault', detail: 'busy' }), P.decisionText({ stage: 'validation', detail: 'BadTopic' }), P.decisionText(null),
+        P.curlCommand({ transport: { version: 'HTTP/2' }, request: { method: 'POST', scheme: 'https', authority: '127.0.0.1:8721', path: '/3/device/ab',
+          headers: [[':method', 'POST'], ['apns-topic', "it's"], ['content-length', '9']], body: '{"a":"b"}' } }),
+        P.curlCommand({ transport: { version: 'HTTP/1.1' }, request: { method: 'POST', scheme: 'http', authority: 'h:1', path: '/p',
+          headers: [['Host', 'h:1']], body: null, bodyBase64: 'AAE=', bodySize: 2 } })
       ]));
       process.exit(0);
     }
@@ -178,7 +182,8 @@ final class InboxScriptNodeTests: XCTestCase {
     }
 
     /// The auth verdict is the fake's (`AuthIdentity.valid`) with its recorded reason, or "not
-    /// recorded"; JWTs decode into header and claims; the deciding stage reads as words.
+    /// recorded"; JWTs decode into header and claims; the deciding stage reads as words; a
+    /// request becomes a curl command with shell-quoted parts.
     func testVerdictsJWTsAndDecisions() throws {
         try requireTool("node")
         let script = try write(try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text, "inbox.js")
@@ -195,7 +200,9 @@ final class InboxScriptNodeTests: XCTestCase {
         XCTAssertEqual((jwt["claims"] as? [String: Any])?["iss"] as? String, "TEAM")
         XCTAssertEqual((jwt["claims"] as? [String: Any])?["iat"] as? Int, 1_700_000_000)
         XCTAssertTrue(out[6] is NSNull)
-        XCTAssertEqual(out[7...].map { $0 as? String }, ["fault rule: busy", "validation rule: BadTopic", "not recorded"])
+        XCTAssertEqual(out[7..<10].map { $0 as? String }, ["fault rule: busy", "validation rule: BadTopic", "not recorded"])
+        XCTAssertEqual(out[10] as? String, #"curl -sS -i --http2 --cacert "$PUSHDOUBLE_CA_FILE" -X 'POST' -H 'apns-topic: it'\''s' --data-binary '{"a":"b"}' 'https://127.0.0.1:8721/3/device/ab'"#)
+        XCTAssertEqual(out[11] as? String, "curl -sS -i -X 'POST' 'http://h:1/p'\n# the 2-byte binary body is not included")
     }
 
     func testMarkupInTheHistoryIsRenderedAsText() throws {

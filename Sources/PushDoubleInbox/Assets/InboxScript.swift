@@ -817,11 +817,37 @@ enum InboxScript {
     if (r.scheme) lines.push(':scheme: ' + r.scheme);
     (r.headers || []).forEach(function (h) { lines.push(str(h[0]) + ': ' + str(h[1])); });
     $('detail-request').textContent = lines.join('\n');
+    $('detail-curl').textContent = curlCommand(ex);
     var body;
     if (r.body !== null && r.body !== undefined) body = r.body.length ? prettyBody(r.body, header(ex, 'content-type')) : '(empty body)';
     else if (r.bodyBase64) body = '(binary body, ' + r.bodySize + ' bytes, base64)\n' + r.bodyBase64;
     else body = '(empty body)';
     $('detail-body').textContent = body;
+  }
+
+  // POSIX shell single quoting.
+  function shellQuote(v) { return "'" + str(v).replace(/'/g, "'\\''") + "'"; }
+
+  // The request again as a curl command line (to replay it by hand): method, URL from
+  // scheme + authority + path, every header but the framing ones, a text body; the CA the
+  // sender environment names for https. A binary body is left out (said so).
+  function curlCommand(ex) {
+    var r = ex.request || {};
+    var skip = ['host', 'content-length', 'connection', 'transfer-encoding'];
+    var parts = ['curl', '-sS', '-i'];
+    if (ex.transport && ex.transport.version === 'HTTP/2') parts.push('--http2');
+    if (r.scheme === 'https') parts.push('--cacert', '"$PUSHDOUBLE_CA_FILE"');
+    parts.push('-X', shellQuote(r.method));
+    (r.headers || []).forEach(function (h) {
+      var name = str(h[0]);
+      if (name.charAt(0) === ':' || skip.indexOf(name.toLowerCase()) >= 0) return;
+      parts.push('-H', shellQuote(name + ': ' + str(h[1])));
+    });
+    var note = '';
+    if (r.body !== null && r.body !== undefined && r.body.length) parts.push('--data-binary', shellQuote(r.body));
+    else if (r.bodyBase64) note = '\n# the ' + r.bodySize + '-byte binary body is not included';
+    parts.push(shellQuote(str(r.scheme || 'http') + '://' + str(r.authority || '127.0.0.1') + str(r.path)));
+    return parts.join(' ') + note;
   }
 
   function renderResponse(ex) {
@@ -1086,7 +1112,7 @@ enum InboxScript {
   // For tests and the console: the page's views of one exchange (no page state).
   window.PushDoubleInbox = {
     notificationView: notificationView, renderNotification: renderNotification, decodeJWT: decodeJWT, verdict: verdict,
-    decisionText: decisionText
+    decisionText: decisionText, curlCommand: curlCommand
   };
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
