@@ -65,6 +65,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"

@@ -25,7 +25,12 @@ public enum InboxPage {
 
     /// What the admin API is handed: `GET /` for browsers, `GET /inbox`, `GET /inbox/*`.
     public static var adminPage: AdminPage {
-        AdminPage(index: { request in serve(page, request) }, routes: [
+        AdminPage(index: { request in
+            // `GET /` answers JSON or this page by `accept`: say so to any cache.
+            var r = serve(page, request)
+            r.headers.add(name: "vary", value: "accept")
+            return r
+        }, routes: [
             AdminRoute("GET", "/inbox") { request, _ in serve(page, request) },
             AdminRoute("GET", "/inbox/*") { request, params in
                 let path = assetPrefix + (params.wildcard ?? "")

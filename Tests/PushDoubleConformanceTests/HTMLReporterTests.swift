@@ -142,6 +142,28 @@ final class HTMLReporterTests: XCTestCase {
         XCTAssertTrue(html.contains("--seed 3 for every case"))
     }
 
+    func testCaseVerdictNamesOrderAndCounts() {
+        func check(_ v: Verdict, _ s: Severity = .must) -> CheckResult {
+            CheckResult(id: "c-\(v.rawValue)", title: "t", reference: "r", severity: s, verdict: v, message: "m", evidence: [])
+        }
+        func make(_ id: String, _ checks: [CheckResult], driverFailure: String? = nil, na: String? = nil) -> CaseResult {
+            var c = CaseResult(id: id, title: id, references: [], file: nil, verdict: .pass, notApplicableReason: na, sender: nil,
+                               driverFailure: driverFailure, senderLog: "", durationSeconds: 0, checks: checks, steps: [], history: [])
+            c.recomputeVerdict()
+            return c
+        }
+        let cases = [make("ok", [check(.pass)]), make("may", [check(.pass), check(.info, .may)]), make("na", [check(.notApplicable)], na: "no fcm"),
+                     make("warned", [check(.warn, .should)]), make("cut", [check(.fail)], driverFailure: "sender exited"), make("bad", [check(.fail)])]
+        XCTAssertEqual(cases.map(HTMLReporter.verdictName), ["pass", "pass", "n/a", "warn", "error", "fail"])
+        XCTAssertEqual(HTMLReporter.ordered(cases).map(\.id), ["cut", "bad", "warned", "ok", "may", "na"])
+        let html = HTMLReporter.render(RunReport(sender: "s", seed: nil, startedAt: HistoryBuilder.t0, durationSeconds: 1, cases: cases))
+        for (name, n) in [("pass", 2), ("fail", 1), ("warn", 1), ("error", 1), ("na", 1)] {
+            XCTAssertTrue(html.contains("data-testid=\"summary-\(name)\">\(n)</span>"), name)
+        }
+        XCTAssertTrue(html.contains("data-case-id=\"may\" data-verdict=\"pass\""))
+        XCTAssertTrue(html.contains(">INFO</span> <code class=\"case-id\">may</code>"), "a MAY-only case says INFO on its badge")
+    }
+
     func testExchangesPerCaseAreCappedCitedFirst() throws {
         var b = HistoryBuilder()
         b.send(["d1"], at: 0, end: 1)

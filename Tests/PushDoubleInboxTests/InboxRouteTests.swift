@@ -46,6 +46,7 @@ final class InboxRouteTests: XCTestCase {
         XCTAssertEqual(browser.status, 200)
         XCTAssertEqual(browser.headers["content-type"], "text/html; charset=utf-8")
         XCTAssertTrue(text(browser).contains("data-testid=\"timeline\""))
+        XCTAssertEqual(browser.headers["vary"], "accept")
         for accept in [nil, "*/*", "application/json", "text/plain"] {
             let r = try await call("/", headers: accept.map { [("accept", $0)] } ?? [])
             XCTAssertEqual(r.status, 200)
@@ -59,6 +60,25 @@ final class InboxRouteTests: XCTestCase {
         let page = try await call("/inbox")
         XCTAssertEqual(page.status, 200)
         XCTAssertEqual(page.body, browser.body)
+    }
+
+    /// Which `accept` values get the page: a media range naming text/html exactly, any case,
+    /// with or without parameters; not `*/*`, `text/*` or XHTML alone.
+    func testAcceptNamingTextHTMLGetsThePage() {
+        func request(_ accept: [String]) -> HTTPRequest {
+            var h = HTTPHeaders()
+            for a in accept { h.add(name: "accept", value: a) }
+            let now = Date()
+            let info = RequestInfo(connection: ConnectionInfo(id: 1, listener: "admin", peer: "127.0.0.1:1", localPort: 8720, tls: nil, acceptedAt: now),
+                                   streamID: 1, version: .http1_1, headReceivedAt: now, bodyReceivedAt: now)
+            return HTTPRequest(method: "GET", path: "/", scheme: "http", authority: "127.0.0.1", headers: h, body: [], info: info)
+        }
+        for yes in [["text/html"], ["Text/HTML; q=0.9"], ["application/json", "text/html"], ["*/*;q=0.8, text/html ,x/y"]] {
+            XCTAssertTrue(AdminPage.acceptsHTML(request(yes)), "\(yes)")
+        }
+        for no in [[], ["*/*"], ["text/*"], ["application/xhtml+xml"], ["application/json"], ["text/htmlx"]] {
+            XCTAssertFalse(AdminPage.acceptsHTML(request(no)), "\(no)")
+        }
     }
 
     func testAssetsAreServedWithTheirTypeCacheHeadersAndEntityTags() async throws {

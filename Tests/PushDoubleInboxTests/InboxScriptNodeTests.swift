@@ -55,6 +55,36 @@ final class InboxScriptNodeTests: XCTestCase {
       createTextNode: t => new Text(t), createDocumentFragment: () => new El('#fragment'), getElementById: () => new El('div'),
       head: new El('head'), body: new El('body') };
     require(process.argv[2]);
+    if (process.argv[3] === 'verdicts') {
+      const P = window.PushDoubleInbox;
+      console.log(JSON.stringify([
+        P.verdict({}),
+        P.verdict({ auth: { scheme: 'apns-jwt', valid: true, extra: {} } }),
+        P.verdict({ auth: { scheme: 'apns-jwt', valid: false, extra: {} }, decidedBy: { stage: 'auth', detail: 'malformed JWT: x' },
+                    response: { reason: 'InvalidProviderToken' } }),
+        P.verdict({ auth: { scheme: 'vapid', valid: false, extra: { rule: 'vapidExpired', detail: 'exp in the past' } }, decidedBy: { stage: 'validation' } }),
+        P.verdict({ auth: { scheme: 'none', valid: false, extra: {} }, decidedBy: { stage: 'auth' }, response: { reason: 'MissingProviderToken' } }),
+        P.decodeJWT('eyJhbGciOiJFUzI1NiIsImtpZCI6IksxIn0.eyJpc3MiOiJURUFNIiwiaWF0IjoxNzAwMDAwMDAwfQ.c2ln'),
+        P.decodeJWT('not-a-jwt'),
+        P.decisionText({ stage: 'fault', detail: 'busy' }), P.decisionText({ stage: 'validation', detail: 'BadTopic' }), P.decisionText(null),
+        P.curlCommand({ transport: { version: 'HTTP/2' }, request: { method: 'POST', scheme: 'https', authority: '127.0.0.1:8721', path: '/3/device/ab',
+          headers: [[':method', 'POST'], ['apns-topic', "it's"], ['content-length', '9']], body: '{"a":"b"}' } }),
+        P.curlCommand({ transport: { version: 'HTTP/1.1' }, request: { method: 'POST', scheme: 'http', authority: 'h:1', path: '/p',
+          headers: [['Host', 'h:1']], body: null, bodyBase64: 'AAE=', bodySize: 2 } })
+      ]));
+      process.exit(0);
+    }
+    if (process.argv[3] === 'views') {
+      const t = '2026-12-01T00:00:00.000Z';
+      const cases = JSON.parse(require('fs').readFileSync(process.argv[4], 'utf8'));
+      console.log(JSON.stringify(cases.map(([ex, index]) => {
+        const v = window.PushDoubleInbox.notificationView(Object.assign({ receivedAt: t }, ex), index);
+        return { platform: v.platform, title: v.title, subtitle: v.subtitle || '', body: v.body, silent: !!v.silent,
+                 badge: v.badge === undefined ? null : v.badge, decryptError: v.decryptError || null,
+                 meta: Object.fromEntries(v.meta.filter(m => m[1] !== undefined && m[1] !== null).map(m => [m[0], String(m[1])])) };
+      })));
+      process.exit(0);
+    }
     const X = '<script>alert(1)</script><img src=x onerror=alert(2)>';
     const t = '2026-12-01T00:00:00.000Z';
     const exchanges = [
@@ -83,6 +113,97 @@ final class InboxScriptNodeTests: XCTestCase {
     });
     console.log(JSON.stringify({ sinks, out }));
     """#
+
+    /// The platform views from exchanges shaped as each fake records them: what is the title
+    /// and body, what is silent, which override wins, which recipient of an Expo batch.
+    static let viewCases = #"""
+    [
+     [{"seq":1,"provider":"apns","topic":"com.example.app","notification":{"headers":{"apns-topic":"com.example.app","apns-collapse-id":"c1"},"pushType":"alert","priority":10,
+       "payload":{"aps":{"alert":{"title":"T","subtitle":"S","body":"B"},"badge":3,"sound":"default","thread-id":"th"}}}}, -1],
+     [{"seq":2,"provider":"apns","notification":{"headers":{},"pushType":"alert","priority":10,"payload":{"aps":{"alert":"just a body"}}}}, -1],
+     [{"seq":3,"provider":"apns","notification":{"headers":{},"pushType":"background","priority":5,"payload":{"aps":{"content-available":1},"k":"v"}}}, -1],
+     [{"seq":4,"provider":"fcm","notification":{"project":"p","notification":{"title":"MT","body":"MB","image":"https://example.invalid/i.png"},
+       "android":{"collapse_key":"ck","notification":{"title":"AT","channel_id":"news"}}}}, -1],
+     [{"seq":5,"provider":"fcm","notification":{"project":"p","data":{"k":"v"}}}, -1],
+     [{"seq":6,"provider":"fcm","notification":{"project":"p","android":{"collapseKey":"camel","notification":{"body":"only android","channelId":"c2"}}}}, -1],
+     [{"seq":7,"provider":"webpush","notification":{"service":"mozilla","ttl":60,"urgency":"high","payload":{"data":"{\"title\":\"WT\",\"body\":\"WB\"}","base64":false}}}, -1],
+     [{"seq":8,"provider":"webpush","notification":{"service":"fcm","ttl":0,"urgency":"normal","payload":{"data":"plain text","base64":false}}}, -1],
+     [{"seq":9,"provider":"webpush","notification":{"service":"apple","ttl":0,"urgency":"normal","payload":null}}, -1],
+     [{"seq":10,"provider":"webpush","notification":{"service":"wns","ttl":0,"urgency":"normal","payload":{"error":"noPrivateKey","detail":"why"}}}, -1],
+     [{"seq":11,"provider":"expo","notification":[{"to":["ExponentPushToken[a]","ExponentPushToken[b]"],"title":"E1","body":"first","badge":2,"channelId":"ch"},
+                                                {"to":"ExponentPushToken[c]","_contentAvailable":true,"data":{"x":1}}],
+       "recipients":[{"token":"ExponentPushToken[a]","accepted":true},{"token":"ExponentPushToken[b]","accepted":true},{"token":"ExponentPushToken[c]","accepted":true}]}, 1],
+     [{"seq":11,"provider":"expo","notification":[{"to":["ExponentPushToken[a]","ExponentPushToken[b]"],"title":"E1","body":"first"},
+                                                {"to":"ExponentPushToken[c]","_contentAvailable":true,"data":{"x":1}}],
+       "recipients":[{"token":"ExponentPushToken[a]","accepted":true},{"token":"ExponentPushToken[b]","accepted":true},{"token":"ExponentPushToken[c]","accepted":true}]}, 2],
+     [{"seq":12,"provider":"expo","notification":{"to":"ExponentPushToken[d]","title":"single","subtitle":"sub","body":"one"}}, -1]
+    ]
+    """#
+
+    func testEachPlatformViewReadsWhatItsFakeRecords() throws {
+        try requireTool("node")
+        let script = try write(try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text, "inbox.js")
+        let dir = script.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(Self.harness.utf8).write(to: dir.appendingPathComponent("harness.js"))
+        try Data(Self.viewCases.utf8).write(to: dir.appendingPathComponent("cases.json"))
+        let r = try runCommand(["node", dir.appendingPathComponent("harness.js").path, script.path, "views", dir.appendingPathComponent("cases.json").path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let views = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]], r.stdout)
+        func v(_ i: Int, _ key: String) -> String? { views[i][key].map { "\($0)" } }
+        func meta(_ i: Int, _ key: String) -> String? { (views[i]["meta"] as? [String: String])?[key] }
+        XCTAssertEqual(views.count, 13)
+        // APNs: alert object, string alert, background push.
+        XCTAssertEqual([v(0, "platform"), v(0, "title"), v(0, "subtitle"), v(0, "body"), v(0, "badge")], ["ios", "T", "S", "B", "3"])
+        XCTAssertEqual([meta(0, "thread-id"), meta(0, "collapse-id"), meta(0, "sound")], ["th", "c1", "default"])
+        XCTAssertEqual(views[0]["silent"] as? Bool, false)
+        XCTAssertEqual([v(1, "title"), v(1, "body")], ["", "just a body"])
+        XCTAssertEqual(views[2]["silent"] as? Bool, true)
+        XCTAssertEqual(meta(2, "content-available"), "1")
+        XCTAssertEqual(meta(2, "custom k"), "\"v\"")
+        // FCM: android.notification over message.notification, data-only silent, camelCase spelling.
+        XCTAssertEqual([v(3, "platform"), v(3, "title"), v(3, "body")], ["android", "AT", "MB"])
+        XCTAssertEqual([meta(3, "collapse_key"), meta(3, "channel"), meta(3, "image (not loaded)")], ["ck", "news", "https://example.invalid/i.png"])
+        XCTAssertEqual(views[3]["silent"] as? Bool, false)
+        XCTAssertEqual(views[4]["silent"] as? Bool, true)
+        XCTAssertEqual([v(5, "body"), meta(5, "collapse_key"), meta(5, "channel")], ["only android", "camel", "c2"])
+        XCTAssertEqual(views[5]["silent"] as? Bool, false)
+        // Web Push: JSON title/body, plain text, no payload, undecryptable.
+        XCTAssertEqual([v(6, "platform"), v(6, "title"), v(6, "body"), meta(6, "urgency")], ["browser", "WT", "WB", "high"])
+        XCTAssertEqual([v(7, "title"), v(7, "body")], ["", "plain text"])
+        XCTAssertEqual(views[8]["silent"] as? Bool, true)
+        XCTAssertEqual(v(9, "decryptError"), "noPrivateKey: why")
+        XCTAssertEqual(views[9]["silent"] as? Bool, false)
+        // Expo: the recipient's own message of a batch; background; a single message.
+        XCTAssertEqual([v(10, "platform"), v(10, "title"), v(10, "body"), v(10, "badge"), meta(10, "channelId")], ["expo", "E1", "first", "2", "ch"])
+        XCTAssertEqual(views[11]["silent"] as? Bool, true)
+        XCTAssertEqual(meta(11, "_contentAvailable"), "true")
+        XCTAssertEqual([v(12, "title"), v(12, "subtitle"), v(12, "body")], ["single", "sub", "one"])
+    }
+
+    /// The auth verdict is the fake's (`AuthIdentity.valid`) with its recorded reason, or "not
+    /// recorded"; JWTs decode into header and claims; the deciding stage reads as words; a
+    /// request becomes a curl command with shell-quoted parts.
+    func testVerdictsJWTsAndDecisions() throws {
+        try requireTool("node")
+        let script = try write(try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text, "inbox.js")
+        let dir = script.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try Data(Self.harness.utf8).write(to: dir.appendingPathComponent("harness.js"))
+        let r = try runCommand(["node", dir.appendingPathComponent("harness.js").path, script.path, "verdicts"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let out = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [Any], r.stdout)
+        let texts = out.prefix(5).map { ($0 as? [String: Any])?["text"] as? String }
+        XCTAssertEqual(texts, ["not recorded", "valid", "invalid: malformed JWT: x", "invalid: vapidExpired: exp in the past", "invalid: MissingProviderToken"])
+        let jwt = try XCTUnwrap(out[5] as? [String: Any])
+        XCTAssertEqual(jwt["header"] as? [String: String], ["alg": "ES256", "kid": "K1"])
+        XCTAssertEqual((jwt["claims"] as? [String: Any])?["iss"] as? String, "TEAM")
+        XCTAssertEqual((jwt["claims"] as? [String: Any])?["iat"] as? Int, 1_700_000_000)
+        XCTAssertTrue(out[6] is NSNull)
+        XCTAssertEqual(out[7..<10].map { $0 as? String }, ["fault rule: busy", "validation rule: BadTopic", "not recorded"])
+        XCTAssertEqual(out[10] as? String, #"curl -sS -i --http2 --cacert "$PUSHDOUBLE_CA_FILE" -X 'POST' -H 'apns-topic: it'\''s' --data-binary '{"a":"b"}' 'https://127.0.0.1:8721/3/device/ab'"#)
+        XCTAssertEqual(out[11] as? String, "curl -sS -i -X 'POST' 'http://h:1/p'\n# the 2-byte binary body is not included")
+    }
 
     func testMarkupInTheHistoryIsRenderedAsText() throws {
         try requireTool("node")

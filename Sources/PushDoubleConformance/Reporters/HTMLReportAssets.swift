@@ -30,7 +30,7 @@ h3 { font-size: 14px; margin: 14px 0 6px; }
 button:focus-visible, summary:focus-visible, input:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
 main { padding: 12px 16px 40px; }
 .case { background: #fff; border: 1px solid var(--line); border-left: 5px solid var(--na); border-radius: 6px; margin: 0 0 8px; }
-.case.v-pass, .case.v-info { border-left-color: var(--ok); } .case.v-fail { border-left-color: var(--bad); }
+.case.v-pass { border-left-color: var(--ok); } .case.v-fail { border-left-color: var(--bad); }
 .case.v-warn { border-left-color: var(--warn); } .case.v-error { border-left-color: var(--err); }
 .case > summary { cursor: pointer; padding: 8px 10px; display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: baseline; }
 .case-id { font-weight: 600; overflow-wrap: anywhere; }
@@ -120,7 +120,7 @@ button.seq { font: 12px ui-monospace, Menlo, Consolas, monospace; padding: 0 4px
     var v = caseEl.getAttribute('data-verdict'), f = state.verdict, ok;
     if (f === 'all') ok = true;
     else if (f === 'problems') ok = v === 'fail' || v === 'error' || v === 'warn';
-    else if (f === 'pass') ok = v === 'pass' || v === 'info';
+
     else ok = v === f;
     if (ok && state.q) {
       var title = caseEl.querySelector('.case-title');

@@ -33,14 +33,16 @@ public enum HTMLReporter {
     }
 
     /// The `data-verdict` of a case: `error` when the driver protocol broke (the case was cut
-    /// short), else its verdict (`pass`, `fail`, `warn`, `info`, `n/a`).
+    /// short), else its verdict — `pass` (`info` too: a broken MAY rule counts as passed, as in
+    /// the console's count), `fail`, `warn` or `n/a`.
     public static func verdictName(_ c: CaseResult) -> String {
-        c.driverFailure != nil ? "error" : c.verdict.rawValue
+        if c.driverFailure != nil { return "error" }
+        return c.verdict == .info ? Verdict.pass.rawValue : c.verdict.rawValue
     }
 
-    /// Cases worst first (error, fail, warn, info, pass, n/a), the run's order within a verdict.
+    /// Cases worst first (error, fail, warn, pass, n/a), the run's order within a verdict.
     static func ordered(_ cases: [CaseResult]) -> [CaseResult] {
-        let ranks = ["error": 0, "fail": 1, "warn": 2, "info": 3, "pass": 4]
+        let ranks = ["error": 0, "fail": 1, "warn": 2, "pass": 3]
         func rank(_ c: CaseResult) -> Int { ranks[verdictName(c)] ?? 5 }
         return cases.enumerated().sorted { (rank($0.element), $0.offset) < (rank($1.element), $1.offset) }.map(\.element)
     }
@@ -58,8 +60,8 @@ public enum HTMLReporter {
     /// Case counts by ``verdictName(_:)``, in summary order.
     static func counts(_ cases: [CaseResult]) -> [(name: String, label: String, count: Int)] {
         let names = cases.map(verdictName)
-        func n(_ v: String...) -> Int { names.filter(v.contains).count }
-        return [("pass", "passed", n("pass", "info")), ("fail", "failed", n("fail")), ("warn", "warned", n("warn")),
+        func n(_ v: String) -> Int { names.filter { $0 == v }.count }
+        return [("pass", "passed", n("pass")), ("fail", "failed", n("fail")), ("warn", "warned", n("warn")),
                 ("error", "errors", n("error")), ("na", "not applicable", n("n/a"))]
     }
 
@@ -141,7 +143,7 @@ public enum HTMLReporter {
     static func badge(_ c: CaseResult) -> String {
         let v = verdictName(c)
         if v == "fail" && c.newFailures.isEmpty { return "FAIL (known)" }
-        return v.uppercased()
+        return c.verdict == .info && v == "pass" ? "INFO" : v.uppercased()
     }
 
     /// A verdict as a CSS class fragment ("n/a" → "na").

@@ -71,7 +71,8 @@ enum InboxHTML {
     <h2 id="detail-title">Exchange</h2>
     <button id="detail-close" type="button" aria-label="Close the detail (Escape)">Close</button>
   </header>
-  <section><h3>Request</h3><pre id="detail-request" data-testid="detail-request"></pre></section>
+  <section><h3>Request</h3><pre id="detail-request" data-testid="detail-request"></pre>
+    <details class="curl"><summary>As a curl command</summary><pre id="detail-curl" data-testid="detail-curl"></pre></details></section>
   <section><h3>Authentication</h3><div id="detail-auth" data-testid="detail-auth"></div></section>
   <section><h3>Body</h3><pre id="detail-body" data-testid="detail-body"></pre></section>
   <section><h3>Response</h3><pre id="detail-response" data-testid="detail-response"></pre></section>

@@ -31,7 +31,8 @@ enum InboxScript {
     selectedDevice: null,
     openSeq: null,
     openedFrom: null,
-    deviceListDirty: false
+    deviceListDirty: false,
+    devicesTimer: null
   };
 
   // ---------------------------------------------------------------- DOM helpers
@@ -166,6 +167,19 @@ enum InboxScript {
     updateSummary();
     if (state.deviceListDirty || touchedDevices.size) renderDeviceList();
     if (state.selectedDevice && touchedDevices.has(state.selectedDevice)) renderDeviceInbox();
+    // A delivery may have moved a registered device (deliveries, transitions), or named one
+    // registered since the last read: reread the registry.
+    var registered = false;
+    touchedDevices.forEach(function (k) { if (k.indexOf('id:') === 0) registered = true; });
+    if (registered) reloadDevicesSoon();
+  }
+
+  function reloadDevicesSoon() {
+    if (state.devicesTimer) return;
+    state.devicesTimer = setTimeout(function () {
+      state.devicesTimer = null;
+      loadDevices().catch(function (err) { say('Could not read the devices: ' + err.message, true); });
+    }, 300);
   }
 
   function forgetOldest() {
@@ -338,6 +352,7 @@ enum InboxScript {
       var hist = h.history || {};
       showDropped(Number(hist.dropped) || 0, hist.cap);
       $('counts').textContent = (hist.count || 0) + ' in history · ' + (h.devices || 0) + ' devices · ' + (h.faults || 0) + ' rules';
+      if (typeof h.devices === 'number' && h.devices !== state.devices.length) reloadDevicesSoon();
       return h;
     });
   }
@@ -377,6 +392,14 @@ enum InboxScript {
       return { key: 'id:' + d.id, id: d.id, provider: d.provider, token: d.token || '', device: d };
     });
     state.byDevice.forEach(function (list, key) {
+      if (key.indexOf('id:') === 0) {
+        var id = key.slice(3);
+        if (!state.devices.some(function (d) { return d.id === id; })) {
+          var ex = state.exchanges.get(list.length ? list[list.length - 1].seq : -1);
+          out.push({ key: key, id: id, provider: ex ? ex.provider : '?', token: (ex && ex.token) || '', device: null, gone: true });
+        }
+        return;
+      }
       if (key.indexOf('token:') !== 0) return;
       var rest = key.slice(6), colon = rest.indexOf(':');
       var provider = rest.slice(0, colon), token = rest.slice(colon + 1);
@@ -399,7 +422,7 @@ enum InboxScript {
     var entries = deviceEntries();
     ul.replaceChildren.apply(ul, entries.map(function (e) {
       var count = deliveredOf(e.key).length;
-      var st = e.device ? e.device.state : 'not registered';
+      var st = e.device ? e.device.state : (e.gone ? 'no longer registered' : 'not registered');
       return el('li', {
         class: 'device-item' + (e.key === state.selectedDevice ? ' selected' : ''), tabindex: '0', 'data-testid': 'device-item',
         'data-device-id': e.id || e.token, 'data-key': e.key, 'aria-label': 'device ' + (e.id || e.token)
@@ -461,7 +484,7 @@ enum InboxScript {
       facts.push(['deliveries', String(e.device.deliveries)]);
       if (e.device.transitions && e.device.transitions.length) facts.push(['transitions', JSON.stringify(e.device.transitions)]);
     } else {
-      facts.push(['state', 'not registered (a magic token or the open world decides)']);
+      facts.push(['state', e.gone ? 'no longer registered' : 'not registered (a magic token or the open world decides)']);
     }
     $('device-facts').replaceChildren.apply($('device-facts'), facts.reduce(function (acc, f) {
       acc.push(el('dt', { text: f[0] }), el('dd', { text: f[1] }));
@@ -473,14 +496,16 @@ enum InboxScript {
       return el('option', { value: s, text: s, selected: s === current ? 'selected' : null });
     }));
     select.value = current;
-    $('device-state-note').textContent = e.device ? '' : 'Applying a state registers this token as device "' + newDeviceID(e) + '".';
+    $('device-state-note').textContent = e.device ? '' : (e.token ? 'Applying a state registers this token as device "' + newDeviceID(e) + '".'
+      : 'The device is gone and its token is unknown: it cannot be registered again from here.');
     var items = deliveredOf(e.key).map(function (d) { return renderNotification(d.ex, d.index); });
     var list = $('device-notifications');
     list.replaceChildren.apply(list, items);
     if (!items.length) list.append(el('li', { class: 'note', text: 'No notification delivered to this device in the kept history.' }));
   }
 
-  function newDeviceID(e) { return e.provider + '-' + e.token.replace(/[^A-Za-z0-9]/g, '').slice(-16); }
+  // The id a state change registers an unregistered token (or a removed device) under.
+  function newDeviceID(e) { return e.id || (e.provider + '-' + e.token.replace(/[^A-Za-z0-9]/g, '').slice(-16)); }
 
   function applyDeviceState() {
     var e = state.selectedDevice ? entryFor(state.selectedDevice) : null;
@@ -584,7 +609,7 @@ enum InboxScript {
   // title/body shown as such, other text as the body; `{error, detail}` = could not decrypt.
   function webPushView(ex) {
     var n = isObject(ex.notification) ? ex.notification : {};
-    var v = { platform: 'browser', app: ex.topic ? ex.topic : (n.service || 'web push'), title: '', subtitle: '', body: '', meta: [] };
+    var v = { platform: 'browser', app: 'browser · ' + (n.service || 'web push'), title: '', subtitle: '', body: '', meta: [] };
     var pl = n.payload;
     if (pl === null || pl === undefined) {
       v.silent = true; v.silentWhy = 'no payload (the service worker gets an empty push event)';
@@ -605,7 +630,8 @@ enum InboxScript {
         v.body = text;
       }
     }
-    v.meta.push(['service', n.service], ['ttl', n.ttl], ['urgency', n.urgency]);
+    v.meta.push(['ttl', n.ttl], ['urgency', n.urgency]);
+    if (ex.auth && ex.auth.subject) v.meta.push(['VAPID sub', ex.auth.subject]);
     if (n.topic) v.meta.push(['topic', n.topic]);
     if (n.encoding) v.meta.push(['encoding', n.encoding]);
     return v;
@@ -634,6 +660,10 @@ enum InboxScript {
       .forEach(function (k) { v.meta.push([k, JSON.stringify(m[k])]); });
     var r = index >= 0 && ex.recipients ? ex.recipients[index] : null;
     if (r && r.detail) v.meta.push(['ticket', JSON.stringify(r.detail)]);
+    // A receipt the sender fetched later annotates the entry: {receipts: {ticketId: {receipt, fetchedAt, fetches}}}.
+    var receipts = isObject(ex.annotations) && isObject(ex.annotations.receipts) ? ex.annotations.receipts : null;
+    var ticketID = r && isObject(r.detail) ? r.detail.id : null;
+    if (receipts && ticketID && isObject(receipts[ticketID])) v.meta.push(['receipt', JSON.stringify(receipts[ticketID].receipt)]);
     return v;
   }
 
@@ -719,7 +749,8 @@ enum InboxScript {
     if (!ex.auth) return { cls: 'unknown', text: 'not recorded' };
     if (ex.auth.valid) return { cls: 'valid', text: 'valid' };
     var extra = ex.auth.extra || {};
-    var why = (ex.decidedBy && ex.decidedBy.stage === 'auth' && ex.decidedBy.detail) || extra.detail || extra.rule ||
+    var recorded = extra.rule && extra.detail ? extra.rule + ': ' + extra.detail : (extra.detail || extra.rule);
+    var why = (ex.decidedBy && ex.decidedBy.stage === 'auth' && ex.decidedBy.detail) || recorded ||
       (ex.response && ex.response.reason) || 'refused';
     return { cls: 'invalid', text: 'invalid: ' + why };
   }
@@ -786,11 +817,37 @@ enum InboxScript {
     if (r.scheme) lines.push(':scheme: ' + r.scheme);
     (r.headers || []).forEach(function (h) { lines.push(str(h[0]) + ': ' + str(h[1])); });
     $('detail-request').textContent = lines.join('\n');
+    $('detail-curl').textContent = curlCommand(ex);
     var body;
     if (r.body !== null && r.body !== undefined) body = r.body.length ? prettyBody(r.body, header(ex, 'content-type')) : '(empty body)';
     else if (r.bodyBase64) body = '(binary body, ' + r.bodySize + ' bytes, base64)\n' + r.bodyBase64;
     else body = '(empty body)';
     $('detail-body').textContent = body;
+  }
+
+  // POSIX shell single quoting.
+  function shellQuote(v) { return "'" + str(v).replace(/'/g, "'\\''") + "'"; }
+
+  // The request again as a curl command line (to replay it by hand): method, URL from
+  // scheme + authority + path, every header but the framing ones, a text body; the CA the
+  // sender environment names for https. A binary body is left out (said so).
+  function curlCommand(ex) {
+    var r = ex.request || {};
+    var skip = ['host', 'content-length', 'connection', 'transfer-encoding'];
+    var parts = ['curl', '-sS', '-i'];
+    if (ex.transport && ex.transport.version === 'HTTP/2') parts.push('--http2');
+    if (r.scheme === 'https') parts.push('--cacert', '"$PUSHDOUBLE_CA_FILE"');
+    parts.push('-X', shellQuote(r.method));
+    (r.headers || []).forEach(function (h) {
+      var name = str(h[0]);
+      if (name.charAt(0) === ':' || skip.indexOf(name.toLowerCase()) >= 0) return;
+      parts.push('-H', shellQuote(name + ': ' + str(h[1])));
+    });
+    var note = '';
+    if (r.body !== null && r.body !== undefined && r.body.length) parts.push('--data-binary', shellQuote(r.body));
+    else if (r.bodyBase64) note = '\n# the ' + r.bodySize + '-byte binary body is not included';
+    parts.push(shellQuote(str(r.scheme || 'http') + '://' + str(r.authority || '127.0.0.1') + str(r.path)));
+    return parts.join(' ') + note;
   }
 
   function renderResponse(ex) {
@@ -898,7 +955,7 @@ enum InboxScript {
     renderAttemptList(box, ex);
   }
 
-  function openDetail(seq, from) {
+  function openDetail(seq, from, fresh) {
     var ex = state.exchanges.get(seq);
     if (!ex) { say('Exchange #' + seq + ' is no longer kept by the page.', true); return; }
     if (state.openSeq === null) state.openedFrom = from || document.activeElement;
@@ -913,9 +970,26 @@ enum InboxScript {
     renderRetryTimeline(ex);
     $('detail-notification').textContent = ex.notification === undefined || ex.notification === null ? '(no decoded notification)' : pretty(ex.notification);
     var d = $('exchange-detail');
+    var wasOpen = !d.hidden;
     d.hidden = false;
     d.setAttribute('data-seq', ex.seq);
-    d.focus();
+    if (!wasOpen || !d.contains(document.activeElement)) d.focus();
+    if (window.history && window.history.replaceState) window.history.replaceState(null, '', '#exchange-' + ex.seq);
+    if (!fresh) refreshExchange(ex.seq);
+  }
+
+  // The entry as the history holds it now: a fake may have annotated it since the stream
+  // delivered it (an Expo receipt fetched later). Redraws the detail when it changed.
+  function refreshExchange(seq) {
+    api('GET', '/history?after=' + (seq - 1) + '&limit=1').then(function (doc) {
+      var now = doc && doc.exchanges && doc.exchanges[0];
+      if (!now || now.seq !== seq || !state.exchanges.has(seq)) return;
+      if (JSON.stringify(now) === JSON.stringify(state.exchanges.get(seq))) return;
+      state.exchanges.set(seq, now);
+      state.search.delete(seq);
+      if (state.openSeq === seq) openDetail(seq, null, true);
+      if (state.selectedDevice) renderDeviceInbox();
+    }).catch(function () { /* the copy in hand stays */ });
   }
 
   function closeDetail() {
@@ -923,6 +997,7 @@ enum InboxScript {
     if (d.hidden) return;
     d.hidden = true;
     state.openSeq = null;
+    if (window.history && window.history.replaceState) window.history.replaceState(null, '', window.location.pathname + window.location.search);
     var back = state.openedFrom;
     state.openedFrom = null;
     if (back && document.body.contains(back) && typeof back.focus === 'function') back.focus();
@@ -1026,14 +1101,18 @@ enum InboxScript {
       .catch(function (err) { say('Could not read the admin API: ' + err.message, true); })
       .then(loadInitialHistory)
       .catch(function (err) { say('Could not read the history: ' + err.message, true); })
-      .then(openStream);
+      .then(function () {
+        openStream();
+        var m = /^#exchange-(\d+)$/.exec(window.location.hash);
+        if (m) setTimeout(function () { openDetail(Number(m[1])); }, 50);
+      });
     setInterval(function () { pollHealth().catch(function () { /* the stream reports the outage */ }); }, HEALTH_EVERY_MS);
   }
 
   // For tests and the console: the page's views of one exchange (no page state).
   window.PushDoubleInbox = {
     notificationView: notificationView, renderNotification: renderNotification, decodeJWT: decodeJWT, verdict: verdict,
-    decisionText: decisionText
+    decisionText: decisionText, curlCommand: curlCommand
   };
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

@@ -118,6 +118,8 @@ textarea { width: 100%; font-family: ui-monospace, Menlo, Consolas, monospace; f
 .verdict.invalid { color: var(--bad); }
 .verdict.unknown { color: var(--muted); }
 .auth-part { margin-top: .35rem; }
+.curl { margin-top: .3rem; font-size: .85rem; }
+.curl summary { cursor: pointer; color: var(--muted); }
 .attempts { list-style: none; padding: 0; margin: 0; }
 .attempts li { padding: .2rem 0; border-bottom: 1px solid var(--line); cursor: pointer; }
 .attempts li.current { font-weight: 600; }

@@ -227,11 +227,12 @@ extension InboxAsset {
                  gapY: 25, labelY: [62, 76], axisY: 90, charWidth: 6.4 };
 
   /** The visible time span of a group: every attempt, and Retry-After windows up to a margin
-   *  past the last answer (a long window would squeeze the attempts into a corner). */
+   *  past the last answer (half the attempts' span, at least 20 ms: a long window would
+   *  squeeze the attempts into a corner, and a retry made too early would hide under it). */
   function extent(g) {
     var t0 = g.attempts[0].start, last = t0;
     g.attempts.forEach(function (a) { last = Math.max(last, a.end); });
-    var margin = Math.max(0.25 * (last - t0), 500), t1 = last;
+    var margin = Math.max(0.5 * (last - t0), 20), t1 = last;
     g.attempts.forEach(function (a) { if (a.window && !a.window.invalid) t1 = Math.max(t1, Math.min(a.window.end, last + margin)); });
     return { t0: t0, t1: Math.max(t1, t0 + MIN_SPAN_MS) };
   }
