@@ -8,7 +8,6 @@ and SE_OFFLINE=true forbids it any download should it run anyway. Nothing leaves
 `Checks` runs named checks and prints one `PASS name: detail` / `FAIL name: detail` line each;
 on a failure it writes a screenshot `FAIL-<name>.png` and dumps the page's console log.
 """
-import json
 import os
 import shutil
 import sys
@@ -32,7 +31,7 @@ NARROW = (400, 800)
 
 
 def start_browser(width, height):
-    """A fresh headless Chromium of the given window size, keeping the console log."""
+    """A fresh headless Chromium whose viewport is width × height, keeping the console log."""
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
@@ -91,6 +90,18 @@ def wait(driver, pred, timeout=10, what="condition"):
                              ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: pred(d))
     except TimeoutException:
         raise AssertionError(f"timed out after {timeout} s waiting for {what}") from None
+
+
+def click(driver, locate, what, timeout=5):
+    """Clicks the element `locate()` returns (None: not there yet), locating it again when
+    the page re-rendered it between finding and clicking (a stale element)."""
+    def attempt(_):
+        element = locate()
+        if element is None:
+            return False
+        element.click()
+        return True
+    return wait(driver, attempt, timeout, f"a click on {what}")
 
 
 def wait_visible(driver, name, timeout=10, scope=None):
@@ -198,8 +209,3 @@ def fetch_json(driver, url):
         ".then(r => r.text().then(t => done({status: r.status, type: r.headers.get('content-type'), text: t})))"
         ".catch(e => done({status: 0, text: String(e)}));", url)
     return result
-
-
-def dump(obj):
-    return json.dumps(obj, ensure_ascii=False, sort_keys=True)
-

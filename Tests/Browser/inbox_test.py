@@ -22,6 +22,7 @@ import re
 import signal
 import subprocess
 import tempfile
+import time
 import urllib.parse
 
 from selenium.webdriver.common.by import By
@@ -71,6 +72,24 @@ class InboxSession:
         wait_visible(self.driver, "timeline", 15)
         wait(self.driver, lambda d: find(d, "connection-state").text.strip() == "live", 10,
              'connection-state "live"')
+        self.settle()
+
+    def settle(self, quiet=0.6):
+        """Waits until the page holds a row per exchange of the history and its timeline and
+        device list stop changing for `quiet` seconds (it rereads the devices shortly after
+        exchanges arrive): later clicks then meet the elements they found."""
+        count = pushes.admin_call(self.admin, "GET", "/history")[1]["count"]
+        wait(self.driver, lambda d: len(self.rows()) >= count, 10, f"{count} exchange rows")
+        snapshot = ("return ['timeline', 'device-list'].map(t => "
+                    "(document.querySelector(`[data-testid=\"${t}\"]`) || {}).innerHTML).join('|')")
+        last = [self.driver.execute_script(snapshot), time.monotonic()]
+
+        def quiet_enough(d):
+            now = d.execute_script(snapshot)
+            if now != last[0]:
+                last[:] = [now, time.monotonic()]
+            return time.monotonic() - last[1] >= quiet
+        wait(self.driver, quiet_enough, 10, "the page to stop re-rendering")
 
     def rows(self, extra=""):
         return find_all(find(self.driver, "timeline"), "exchange-row", extra)
@@ -79,9 +98,9 @@ class InboxSession:
         return visible(self.rows())
 
     def row(self, seq):
+        """The exchange-row of `seq`, or None."""
         found = self.rows(f'[data-seq="{seq}"]')
-        assert found, f"no exchange-row with data-seq={seq}; rows: {self.describe_rows()}"
-        return found[0]
+        return found[0] if found else None
 
     def wait_rows_only(self, attribute, value, what):
         """Waits until some rows show and every shown row has `attribute` == `value`; returns them."""
@@ -90,14 +109,10 @@ class InboxSession:
             return shown if shown and all(r.get_attribute(attribute) == value for r in shown) else None
         return wait(self.driver, only, 5, what)
 
-    def describe_rows(self):
-        return [(r.get_attribute("data-seq"), r.get_attribute("data-provider"), r.get_attribute("data-status"))
-                for r in self.rows()]
-
     def open_detail(self, seq):
         """Clicks the row of `seq`; returns the shown exchange-detail once it is that exchange's
         (its text names `#seq`; the page may keep the previous one up for a moment)."""
-        self.row(seq).click()
+        browser.click(self.driver, lambda: self.row(seq), f'exchange-row data-seq="{seq}"')
         def shown(d):
             v = visible(find_all(d, "exchange-detail"))
             return v[0] if v and re.search(rf"#{seq}\b", v[0].text) else None
@@ -109,10 +124,10 @@ class InboxSession:
             wait(self.driver, lambda d: not visible(find_all(d, "exchange-detail")), 5, "the detail to close")
 
     def open_device(self, device_id):
-        items = find_all(find(self.driver, "device-list"), "device-item", f'[data-device-id="{device_id}"]')
-        assert items, "no device-item for %s; items: %s" % (
-            device_id, [i.get_attribute("data-device-id") for i in find_all(self.driver, "device-item")])
-        items[0].click()
+        def item():
+            items = find_all(find(self.driver, "device-list"), "device-item", f'[data-device-id="{device_id}"]')
+            return items[0] if items else None
+        browser.click(self.driver, item, f'device-item data-device-id="{device_id}"')
         return wait_visible(self.driver, "device-inbox", 10)
 
     def no_horizontal_scroll(self):
@@ -376,8 +391,10 @@ class InboxSession:
                  f"fault-item {rule['id']}")
         ids = [f["rule"]["id"] for f in pushes.admin_call(self.admin, "GET", "/faults")[1]]
         assert FORM_RULE["id"] in ids and REMOVED_RULE["id"] in ids, f"GET /faults: {ids}"
-        item = [i for i in find_all(self.driver, "fault-item") if REMOVED_RULE["id"] in i.text][0]
-        find(item, "fault-remove").click()
+        def remove_button():
+            items = [i for i in find_all(self.driver, "fault-item") if REMOVED_RULE["id"] in i.text]
+            return find(items[0], "fault-remove") if items else None
+        browser.click(self.driver, remove_button, f"fault-remove of {REMOVED_RULE['id']}")
         wait(self.driver, lambda d: not [i for i in find_all(d, "fault-item") if REMOVED_RULE["id"] in i.text], 5,
              f"fault-item {REMOVED_RULE['id']} to go")
         ids = [f["rule"]["id"] for f in pushes.admin_call(self.admin, "GET", "/faults")[1]]
