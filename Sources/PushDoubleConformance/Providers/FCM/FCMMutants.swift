@@ -16,5 +16,6 @@ extension FCMConformance {
         MutantTable.Entry(mutant: "fcm-connection-per-message", bug: "opens a new FCM connection for every message", failingChecks: ["connection-reuse"]),
         MutantTable.Entry(mutant: "fcm-ttl-number", bug: "sends android.ttl as a number instead of a duration string", failingChecks: ["fcm.valid-messages"]),
         MutantTable.Entry(mutant: "fcm-wrong-audience", bug: "signs token assertions for another audience", failingChecks: ["fcm.mints-succeed"]),
+        MutantTable.Entry(mutant: "fcm-topic-prefix", bug: "sends topics as message.topic \"/topics/NAME\", the legacy form", failingChecks: ["fcm.topic-target"]),
     ]
 }
