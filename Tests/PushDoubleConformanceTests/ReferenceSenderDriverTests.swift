@@ -63,6 +63,7 @@ final class ReferenceSenderDriverTests: XCTestCase {
             .appendingPathComponent("Certificates/firebase-test-service-account.json").path
         let r = try s.result("initialize", ["protocolVersion": 1, "providers": ["fcm": ["url": "https://127.0.0.1:3", "serviceAccountFile": file]]])
         XCTAssertEqual(r["providers"] as? [String], ["fcm"])
+        XCTAssertEqual(r["targets"] as? [String], ["fcm.topic", "fcm.condition"], "FCM topic and condition targets listed")
     }
 
     func testInitializeFallsBackToEnvironmentVariables() throws {
@@ -143,9 +144,9 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "expo-ignore-receipt-dead",
             "fcm-token-per-message", "fcm-retry-unregistered", "fcm-retry-invalid-argument", "fcm-ignore-retry-after", "fcm-no-backoff",
             "fcm-never-retry-transient", "fcm-no-remint-on-401", "fcm-numeric-data", "fcm-no-local-checks", "fcm-connection-per-message",
-            "fcm-ttl-number", "fcm-wrong-audience",
+            "fcm-ttl-number", "fcm-wrong-audience", "fcm-topic-prefix",
         ])
-        XCTAssertEqual(names.count, 46)
+        XCTAssertEqual(names.count, 47)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 
