@@ -102,10 +102,10 @@ enum FCMChecks {
     /// message whose one target is `topic` = the bare topic name (fcm.md §2.1: the v1 `topic`
     /// has no `/topics/` prefix; the SDKs strip it) or `condition` = the condition (a topic
     /// may also go as the condition naming only it), never as a token, with the notification's
-    /// title, body, image and data (as strings, §2.1) mapped.
+    /// title, body, image and data values mapped (their string type is `fcm.valid-messages`).
     static let topicTarget = CheckDefinition(
         id: "fcm.topic-target", title: "Topic and condition targets reach FCM as message.topic / message.condition, fields mapped",
-        reference: "fcm.md §2.1 (one target; topic without /topics/; data strings); issue 12 item 4", severity: .must
+        reference: "fcm.md §2.1 (one target; topic without /topics/); issue 12 item 4", severity: .must
     ) { ctx in
         let h = FCMHistory(ctx)
         var problems: [Evidence] = []
@@ -183,7 +183,7 @@ enum FCMTargetMatch {
     }
 
     /// What of the neutral `notification` the recorded message lacks: title, body, image
-    /// (`message.notification`), and each data member as its string (fcm.md §2.1).
+    /// (`message.notification`), and each data member's value (fcm.md §2.1).
     static func unmapped(_ notification: JSONValue?, in message: JSONValue?) -> [String] {
         guard let n = notification else { return [] }
         var misses: [String] = []
@@ -192,10 +192,11 @@ enum FCMTargetMatch {
             let got = message?["notification"]?[field]
             if got?.stringValue != want { misses.append("notification.\(field) is \(got?.compactJSON ?? "absent"), not \"\(want)\"") }
         }
+        // The value, not its JSON type: a number where FCM wants a string is fcm.valid-messages' finding.
         for (k, v) in n["data"]?.objectValue ?? [] {
             let want = v.stringValue ?? v.compactJSON
             let got = message?["data"]?[k]
-            if got?.stringValue != want { misses.append("data.\(k) is \(got?.compactJSON ?? "absent"), not the string \"\(want)\"") }
+            if got.map({ $0.stringValue ?? $0.compactJSON }) != want { misses.append("data.\(k) is \(got?.compactJSON ?? "absent"), not \"\(want)\"") }
         }
         return misses
     }
