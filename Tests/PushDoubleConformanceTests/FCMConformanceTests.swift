@@ -123,7 +123,7 @@ final class FCMConformanceTests: XCTestCase {
             XCTAssertEqual(run.send("fcm-conf-token-1", bearer: bearer).status, 200)
         }
         let ctx = run.context()
-        for check in FCMChecks.all where check.id != FCMChecks.topicTarget.id {  // no topic targets here: testTopicTargetCheck
+        for check in FCMChecks.all where check.id != FCMChecks.topicTarget.id && check.id != FCMChecks.topicBareName.id {  // no topic targets here: testTopicTargetCheck
             XCTAssertVerdict(check.run(ctx), .pass)
         }
     }
@@ -168,12 +168,14 @@ final class FCMConformanceTests: XCTestCase {
     }
 
     /// `fcm.topic-target`: the topic as the bare `message.topic` (or the condition naming only
-    /// it), the condition as given up to whitespace, the fields mapped; a `/topics/` prefix, a
-    /// token, a lost data member or a claimed send with no message fail.
+    /// it, or with the legacy `/topics/` prefix), the condition as given up to whitespace, the
+    /// fields mapped; a token, a lost data member or a claimed send with no message fail.
+    /// `fcm.topic-bare-name` warns of the prefix.
     func testTopicTargetCheck() throws {
         let notification = try JSONValue.parse(Array(#"{"title":"t","body":"b","data":{"k":"v","n":1}}"#.utf8))
         let fields = #""notification":{"title":"t","body":"b"},"data":{"k":"v","n":"1"}"#
-        func verdict(_ messages: [String], reported: DeliveryOutcome = .sent, named: [String]? = nil) throws -> Verdict {
+        func verdict(_ messages: [String], reported: DeliveryOutcome = .sent, named: [String]? = nil,
+                     check: CheckDefinition = FCMChecks.topicTarget) throws -> Verdict {
             let run = try Run()
             run.targets = [ScenarioTarget(id: "news", provider: "fcm", address: .topic("news")),
                            ScenarioTarget(id: "ab", provider: "fcm", address: .condition("'a' in topics && 'b' in topics"))]
@@ -184,17 +186,23 @@ final class FCMConformanceTests: XCTestCase {
             }
             let ctx = run.context()
             if let named { XCTAssertEqual(FCMHistory(ctx).sends.map(\.device), named, "topic sends named by their target id") }
-            return FCMChecks.topicTarget.run(ctx).verdict
+            return check.run(ctx).verdict
         }
         let condition = #""condition":"'a' in topics && 'b' in topics""#
         XCTAssertEqual(try verdict([#"{"topic":"news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#], named: ["news", "ab"]), .pass)
         XCTAssertEqual(try verdict([#"{"condition":"'news' in topics",\#(fields)}"#, #"{"condition":"'a' in topics&&'b' in topics",\#(fields)}"#]),
                        .pass, "a topic as its one-topic condition; whitespace does not matter")
-        XCTAssertEqual(try verdict([#"{"topic":"/topics/news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#], named: ["", "ab"]), .fail, "legacy prefix")
+        XCTAssertEqual(try verdict([#"{"topic":"/topics/news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#], named: ["news", "ab"]), .pass,
+                       "the legacy prefix still addresses the topic (FCM's rule is not recorded: fcm.topic-bare-name warns)")
         XCTAssertEqual(try verdict([#"{"token":"news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#]), .fail, "topic sent as a token")
         XCTAssertEqual(try verdict([#"{"topic":"news","notification":{"title":"t","body":"b"},"data":{"k":"v"}}"#, #"{\#(condition),\#(fields)}"#]),
                        .fail, "data member lost")
         XCTAssertEqual(try verdict([#"{"topic":"news",\#(fields)}"#]), .fail, "the condition reported sent, never sent")
         XCTAssertEqual(try verdict([], reported: .rejected), .notApplicable, "nothing sent, nothing claimed")
+        // fcm.topic-bare-name (SHOULD): the prefix warns, the bare name holds, no topic message is n/a.
+        let bare = FCMChecks.topicBareName
+        XCTAssertEqual(try verdict([#"{"topic":"/topics/news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#], check: bare), .warn)
+        XCTAssertEqual(try verdict([#"{"topic":"news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#], check: bare), .pass)
+        XCTAssertEqual(try verdict([#"{\#(condition),\#(fields)}"#], check: bare), .notApplicable)
     }
 }

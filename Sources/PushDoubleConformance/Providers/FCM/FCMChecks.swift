@@ -5,7 +5,7 @@ import PushDoubleFCM
 /// The FCM-only checks (issue 12 item 6): the OAuth2 access token is cached and refreshed,
 /// and the messages a sender builds are valid FCM messages.
 enum FCMChecks {
-    static let all = [accessTokenReuse, remintOn401, validMessages, mintsSucceed, topicTarget]
+    static let all = [accessTokenReuse, remintOn401, validMessages, mintsSucceed, topicTarget, topicBareName]
 
     /// `fcm.access-token-reuse`: one access token serves many sends; a new one replaces it only
     /// after a refusal (401), near its expiry (within a minute), or once it has lived half its
@@ -99,13 +99,14 @@ enum FCMChecks {
     }
 
     /// `fcm.topic-target`: every topic or condition target of a send step reached FCM as a
-    /// message whose one target is `topic` = the bare topic name (fcm.md §2.1: the v1 `topic`
-    /// has no `/topics/` prefix; the SDKs strip it) or `condition` = the condition (a topic
-    /// may also go as the condition naming only it), never as a token, with the notification's
-    /// title, body, image and data values mapped (their string type is `fcm.valid-messages`).
+    /// message whose one target is `topic` = the topic name or `condition` = the condition (a
+    /// topic may also go as the condition naming only it), never as a token, with the
+    /// notification's title, body, image and data values mapped (their string type is
+    /// `fcm.valid-messages`). A `/topics/` prefix still addresses the topic here: whether FCM
+    /// refuses it is not recorded, so it is `fcm.topic-bare-name`'s warning, not a failure.
     static let topicTarget = CheckDefinition(
         id: "fcm.topic-target", title: "Topic and condition targets reach FCM as message.topic / message.condition, fields mapped",
-        reference: "fcm.md §2.1 (one target; topic without /topics/); issue 12 item 4", severity: .must
+        reference: "fcm.md §2.1 (one target); issue 12 item 4", severity: .must
     ) { ctx in
         let h = FCMHistory(ctx)
         var problems: [Evidence] = []
@@ -137,18 +138,37 @@ enum FCMChecks {
         return problems.isEmpty ? .held("\(judged) topic/condition target(s) addressed as given, fields mapped")
             : .violated("topic or condition targets not sent as given", Array(problems.prefix(8)))
     }
+
+    /// `fcm.topic-bare-name`: a topic goes as the bare v1 name, without the legacy API's
+    /// `/topics/` prefix (fcm.md §2.1: "`topic` has no `/topics/` prefix (the SDKs strip it)").
+    /// FCM's own answer to a prefixed name is not recorded, so the fake accepts it and this is
+    /// a SHOULD: the sender is warned, never failed, for what the real service may accept.
+    static let topicBareName = CheckDefinition(
+        id: "fcm.topic-bare-name", title: "Topics are sent as the bare v1 name, without the /topics/ prefix",
+        reference: "fcm.md §2.1 (topic has no /topics/ prefix; FCM's rule not recorded)", severity: .should
+    ) { ctx in
+        let h = FCMHistory(ctx)
+        let topics = h.sends.filter { $0.recordedTarget?["topic"] != nil }
+        if topics.isEmpty { return .notApplicable("no FCM message was sent to a topic") }
+        let prefixed = topics.filter { $0.recordedTarget?["topic"]?.stringValue?.hasPrefix("/topics/") == true }
+        return prefixed.isEmpty ? .held("\(topics.count) topic message(s) name the bare topic")
+            : .violated("topic names sent with the legacy /topics/ prefix", prefixed.prefix(5).map {
+                Evidence("\(h.describe($0)): message.topic \($0.recordedTarget?["topic"]?.compactJSON ?? "")", seqs: [$0.seq])
+            })
+    }
 }
 
 /// How an FCM message's recorded target (`{"topic": …}`, `{"condition": …}`, `{"token": …}`)
 /// compares with a scenario target (fcm.md §2.1).
 enum FCMTargetMatch {
-    /// The message's only target is the one asked for: the bare topic (or the condition
-    /// naming only it), or the same condition up to whitespace and quote style.
+    /// The message's only target is the one asked for: the topic, bare or with the legacy
+    /// `/topics/` prefix (``FCMChecks/topicBareName`` warns of that), or the condition naming
+    /// only it, or the same condition up to whitespace and quote style.
     static func addresses(_ recorded: JSONValue?, _ target: ScenarioTarget) -> Bool {
         guard let members = recorded?.objectValue, members.count == 1, let (key, value) = members.first,
               let text = value.stringValue else { return false }
         switch (target.address, key) {
-        case (.topic(let t), "topic"): return text == t
+        case (.topic(let t), "topic"): return text == t || text == "/topics/" + t
         case (.topic(let t), "condition"): return normalized(text) == normalized("'\(t)' in topics")
         case (.condition(let c), "condition"): return normalized(text) == normalized(c)
         default: return false
