@@ -74,6 +74,9 @@ let package = Package(
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
+        // The inbox page: its routes over a real socket, the scenario export, static and node checks of its assets.
+        .testTarget(name: "PushDoubleInboxTests", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleTransport",
+                                                                "PushDoubleTestSupport"]),
         // The commands in-process: option parser, serve/replay, conform, certs, exchange log.
         .testTarget(name: "PushDoubleCLITests", dependencies: ["pushdouble", "PushDouble", "PushDoubleCore", "PushDoubleConformance",
                                                               "PushDoubleCrypto", "PushDoubleTestSupport", "PushDoubleCoreTestSupport"]),

@@ -31,6 +31,8 @@ INTEROP_TIER+='|WebPushSocketTests|WebPushClientMatrixTests'
 INTEROP_TIER+='|ExpoClientMatrixTests|ExpoSocketTests|ExpoFakeTests'
 INTEROP_TIER+='|FCMClientMatrixTests|FCMServerTests'
 INTEROP_TIER+='|ProxyEcosystemTests|WebPushProxyTests'
+INTEROP_TIER+='|InboxScriptNodeTests|ScenarioExportSchemaTests'
+INTEROP_TIER+='|TimelineScriptTests|HTMLReporterTests'
 
 if [ "${1:-}" = "--fast" ]; then
   shift
@@ -60,8 +62,8 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
   command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
   command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
-  command -v go >/dev/null 2>&1 || need_apt+=(golang-go)
-  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
+  command -v go >/dev/null 2>&1 || need_apt+=(golang-go)  # ProxyEcosystemTests
+  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # ProxyEcosystemTests, TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import PushDoubleCore
+import PushDoubleInbox
 import PushDoubleTransport
 
 /// The double in-process: provider fakes plus the admin API on loopback listeners, over
@@ -122,7 +123,8 @@ public final class PushDoubleServer: Sendable {
             let admin = AdminAPI(double: double, endpoints: { endpointsSource.withLock { $0 } },
                                  listeners: { transport.listenerStatistics },
                                  streamHeartbeat: configuration.streamHeartbeat,
-                                 providerRoutes: built.flatMap(\.instance.adminRoutes))
+                                 providerRoutes: built.flatMap(\.instance.adminRoutes),
+                                 page: InboxPage.adminPage, fakeOptions: configuration.providerOptions)
             listeners.append(ListenerConfiguration(name: "admin", host: configuration.host, port: port(for: "admin", default: DefaultPorts.admin),
                                                    tls: nil, responder: admin))
             meta.append(("admin", nil, nil, false))

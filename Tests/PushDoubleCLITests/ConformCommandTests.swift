@@ -35,12 +35,13 @@ final class ConformCommandTests: XCTestCase {
 
     func testParse() throws {
         let a = try ConformCommand.parse(["conform", "--sender", "x y", "--only", "apns.*,fcm.*", "--skip=apns.slow", "--seed", "7",
-                                          "--timeout", "2.5", "--reuse-sender", "--junit", "j.xml", "--json", "r.json", "--jobs", "2"])
+                                          "--timeout", "2.5", "--reuse-sender", "--junit", "j.xml", "--json", "r.json", "--jobs", "2",
+                                          "--html", "r.html"])
         XCTAssertEqual(a.sender, "x y")
         XCTAssertEqual(a.only, ["apns.*", "fcm.*"])
         XCTAssertEqual(a.skip, ["apns.slow"])
         XCTAssertEqual(a.seed, 7); XCTAssertEqual(a.timeout, 2.5); XCTAssertTrue(a.reuseSender); XCTAssertEqual(a.jobs, 2)
-        XCTAssertEqual(a.junit, "j.xml"); XCTAssertEqual(a.json, "r.json")
+        XCTAssertEqual(a.junit, "j.xml"); XCTAssertEqual(a.json, "r.json"); XCTAssertEqual(a.html, "r.html")
         XCTAssertEqual(try ConformCommand.parse(["--only", "a.*", "--only=b.*,c.*", "-v"]).only, ["a.*", "b.*", "c.*"])
         XCTAssertTrue(try ConformCommand.parse(["-v"]).verbose)
         XCTAssertThrowsError(try ConformCommand.parse(["--seed", "-1"])) {
@@ -76,6 +77,7 @@ final class ConformCommandTests: XCTestCase {
         XCTAssertTrue(err.contains("no case matches"), err)
         XCTAssertEqual(run(["--help"]), 0)
         XCTAssertTrue(out.contains("--reuse-sender"))
+        XCTAssertTrue(out.contains("--html FILE"), out)
     }
 
     func testBadScenarioFilesExit2() {
@@ -108,12 +110,16 @@ final class ConformCommandTests: XCTestCase {
     func testRunExitCodesReportsAndBaseline() throws {
         let dir = scenarioDir(["a.json": Self.caseJSON("apns.a"), "b.json": Self.caseJSON("apns.b", expect: "dead")])
         let outDir = scenarioDir([:])
-        let junit = outDir + "/out.xml", json = outDir + "/out.json", base = outDir + "/base.json"
-        XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--junit", junit, "--json", json, "--write-baseline", base, "--timeout", "5"]), 1)
+        let junit = outDir + "/out.xml", json = outDir + "/out.json", base = outDir + "/base.json", html = outDir + "/out.html"
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--junit", junit, "--json", json, "--write-baseline", base, "--timeout", "5",
+                            "--html", html]), 1)
         XCTAssertTrue(out.hasSuffix("1 passed, 1 failed, 0 warned\n"), out)
         XCTAssertTrue(out.contains("FAIL  apns.b"), out)
         XCTAssertTrue(FileManager.default.fileExists(atPath: junit))
         XCTAssertTrue(FileManager.default.fileExists(atPath: json))
+        let page = try String(contentsOfFile: html, encoding: .utf8)
+        XCTAssertTrue(page.contains("data-testid=\"case\" data-case-id=\"apns.a\" data-verdict=\"pass\""), page)
+        XCTAssertTrue(page.contains("data-testid=\"case\" data-case-id=\"apns.b\" data-verdict=\"fail\""), page)
         // With the failures as a baseline the run passes.
         XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--baseline", base, "--timeout", "5"]), 0)
         XCTAssertTrue(out.contains("FAIL (known)  apns.b"), out)
@@ -129,8 +135,12 @@ final class ConformCommandTests: XCTestCase {
     func testSenderCrashFailsCaseButRunGoesOn() {
         let crash = "MODE=crash python3 " + makeScript("fake_sender.py", fakeSenderPython)
         let dir = scenarioDir(["a.json": Self.caseJSON("apns.a"), "b.json": Self.caseJSON("apns.b")])
-        XCTAssertEqual(run(["--sender", crash, "--scenarios", dir, "--timeout", "5"]), 1)
+        let html = scenarioDir([:]) + "/crash.html"
+        XCTAssertEqual(run(["--sender", crash, "--scenarios", dir, "--timeout", "5", "--html", html]), 1)
         XCTAssertTrue(out.contains("sender exited before replying to send"), out)
+        let page = (try? String(contentsOfFile: html, encoding: .utf8)) ?? ""
+        XCTAssertEqual(page.components(separatedBy: "data-verdict=\"error\"").count - 1, 2, "a case cut short by the driver is an error")
+        XCTAssertTrue(page.contains("data-testid=\"summary-error\">2<"), page)
         XCTAssertTrue(out.contains("| Traceback: boom"), out)
         XCTAssertTrue(out.hasSuffix("0 passed, 2 failed, 0 warned\n"), out)
     }

@@ -24,6 +24,8 @@ struct CaseJudge {
     let started: Date
     /// Exchanges kept in the report (``RunOptions/historyExcerpt``).
     let historyExcerpt: Int
+    /// The seed the fakes run with, kept in the result.
+    var seed: UInt64 = 1
 
     func result(_ record: CaseRecord) -> CaseResult {
         let checks = checks(record)
@@ -33,6 +35,7 @@ struct CaseJudge {
                            durationSeconds: Date().timeIntervalSince(started), checks: checks, steps: record.steps,
                            history: excerpt(record.history, citedBy: checks))
         r.historyCount = record.history.count
+        r.seed = seed
         r.recomputeVerdict()
         return r
     }
@@ -66,13 +69,18 @@ struct CaseJudge {
         return checks
     }
 
-    /// At most `historyExcerpt` exchanges, in seq order: every one a check cites as
-    /// evidence, then the earliest others.
+    /// At most `historyExcerpt` exchanges (``excerpt(_:citedBy:limit:)``).
     func excerpt(_ history: [Exchange], citedBy checks: [CheckResult]) -> [Exchange] {
-        guard history.count > historyExcerpt else { return history }
+        Self.excerpt(history, citedBy: checks, limit: historyExcerpt)
+    }
+
+    /// At most `limit` exchanges, in seq order: every one a check cites as evidence, then
+    /// the earliest others (the JSON report's excerpt, and the HTML report's timelines).
+    static func excerpt(_ history: [Exchange], citedBy checks: [CheckResult], limit: Int) -> [Exchange] {
+        guard history.count > limit else { return history }
         let cited = Set(checks.flatMap { $0.evidence.flatMap(\.seqs) })
         var excerpt = history.filter { cited.contains($0.seq) }
-        excerpt += history.filter { !cited.contains($0.seq) }.prefix(max(0, historyExcerpt - excerpt.count))
+        excerpt += history.filter { !cited.contains($0.seq) }.prefix(max(0, limit - excerpt.count))
         excerpt.sort { $0.seq < $1.seq }
         return excerpt
     }

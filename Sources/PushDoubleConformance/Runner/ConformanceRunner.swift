@@ -98,8 +98,8 @@ public final class ConformanceRunner: Sendable {
     /// Runs one case: fakes, sender, steps, shutdown (``drive(_:registrations:session:shared:into:)``),
     /// then judging (``CaseJudge``), while the fakes still run.
     public func runCase(_ scenario: ConformanceScenario, shared: SharedSender? = nil) -> CaseResult {
-        let judge = CaseJudge(scenario: scenario, started: Date(), historyExcerpt: options.historyExcerpt)
         let seed = options.seed ?? scenario.seed ?? 1
+        let judge = CaseJudge(scenario: scenario, started: Date(), historyExcerpt: options.historyExcerpt, seed: seed)
         var record = CaseRecord()
 
         // 1. Fakes (after the runner's own scenario parts are read).

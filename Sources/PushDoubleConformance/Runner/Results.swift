@@ -22,6 +22,9 @@ public struct CaseResult: Sendable, Codable {
     public var history: [Exchange]
     /// How many exchanges the fakes recorded (history may hold fewer: an excerpt).
     public var historyCount: Int
+    /// The seed the fakes ran with (`--seed`, else the scenario's, else 1); nil in reports
+    /// written before it was kept.
+    public var seed: UInt64?
 
     public init(id: String, title: String, references: [String], file: String?, verdict: Verdict, notApplicableReason: String? = nil,
                 sender: SenderIdentity?, driverFailure: String?, senderLog: String, durationSeconds: Double,

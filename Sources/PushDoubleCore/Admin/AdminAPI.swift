@@ -24,7 +24,8 @@ public struct DoubleEndpoint: Sendable, Codable, Equatable {
 /// `GET|DELETE /history`, `GET /history/stream` (server-sent events),
 /// `GET|POST|DELETE /devices`, `GET|PUT|DELETE /devices/{id}`, `GET|POST|DELETE /faults`,
 /// `GET|DELETE /faults/{id}`, `GET /providers`, `PUT /providers/{id}`, `POST /scenarios`,
-/// `POST /reset`. Errors are `{"error":"…"}` with a 4xx status, including the requests
+/// `GET /scenario/export`, `POST /reset`, plus the routes of an ``AdminPage`` (the inbox web UI)
+/// when one is given. Errors are `{"error":"…"}` with a 4xx status, including the requests
 /// the transport refuses before routing (400 / 413 / 431). Routing is the
 /// transport's ``Router``; the handlers live in ``AdminHandlers``.
 public final class AdminAPI: Responder {
@@ -38,15 +39,20 @@ public final class AdminAPI: Responder {
     public init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint] = { [] },
                 listeners: @escaping @Sendable () -> [ListenerStatistics] = { [] },
                 streamHeartbeat: Double = 15, onScenarioLoaded: (@Sendable (Scenario) -> Void)? = nil,
-                providerRoutes: [AdminRoute] = []) {
+                providerRoutes: [AdminRoute] = [], page: AdminPage? = nil, fakeOptions: [String: JSONValue] = [:]) {
         let h = AdminHandlers(double: double, endpoints: endpoints, listeners: listeners, streamHeartbeat: streamHeartbeat,
-                              onScenarioLoaded: onScenarioLoaded)
+                              onScenarioLoaded: onScenarioLoaded, pageRoutes: page?.routes.map { "\($0.method) \($0.path)" } ?? [],
+                              fakeOptions: fakeOptions)
         handlers = h
         var r = Router()
         func on(_ method: String, _ pattern: String, _ body: @escaping @Sendable (AdminHandlers, AdminHandlers.Call) throws -> ResponseAction) {
             r.on(method, pattern) { request, params, _ in h.run(request, params, body) }
         }
-        on("GET", "/") { h, _ in h.index() }
+        on("GET", "/") { h, c in
+            // A browser asks for HTML: the page; every other client keeps the JSON index.
+            if let page, AdminPage.acceptsHTML(c.request) { return .respond(page.index(c.request)) }
+            return h.index()
+        }
         on("GET", "/health") { h, _ in h.json(200, h.health()) }
         on("GET", "/endpoints") { h, _ in h.json(200, h.endpoints()) }
         on("GET", "/providers") { h, _ in try h.listProviders() }
@@ -66,9 +72,10 @@ public final class AdminAPI: Responder {
         on("GET", "/faults/:id") { h, c in try h.getFault(c) }
         on("DELETE", "/faults/:id") { h, c in try h.deleteFault(c) }
         on("POST", "/scenarios") { h, c in try h.loadScenario(c) }
+        on("GET", "/scenario/export") { h, _ in h.exportScenario() }
         on("POST", "/reset") { h, c in h.reset(c) }
         // Provider modules' own routes (``ProviderInstance/adminRoutes``).
-        for route in providerRoutes {
+        for route in providerRoutes + (page?.routes ?? []) {
             let handler = route.handler
             r.on(route.method, route.path) { request, params, _ in .respond(handler(request, params)) }
         }
@@ -102,12 +109,17 @@ public final class AdminHandlers: Sendable {
     let onScenarioLoaded: (@Sendable (Scenario) -> Void)?
     /// Seconds between keep-alive comments on `/history/stream`.
     public let streamHeartbeat: Double
+    /// "GET /inbox", … of the ``AdminPage``, for the index.
+    let pageRoutes: [String]
+    /// The options the fakes were built with, for `GET /scenario/export`.
+    let fakeOptions: [String: JSONValue]
 
     init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint],
          listeners: @escaping @Sendable () -> [ListenerStatistics], streamHeartbeat: Double,
-         onScenarioLoaded: (@Sendable (Scenario) -> Void)?) {
+         onScenarioLoaded: (@Sendable (Scenario) -> Void)?, pageRoutes: [String] = [], fakeOptions: [String: JSONValue] = [:]) {
         self.double = double; self.endpoints = endpoints; self.listeners = listeners
         self.streamHeartbeat = streamHeartbeat; self.onScenarioLoaded = onScenarioLoaded
+        self.pageRoutes = pageRoutes; self.fakeOptions = fakeOptions
     }
 
     /// One request as a handler sees it: the request, its decoded path parameters and query.
@@ -144,7 +156,7 @@ public final class AdminHandlers: Sendable {
         }
     }
 
-    func index() -> ResponseAction { json(200, IndexDoc()) }
+    func index() -> ResponseAction { json(200, IndexDoc(routes: IndexDoc.builtIn + pageRoutes)) }
 
     /// One page of the history (``HistoryPaging``: `limit` default 1000, at most 5000;
     /// `after`/`cursor` = the last seq already seen), streamed from a background queue.
@@ -190,6 +202,17 @@ public final class AdminHandlers: Sendable {
         }
         onScenarioLoaded?(scenario)
         return json(201, ["loaded": scenario.id, "devices": String(scenario.devices.count), "rules": String(scenario.rules.count)])
+    }
+
+    /// The current devices, rules, world modes, seed and fake options as a scenario file
+    /// (``ScenarioExport``), downloaded as `pushdouble-scenario.json`.
+    func exportScenario() -> ResponseAction {
+        var h = HTTPHeaders()
+        h.add(name: "content-type", value: "application/json")
+        h.add(name: "content-disposition", value: "attachment; filename=\"\(ScenarioExport.fileName)\"")
+        h.add(name: "cache-control", value: "no-store")
+        let scenario = ScenarioExport.scenario(of: double, fakeOptions: fakeOptions)
+        return .respond(HTTPResponse(status: 200, headers: h, body: ScenarioExport.document(scenario)))
     }
 
     func reset(_ c: Call) -> ResponseAction {
@@ -282,10 +305,11 @@ public final class AdminHandlers: Sendable {
 
     private struct IndexDoc: Encodable {
         let name = "pushdouble admin API"
-        let routes = ["GET /health", "GET /endpoints", "GET /providers", "PUT /providers/{id}", "GET /history", "GET /history/stream",
+        let routes: [String]
+        static let builtIn = ["GET /health", "GET /endpoints", "GET /providers", "PUT /providers/{id}", "GET /history", "GET /history/stream",
                       "DELETE /history", "GET /devices", "POST /devices", "DELETE /devices", "GET /devices/{id}", "PUT /devices/{id}",
                       "DELETE /devices/{id}", "GET /faults", "POST /faults", "DELETE /faults", "GET /faults/{id}", "DELETE /faults/{id}",
-                      "POST /scenarios", "POST /reset"]
+                      "POST /scenarios", "GET /scenario/export", "POST /reset"]
     }
 
     struct HealthDoc: Encodable {

@@ -9,7 +9,7 @@ import Foundation
 /// with its own types; here they are kept as raw JSON and never interpreted. Unknown
 /// top-level fields are ignored (room for the runner's additions); unknown fields
 /// inside devices, faults and quotas are errors.
-public struct Scenario: Sendable, Equatable, Decodable {
+public struct Scenario: Sendable, Equatable, Codable {
     public var id: String
     public var title: String?
     public var description: String?
@@ -81,6 +81,23 @@ public struct Scenario: Sendable, Equatable, Decodable {
 
     /// Every rule in evaluation order: `faults` first, then `quotas`.
     public var rules: [FaultRule] { faults + quotas.map(\.asFaultRule) }
+
+    /// The scenario file the decoder reads back: `id` first, empty members left out.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encodeIfPresent(title, forKey: .title)
+        try c.encodeIfPresent(description, forKey: .description)
+        if !references.isEmpty { try c.encode(references, forKey: .references) }
+        if !providers.isEmpty { try c.encode(providers, forKey: .providers) }
+        try c.encodeIfPresent(seed, forKey: .seed)
+        try c.encode(devices, forKey: .devices)
+        try c.encode(faults, forKey: .faults)
+        if !quotas.isEmpty { try c.encode(quotas, forKey: .quotas) }
+        if !fakeOptions.isEmpty { try c.encode(fakeOptions, forKey: .fakeOptions) }
+        if !steps.isEmpty { try c.encode(steps, forKey: .steps) }
+        if !checks.isEmpty { try c.encode(checks, forKey: .checks) }
+    }
 }
 
 /// Per-provider options of a scenario: `{"world":"open"|"closed"}`.
@@ -99,7 +116,7 @@ public struct ProviderOptions: Sendable, Equatable, Codable {
 ///
 /// JSON: `{"id":"q1","match":{…},"fixedWindow":{"limit":5,"seconds":60},"per":"token","reason":"TooManyRequests"}`
 /// or with `"tokenBucket":{"rate":2,"burst":5}`.
-public struct QuotaRule: Sendable, Equatable, Decodable {
+public struct QuotaRule: Sendable, Equatable, Codable {
     public var id: String
     public var match: FaultMatch
     public var quota: QuotaSpec
@@ -122,6 +139,15 @@ public struct QuotaRule: Sendable, Equatable, Decodable {
     }
 
     public var asFaultRule: FaultRule { FaultRule(id: id, match: match, action: .quota(quota), times: times) }
+
+    /// The scenario's `quotas` entry: `id`, `match`, `times` and the quota's own members.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(match, forKey: .match)
+        try c.encodeIfPresent(times, forKey: .times)
+        try quota.encode(to: encoder)
+    }
 }
 
 /// A scenario file that could not be read, with the file and the path of the bad field:

@@ -8,7 +8,7 @@ import PushDoubleCore
 /// PushDoubleConformance (``ConformanceSuite``, ``ConformanceRunner``, the reporters, ``Baseline``).
 enum ConformCommand: CLICommand {
     static let name = "conform"
-    static let summary = "Drive a push sender through the conformance suite and judge it (JUnit/JSON reports, exit code)."
+    static let summary = "Drive a push sender through the conformance suite and judge it (JUnit/JSON/HTML reports, exit code)."
 
     /// Parsed flags.
     struct Arguments: Equatable {
@@ -19,6 +19,7 @@ enum ConformCommand: CLICommand {
         var list = false
         var junit: String?
         var json: String?
+        var html: String?
         var baseline: String?
         var writeBaseline: String?
         var seed: UInt64?
@@ -36,6 +37,7 @@ enum ConformCommand: CLICommand {
         OptionSpec("--list", help: "print the catalogue (checks, cases, references) and exit"),
         OptionSpec("--junit", value: "FILE", help: "write a JUnit XML report"),
         OptionSpec("--json", value: "FILE", help: "write a JSON report (everything, with history excerpts)"),
+        OptionSpec("--html", value: "FILE", help: "write a self-contained HTML report (verdicts, evidence, each case's attempts on a retry timeline)"),
         OptionSpec("--baseline", value: "FILE", help: "known failures: fail only on new ones, report fixed ones"),
         OptionSpec("--write-baseline", value: "FILE", help: "write this run's failures as a baseline file"),
         OptionSpec("--seed", value: "N", help: "seed for the fakes' random choices (overrides each scenario's own seed; default: the scenario's, else 1)"),
@@ -70,6 +72,7 @@ enum ConformCommand: CLICommand {
         a.list = p.flag("--list")
         a.junit = p.value("--junit")
         a.json = p.value("--json")
+        a.html = p.value("--html")
         a.baseline = p.value("--baseline")
         a.writeBaseline = p.value("--write-baseline")
         a.seed = try p.number("--seed", expected: "a non-negative integer") { UInt64($0) }
@@ -132,7 +135,7 @@ enum ConformCommand: CLICommand {
         return report.succeeded ? 0 : 1
     }
 
-    /// `--junit`, `--json`, `--write-baseline`; false when one could not be written (printed to `errors`).
+    /// `--junit`, `--json`, `--html`, `--write-baseline`; false when one could not be written (printed to `errors`).
     private static func writeReports(_ report: RunReport, _ a: Arguments, errors: (String) -> Void) -> Bool {
         var ok = true
         func write(_ data: Data, _ path: String, _ what: String) {
@@ -141,6 +144,7 @@ enum ConformCommand: CLICommand {
         }
         if let p = a.junit { write(Data(JUnitReporter.render(report).utf8), p, "JUnit report") }
         if let p = a.json { write(JSONReporter.render(report), p, "JSON report") }
+        if let p = a.html { write(Data(HTMLReporter.render(report).utf8), p, "HTML report") }
         if let p = a.writeBaseline { write(Baseline.from(report).jsonData(), p, "baseline") }
         return ok
     }

@@ -256,6 +256,9 @@ enum ServeCommand: CLICommand {
             for e in endpoints {
                 banner += "  " + e.name.padding(toLength: 16, withPad: " ", startingAt: 0) + " " + e.url + "\n"
             }
+            if let admin = endpoints.first(where: { $0.name == "admin" }) {
+                banner += "inbox (web UI): " + admin.url + "/inbox\n"
+            }
             if scenarios.isEmpty == false { banner += "scenarios: " + scenarios.map(\.id).joined(separator: ", ") + "\n" }
             banner += "\n# environment for senders:\n"
             for (k, v) in environment { banner += "export \(k)=\(SenderKit.shellQuote(v))\n" }

@@ -1,0 +1,1043 @@
+/// The inbox page's script (`/inbox/inbox.js`): live timeline (`/history` then `/history/stream`),
+/// filters, per-device inbox rendered per platform, exchange detail with decoded credentials,
+/// controls (device state, fault rules, reset). Vanilla JS; data reaches the DOM only as text.
+enum InboxScript {
+    static let asset = InboxAsset(path: "/inbox/inbox.js", contentType: "text/javascript; charset=utf-8", text: #"""
+// PushDouble inbox: the admin listener's web UI (docs/inbox.md). Vanilla JS, no framework,
+// no external resource. Every string from the history reaches the DOM through textContent
+// or a text node: the page never builds markup from data.
+(function () {
+  'use strict';
+
+  var INITIAL_PAGE = 2000;     // exchanges read from /history at start
+  var MAX_KEPT = 5000;         // exchanges kept in the page (oldest forgotten first)
+  var HEALTH_EVERY_MS = 5000;  // /health poll: counts and the dropped-entries banner
+  var DEVICE_STATES = ['active', 'unregistered', 'expired', 'invalid', 'otherApp', 'rateLimited'];
+
+  var state = {
+    exchanges: new Map(),  // seq -> exchange
+    order: [],             // kept seqs, ascending
+    rows: new Map(),       // seq -> row element
+    search: new Map(),     // seq -> lower-cased JSON text (free-text filter)
+    byDevice: new Map(),   // device key -> [{seq, index}] (index: Expo recipient, else -1)
+    devices: [],           // GET /devices
+    providers: new Set(),
+    lastSeq: 0,
+    pending: [],
+    flushScheduled: false,
+    es: null,
+    retry: 0,
+    retryTimer: null,
+    selectedDevice: null,
+    openSeq: null,
+    openedFrom: null,
+    deviceListDirty: false
+  };
+
+  // ---------------------------------------------------------------- DOM helpers
+
+  function $(id) { return document.getElementById(id); }
+
+  // An element with attributes and children. `text` sets textContent; every other
+  // attribute goes through setAttribute (never href/src from data: none is used here).
+  function el(tag, attrs, children) {
+    var e = document.createElement(tag);
+    if (attrs) {
+      Object.keys(attrs).forEach(function (k) {
+        var v = attrs[k];
+        if (v === undefined || v === null || v === false) return;
+        if (k === 'text') e.textContent = String(v);
+        else if (k === 'class') e.className = v;
+        else if (k.slice(0, 2) === 'on' && typeof v === 'function') e.addEventListener(k.slice(2), v);
+        else e.setAttribute(k, String(v));
+      });
+    }
+    (children || []).forEach(function (c) {
+      if (c === null || c === undefined || c === false) return;
+      e.append(typeof c === 'string' ? document.createTextNode(c) : c);
+    });
+    return e;
+  }
+
+  function say(text, isError) {
+    var m = $('message');
+    m.textContent = text;
+    m.className = 'message' + (isError ? ' error' : '');
+  }
+
+  function str(v) { return typeof v === 'string' ? v : (v === undefined || v === null ? '' : String(v)); }
+  function isObject(v) { return v !== null && typeof v === 'object' && !Array.isArray(v); }
+  function pick(o) {
+    if (!isObject(o)) return undefined;
+    for (var i = 1; i < arguments.length; i++) if (o[arguments[i]] !== undefined && o[arguments[i]] !== null) return o[arguments[i]];
+    return undefined;
+  }
+  function pretty(v) { try { return JSON.stringify(v, null, 2); } catch (e) { return String(v); } }
+  function clock(iso) {
+    var d = new Date(iso);
+    return isNaN(d) ? str(iso) : d.toISOString().slice(11, 23);
+  }
+  function ms(a, b) {
+    var x = new Date(a).getTime(), y = new Date(b).getTime();
+    return isNaN(x) || isNaN(y) ? null : y - x;
+  }
+
+  // ---------------------------------------------------------------- admin API
+
+  function api(method, path, body) {
+    var init = { method: method, headers: { accept: 'application/json' } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' ? body : JSON.stringify(body);
+      init.headers['content-type'] = 'application/json';
+    }
+    return fetch(path, init).then(function (r) {
+      return r.text().then(function (text) {
+        var json = null;
+        try { json = text ? JSON.parse(text) : null; } catch (e) { json = null; }
+        if (!r.ok) throw new Error((json && json.error) || (r.status + ' ' + text.slice(0, 200)));
+        return json;
+      });
+    });
+  }
+
+  // ---------------------------------------------------------------- exchanges
+
+  function statusOf(ex) { return ex.response && typeof ex.response.status === 'number' ? ex.response.status : null; }
+
+  // The reasons of an exchange: the response's, and those of refused Expo recipients.
+  function reasonsOf(ex) {
+    var out = [];
+    if (ex.response && ex.response.reason) out.push(ex.response.reason);
+    (ex.recipients || []).forEach(function (r) { if (r.reason && out.indexOf(r.reason) < 0) out.push(r.reason); });
+    return out;
+  }
+
+  // The device key of a registered device id, or of a token no registered device has.
+  function deviceKey(provider, deviceID, token) {
+    if (deviceID) return 'id:' + deviceID;
+    if (token) return 'token:' + provider + ':' + token;
+    return null;
+  }
+
+  // Who an exchange was for: one entry per recipient (Expo batches) or one for the request.
+  function targetsOf(ex) {
+    if (Array.isArray(ex.recipients)) {
+      return ex.recipients.map(function (r, i) { return { key: deviceKey(ex.provider, r.deviceID, r.token), index: i }; });
+    }
+    return [{ key: deviceKey(ex.provider, ex.deviceID, ex.token), index: -1 }];
+  }
+
+  function add(ex) {
+    if (!ex || typeof ex.seq !== 'number') return;
+    state.pending.push(ex);
+    if (!state.flushScheduled) {
+      state.flushScheduled = true;
+      (window.requestAnimationFrame || setTimeout)(flush);
+    }
+  }
+
+  // Appends the pending exchanges: rows newest first, device index, filters applied.
+  function flush() {
+    state.flushScheduled = false;
+    var batch = state.pending;
+    state.pending = [];
+    var fragment = document.createDocumentFragment();
+    var touchedDevices = new Set();
+    batch.sort(function (a, b) { return a.seq - b.seq; });
+    batch.forEach(function (ex) {
+      if (state.exchanges.has(ex.seq)) return;
+      state.exchanges.set(ex.seq, ex);
+      state.order.push(ex.seq);
+      if (ex.seq > state.lastSeq) state.lastSeq = ex.seq;
+      if (!state.providers.has(ex.provider)) { state.providers.add(ex.provider); addProviderOption(ex.provider); }
+      targetsOf(ex).forEach(function (t) {
+        if (!t.key) return;
+        if (!state.byDevice.has(t.key)) { state.byDevice.set(t.key, []); state.deviceListDirty = true; }
+        state.byDevice.get(t.key).push({ seq: ex.seq, index: t.index });
+        touchedDevices.add(t.key);
+      });
+      var row = makeRow(ex);
+      row.hidden = !matches(ex);
+      state.rows.set(ex.seq, row);
+      fragment.prepend(row);
+    });
+    $('timeline').prepend(fragment);
+    forgetOldest();
+    updateSummary();
+    if (state.deviceListDirty || touchedDevices.size) renderDeviceList();
+    if (state.selectedDevice && touchedDevices.has(state.selectedDevice)) renderDeviceInbox();
+  }
+
+  function forgetOldest() {
+    while (state.order.length > MAX_KEPT) {
+      var seq = state.order.shift();
+      var row = state.rows.get(seq);
+      if (row) row.remove();
+      state.rows.delete(seq);
+      state.exchanges.delete(seq);
+      state.search.delete(seq);
+    }
+    if (state.order.length && state.byDevice.size) {
+      var first = state.order[0];
+      state.byDevice.forEach(function (list) {
+        while (list.length && list[0].seq < first) list.shift();
+      });
+    }
+  }
+
+  function clearExchanges() {
+    state.exchanges.clear(); state.order = []; state.rows.clear(); state.search.clear(); state.byDevice.clear();
+    $('timeline').replaceChildren();
+    state.deviceListDirty = true;
+    closeDetail();
+    updateSummary();
+  }
+
+  function makeRow(ex) {
+    var status = statusOf(ex);
+    var reasons = reasonsOf(ex);
+    var cls = status === null ? 'sx' : 's' + String(status).charAt(0);
+    var who = ex.deviceID || ex.token || (Array.isArray(ex.recipients) ? ex.recipients.length + ' recipients' : '');
+    var what = el('span', { class: 'what' }, [
+      el('span', { text: ex.request ? ex.request.method + ' ' + ex.endpoint : ex.endpoint }),
+      reasons.length ? el('span', { class: 'reason', text: reasons.join(', ') }) : null,
+      who ? el('span', { class: 'who', text: who }) : null
+    ]);
+    var row = el('li', {
+      class: 'row', tabindex: '0', 'data-testid': 'exchange-row', 'data-seq': ex.seq, 'data-provider': ex.provider,
+      'data-status': status === null ? '' : status, 'aria-label': 'exchange ' + ex.seq
+    }, [
+      el('span', { class: 'seq', text: '#' + ex.seq }),
+      el('span', { class: 'time', text: clock(ex.receivedAt) }),
+      el('span', { class: 'provider', text: ex.provider }),
+      el('span', { class: 'status ' + cls, text: status === null ? (ex.response ? ex.response.action : '?') : String(status) }),
+      what
+    ]);
+    return row;
+  }
+
+  // ---------------------------------------------------------------- filters
+
+  function filterValues() {
+    return {
+      provider: $('filter-provider').value,
+      device: $('filter-device').value.trim().toLowerCase(),
+      status: $('filter-status').value.trim().toLowerCase(),
+      search: $('filter-search').value.trim().toLowerCase()
+    };
+  }
+  var filters = { provider: '', device: '', status: '', search: '' };
+
+  function searchText(ex) {
+    var t = state.search.get(ex.seq);
+    if (t === undefined) { t = JSON.stringify(ex).toLowerCase(); state.search.set(ex.seq, t); }
+    return t;
+  }
+
+  // Status filter terms (spaces or commas): "410", "4xx", or text of a reason, the action or the deciding stage.
+  function statusMatches(ex, terms) {
+    var status = statusOf(ex);
+    var text = reasonsOf(ex).concat([ex.response ? ex.response.action : '', ex.decidedBy ? ex.decidedBy.stage : '']).join(' ').toLowerCase();
+    return terms.some(function (t) {
+      if (/^\d{3}$/.test(t)) return status === Number(t);
+      if (/^\dxx$/.test(t)) return status !== null && String(status).charAt(0) === t.charAt(0);
+      return text.indexOf(t) >= 0;
+    });
+  }
+
+  function matches(ex) {
+    var f = filters;
+    if (f.provider && ex.provider !== f.provider) return false;
+    if (f.device) {
+      var ids = [ex.deviceID, ex.token];
+      (ex.recipients || []).forEach(function (r) { ids.push(r.deviceID, r.token); });
+      if (ids.filter(Boolean).join(' ').toLowerCase().indexOf(f.device) < 0) return false;
+    }
+    if (f.status) {
+      var terms = f.status.split(/[\s,]+/).filter(Boolean);
+      if (terms.length && !statusMatches(ex, terms)) return false;
+    }
+    if (f.search && searchText(ex).indexOf(f.search) < 0) return false;
+    return true;
+  }
+
+  function applyFilters() {
+    filters = filterValues();
+    state.rows.forEach(function (row, seq) { row.hidden = !matches(state.exchanges.get(seq)); });
+    updateSummary();
+  }
+
+  function updateSummary() {
+    var shown = 0;
+    state.rows.forEach(function (row) { if (!row.hidden) shown++; });
+    var total = state.rows.size;
+    $('timeline-summary').textContent = total === 0 ? 'No exchange yet: send a push to one of the fakes.'
+      : (shown === total ? total + ' exchanges' : shown + ' of ' + total + ' exchanges match the filters')
+        + (total >= MAX_KEPT ? ' (the page keeps the newest ' + MAX_KEPT + ')' : '');
+  }
+
+  function addProviderOption(p) {
+    var select = $('filter-provider');
+    for (var i = 0; i < select.options.length; i++) if (select.options[i].value === p) return;
+    select.append(el('option', { value: p, text: p }));
+  }
+
+  // ---------------------------------------------------------------- live stream
+
+  function setConnection(live) {
+    var c = $('connection-state');
+    c.textContent = live ? 'live' : 'reconnecting';
+    c.className = 'conn' + (live ? ' live' : '');
+  }
+
+  // The stream resumes after the last seq the page holds: `?after=` (the server's
+  // Last-Event-ID equivalent), reopened by hand so a `lagged` cut-off resumes too.
+  function openStream() {
+    if (state.es) state.es.close();
+    var es = new EventSource('/history/stream?after=' + state.lastSeq);
+    state.es = es;
+    es.addEventListener('open', function () { state.retry = 0; setConnection(true); });
+    es.addEventListener('exchange', function (ev) {
+      try { add(JSON.parse(ev.data)); } catch (e) { say('unreadable stream event: ' + e.message, true); }
+    });
+    es.addEventListener('lagged', function (ev) {
+      var d = {};
+      try { d = JSON.parse(ev.data); } catch (e) { d = {}; }
+      say('The live stream fell behind at #' + str(d.resumeFrom) + '; resuming from there.');
+      reconnect();
+    });
+    es.addEventListener('error', function () { reconnect(); });
+  }
+
+  function reconnect() {
+    if (state.es) { state.es.close(); state.es = null; }
+    setConnection(false);
+    var delay = Math.min(5000, 200 * Math.pow(2, state.retry++));
+    clearTimeout(state.retryTimer);
+    state.retryTimer = setTimeout(function () {
+      // Exchanges still waiting to be drawn count as seen: resume after them.
+      state.pending.forEach(function (ex) { if (ex.seq > state.lastSeq) state.lastSeq = ex.seq; });
+      openStream();
+    }, delay);
+  }
+
+  function showDropped(dropped, cap) {
+    var b = $('dropped-banner');
+    if (dropped > 0) {
+      b.textContent = 'The history reached its cap (' + cap + ' exchanges) and dropped ' + dropped +
+        ' older ones; they are gone from the timeline and from /history.';
+      b.hidden = false;
+    } else {
+      b.hidden = true;
+      b.textContent = '';
+    }
+  }
+
+  function pollHealth() {
+    return api('GET', '/health').then(function (h) {
+      var hist = h.history || {};
+      showDropped(Number(hist.dropped) || 0, hist.cap);
+      $('counts').textContent = (hist.count || 0) + ' in history · ' + (h.devices || 0) + ' devices · ' + (h.faults || 0) + ' rules';
+      return h;
+    });
+  }
+
+  function loadInitialHistory() {
+    return pollHealth().then(function (h) {
+      var next = (h.history && h.history.nextSeq) || 1;
+      var after = Math.max(0, next - 1 - INITIAL_PAGE);
+      return api('GET', '/history?after=' + after + '&limit=' + INITIAL_PAGE);
+    }).then(function (doc) {
+      (doc.exchanges || []).forEach(add);
+      (doc.exchanges || []).forEach(function (ex) { if (ex.seq > state.lastSeq) state.lastSeq = ex.seq; });
+    });
+  }
+
+  function loadProviders() {
+    return api('GET', '/providers').then(function (list) {
+      (list || []).forEach(function (p) { state.providers.add(p.provider); addProviderOption(p.provider); });
+    });
+  }
+
+  // ---------------------------------------------------------------- devices
+
+  function loadDevices() {
+    return api('GET', '/devices').then(function (list) {
+      state.devices = list || [];
+      state.deviceListDirty = true;
+      renderDeviceList();
+      if (state.selectedDevice) renderDeviceInbox();
+    });
+  }
+
+  // Registered devices first (registry order), then tokens seen in the history that no
+  // registered device has (magic tokens, open world).
+  function deviceEntries() {
+    var out = state.devices.map(function (d) {
+      return { key: 'id:' + d.id, id: d.id, provider: d.provider, token: d.token || '', device: d };
+    });
+    state.byDevice.forEach(function (list, key) {
+      if (key.indexOf('token:') !== 0) return;
+      var rest = key.slice(6), colon = rest.indexOf(':');
+      var provider = rest.slice(0, colon), token = rest.slice(colon + 1);
+      if (state.devices.some(function (d) { return d.provider === provider && d.token === token; })) return;
+      out.push({ key: key, id: null, provider: provider, token: token, device: null });
+    });
+    return out;
+  }
+
+  function entryFor(key) {
+    var list = deviceEntries();
+    for (var i = 0; i < list.length; i++) if (list[i].key === key) return list[i];
+    return null;
+  }
+
+  function renderDeviceList() {
+    state.deviceListDirty = false;
+    var ul = $('device-list');
+    var focused = document.activeElement && document.activeElement.parentElement === ul ? document.activeElement.getAttribute('data-key') : null;
+    var entries = deviceEntries();
+    ul.replaceChildren.apply(ul, entries.map(function (e) {
+      var count = deliveredOf(e.key).length;
+      var st = e.device ? e.device.state : 'not registered';
+      return el('li', {
+        class: 'device-item' + (e.key === state.selectedDevice ? ' selected' : ''), tabindex: '0', 'data-testid': 'device-item',
+        'data-device-id': e.id || e.token, 'data-key': e.key, 'aria-label': 'device ' + (e.id || e.token)
+      }, [
+        el('span', { class: 'provider', text: e.provider }),
+        el('span', { class: 'id', text: e.id || shortToken(e.token) }),
+        el('span', { class: 'note', text: String(count) }),
+        el('span', { class: 'state' + (st === 'active' ? '' : ' dead'), text: st })
+      ]);
+    }));
+    if (!entries.length) ul.append(el('li', { class: 'note', text: 'No device registered and none seen yet.' }));
+    if (focused) Array.prototype.forEach.call(ul.children, function (li) { if (li.getAttribute('data-key') === focused) li.focus(); });
+  }
+
+  function shortToken(t) { return t.length > 24 ? t.slice(0, 10) + '…' + t.slice(-8) : t; }
+
+  function selectDevice(key) {
+    state.selectedDevice = key;
+    Array.prototype.forEach.call($('device-list').children, function (li) {
+      li.classList.toggle('selected', li.getAttribute('data-key') === key);
+    });
+    renderDeviceInbox();
+  }
+
+  // Accepted deliveries to a device, newest first: 2xx decided `accepted` (an FCM
+  // validate_only send is not delivered); per recipient for an Expo batch.
+  function deliveredOf(key) {
+    var list = state.byDevice.get(key) || [];
+    var out = [];
+    for (var i = list.length - 1; i >= 0; i--) {
+      var ex = state.exchanges.get(list[i].seq);
+      if (ex && delivered(ex, list[i].index)) out.push({ ex: ex, index: list[i].index });
+    }
+    return out;
+  }
+
+  function delivered(ex, index) {
+    var status = statusOf(ex);
+    if (status === null || status < 200 || status > 299) return false;
+    if (index >= 0) return !!(ex.recipients[index] && ex.recipients[index].accepted);
+    if (!ex.decidedBy || ex.decidedBy.stage !== 'accepted') return false;
+    if (ex.provider === 'fcm' && ex.notification && ex.notification.validateOnly === true) return false;
+    return true;
+  }
+
+  function renderDeviceInbox() {
+    var box = $('device-inbox');
+    var e = state.selectedDevice ? entryFor(state.selectedDevice) : null;
+    if (!e) { box.hidden = true; return; }
+    box.hidden = false;
+    box.setAttribute('data-device-id', e.id || e.token);
+    $('device-inbox-heading').textContent = (e.id ? 'Device ' + e.id : 'Token ' + shortToken(e.token)) + ' (' + e.provider + ')';
+    var facts = [['provider', e.provider], ['token', e.token || '(derived by the provider)']];
+    if (e.device) {
+      facts.push(['state', e.device.state]);
+      if (e.device.unregisteredAt) facts.push(['unregistered at', e.device.unregisteredAt]);
+      if (e.device.environment) facts.push(['environment', e.device.environment]);
+      if (e.device.topic) facts.push(['topic', e.device.topic]);
+      facts.push(['deliveries', String(e.device.deliveries)]);
+      if (e.device.transitions && e.device.transitions.length) facts.push(['transitions', JSON.stringify(e.device.transitions)]);
+    } else {
+      facts.push(['state', 'not registered (a magic token or the open world decides)']);
+    }
+    $('device-facts').replaceChildren.apply($('device-facts'), facts.reduce(function (acc, f) {
+      acc.push(el('dt', { text: f[0] }), el('dd', { text: f[1] }));
+      return acc;
+    }, []));
+    var select = $('device-state');
+    var current = e.device ? e.device.state : 'active';
+    select.replaceChildren.apply(select, DEVICE_STATES.map(function (s) {
+      return el('option', { value: s, text: s, selected: s === current ? 'selected' : null });
+    }));
+    select.value = current;
+    $('device-state-note').textContent = e.device ? '' : 'Applying a state registers this token as device "' + newDeviceID(e) + '".';
+    var items = deliveredOf(e.key).map(function (d) { return renderNotification(d.ex, d.index); });
+    var list = $('device-notifications');
+    list.replaceChildren.apply(list, items);
+    if (!items.length) list.append(el('li', { class: 'note', text: 'No notification delivered to this device in the kept history.' }));
+  }
+
+  function newDeviceID(e) { return e.provider + '-' + e.token.replace(/[^A-Za-z0-9]/g, '').slice(-16); }
+
+  function applyDeviceState() {
+    var e = state.selectedDevice ? entryFor(state.selectedDevice) : null;
+    if (!e) return;
+    var s = $('device-state').value;
+    var body, id;
+    if (e.device) {
+      id = e.device.id;
+      body = JSON.parse(JSON.stringify(e.device));
+    } else {
+      id = newDeviceID(e);
+      body = { id: id, provider: e.provider, token: e.token };
+    }
+    body.state = s;
+    if (s === 'unregistered') body.unregisteredAt = new Date().toISOString();
+    else delete body.unregisteredAt;
+    api('PUT', '/devices/' + encodeURIComponent(id), body).then(function () {
+      say('Device ' + id + ' is now ' + s + '.');
+      if (!e.device) state.selectedDevice = 'id:' + id;
+      return loadDevices();
+    }).catch(function (err) { say('Could not change the device: ' + err.message, true); });
+  }
+
+  // ---------------------------------------------------------------- notifications
+
+  // One notification as its platform shows it: {platform, app, title, subtitle, body,
+  // silent, silentWhy, meta: [[label, value]], decryptError}.
+  function notificationView(ex, index) {
+    switch (ex.provider) {
+      case 'apns': return apnsView(ex);
+      case 'fcm': return fcmView(ex);
+      case 'webpush': return webPushView(ex);
+      case 'expo': return expoView(ex, index);
+      default: return { platform: ex.provider, app: ex.topic || ex.provider, title: '', subtitle: '', body: pretty(ex.notification), meta: [] };
+    }
+  }
+
+  function otherKeys(o, known) {
+    return isObject(o) ? Object.keys(o).filter(function (k) { return known.indexOf(k) < 0; }) : [];
+  }
+
+  // APNs: payload `aps` (alert string or {title, subtitle, body}, badge, sound, thread-id,
+  // content-available) and the apns-* headers; no alert, sound or badge = silent (apns.md §9).
+  function apnsView(ex) {
+    var n = isObject(ex.notification) ? ex.notification : {};
+    var h = isObject(n.headers) ? n.headers : {};
+    var p = isObject(n.payload) ? n.payload : {};
+    var aps = isObject(p.aps) ? p.aps : {};
+    var v = { platform: 'ios', app: h['apns-topic'] || ex.topic || '(no apns-topic)', title: '', subtitle: '', body: '', meta: [] };
+    if (typeof aps.alert === 'string') v.body = aps.alert;
+    else if (isObject(aps.alert)) { v.title = str(aps.alert.title); v.subtitle = str(aps.alert.subtitle); v.body = str(aps.alert.body); }
+    var hasAlert = aps.alert !== undefined && aps.alert !== null, hasSound = aps.sound !== undefined && aps.sound !== null;
+    var hasBadge = aps.badge !== undefined && aps.badge !== null;
+    v.silent = !hasAlert && !hasSound && !hasBadge;
+    if (v.silent) v.silentWhy = aps['content-available'] === 1 ? 'background push (content-available: 1, no alert, sound or badge)' : 'no alert, sound or badge';
+    if (hasBadge) v.badge = aps.badge;
+    v.meta.push(['push type', n.pushType], ['priority', n.priority]);
+    if (hasSound) v.meta.push(['sound', isObject(aps.sound) ? JSON.stringify(aps.sound) : aps.sound]);
+    if (aps['thread-id'] !== undefined) v.meta.push(['thread-id', aps['thread-id']]);
+    if (h['apns-collapse-id'] !== undefined) v.meta.push(['collapse-id', h['apns-collapse-id']]);
+    if (aps['content-available'] !== undefined) v.meta.push(['content-available', aps['content-available']]);
+    otherKeys(aps, ['alert', 'badge', 'sound', 'thread-id', 'content-available']).forEach(function (k) { v.meta.push(['aps.' + k, JSON.stringify(aps[k])]); });
+    otherKeys(p, ['aps']).forEach(function (k) { v.meta.push(['custom ' + k, JSON.stringify(p[k])]); });
+    if (n.payloadError) v.meta.push(['payload error', n.payloadError]);
+    return v;
+  }
+
+  // FCM: message.notification {title, body, image} under android.notification's fields
+  // (fcm.md §2.1-2.3, either spelling); no notification at all = data-only, silent.
+  function fcmView(ex) {
+    var n = isObject(ex.notification) ? ex.notification : {};
+    var mn = isObject(n.notification) ? n.notification : {};
+    var android = isObject(n.android) ? n.android : {};
+    var an = isObject(android.notification) ? android.notification : {};
+    var v = { platform: 'android', app: n.project ? 'project ' + n.project : 'fcm', meta: [] };
+    v.title = str(pick(an, 'title') !== undefined ? an.title : mn.title);
+    v.body = str(pick(an, 'body') !== undefined ? an.body : mn.body);
+    v.subtitle = '';
+    var image = pick(an, 'image') !== undefined ? an.image : mn.image;
+    v.silent = !isObject(n.notification) && !isObject(android.notification);
+    if (v.silent) v.silentWhy = 'data-only message (no notification block)';
+    if (image !== undefined) v.meta.push(['image (not loaded)', image]);
+    [['channel', 'channel_id', 'channelId'], ['icon', 'icon'], ['color', 'color'], ['sound', 'sound'], ['tag', 'tag'],
+      ['click action', 'click_action', 'clickAction'], ['count', 'notification_count', 'notificationCount'],
+      ['priority', 'notification_priority', 'notificationPriority'], ['visibility', 'visibility']].forEach(function (f) {
+      var val = pick.apply(null, [an].concat(f.slice(1)));
+      if (val !== undefined) v.meta.push([f[0], isObject(val) ? JSON.stringify(val) : val]);
+    });
+    var ck = pick(android, 'collapse_key', 'collapseKey');
+    if (ck !== undefined) v.meta.push(['collapse_key', ck]);
+    if (android.priority !== undefined) v.meta.push(['android priority', android.priority]);
+    if (android.ttl !== undefined) v.meta.push(['ttl', android.ttl]);
+    var data = isObject(android.data) ? android.data : n.data;
+    if (isObject(data)) v.meta.push(['data', JSON.stringify(data)]);
+    if (isObject(n.target)) v.meta.push(['target', JSON.stringify(n.target)]);
+    ['apns', 'webpush'].forEach(function (k) { if (n[k] !== undefined) v.meta.push([k + ' block', 'present (other platforms)']); });
+    return v;
+  }
+
+  // Web Push: the payload the double's browser decrypted (`{data, base64}`), JSON with
+  // title/body shown as such, other text as the body; `{error, detail}` = could not decrypt.
+  function webPushView(ex) {
+    var n = isObject(ex.notification) ? ex.notification : {};
+    var v = { platform: 'browser', app: ex.topic ? ex.topic : (n.service || 'web push'), title: '', subtitle: '', body: '', meta: [] };
+    var pl = n.payload;
+    if (pl === null || pl === undefined) {
+      v.silent = true; v.silentWhy = 'no payload (the service worker gets an empty push event)';
+    } else if (isObject(pl) && pl.error !== undefined) {
+      v.title = 'Could not decrypt';
+      v.decryptError = str(pl.error) + (pl.detail ? ': ' + str(pl.detail) : '');
+    } else if (isObject(pl) && pl.base64 === true) {
+      v.body = '(binary payload, base64) ' + str(pl.data);
+    } else if (isObject(pl)) {
+      var text = str(pl.data), parsed = null;
+      try { parsed = JSON.parse(text); } catch (e) { parsed = null; }
+      var src = isObject(parsed) && isObject(parsed.notification) ? parsed.notification : parsed;
+      if (isObject(src) && (src.title !== undefined || src.body !== undefined)) {
+        v.title = str(src.title); v.body = str(src.body);
+        ['icon', 'image', 'badge', 'tag', 'url'].forEach(function (k) { if (src[k] !== undefined) v.meta.push([k + ' (not loaded)', str(src[k])]); });
+        otherKeys(src, ['title', 'body', 'icon', 'image', 'badge', 'tag', 'url']).forEach(function (k) { v.meta.push([k, JSON.stringify(src[k])]); });
+      } else {
+        v.body = text;
+      }
+    }
+    v.meta.push(['service', n.service], ['ttl', n.ttl], ['urgency', n.urgency]);
+    if (n.topic) v.meta.push(['topic', n.topic]);
+    if (n.encoding) v.meta.push(['encoding', n.encoding]);
+    return v;
+  }
+
+  // Expo: the recipient's message of the body (expo.md §2): title, subtitle, body, sound,
+  // badge, channelId; no title and no body (data-only, `_contentAvailable`) = silent.
+  function expoView(ex, index) {
+    var body = ex.notification;
+    var messages = Array.isArray(body) ? body : (isObject(body) ? [body] : []);
+    var flat = [];
+    messages.forEach(function (m) {
+      var to = isObject(m) ? m.to : undefined;
+      (Array.isArray(to) ? to : [to]).forEach(function (t) { flat.push(m); });
+    });
+    var m = isObject(flat[index < 0 ? 0 : index]) ? flat[index < 0 ? 0 : index] : {};
+    var v = { platform: 'expo', app: ex.topic ? 'project ' + ex.topic : 'expo', title: str(m.title), subtitle: str(m.subtitle), body: str(m.body), meta: [] };
+    v.silent = m.title === undefined && m.body === undefined;
+    if (v.silent) v.silentWhy = m._contentAvailable ? 'background push (_contentAvailable, no title or body)' : 'data-only message (no title or body)';
+    if (m.badge !== undefined) v.badge = m.badge;
+    [['sound', 'sound'], ['channelId', 'channelId'], ['categoryId', 'categoryId'], ['priority', 'priority'], ['ttl', 'ttl'],
+      ['_contentAvailable', '_contentAvailable'], ['data', 'data']].forEach(function (f) {
+      if (m[f[1]] !== undefined && m[f[1]] !== null) v.meta.push([f[0], isObject(m[f[1]]) ? JSON.stringify(m[f[1]]) : m[f[1]]]);
+    });
+    otherKeys(m, ['to', 'title', 'subtitle', 'body', 'badge', 'sound', 'channelId', 'categoryId', 'priority', 'ttl', '_contentAvailable', 'data'])
+      .forEach(function (k) { v.meta.push([k, JSON.stringify(m[k])]); });
+    var r = index >= 0 && ex.recipients ? ex.recipients[index] : null;
+    if (r && r.detail) v.meta.push(['ticket', JSON.stringify(r.detail)]);
+    return v;
+  }
+
+  function renderNotification(ex, index) {
+    var v = notificationView(ex, index);
+    var li = el('li', {
+      class: 'notification', 'data-testid': 'notification', 'data-platform': v.platform, 'data-seq': ex.seq,
+      'data-silent': v.silent ? 'true' : 'false'
+    }, [
+      el('div', { class: 'n-head' }, [
+        el('span', { class: 'app', text: v.app }),
+        v.badge !== undefined ? el('span', { class: 'n-badge', title: 'badge', text: str(v.badge) }) : null,
+        el('span', { class: 'when', text: clock(ex.receivedAt) })
+      ]),
+      el('div', { class: 'n-title', 'data-testid': 'notification-title', text: v.title || '' }),
+      v.subtitle ? el('div', { class: 'n-subtitle', 'data-testid': 'notification-subtitle', text: v.subtitle }) : null,
+      el('div', { class: 'n-body', 'data-testid': 'notification-body', text: v.body || '' }),
+      v.silent ? el('div', { class: 'n-silent', text: 'Silent: ' + v.silentWhy }) : null,
+      v.decryptError ? el('div', { class: 'decrypt-error', 'data-testid': 'decrypt-error', text: v.decryptError }) : null,
+      v.meta.length ? el('div', { class: 'n-meta' }, v.meta.filter(function (m) { return m[1] !== undefined && m[1] !== null; }).map(function (m) {
+        return el('span', { text: m[0] + ': ' + str(m[1]) });
+      })) : null,
+      el('button', { type: 'button', class: 'n-open', text: 'Exchange #' + ex.seq, onclick: function () { openDetail(ex.seq, this); } })
+    ]);
+    return li;
+  }
+
+  // ---------------------------------------------------------------- exchange detail
+
+  function b64urlText(part) {
+    var s = part.replace(/-/g, '+').replace(/_/g, '/');
+    while (s.length % 4) s += '=';
+    var bin = atob(s);
+    var bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new TextDecoder('utf-8', { fatal: false }).decode(bytes);
+  }
+
+  // A compact JWS: its header and claims (JSON), or null when it is not one.
+  function decodeJWT(token) {
+    var parts = str(token).trim().split('.');
+    if (parts.length !== 3) return null;
+    try {
+      return { header: JSON.parse(b64urlText(parts[0])), claims: JSON.parse(b64urlText(parts[1])), signatureLength: parts[2].length };
+    } catch (e) { return null; }
+  }
+
+  function header(ex, name) {
+    var hs = (ex.request && ex.request.headers) || [];
+    for (var i = 0; i < hs.length; i++) if (str(hs[i][0]).toLowerCase() === name) return str(hs[i][1]);
+    return null;
+  }
+
+  // Credentials the request carried, decoded: APNs provider JWT (bearer), VAPID (t=, k=),
+  // the legacy WebPush scheme, the JWT assertion of an OAuth token request, or an opaque bearer.
+  function credentials(ex) {
+    var out = [];
+    var auth = header(ex, 'authorization');
+    if (auth) {
+      var m = /^\s*(\S+)\s+(.*)$/.exec(auth);
+      var scheme = m ? m[1].toLowerCase() : '', rest = m ? m[2] : auth;
+      if (scheme === 'vapid') {
+        var t = /(?:^|,)\s*t\s*=\s*([^,\s]+)/.exec(rest), k = /(?:^|,)\s*k\s*=\s*([^,\s]+)/.exec(rest);
+        out.push({ label: 'VAPID (Authorization: vapid t=…, k=…)', jwt: t ? decodeJWT(t[1]) : null, raw: t ? t[1] : rest, key: k ? k[1] : null });
+      } else if (scheme === 'webpush') {
+        out.push({ label: 'VAPID, legacy WebPush scheme', jwt: decodeJWT(rest), raw: rest, key: null });
+      } else if (scheme === 'bearer') {
+        var jwt = decodeJWT(rest);
+        out.push(jwt ? { label: 'Bearer JWT', jwt: jwt, raw: rest } : { label: 'Bearer token (opaque, ' + rest.length + ' characters)', opaque: rest });
+      } else {
+        out.push({ label: 'Authorization (' + (scheme || 'no scheme') + ')', opaque: auth });
+      }
+    }
+    var body = ex.request && ex.request.body;
+    if (body && /(^|&)assertion=/.test(body)) {
+      var params = new URLSearchParams(body);
+      out.push({ label: 'JWT assertion of the token request (grant_type ' + str(params.get('grant_type')) + ')', jwt: decodeJWT(params.get('assertion') || ''), raw: params.get('assertion') });
+    }
+    return out;
+  }
+
+  function verdict(ex) {
+    if (!ex.auth) return { cls: 'unknown', text: 'not recorded' };
+    if (ex.auth.valid) return { cls: 'valid', text: 'valid' };
+    var extra = ex.auth.extra || {};
+    var why = (ex.decidedBy && ex.decidedBy.stage === 'auth' && ex.decidedBy.detail) || extra.detail || extra.rule ||
+      (ex.response && ex.response.reason) || 'refused';
+    return { cls: 'invalid', text: 'invalid: ' + why };
+  }
+
+  function epochText(claims) {
+    var lines = [];
+    ['iat', 'exp', 'nbf'].forEach(function (k) {
+      if (typeof claims[k] === 'number') lines.push(k + ' = ' + new Date(claims[k] * 1000).toISOString());
+    });
+    return lines.join('\n');
+  }
+
+  function renderAuth(ex) {
+    var box = $('detail-auth');
+    var v = verdict(ex);
+    var parts = [el('p', {}, ['Signature and credential verdict (as the fake recorded it): ',
+      el('span', { class: 'verdict ' + v.cls, 'data-testid': 'auth-verdict', text: v.text })])];
+    if (ex.auth) {
+      parts.push(el('div', { class: 'auth-part' }, [el('div', { class: 'note', text: 'Identity recorded (' + ex.auth.scheme + ')' }),
+        el('pre', { text: pretty(ex.auth) })]));
+      if (ex.auth.scheme === 'oauth-bearer') {
+        parts.push(el('p', { class: 'note', text: 'OAuth access token → account ' + (ex.auth.issuer || '(unknown to the token store)') +
+          (ex.auth.audience ? ', project ' + ex.auth.audience : '') }));
+      }
+    }
+    credentials(ex).forEach(function (c) {
+      var kids = [el('div', { class: 'note', text: c.label })];
+      if (c.jwt) {
+        kids.push(el('pre', { 'data-testid': 'jwt-decoded', text: 'header ' + pretty(c.jwt.header) + '\nclaims ' + pretty(c.jwt.claims) +
+          (epochText(c.jwt.claims) ? '\n' + epochText(c.jwt.claims) : '') + '\nsignature: ' + c.jwt.signatureLength + ' base64url characters' }));
+      } else if (c.raw) {
+        kids.push(el('pre', { text: 'not a decodable JWT: ' + c.raw }));
+      }
+      if (c.key) kids.push(el('pre', { text: 'k (application server public key) = ' + c.key }));
+      if (c.opaque) kids.push(el('pre', { text: c.opaque }));
+      parts.push(el('div', { class: 'auth-part' }, kids));
+    });
+    if (ex.provider === 'fcm' && isObject(ex.notification) && ex.notification.claims) {
+      parts.push(el('div', { class: 'auth-part' }, [el('div', { class: 'note', text: 'Assertion as the token endpoint recorded it' }),
+        el('pre', { text: pretty(ex.notification) })]));
+    }
+    if (parts.length === 1 && !ex.auth) parts.push(el('p', { class: 'note', text: 'No credential in this request.' }));
+    box.replaceChildren.apply(box, parts);
+  }
+
+  function prettyBody(text, contentType) {
+    if (text === null || text === undefined) return null;
+    var t = str(text);
+    if (/json/i.test(contentType || '') || /^\s*[\[{]/.test(t)) {
+      try { return JSON.stringify(JSON.parse(t), null, 2); } catch (e) { return t; }
+    }
+    if (/x-www-form-urlencoded/i.test(contentType || '')) {
+      var lines = [];
+      new URLSearchParams(t).forEach(function (value, key) { lines.push(key + ' = ' + value); });
+      return lines.join('\n');
+    }
+    return t;
+  }
+
+  function renderRequest(ex) {
+    var r = ex.request || {};
+    var lines = [str(r.method) + ' ' + str(r.path) + ' ' + str(ex.transport && ex.transport.version)];
+    if (r.authority) lines.push(':authority: ' + r.authority);
+    if (r.scheme) lines.push(':scheme: ' + r.scheme);
+    (r.headers || []).forEach(function (h) { lines.push(str(h[0]) + ': ' + str(h[1])); });
+    $('detail-request').textContent = lines.join('\n');
+    var body;
+    if (r.body !== null && r.body !== undefined) body = r.body.length ? prettyBody(r.body, header(ex, 'content-type')) : '(empty body)';
+    else if (r.bodyBase64) body = '(binary body, ' + r.bodySize + ' bytes, base64)\n' + r.bodyBase64;
+    else body = '(empty body)';
+    $('detail-body').textContent = body;
+  }
+
+  function renderResponse(ex) {
+    var r = ex.response || {};
+    var lines = [(r.status !== null && r.status !== undefined ? 'HTTP ' + r.status : 'no status') + '  (action: ' + str(r.action) + ')'];
+    if (r.reason) lines.push('reason: ' + r.reason);
+    if (r.detail) lines.push('detail: ' + r.detail);
+    if (r.delaySeconds !== undefined && r.delaySeconds !== null) lines.push('delayed ' + r.delaySeconds + ' s');
+    (r.headers || []).forEach(function (h) { lines.push(str(h[0]) + ': ' + str(h[1])); });
+    var ct = null;
+    (r.headers || []).forEach(function (h) { if (str(h[0]).toLowerCase() === 'content-type') ct = str(h[1]); });
+    if (r.body) lines.push('', prettyBody(r.body, ct));
+    if (Array.isArray(ex.recipients)) {
+      lines.push('', 'per recipient:');
+      ex.recipients.forEach(function (x, i) {
+        lines.push('  [' + i + '] ' + x.token + (x.deviceID ? ' (' + x.deviceID + ')' : '') + ': ' + (x.accepted ? 'accepted' : 'refused ' + str(x.reason)));
+      });
+    }
+    if (ex.annotations) lines.push('', 'annotations: ' + pretty(ex.annotations));
+    $('detail-response').textContent = lines.join('\n');
+  }
+
+  function decisionText(d) {
+    if (!d) return 'not recorded';
+    var what = {
+      auth: 'authentication', validation: 'validation rule', fault: 'fault rule', quota: 'quota rule',
+      device: 'device state', accepted: 'accepted'
+    }[d.stage] || d.stage;
+    return what + (d.detail ? ': ' + d.detail : '');
+  }
+
+  function renderTiming(ex) {
+    var t = ex.transport || {}, c = t.connection || {}, tls = c.tls;
+    var took = ms(ex.receivedAt, ex.respondedAt);
+    var facts = [
+      ['received', str(ex.receivedAt)], ['responded', str(ex.respondedAt)],
+      ['receivedAt → respondedAt', took === null ? '?' : took + ' ms'],
+      ['head → body complete', ms(t.headReceivedAt, t.bodyReceivedAt) === null ? '?' : ms(t.headReceivedAt, t.bodyReceivedAt) + ' ms'],
+      ['connection', '#' + str(c.id) + ' on ' + str(c.listener) + ' from ' + str(c.peer) + ' (port ' + str(c.localPort) + ')'],
+      ['connection accepted', str(c.acceptedAt)],
+      ['stream', str(t.streamID) + ' (' + str(t.version) + ')'],
+      ['TLS', tls ? [tls.version, tls.alpn ? 'ALPN ' + tls.alpn : 'no ALPN', tls.serverName ? 'SNI ' + tls.serverName : 'no SNI', tls.cipher].filter(Boolean).join(', ') : 'cleartext']
+    ];
+    if (t.priorityFramesReceived) facts.push(['priority frames on the connection', String(t.priorityFramesReceived)]);
+    if (ex.environment) facts.push(['environment', ex.environment]);
+    if (ex.topic) facts.push(['topic', ex.topic]);
+    if (ex.deviceID || ex.token) facts.push(['device', (ex.deviceID || '(not registered)') + (ex.token ? ' · token ' + ex.token : '')]);
+    var dl = $('detail-timing');
+    dl.replaceChildren.apply(dl, facts.reduce(function (acc, f) { acc.push(el('dt', { text: f[0] }), el('dd', { text: f[1] })); return acc; }, []));
+  }
+
+  // The attempts of `ex`'s notification: PushDoubleTimeline.group (timeline.js documents the
+  // rule: provider + target + apns-id / body) over the kept exchanges of the same provider.
+  function notificationAttempts(ex) {
+    var same = [];
+    state.order.forEach(function (s) { var e = state.exchanges.get(s); if (e && e.provider === ex.provider) same.push(e); });
+    var groups = window.PushDoubleTimeline.group(same);
+    for (var i = 0; i < groups.length; i++) {
+      if (groups[i].attempts.some(function (a) { return a.seq === ex.seq; })) return groups[i].attempts.map(function (a) { return a.exchange; });
+    }
+    return [ex];
+  }
+
+  // Without timeline.js: the same target's attempts with the same body, as a plain list
+  // (gap to the previous attempt, status, retry-after).
+  function renderAttemptList(box, current) {
+    var body = current.request ? (current.request.body || current.request.bodyBase64) : null;
+    var target = current.token || current.deviceID || (current.request && current.request.path);
+    var attempts = [];
+    state.order.forEach(function (s) {
+      var e = state.exchanges.get(s);
+      if (!e || e.provider !== current.provider || (e.token || e.deviceID || (e.request && e.request.path)) !== target) return;
+      if ((e.request ? (e.request.body || e.request.bodyBase64) : null) === body) attempts.push(e);
+    });
+    var prev = null;
+    box.replaceChildren(el('p', { class: 'note', text: 'Attempts to the same target with the same body (the timeline renderer is not loaded):' }),
+      el('ol', { class: 'attempts' }, attempts.map(function (e) {
+        var gap = prev ? ms(prev.respondedAt, e.receivedAt) : null;
+        var ra = null;
+        ((e.response && e.response.headers) || []).forEach(function (h) { if (str(h[0]).toLowerCase() === 'retry-after') ra = str(h[1]); });
+        prev = e;
+        return el('li', {
+          tabindex: '0', 'data-testid': 'attempt', 'data-seq': e.seq, class: e.seq === current.seq ? 'current' : '',
+          onclick: function () { openDetail(e.seq); },
+          onkeydown: function (ev) { if (ev.key === 'Enter') openDetail(e.seq); }
+        }, ['#' + e.seq + ' ' + clock(e.receivedAt) + (gap === null ? '' : ' (+' + gap + ' ms after the previous answer)') + ' → ' +
+          (statusOf(e) === null ? str(e.response && e.response.action) : statusOf(e)) + (reasonsOf(e).length ? ' ' + reasonsOf(e).join(', ') : '') +
+          (ra ? ' · retry-after ' + ra : '')]);
+      })));
+  }
+
+  function renderRetryTimeline(ex) {
+    var box = $('retry-timeline');
+    box.replaceChildren();
+    if (window.PushDoubleTimeline && typeof window.PushDoubleTimeline.render === 'function') {
+      try {
+        window.PushDoubleTimeline.render(box, notificationAttempts(ex), {
+          onSelect: function (seq) { openDetail(Number(seq)); }, selectedSeq: ex.seq, list: true
+        });
+        return;
+      } catch (e) {
+        say('The timeline renderer failed: ' + e.message, true);
+      }
+    }
+    renderAttemptList(box, ex);
+  }
+
+  function openDetail(seq, from) {
+    var ex = state.exchanges.get(seq);
+    if (!ex) { say('Exchange #' + seq + ' is no longer kept by the page.', true); return; }
+    if (state.openSeq === null) state.openedFrom = from || document.activeElement;
+    state.openSeq = seq;
+    state.rows.forEach(function (row, s) { row.classList.toggle('selected', s === seq); });
+    $('detail-title').textContent = 'Exchange #' + ex.seq + ' · ' + ex.provider + ' · ' + ex.endpoint;
+    renderRequest(ex);
+    renderAuth(ex);
+    renderResponse(ex);
+    $('detail-decided').textContent = decisionText(ex.decidedBy);
+    renderTiming(ex);
+    renderRetryTimeline(ex);
+    $('detail-notification').textContent = ex.notification === undefined || ex.notification === null ? '(no decoded notification)' : pretty(ex.notification);
+    var d = $('exchange-detail');
+    d.hidden = false;
+    d.setAttribute('data-seq', ex.seq);
+    d.focus();
+  }
+
+  function closeDetail() {
+    var d = $('exchange-detail');
+    if (d.hidden) return;
+    d.hidden = true;
+    state.openSeq = null;
+    var back = state.openedFrom;
+    state.openedFrom = null;
+    if (back && document.body.contains(back) && typeof back.focus === 'function') back.focus();
+  }
+
+  // ---------------------------------------------------------------- faults
+
+  function loadFaults() {
+    return api('GET', '/faults').then(function (list) {
+      var ul = $('fault-list');
+      ul.replaceChildren.apply(ul, (list || []).map(function (f) {
+        var rule = f.rule || f;
+        return el('li', { class: 'fault-item', 'data-testid': 'fault-item', 'data-fault-id': rule.id }, [
+          el('div', { class: 'f-head' }, [
+            el('span', { class: 'f-id', text: rule.id }),
+            el('span', { class: 'note', text: 'matched ' + str(f.matched) + ' · fired ' + str(f.fired) }),
+            el('button', { type: 'button', 'data-testid': 'fault-remove', 'aria-label': 'remove rule ' + rule.id, text: 'Remove',
+              onclick: function () { removeFault(rule.id); } })
+          ]),
+          el('pre', { text: pretty(rule) })
+        ]);
+      }));
+      if (!(list || []).length) ul.append(el('li', { class: 'note', text: 'No fault rule loaded.' }));
+    });
+  }
+
+  function addFault(ev) {
+    ev.preventDefault();
+    var text = $('fault-json').value.trim();
+    if (!text) { say('Type a rule first (the placeholder shows one).', true); return; }
+    try { JSON.parse(text); } catch (e) { say('Not JSON: ' + e.message, true); return; }
+    api('POST', '/faults', text).then(function () {
+      say('Rule added.');
+      return Promise.all([loadFaults(), pollHealth()]);
+    }).catch(function (err) { say('The admin API refused the rule: ' + err.message, true); });
+  }
+
+  function removeFault(id) {
+    api('DELETE', '/faults/' + encodeURIComponent(id)).then(function () {
+      say('Rule ' + id + ' removed.');
+      return Promise.all([loadFaults(), pollHealth()]);
+    }).catch(function (err) { say('Could not remove the rule: ' + err.message, true); });
+  }
+
+  function reset() {
+    api('POST', '/reset').then(function () {
+      say('Reset: devices, rules and history cleared.');
+      state.selectedDevice = null;
+      $('device-inbox').hidden = true;
+      clearExchanges();
+      return Promise.all([loadDevices(), loadFaults(), pollHealth()]);
+    }).catch(function (err) { say('Reset failed: ' + err.message, true); });
+  }
+
+  // ---------------------------------------------------------------- keyboard
+
+  // Arrow keys move between visible items of a list; Enter (or Space) opens one.
+  function listKeys(list, selector, open) {
+    list.addEventListener('keydown', function (ev) {
+      var item = ev.target.closest ? ev.target.closest(selector) : null;
+      if (!item || item.parentElement !== list) return;
+      var visible = Array.prototype.filter.call(list.querySelectorAll(selector), function (x) { return !x.hidden; });
+      var i = visible.indexOf(item);
+      var next = null;
+      if (ev.key === 'ArrowDown') next = visible[i + 1];
+      else if (ev.key === 'ArrowUp') next = visible[i - 1];
+      else if (ev.key === 'Home') next = visible[0];
+      else if (ev.key === 'End') next = visible[visible.length - 1];
+      else if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); open(item); return; }
+      if (next) { ev.preventDefault(); next.focus(); }
+    });
+    list.addEventListener('click', function (ev) {
+      var item = ev.target.closest ? ev.target.closest(selector) : null;
+      if (item && item.parentElement === list) open(item);
+    });
+  }
+
+  // ---------------------------------------------------------------- start
+
+  function bind() {
+    ['filter-provider', 'filter-device', 'filter-status', 'filter-search'].forEach(function (id) {
+      $(id).addEventListener('input', applyFilters);
+      $(id).addEventListener('change', applyFilters);
+    });
+    $('filters').addEventListener('submit', function (ev) { ev.preventDefault(); });
+    listKeys($('timeline'), '.row', function (row) { openDetail(Number(row.getAttribute('data-seq')), row); });
+    listKeys($('device-list'), '.device-item', function (li) { selectDevice(li.getAttribute('data-key')); });
+    $('detail-close').addEventListener('click', closeDetail);
+    document.addEventListener('keydown', function (ev) { if (ev.key === 'Escape') closeDetail(); });
+    $('device-state-apply').addEventListener('click', applyDeviceState);
+    $('fault-form').addEventListener('submit', addFault);
+    $('fault-json').setAttribute('placeholder',
+      '{"id":"busy","match":{"provider":"apns"},"action":{"type":"respond","reason":"ServiceUnavailable","retryAfter":7},"times":1}');
+    $('reset').addEventListener('click', reset);
+  }
+
+  function start() {
+    bind();
+    updateSummary();
+    Promise.all([loadProviders(), loadDevices(), loadFaults()])
+      .catch(function (err) { say('Could not read the admin API: ' + err.message, true); })
+      .then(loadInitialHistory)
+      .catch(function (err) { say('Could not read the history: ' + err.message, true); })
+      .then(openStream);
+    setInterval(function () { pollHealth().catch(function () { /* the stream reports the outage */ }); }, HEALTH_EVERY_MS);
+  }
+
+  // For tests and the console: the page's views of one exchange (no page state).
+  window.PushDoubleInbox = {
+    notificationView: notificationView, renderNotification: renderNotification, decodeJWT: decodeJWT, verdict: verdict,
+    decisionText: decisionText
+  };
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+  else start();
+})();
+"""#)
+}

@@ -1,0 +1,68 @@
+import Foundation
+import PushDoubleCore
+import PushDoubleTransport
+
+/// The inbox web UI as the admin listener serves it (docs/inbox.md): the page at `GET /`
+/// (for a browser, see ``AdminPage/acceptsHTML(_:)``) and `GET /inbox`, and its compiled-in
+/// assets at `GET /inbox/<name>`. The page reads only the admin JSON API.
+///
+/// Every answer carries a strict `content-security-policy` (scripts, styles and connections
+/// from the admin listener only, no inline script, no external image): the history holds
+/// text chosen by whoever sent to the fakes, and the page never turns it into markup.
+public enum InboxPage {
+    /// The route prefix of the assets.
+    public static let assetPrefix = "/inbox/"
+
+    /// The page.
+    public static let page = InboxAsset(path: "/inbox", contentType: "text/html; charset=utf-8", text: InboxHTML.text)
+
+    /// Every asset under ``assetPrefix``, by path: the page's script and style, and the
+    /// retry-timeline renderer shared with the HTML report.
+    public static let assets: [InboxAsset] = [InboxScript.asset, InboxStyle.asset, .timelineScript, .timelineStyle]
+
+    /// The asset at `path` ("/inbox/inbox.js"), if there is one.
+    public static func asset(at path: String) -> InboxAsset? { assets.first { $0.path == path } }
+
+    /// What the admin API is handed: `GET /` for browsers, `GET /inbox`, `GET /inbox/*`.
+    public static var adminPage: AdminPage {
+        AdminPage(index: { request in serve(page, request) }, routes: [
+            AdminRoute("GET", "/inbox") { request, _ in serve(page, request) },
+            AdminRoute("GET", "/inbox/*") { request, params in
+                let path = assetPrefix + (params.wildcard ?? "")
+                if params.wildcard?.isEmpty ?? true { return serve(page, request) }
+                guard let a = asset(at: path) else { return AdminRoute.error(404, "no such inbox asset: \(path)") }
+                return serve(a, request)
+            },
+        ])
+    }
+
+    /// `content-security-policy` of every inbox answer.
+    public static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+        + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    /// 200 with the asset (or 304 when `if-none-match` names its entity tag), revalidated on
+    /// every use (`cache-control: no-cache`): the bytes change with the binary, not the URL.
+    static func serve(_ asset: InboxAsset, _ request: HTTPRequest) -> HTTPResponse {
+        var h = HTTPHeaders()
+        h.add(name: "etag", value: asset.entityTag)
+        h.add(name: "cache-control", value: "no-cache")
+        h.add(name: "x-content-type-options", value: "nosniff")
+        h.add(name: "content-security-policy", value: contentSecurityPolicy)
+        h.add(name: "referrer-policy", value: "no-referrer")
+        if let tags = request.headers["if-none-match"], tags.split(separator: ",").contains(where: {
+            $0.trimmingCharacters(in: .whitespaces) == asset.entityTag }) {
+            return HTTPResponse(status: 304, headers: h)
+        }
+        h.add(name: "content-type", value: asset.contentType)
+        return HTTPResponse(status: 200, headers: h, body: Array(asset.text.utf8))
+    }
+}
+
+extension InboxAsset {
+    /// A strong entity tag from the bytes (FNV-1a 64, hex): equal bytes, equal tag.
+    public var entityTag: String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in text.utf8 { hash = (hash ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+        return "\"" + String(hash, radix: 16) + "\""
+    }
+}
