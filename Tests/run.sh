@@ -8,7 +8,9 @@
 #   - Debian: curl, openssl (integration tests, certificate checks); nghttp2-client (h2load,
 #     nghttp) and nghttp2-server (nghttpd), nginx-light: interop peers and benchmark references;
 #     libxml2-utils (xmllint validates the JUnit report); libssl-dev + pkg-config (OpenSSL 3);
-#     default-jdk-headless (java, keytool: a Java client through the CONNECT proxy).
+#     default-jdk-headless (java, keytool: a Java client through the CONNECT proxy);
+#     golang-go (go: net/http through the CONNECT proxy) and nodejs (node, unless one is on
+#     PATH already: Node tunnels through the CONNECT proxy).
 #   - PyPI: the third-party clients the interop tests drive (Tests/Interop/requirements.txt).
 # Needs root or sudo for apt-get; set PUSHDOUBLE_NO_INSTALL=1 to skip installing.
 set -euo pipefail
@@ -28,6 +30,7 @@ INTEROP_TIER+='|ConnectProxySocketTests|ServeCommandTests|TestCredentialsTests|T
 INTEROP_TIER+='|WebPushSocketTests|WebPushClientMatrixTests'
 INTEROP_TIER+='|ExpoClientMatrixTests|ExpoSocketTests|ExpoFakeTests'
 INTEROP_TIER+='|FCMClientMatrixTests|FCMServerTests'
+INTEROP_TIER+='|ProxyEcosystemTests|WebPushProxyTests'
 INTEROP_TIER+='|InboxScriptNodeTests|ScenarioExportSchemaTests'
 INTEROP_TIER+='|TimelineScriptTests|HTMLReporterTests'
 
@@ -38,7 +41,7 @@ if [ "${1:-}" = "--fast" ]; then
   trap 'rm -rf "$hidden"' EXIT
   for f in /usr/local/bin/* /usr/bin/* /bin/*; do
     b=$(basename "$f")
-    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*|java|javac|keytool) continue;; esac
+    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*|java|javac|keytool|go|gofmt|node|nodejs) continue;; esac
     [ -e "$hidden/$b" ] || ln -s "$f" "$hidden/$b" 2>/dev/null || true
   done
   swift_dir=$(dirname "$(command -v swift)")
@@ -59,7 +62,8 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
   command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
   command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
-  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests
+  command -v go >/dev/null 2>&1 || need_apt+=(golang-go)  # ProxyEcosystemTests
+  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # ProxyEcosystemTests, TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"
