@@ -9,6 +9,8 @@
 #     nghttp) and nghttp2-server (nghttpd), nginx-light: interop peers and benchmark references;
 #     libxml2-utils (xmllint validates the JUnit report); libssl-dev + pkg-config (OpenSSL 3);
 #     default-jdk-headless (java, keytool: a Java client through the CONNECT proxy);
+#     golang-go (go: net/http through the CONNECT proxy) and nodejs (node, unless one is on
+#     PATH already: Node tunnels through the CONNECT proxy);
 #     chromium + chromium-driver (/usr/bin/chromedriver): the browser tests (Tests/Browser/).
 #   - PyPI: the third-party clients the interop tests drive (Tests/Interop/requirements.txt);
 #     selenium, pinned, for the browser tests (driver and browser given by path: Selenium
@@ -31,6 +33,7 @@ INTEROP_TIER+='|ConnectProxySocketTests|ServeCommandTests|TestCredentialsTests|T
 INTEROP_TIER+='|WebPushSocketTests|WebPushClientMatrixTests'
 INTEROP_TIER+='|ExpoClientMatrixTests|ExpoSocketTests|ExpoFakeTests'
 INTEROP_TIER+='|FCMClientMatrixTests|FCMServerTests'
+INTEROP_TIER+='|ProxyEcosystemTests|WebPushProxyTests'
 INTEROP_TIER+='|InboxBrowserTests'
 INTEROP_TIER+='|InboxScriptNodeTests|ScenarioExportSchemaTests'
 INTEROP_TIER+='|TimelineScriptTests|HTMLReporterTests'
@@ -42,7 +45,7 @@ if [ "${1:-}" = "--fast" ]; then
   trap 'rm -rf "$hidden"' EXIT
   for f in /usr/local/bin/* /usr/bin/* /bin/*; do
     b=$(basename "$f")
-    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*|java|javac|keytool|chromium|chromedriver) continue;; esac
+    case "$b" in curl|openssl|nghttpd|h2load|nghttp|nginx|xmllint|python*|pip*|java|javac|keytool|go|gofmt|node|nodejs|chromium|chromedriver) continue;; esac
     [ -e "$hidden/$b" ] || ln -s "$f" "$hidden/$b" 2>/dev/null || true
   done
   swift_dir=$(dirname "$(command -v swift)")
@@ -63,9 +66,10 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v nginx >/dev/null 2>&1 || need_apt+=(nginx-light)
   command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
   command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
+  command -v go >/dev/null 2>&1 || need_apt+=(golang-go)  # ProxyEcosystemTests
+  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # ProxyEcosystemTests, TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
-  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"

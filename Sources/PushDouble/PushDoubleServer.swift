@@ -95,8 +95,10 @@ public final class PushDoubleServer: Sendable {
         var listeners: [ListenerConfiguration] = []
         var meta: [(name: String, provider: ProviderID?, environment: String?, tls: Bool)] = []
         var names = Set<String>()
-        for spec in configuration.fakes ?? built.flatMap(\.instance.listeners) {
-            guard names.insert(spec.name).inserted else { throw PushDoubleServerError.duplicateListener(spec.name) }
+        let hostRoutes = built.flatMap(\.instance.hostRoutes)
+        for declared in configuration.fakes ?? built.flatMap(\.instance.listeners) {
+            guard names.insert(declared.name).inserted else { throw PushDoubleServerError.duplicateListener(declared.name) }
+            let spec = adding(hostRoutes, to: declared)
             var tls: TLSServerConfiguration? = nil
             if spec.useTLS {
                 guard let c = configuration.credentials else { throw PushDoubleServerError.missingCredentials(spec.name) }
@@ -159,6 +161,24 @@ public final class PushDoubleServer: Sendable {
         return proxy
     }
 
+    /// `spec` with the ``HostRoute``s of every provider whose authority is one of the listener's
+    /// real hosts (``ListenerDefault/realHosts``), each restricted to that host; a listener
+    /// without real hosts is unchanged. Routes a provider declares itself come first.
+    func adding(_ hostRoutes: [HostRoute], to spec: FakeListenerSpec) -> FakeListenerSpec {
+        let realHosts = Set(configuration.modules.flatMap(\.listenerDefaults).filter { $0.name == spec.name }
+            .flatMap(\.realHosts).compactMap(ConnectProxyRequest.normalize(authority:)))
+        guard !realHosts.isEmpty else { return spec }
+        var spec = spec
+        for h in hostRoutes {
+            guard let authority = ConnectProxyRequest.normalize(authority: h.authority), realHosts.contains(authority),
+                  let colon = authority.lastIndex(of: ":") else { continue }
+            var route = h.route
+            route.host = String(authority[..<colon])
+            spec.routes.append(route)
+        }
+        return spec
+    }
+
     /// The request path of one listener: its fake's pipeline, or a ``Router`` over the
     /// pipelines of its routes' fakes with the listener's fake answering the rest.
     private func responder(for spec: FakeListenerSpec) throws -> any Responder {
@@ -170,7 +190,7 @@ public final class PushDoubleServer: Sendable {
             let pipeline = double.pipeline(for: route.fake, environment: spec.environment)
             pipelines.append(pipeline)
             do {
-                try router.add(route.method, route.path) { request, _, context in pipeline.respond(to: request, context: context) }
+                try router.add(route.method, route.path, host: route.host) { request, _, context in pipeline.respond(to: request, context: context) }
             } catch {
                 throw PushDoubleServerError.badRoute(listener: spec.name, reason: error.description)
             }

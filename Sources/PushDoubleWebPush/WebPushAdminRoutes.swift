@@ -7,11 +7,15 @@ import PushDoubleTransport
 /// a browser makes them, each a device of provider `webpush`, and the messages the browser
 /// half received.
 ///
-/// - `POST /webpush/subscriptions` with `{}` or `{"id"?, "applicationServerKey"?, "service"?}`
-///   → 201 `{"id","endpoint","expirationTime":null,"keys":{"p256dh","auth"}}`: a fresh P-256
-///   key pair and 16-byte auth secret, the endpoint on the fake's bound URL in the path shape
-///   of the service (``WebPushService``). With an `applicationServerKey` (base64url VAPID
-///   public key) the subscription is restricted (webpush.md §5).
+/// - `POST /webpush/subscriptions` with `{}` or `{"id"?, "applicationServerKey"?, "service"?,
+///   "endpointOrigin"?}` → 201 `{"id","endpoint","expirationTime":null,"keys":{"p256dh","auth"}}`:
+///   a fresh P-256 key pair and 16-byte auth secret, the endpoint in the path shape of the
+///   service (``WebPushService``). With an `applicationServerKey` (base64url VAPID public key)
+///   the subscription is restricted (webpush.md §5). `endpointOrigin` (``EndpointOrigin``):
+///   `"local"` (default) puts the endpoint on the fake's bound URL, `"production"` on the real
+///   service's origin (`https://updates.push.services.mozilla.com/wpush/v1/<token>`, reached
+///   through the CONNECT proxy), or an `https://` origin of the service's real host
+///   (`https://db5p.notify.windows.com` for WNS's `*` label).
 /// - `GET /webpush/subscriptions` → every subscription in that form; `GET
 ///   /webpush/subscriptions/:id` → one.
 /// - `GET /webpush/subscriptions/:id/messages` → `[{"receivedAt","ttl","urgency","topic",
@@ -44,18 +48,42 @@ public struct WebPushAdminRoutes: Sendable {
     // MARK: POST /webpush/subscriptions
 
     /// The members a create request may carry.
-    static let createKeys: Set<String> = ["id", "applicationServerKey", "service"]
+    static let createKeys: Set<String> = ["id", "applicationServerKey", "service", "endpointOrigin"]
+
+    /// Where a new subscription's endpoint points (`endpointOrigin` of the create request).
+    public enum EndpointOrigin: Sendable, Equatable {
+        /// The fake's bound URL (`https://127.0.0.1:8726`): reached directly.
+        case local
+        /// The service's real origin (``WebPushService/defaultOrigin``): reached through the
+        /// CONNECT proxy, as a browser's subscription would be.
+        case production
+        /// An explicit origin of the service's real host (``WebPushService/isRealOrigin(_:)``).
+        case origin(String)
+
+        /// `"local"`, `"production"`, or an `https://host` origin the service owns; nil otherwise.
+        public init?(_ text: String, service: WebPushService) {
+            switch text {
+            case "local": self = .local
+            case "production": self = .production
+            default:
+                guard service.isRealOrigin(text) else { return nil }
+                var o = text.lowercased()
+                if o.hasSuffix(":443") { o.removeLast(4) }
+                self = .origin(o)
+            }
+        }
+    }
 
     func create(_ request: HTTPRequest) -> HTTPResponse {
         let body: JSONValue
         if request.body.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) { body = .object([]) } else {
             guard let parsed = try? JSONValue.parse(request.body), parsed.objectValue != nil else {
-                return AdminRoute.error(400, "expected a JSON object {\"id\"?, \"applicationServerKey\"?, \"service\"?}")
+                return AdminRoute.error(400, "expected a JSON object {\"id\"?, \"applicationServerKey\"?, \"service\"?, \"endpointOrigin\"?}")
             }
             body = parsed
         }
         for (k, _) in body.objectValue ?? [] where !Self.createKeys.contains(k) {
-            return AdminRoute.error(400, "\(k): unknown member; expected one of applicationServerKey, id, service")
+            return AdminRoute.error(400, "\(k): unknown member; expected one of applicationServerKey, endpointOrigin, id, service")
         }
         var service = defaultService
         if let s = body["service"] {
@@ -72,7 +100,21 @@ public struct WebPushAdminRoutes: Sendable {
             applicationServerKey = key
         }
         if let id = body["id"], id.stringValue?.isEmpty ?? true { return AdminRoute.error(400, "id: expected a non-empty string") }
-        guard let origin = origin() else { return AdminRoute.error(503, "the webpush listener is not bound") }
+        var endpointOrigin = EndpointOrigin.local
+        if let o = body["endpointOrigin"] {
+            guard let v = o.stringValue.flatMap({ EndpointOrigin($0, service: service) }) else {
+                return AdminRoute.error(400, "endpointOrigin: expected \"local\", \"production\" or an https:// origin of \(service.realHost)")
+            }
+            endpointOrigin = v
+        }
+        let origin: String
+        switch endpointOrigin {
+        case .production: origin = service.defaultOrigin
+        case .origin(let o): origin = o
+        case .local:
+            guard let local = self.origin() else { return AdminRoute.error(503, "the webpush listener is not bound") }
+            origin = local
+        }
         do {
             let subscription = try WebPushSubscription(service: service, origin: origin, applicationServerKey: applicationServerKey)
             let id = body["id"]?.stringValue ?? "sub-" + String(subscription.token.prefix(12))

@@ -96,6 +96,13 @@ public final class WebPushFake: ProviderFake {
         admission.token = target.token
         // The imitated service is the request's environment: recorded, matchable by fault rules.
         admission.environment = target.service.rawValue
+        if let reached = Self.realService(of: request), reached != target.service {
+            // A real service's host serves only its own path shape.
+            admission.environment = reached.rawValue
+            admission.refusal = answer(style(reached).response(for: .gone(.invalidEndpoint)), reason: WebPushGoneReason.invalidEndpoint.rawValue,
+                                       .validation, "\(request.path) is not a \(reached.rawValue) endpoint path (reached \(reached.realHost))")
+            return admission
+        }
         let style = style(target.service)
         var notification: [(String, JSONValue)] = [("service", .string(target.service.rawValue)), ("headers", Self.sentHeaders(request))]
         admission.notification = .object(notification)
@@ -263,9 +270,23 @@ public final class WebPushFake: ProviderFake {
         return HTTPResponse(status: r.status, headers: h, body: r.body)
     }
 
-    /// The origin the request reached: what VAPID `aud` must be (webpush.md §5), and the
-    /// origin of the `Location` of an accepted message.
-    static func origin(of request: HTTPRequest) -> String { "https://" + (request.authority ?? "") }
+    /// The origin the request reached: what VAPID `aud` must be (webpush.md §5, "the origin of
+    /// the push resource", `scheme://host[:port]`), and the origin of the `Location` of an
+    /// accepted message. `https://` + `:authority` / `Host`, without the default port `:443`
+    /// (an origin omits it, RFC 6454 §6.1): through the CONNECT proxy that is the real service's
+    /// origin (`https://updates.push.services.mozilla.com`), at the local URL `https://127.0.0.1:8726`.
+    static func origin(of request: HTTPRequest) -> String {
+        var authority = request.authority ?? ""
+        if authority.hasSuffix(":443") { authority.removeLast(4) }
+        return "https://" + authority
+    }
+
+    /// The real service whose host the request reached (a real host in `:authority` / `Host`
+    /// wins, then one in SNI, as the APNs fake picks its environment), nil at a local address (``WebPushService/fromHost(_:)``).
+    static func realService(of request: HTTPRequest) -> WebPushService? {
+        if let a = request.authority, let s = WebPushService.fromHost(a) { return s }
+        return request.info.connection.tls?.serverName.flatMap(WebPushService.fromHost)
+    }
 
     static func webPushRequest(_ request: HTTPRequest) -> WebPushRequest {
         WebPushRequest(headers: request.headers.map { WebPushRequest.Header(name: $0.name, value: $0.value) }, body: request.body)

@@ -33,8 +33,17 @@ public struct WebPushModule: ProviderModule {
 
     public var listenerDefaults: [ListenerDefault] {
         [ListenerDefault(name: Self.listenerName, defaultPort: Self.defaultPort,
-                         summary: "Web Push service (every service's endpoint paths) and the browser: TLS, ALPN h2 and http/1.1")]
+                         summary: "Web Push service (every service's endpoint paths) and the browser: TLS, ALPN h2 and http/1.1",
+                         realHosts: Self.ownedServices.map { $0.realHost + ":443" })]
     }
+
+    /// The services whose real host only the Web Push fake stands in for, so its listener
+    /// declares them for the CONNECT proxy: autopush, Apple and WNS (`*.notify.windows.com`).
+    public static let ownedServices: [WebPushService] = WebPushService.allCases.filter { !sharedHostServices.contains($0) }
+    /// The services whose endpoints live on another provider's real host: FCM Web Push,
+    /// `fcm.googleapis.com/fcm/send/<token>` (webpush.md §6.1), the host of the FCM fake. The
+    /// Web Push fake reaches them through ``WebPushInstance/hostRoutes`` on that host's listener.
+    public static let sharedHostServices: [WebPushService] = [.fcm]
 
     public var optionKeys: [String] {
         ["defaultService", "requireVAPID", "maxBodyBytes", "retryAfterSeconds", "fcmLocation", "appleGoneStatus", "wnsSuccessStatus"]
@@ -98,6 +107,16 @@ public struct WebPushInstance: ProviderInstance {
     public var listeners: [FakeListenerSpec] {
         [FakeListenerSpec(name: WebPushModule.listenerName, defaultPort: WebPushModule.defaultPort, fake: fake,
                           alpn: ["h2", "http/1.1"], allowHTTP1: true, allowHTTP2: true, useTLS: true)]
+    }
+
+    /// `POST /fcm/send/:token` on whichever listener stands in for `fcm.googleapis.com:443` (the
+    /// FCM fake's), for requests addressed to that host: FCM Web Push endpoints reached by
+    /// their real name through the CONNECT proxy come to this fake; FCM's own paths stay FCM's.
+    public var hostRoutes: [HostRoute] {
+        WebPushModule.sharedHostServices.map { service in
+            HostRoute(authority: service.realHost + ":443",
+                      route: FakeRoute("POST", service.endpointPath(token: ":token", restricted: false), fake: fake))
+        }
     }
 
     public var adminRoutes: [AdminRoute] {

@@ -25,6 +25,51 @@ public enum WebPushService: String, Sendable, Equatable, Hashable, CaseIterable 
         }
     }
 
+    /// The real service's host name, as the CONNECT proxy and the test certificate name it
+    /// (webpush.md §6.1–§6.4): WNS's is the wildcard `*.notify.windows.com` (§6.4 records
+    /// `https://*.notify.windows.com/w/?token=…`), which stands for exactly one label.
+    public var realHost: String {
+        switch self {
+        case .mozilla: return "updates.push.services.mozilla.com"
+        case .fcm: return "fcm.googleapis.com"
+        case .apple: return "web.push.apple.com"
+        case .wns: return "*.notify.windows.com"
+        }
+    }
+
+    /// The service whose real host `authority` names (`:authority`, `Host` or SNI; a port,
+    /// a trailing dot and ASCII case are ignored; `*.notify.windows.com` matches one label),
+    /// or nil for any other host (a local address).
+    public static func fromHost(_ authority: String) -> WebPushService? {
+        var host = Substring(authority)
+        if !host.hasPrefix("["), let colon = host.lastIndex(of: ":") { host = host[..<colon] }
+        if host.hasSuffix(".") { host = host.dropLast() }
+        let name = host.lowercased()
+        for service in allCases {
+            let real = service.realHost
+            if real.hasPrefix("*.") {
+                let suffix = real.dropFirst(1)  // ".notify.windows.com"
+                guard name.hasSuffix(suffix) else { continue }
+                let label = name.dropLast(suffix.count)
+                if !label.isEmpty, !label.contains(".") { return service }
+            } else if name == real {
+                return service
+            }
+        }
+        return nil
+    }
+
+    /// Whether `origin` (`https://host[:443]`) is one of this service's real origins: what a
+    /// production-shaped subscription endpoint may start with.
+    public func isRealOrigin(_ origin: String) -> Bool {
+        let lower = origin.lowercased()
+        guard lower.hasPrefix("https://") else { return false }
+        var host = String(lower.dropFirst("https://".count))
+        if host.hasSuffix(":443") { host.removeLast(4) }
+        guard !host.isEmpty, !host.contains("/"), !host.contains(":") else { return false }
+        return Self.fromHost(host) == self
+    }
+
     /// The path and query of an endpoint, after the origin: `/wpush/v1/<token>` (Mozilla; `v2`
     /// when `restricted`, i.e. made with an `applicationServerKey`), `/fcm/send/<token>`,
     /// `/<token>` (Apple), `/w/?token=<token>` (WNS). webpush.md §6.1–§6.4.

@@ -27,6 +27,7 @@ enum Mutant: String, CaseIterable, Sendable {
     case fcmConnectionPerMessage = "fcm-connection-per-message"
     case fcmTTLNumber = "fcm-ttl-number"
     case fcmWrongAudience = "fcm-wrong-audience"
+    case fcmTopicPrefix = "fcm-topic-prefix"
     // Web Push (Sources/ReferenceSender/WebPush)
     case webpushWrongAuthSecret = "webpush-wrong-auth-secret"
     case webpushAESGCM = "webpush-aesgcm"
@@ -78,6 +79,7 @@ enum Mutant: String, CaseIterable, Sendable {
         case .fcmConnectionPerMessage: return "opens a new HTTP/2 connection to FCM for every message (connection-reuse)"
         case .fcmTTLNumber: return "sends android.ttl as a JSON number instead of the duration string \"3600s\" (fcm.valid-messages)"
         case .fcmWrongAudience: return "signs the OAuth2 assertion with aud = the FCM URL instead of the token URL (fcm.mints-succeed)"
+        case .fcmTopicPrefix: return "sends topic targets as message.topic \"/topics/NAME\" (the legacy API's form) instead of the bare v1 name (fcm.topic-target)"
         case .remintOnTokenUpdateError: return "treats 429 TooManyProviderTokenUpdates like ExpiredProviderToken: mints a new JWT and retries at once (A8)"
         case .webpushWrongAuthSecret: return "encrypts Web Push messages with the wrong auth secret: the service accepts, the browser cannot decrypt (webpush.decryptable)"
         case .webpushAESGCM: return "encrypts Web Push messages with the legacy aesgcm draft instead of aes128gcm (webpush.aes128gcm)"

@@ -9,6 +9,8 @@ enum Variant: String, CaseIterable, Sendable {
     case decorrelatedJitter = "decorrelated-jitter"
     case multiConnection = "multi-connection"
     case jwtRefresh50min = "jwt-refresh-50min"
+    case fcmEarlyRefresh = "fcm-early-refresh"
+    case fcmRefreshOn401 = "fcm-refresh-on-401"
 
     /// One line: what this sender does differently.
     var summary: String {
@@ -16,7 +18,9 @@ enum Variant: String, CaseIterable, Sendable {
         case .fullJitter: return "backoff delay uniform in [0, min(5 s, 0.2 s·2^(n−1))] (AWS \"full jitter\"); can retry within milliseconds"
         case .equalJitter: return "backoff delay = step/2 + uniform [0, step/2], step = min(5 s, 0.2 s·2^(n−1)) (AWS \"equal jitter\")"
         case .decorrelatedJitter: return "backoff delay = min(5 s, uniform [0.2 s, 3 × previous delay]) (AWS \"decorrelated jitter\"); may shrink"
-        case .multiConnection: return "a pool of \(Variant.poolSize) HTTP/2 connections per endpoint, used round-robin, each reused"
+        case .multiConnection: return "a pool of \(Variant.poolSize) HTTP/2 connections per endpoint (APNs, FCM), used round-robin, each reused"
+        case .fcmEarlyRefresh: return "re-mints the FCM OAuth2 access token once half its expires_in has passed (not a minute before expiry), never per message"
+        case .fcmRefreshOn401: return "keeps the FCM access token until FCM refuses it (401 UNAUTHENTICATED), then mints a new one once and retries"
         case .jwtRefresh50min: return "starts with a shared JWT already about 50 min old (as from a team-wide token cache), refreshes it when 50 min old and moves to a new connection with the new token"
         }
     }
@@ -30,7 +34,7 @@ enum Variant: String, CaseIterable, Sendable {
         case .fullJitter: return .full
         case .equalJitter: return .equal
         case .decorrelatedJitter: return .decorrelated
-        case .multiConnection, .jwtRefresh50min: return nil
+        case .multiConnection, .jwtRefresh50min, .fcmEarlyRefresh, .fcmRefreshOn401: return nil
         }
     }
 }

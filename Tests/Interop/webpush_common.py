@@ -80,6 +80,37 @@ class Admin:
         return body
 
 
+def refused_with(exception, fn):
+    """Runs fn, expecting the library's `exception` (with a requests-style .response); returns (status, body text)."""
+    try:
+        fn()
+    except exception as e:
+        return e.response.status_code, e.response.text
+    raise AssertionError(f"no {exception.__name__}")
+
+
+def fcm_gone_body(body):
+    assert body == "push subscription has unsubscribed or expired.\n", repr(body)
+
+
+def autopush_gone_body(body):
+    j = json.loads(body)
+    assert (j["code"], j["errno"], j["message"]) == (410, 106, "No such subscription"), j
+
+
+# The 410 body each service sends for a dead subscription (webpush.md §6.1, §6.2).
+GONE_BODY = {"fcm": fcm_gone_body, "mozilla": autopush_gone_body}
+
+
+def gone_after_kill(admin, sid, service, refused):
+    """Kills subscription `sid`, then `refused()` (a send to it) must give 410 with `service`'s body."""
+    admin.kill(sid)
+    status, body = refused()
+    assert status == 410, (status, body)
+    GONE_BODY[service](body)
+    return {"status": status, "body": body}
+
+
 class Checks:
     """Collects named results and failures; prints the result line at the end."""
 

@@ -15,22 +15,19 @@ import PushDouble
 /// logged with no outbound connection; garbage, half-open and idle tunnels and 1,000 tunnels
 /// at once leave it serving. Tools: curl, python3 (httpx, kalyke-apns; Tests/Interop/proxy_clients.py),
 /// java + keytool (Tests/Interop/ProxyProbe.java).
-final class ConnectProxySocketTests: XCTestCase {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Interop/proxy_clients.py").path
+/// The shipped modules with the CONNECT proxy on, every listener ephemeral, and what a sender is
+/// told: the double the proxy tests (ConnectProxySocketTests, ProxyEcosystemTests) run against.
+struct ProxiedDouble {
+    let server: PushDoubleServer
+    let kit: SenderKit
+    let refusals: Locked<[ConnectProxyRefusal]>
+    var proxy: DoubleEndpoint { server.endpoint(named: PushDoubleServer.proxyListener)! }
+    var ca: String { kit.caFile! }
+    var env: [String: String] { Dictionary(kit.environment, uniquingKeysWith: { a, _ in a }) }
 
-    struct Running {
-        let server: PushDoubleServer
-        let kit: SenderKit
-        let refusals: Locked<[ConnectProxyRefusal]>
-        var proxy: DoubleEndpoint { server.endpoint(named: PushDoubleServer.proxyListener)! }
-        var ca: String { kit.caFile! }
-        var env: [String: String] { Dictionary(kit.environment, uniquingKeysWith: { a, _ in a }) }
-    }
-
-    /// The shipped modules with the proxy on, every listener ephemeral. `tlsHandshakeTimeout`
-    /// bounds the APNs listeners' handshake (an idle tunnel), `headTimeout` the proxy's.
-    func start(tlsHandshakeTimeout: Double? = nil, headTimeout: Double = 10) throws -> Running {
+    /// `tlsHandshakeTimeout` bounds the APNs listeners' handshake (an idle tunnel; only the APNs
+    /// listeners are opened then), `headTimeout` the proxy's. Stopped at `test`'s teardown.
+    static func start(_ test: XCTestCase, tlsHandshakeTimeout: Double? = nil, headTimeout: Double = 10) throws -> ProxiedDouble {
         var config = PushDoubleConfiguration.ephemeral()
         if let t = tlsHandshakeTimeout {
             config.fakes = APNsFake.listenerSpecs().map { var s = $0; s.limits.handshakeTimeout = t; return s }
@@ -42,10 +39,26 @@ final class ConnectProxySocketTests: XCTestCase {
         config.proxyRefusalLog = { r in refusals.withLock { $0.append(r) } }
         let server = PushDoubleServer(configuration: config)
         try server.start()
-        addTeardownBlock { server.stop() }
+        test.addTeardownBlock { server.stop() }
         let kit = try server.senderKit()
-        addTeardownBlock { kit.remove() }
-        return Running(server: server, kit: kit, refusals: refusals)
+        test.addTeardownBlock { kit.remove() }
+        return ProxiedDouble(server: server, kit: kit, refusals: refusals)
+    }
+
+    /// The `apns-id` an exchange was answered with, lower-cased.
+    static func apnsID(_ e: Exchange) -> String? {
+        e.response.headers.first { $0.first?.lowercased() == "apns-id" }.flatMap { $0.count > 1 ? $0[1].lowercased() : nil }
+    }
+}
+
+final class ConnectProxySocketTests: XCTestCase {
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Interop/proxy_clients.py").path
+
+    typealias Running = ProxiedDouble
+
+    func start(tlsHandshakeTimeout: Double? = nil, headTimeout: Double = 10) throws -> Running {
+        try ProxiedDouble.start(self, tlsHandshakeTimeout: tlsHandshakeTimeout, headTimeout: headTimeout)
     }
 
     /// A provider token signed with the shipped key (as a sender given APNS_KEY_FILE would).
@@ -69,10 +82,7 @@ final class ConnectProxySocketTests: XCTestCase {
                 (try? String(contentsOfFile: bodyFile, encoding: .utf8)) ?? "", res.stderr)
     }
 
-    /// The `apns-id` the fake answered with, lower-cased.
-    func apnsID(_ e: Exchange) -> String? {
-        e.response.headers.first { $0.first?.lowercased() == "apns-id" }.flatMap { $0.count > 1 ? $0[1].lowercased() : nil }
-    }
+    func apnsID(_ e: Exchange) -> String? { ProxiedDouble.apnsID(e) }
 
     func python(_ args: [String], env: [String: String] = [:], timeout: Double = 120) throws -> JSONValue {
         try requireTool("python3")

@@ -105,6 +105,35 @@ final class DriverTests: XCTestCase {
         XCTAssertTrue(r.checks.allSatisfy { $0.verdict == .notApplicable })
     }
 
+    /// A case with FCM topic / condition targets: a sender that lists the target kinds gets
+    /// `send.params.targets` and answers for them; one that does not list them gets n/a.
+    func testTargetsReachSendersThatListThem() {
+        let scenario = ConformanceScenario(
+            id: "fcm.targets", title: "t", references: ["fcm.md §2.1"],
+            devices: [ScenarioDevice(id: "d1", provider: "fcm", token: "tok-1")],
+            targets: [ScenarioTarget(id: "news", provider: "fcm", address: .topic("news")),
+                      ScenarioTarget(id: "both", provider: "fcm", address: .condition("'a' in topics && 'b' in topics"))],
+            steps: [.send(notification: .object([("title", .string("hi"))]), devices: ["d1"], targets: ["news", "both"], repeat: 1),
+                    .send(notification: .object([("title", .string("again"))]), devices: [], targets: ["news"], repeat: 1)],
+            checks: [CheckInvocation(id: "outcome", params: params(#"{"expect":{"d1":"sent","news":"sent","both":"sent"}}"#))])
+        XCTAssertEqual(scenario.targetKinds, ["fcm.condition", "fcm.topic"])
+        let r = runner("fcm-targets").runCase(scenario)
+        XCTAssertEqual(r.verdict, .pass, r.checks.map { "\($0.id) \($0.verdict) \($0.message)" }.joined(separator: "\n"))
+        XCTAssertEqual(r.steps.map { $0.targets ?? [] }, [["news", "both"], ["news"]])
+        XCTAssertEqual(r.steps[1].results.map(\.device), ["news"])
+        XCTAssertEqual(r.steps[0].results.map(\.device), ["d1", "news", "both"])
+        XCTAssertEqual(r.steps[0].results.compactMap(\.reason), [#"{"id": "news", "provider": "fcm", "topic": "news"}"#,
+                                                                  #"{"condition": "'a' in topics && 'b' in topics", "id": "both", "provider": "fcm"}"#],
+                       "send.params.targets as the sender got them")
+        let without = runner("fcm-only").runCase(scenario)
+        XCTAssertEqual(without.verdict, .notApplicable)
+        XCTAssertEqual(without.notApplicableReason, "sender does not support fcm.condition targets, fcm.topic targets")
+        // A step without targets sends no `targets` member (unchanged v1 traffic).
+        let plain = runner("good").runCase(self.scenario())
+        XCTAssertEqual(plain.steps[0].results.map(\.device), ["d1"])
+        XCTAssertNil(plain.steps[0].targets)
+    }
+
     func testReuseSenderRunsAllCasesInOneProcess() {
         var o = RunOptions(senderCommand: command("good")); o.timeout = 5; o.reuseSender = true
         var s2 = scenario(); s2.id = "apns.test2"

@@ -57,14 +57,25 @@ final class FCMConformanceTests: XCTestCase {
                     body: #"{"message":{"token":"\#(token)","notification":{"title":"t","body":"b"},"data":\#(data)}}"#)
         }
 
-        func step(_ devices: [String], _ body: () throws -> Void) rethrows {
+        /// A send of a whole `message` object (topic and condition targets).
+        @discardableResult
+        func send(message: String, bearer: String) -> HTTPResponse {
+            respond("/v1/projects/pushdouble-test/messages:send", listener: "fcm", headers: [("authorization", "Bearer \(bearer)")],
+                    body: #"{"message":\#(message)}"#)
+        }
+
+        var targets: [ScenarioTarget] = []
+
+        func step(_ devices: [String], targets: [String]? = nil, notification: JSONValue? = nil, results: [DeviceResult] = [],
+                  _ body: () throws -> Void) rethrows {
             let start = clock.now()
             try body()
-            steps.append(StepRecord(index: steps.count, type: "send", devices: devices, startedAt: start, endedAt: clock.now(), results: []))
+            steps.append(StepRecord(index: steps.count, type: "send", devices: devices, targets: targets, notification: notification,
+                                    startedAt: start, endedAt: clock.now(), results: results))
         }
 
         func context() -> CheckContext {
-            let scenario = ConformanceScenario(id: "fcm.test", title: "t", references: [], devices: devices, steps: [], checks: [])
+            let scenario = ConformanceScenario(id: "fcm.test", title: "t", references: [], devices: devices, targets: targets, steps: [], checks: [])
             return CheckContext(scenario: scenario, history: double.history.all, steps: steps, configuration: nil)
         }
     }
@@ -112,7 +123,7 @@ final class FCMConformanceTests: XCTestCase {
             XCTAssertEqual(run.send("fcm-conf-token-1", bearer: bearer).status, 200)
         }
         let ctx = run.context()
-        for check in FCMChecks.all {
+        for check in FCMChecks.all where check.id != FCMChecks.topicTarget.id && check.id != FCMChecks.topicBareName.id {  // no topic targets here: testTopicTargetCheck
             XCTAssertVerdict(check.run(ctx), .pass)
         }
     }
@@ -138,5 +149,60 @@ final class FCMConformanceTests: XCTestCase {
         let wrongKey = try Run()
         _ = try wrongKey.mint(key: try RSAPrivateKey.generate(bits: 2048))
         XCTAssertVerdict(FCMChecks.mintsSucceed.run(wrongKey.context()), .fail)
+    }
+
+    /// An early refresh (a new token once the old one lived half its hour, long before its
+    /// expiry) is a refresh; a new token ten minutes after the last one is not.
+    func testAnEarlyRefreshHoldsAccessTokenReuseAnUnneededMintDoesNot() throws {
+        let run = try Run()
+        let first = try XCTUnwrap(run.mint())
+        run.step(["d1"]) { for _ in 0..<2 { run.send("fcm-conf-token-1", bearer: first) } }
+        run.clock.advance(1900)  // past half of 3599 s, 28 minutes before expiry
+        let second = try XCTUnwrap(run.mint())
+        run.step(["d1"]) { run.send("fcm-conf-token-1", bearer: second) }
+        XCTAssertVerdict(FCMChecks.accessTokenReuse.run(run.context()), .pass)
+        run.clock.advance(600)
+        let third = try XCTUnwrap(run.mint())
+        run.step(["d1"]) { run.send("fcm-conf-token-1", bearer: third) }
+        XCTAssertVerdict(FCMChecks.accessTokenReuse.run(run.context()), .fail)
+    }
+
+    /// `fcm.topic-target`: the topic as the bare `message.topic` (or the condition naming only
+    /// it, or with the legacy `/topics/` prefix), the condition as given up to whitespace, the
+    /// fields mapped; a token, a lost data member or a claimed send with no message fail.
+    /// `fcm.topic-bare-name` warns of the prefix.
+    func testTopicTargetCheck() throws {
+        let notification = try JSONValue.parse(Array(#"{"title":"t","body":"b","data":{"k":"v","n":1}}"#.utf8))
+        let fields = #""notification":{"title":"t","body":"b"},"data":{"k":"v","n":"1"}"#
+        func verdict(_ messages: [String], reported: DeliveryOutcome = .sent, named: [String]? = nil,
+                     check: CheckDefinition = FCMChecks.topicTarget) throws -> Verdict {
+            let run = try Run()
+            run.targets = [ScenarioTarget(id: "news", provider: "fcm", address: .topic("news")),
+                           ScenarioTarget(id: "ab", provider: "fcm", address: .condition("'a' in topics && 'b' in topics"))]
+            let bearer = try XCTUnwrap(run.mint())
+            run.step([], targets: ["news", "ab"], notification: notification,
+                     results: [DeviceResult(device: "news", outcome: reported), DeviceResult(device: "ab", outcome: reported)]) {
+                for m in messages { XCTAssertEqual(run.send(message: m, bearer: bearer).status, 200, m) }
+            }
+            let ctx = run.context()
+            if let named { XCTAssertEqual(FCMHistory(ctx).sends.map(\.device), named, "topic sends named by their target id") }
+            return check.run(ctx).verdict
+        }
+        let condition = #""condition":"'a' in topics && 'b' in topics""#
+        XCTAssertEqual(try verdict([#"{"topic":"news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#], named: ["news", "ab"]), .pass)
+        XCTAssertEqual(try verdict([#"{"condition":"'news' in topics",\#(fields)}"#, #"{"condition":"'a' in topics&&'b' in topics",\#(fields)}"#]),
+                       .pass, "a topic as its one-topic condition; whitespace does not matter")
+        XCTAssertEqual(try verdict([#"{"topic":"/topics/news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#], named: ["news", "ab"]), .pass,
+                       "the legacy prefix still addresses the topic (FCM's rule is not recorded: fcm.topic-bare-name warns)")
+        XCTAssertEqual(try verdict([#"{"token":"news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#]), .fail, "topic sent as a token")
+        XCTAssertEqual(try verdict([#"{"topic":"news","notification":{"title":"t","body":"b"},"data":{"k":"v"}}"#, #"{\#(condition),\#(fields)}"#]),
+                       .fail, "data member lost")
+        XCTAssertEqual(try verdict([#"{"topic":"news",\#(fields)}"#]), .fail, "the condition reported sent, never sent")
+        XCTAssertEqual(try verdict([], reported: .rejected), .notApplicable, "nothing sent, nothing claimed")
+        // fcm.topic-bare-name (SHOULD): the prefix warns, the bare name holds, no topic message is n/a.
+        let bare = FCMChecks.topicBareName
+        XCTAssertEqual(try verdict([#"{"topic":"/topics/news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#], check: bare), .warn)
+        XCTAssertEqual(try verdict([#"{"topic":"news",\#(fields)}"#, #"{\#(condition),\#(fields)}"#], check: bare), .pass)
+        XCTAssertEqual(try verdict([#"{\#(condition),\#(fields)}"#], check: bare), .notApplicable)
     }
 }

@@ -63,6 +63,27 @@ final class ReferenceSenderDriverTests: XCTestCase {
             .appendingPathComponent("Certificates/firebase-test-service-account.json").path
         let r = try s.result("initialize", ["protocolVersion": 1, "providers": ["fcm": ["url": "https://127.0.0.1:3", "serviceAccountFile": file]]])
         XCTAssertEqual(r["providers"] as? [String], ["fcm"])
+        XCTAssertEqual(r["targets"] as? [String], ["fcm.topic", "fcm.condition"], "FCM topic and condition targets listed")
+    }
+
+    /// `send.params.targets`: each target needs an id, a provider and exactly one of topic and
+    /// condition; without FCM configured a target is skipped, one of another provider rejected.
+    func testSendTargetsAreValidatedAndAnswered() throws {
+        let s = try ReferenceSenderProcess()
+        _ = try s.result("initialize", ["protocolVersion": 1, "providers": [String: Any]()])
+        for bad: Any in [["id": "t", "provider": "fcm"], ["id": "t", "provider": "fcm", "topic": "a", "condition": "'a' in topics"],
+                         ["provider": "fcm", "topic": "a"], ["id": "t", "provider": "fcm", "topic": ""], "news"] {
+            let r = try s.call("send", ["notification": ["title": "x"], "devices": [Any](), "targets": [bad]])
+            XCTAssertEqual((r["error"] as? [String: Any])?["code"] as? Int, -32602, "\(bad)")
+        }
+        let notArray = try s.call("send", ["notification": ["title": "x"], "devices": [Any](), "targets": ["id": "t"]])
+        XCTAssertEqual((notArray["error"] as? [String: Any])?["code"] as? Int, -32602)
+        let r = try s.result("send", ["notification": ["title": "x"], "devices": [Any](),
+                                      "targets": [["id": "news", "provider": "fcm", "topic": "news"], ["id": "w", "provider": "webpush", "topic": "x"]]])
+        let results = try XCTUnwrap(r["results"] as? [[String: Any]])
+        XCTAssertEqual(results.map { $0["device"] as? String }, ["news", "w"])
+        XCTAssertEqual(results.map { $0["outcome"] as? String }, ["skipped", "rejected"])
+        XCTAssertEqual(results.map { $0["reason"] as? String }, ["ProviderNotConfigured", "UnsupportedTarget"])
     }
 
     func testInitializeFallsBackToEnvironmentVariables() throws {
@@ -143,9 +164,9 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "expo-ignore-receipt-dead",
             "fcm-token-per-message", "fcm-retry-unregistered", "fcm-retry-invalid-argument", "fcm-ignore-retry-after", "fcm-no-backoff",
             "fcm-never-retry-transient", "fcm-no-remint-on-401", "fcm-numeric-data", "fcm-no-local-checks", "fcm-connection-per-message",
-            "fcm-ttl-number", "fcm-wrong-audience",
+            "fcm-ttl-number", "fcm-wrong-audience", "fcm-topic-prefix",
         ])
-        XCTAssertEqual(names.count, 46)
+        XCTAssertEqual(names.count, 47)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

@@ -128,6 +128,9 @@ final class RetryChecksTests: XCTestCase {
         XCTAssertVerdict(serverErrors([[0.19, 0.02, 0.1], [0.05, 0.35, 0.7], [0.1, 0.2, 0.03]]).run(RetryChecks.backoffGrows), .pass)
         // Decorrelated jitter: 0.55 → 0.25 → 0.4 for one message, the others grow.
         XCTAssertVerdict(serverErrors([[0.55, 0.25, 0.4], [0.3, 0.8, 2.1], [0.4, 1.0, 0.6]]).run(RetryChecks.backoffGrows), .pass)
+        // Equal jitter on a loaded machine: one first retry held up 0.3 s lifts that retry's
+        // largest and mean delay above the later ones, the median still grows.
+        XCTAssertVerdict(serverErrors([[0.48, 0.3], [0.16, 0.33], [0.13, 0.27]]).run(RetryChecks.backoffGrows), .pass)
         // Constant delays: no growth (a SHOULD, so a warning).
         let flat = serverErrors([[0.1, 0.1, 0.1], [0.1, 0.1, 0.1], [0.1, 0.1, 0.1]]).run(RetryChecks.backoffGrows)
         XCTAssertVerdict(flat, .warn)

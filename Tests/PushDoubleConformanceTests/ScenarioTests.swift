@@ -59,6 +59,33 @@ final class ScenarioTests: XCTestCase {
         XCTAssertTrue(err(#"{"id":"a","checks":[7]}"#).contains("checks[0]"))
     }
 
+    /// Top-level `targets` (FCM topics and conditions) named by send steps; errors name their place.
+    func testTargetsDecodeAndErrors() throws {
+        let s = try ConformanceScenario.decode(Data(#"""
+        {"id":"a","devices":[{"id":"d1","provider":"fcm","token":"t"}],
+         "targets":[{"id":"news","provider":"fcm","topic":"news"},{"id":"ab","provider":"fcm","condition":"'a' in topics || 'b' in topics"}],
+         "steps":[{"type":"send","notification":{"title":"t"},"devices":["d1"],"targets":["news","ab"]},
+                  {"type":"send","notification":{"title":"t"},"targets":["ab"]}]}
+        """#.utf8), file: "a.json")
+        XCTAssertEqual(s.targets, [ScenarioTarget(id: "news", provider: "fcm", address: .topic("news")),
+                                   ScenarioTarget(id: "ab", provider: "fcm", address: .condition("'a' in topics || 'b' in topics"))])
+        XCTAssertEqual(s.steps, [.send(notification: .object([("title", .string("t"))]), devices: ["d1"], targets: ["news", "ab"], repeat: 1),
+                                 .send(notification: .object([("title", .string("t"))]), devices: [], targets: ["ab"], repeat: 1)])
+        XCTAssertEqual(s.providers, ["fcm"])
+        XCTAssertEqual(s.target("news")?.driverJSON.compactJSON, #"{"id":"news","provider":"fcm","topic":"news"}"#)
+        func err(_ json: String) -> String {
+            do { _ = try ConformanceScenario.decode(Data(json.utf8), file: "x.json"); return "" } catch { return "\(error)" }
+        }
+        XCTAssertTrue(err(#"{"id":"a","targets":{}}"#).contains("\"targets\" must be an array"))
+        XCTAssertTrue(err(#"{"id":"a","targets":[{"id":"t","provider":"fcm","topic":"x","condition":"'x' in topics"}]}"#).contains("exactly one"))
+        XCTAssertTrue(err(#"{"id":"a","targets":[{"id":"t","provider":"fcm"}]}"#).contains("exactly one"))
+        XCTAssertTrue(err(#"{"id":"a","targets":[{"id":"t","provider":"fcm","topic":"x","colour":1}]}"#).contains("unknown member \"colour\""))
+        XCTAssertTrue(err(#"{"id":"a","targets":[{"id":"t","topic":"x"}]}"#).contains("no string \"provider\""))
+        XCTAssertTrue(err(#"{"id":"a","devices":[{"id":"t","provider":"fcm","token":"x"}],"targets":[{"id":"t","provider":"fcm","topic":"x"}]}"#)
+            .contains("already used by a device or target"))
+        XCTAssertTrue(err(#"{"id":"a","steps":[{"type":"send","notification":{},"targets":["nope"]}]}"#).contains("unknown target id \"nope\""))
+    }
+
     func testSenderDeviceOverrides() throws {
         let s = try ConformanceScenario.decode(Data(#"""
         {"id":"a","devices":[{"id":"d1","provider":"apns","token":"aa","environment":"production","topic":"x"}],

@@ -50,4 +50,22 @@ final class SuiteAcceptanceTests: XCTestCase {
             }
         }
     }
+
+    /// The mutants that break a SHOULD rule only (not in ``MutantTable``): the suite passes
+    /// them, and their check warns. A MUST there would fail a sender for what the real
+    /// service may accept.
+    func testWarnOnlyMutantsPassWithTheirCheckWarning() throws {
+        let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
+        for (mutant, check) in [("fcm-topic-prefix", "fcm.topic-bare-name"), ("webpush-aesgcm", "webpush.aes128gcm"),
+                                ("webpush-urgency-ignored", "webpush.urgency")] {
+            XCTAssertEqual(CheckCatalogue.byID[check]?.severity, .should, check)
+            let cases = all.filter { s in s.checks.contains { $0.id == check } }
+            XCTAssertFalse(cases.isEmpty, "no shipped case runs \(check)")
+            var o = RunOptions(senderCommand: "\(Self.executable) --mutant \(mutant)"); o.timeout = 30; o.jobs = 8
+            let report = ConformanceRunner(host: ServerFakeHost(), options: o).run(cases)
+            XCTAssertTrue(report.succeeded, "\(mutant) failed: \(report.cases.map { ConsoleReporter.caseLines($0) })")
+            let verdicts = report.cases.flatMap { $0.checks.filter { $0.id == check }.map(\.verdict) }
+            XCTAssertTrue(verdicts.contains(.warn), "\(mutant): \(check) did not warn (\(verdicts))")
+        }
+    }
 }

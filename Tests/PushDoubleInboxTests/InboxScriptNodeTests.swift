@@ -16,6 +16,27 @@ final class InboxScriptNodeTests: XCTestCase {
         return url
     }
 
+    /// Runs ``harness`` over the real inbox.js in `mode` ("views" with `cases` as its input,
+    /// "verdicts", or nil for the markup render) and returns the JSON it prints.
+    private func runHarness(mode: String?, cases: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> Any {
+        try requireTool("node")
+        let script = try write(try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text, "inbox.js")
+        let dir = script.deletingLastPathComponent()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let harness = dir.appendingPathComponent("harness.js")
+        try Data(Self.harness.utf8).write(to: harness)
+        var args = ["node", harness.path, script.path]
+        if let mode { args.append(mode) }
+        if let cases {
+            let input = dir.appendingPathComponent("cases.json")
+            try Data(cases.utf8).write(to: input)
+            args.append(input.path)
+        }
+        let r = try runCommand(args)
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        return try JSONSerialization.jsonObject(with: Data(r.stdout.utf8))
+    }
+
     func testEveryScriptParses() throws {
         try requireTool("node")
         for asset in InboxAssetChecks.scripts {
@@ -141,15 +162,7 @@ final class InboxScriptNodeTests: XCTestCase {
     """#
 
     func testEachPlatformViewReadsWhatItsFakeRecords() throws {
-        try requireTool("node")
-        let script = try write(try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text, "inbox.js")
-        let dir = script.deletingLastPathComponent()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Data(Self.harness.utf8).write(to: dir.appendingPathComponent("harness.js"))
-        try Data(Self.viewCases.utf8).write(to: dir.appendingPathComponent("cases.json"))
-        let r = try runCommand(["node", dir.appendingPathComponent("harness.js").path, script.path, "views", dir.appendingPathComponent("cases.json").path])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let views = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [[String: Any]], r.stdout)
+        let views = try XCTUnwrap(try runHarness(mode: "views", cases: Self.viewCases) as? [[String: Any]])
         func v(_ i: Int, _ key: String) -> String? { views[i][key].map { "\($0)" } }
         func meta(_ i: Int, _ key: String) -> String? { (views[i]["meta"] as? [String: String])?[key] }
         XCTAssertEqual(views.count, 13)
@@ -185,14 +198,7 @@ final class InboxScriptNodeTests: XCTestCase {
     /// recorded"; JWTs decode into header and claims; the deciding stage reads as words; a
     /// request becomes a curl command with shell-quoted parts.
     func testVerdictsJWTsAndDecisions() throws {
-        try requireTool("node")
-        let script = try write(try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text, "inbox.js")
-        let dir = script.deletingLastPathComponent()
-        defer { try? FileManager.default.removeItem(at: dir) }
-        try Data(Self.harness.utf8).write(to: dir.appendingPathComponent("harness.js"))
-        let r = try runCommand(["node", dir.appendingPathComponent("harness.js").path, script.path, "verdicts"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let out = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [Any], r.stdout)
+        let out = try XCTUnwrap(try runHarness(mode: "verdicts") as? [Any])
         let texts = out.prefix(5).map { ($0 as? [String: Any])?["text"] as? String }
         XCTAssertEqual(texts, ["not recorded", "valid", "invalid: malformed JWT: x", "invalid: vapidExpired: exp in the past", "invalid: MissingProviderToken"])
         let jwt = try XCTUnwrap(out[5] as? [String: Any])
@@ -206,14 +212,7 @@ final class InboxScriptNodeTests: XCTestCase {
     }
 
     func testMarkupInTheHistoryIsRenderedAsText() throws {
-        try requireTool("node")
-        let script = try write(try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text, "inbox.js")
-        let harness = script.deletingLastPathComponent().appendingPathComponent("harness.js")
-        defer { try? FileManager.default.removeItem(at: script.deletingLastPathComponent()) }
-        try Data(Self.harness.utf8).write(to: harness)
-        let r = try runCommand(["node", harness.path, script.path])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let doc = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], r.stdout)
+        let doc = try XCTUnwrap(try runHarness(mode: nil) as? [String: Any])
         XCTAssertEqual(doc["sinks"] as? [String], [])
         let out = try XCTUnwrap(doc["out"] as? [[String: Any]])
         XCTAssertEqual(out.map { $0["platform"] as? String }, ["ios", "android", "browser", "browser", "browser", "expo"])

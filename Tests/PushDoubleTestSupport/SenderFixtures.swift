@@ -17,9 +17,12 @@ for line in sys.stdin:
         if mode == "garbage-init":
             print("hello, I am not JSON-RPC", flush=True); continue
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "method": "log", "params": {"x": 1}}) + "\n")
-        reply({"name": "fake", "version": "0.1", "providers": ["fcm"] if mode == "fcm-only" else ["apns"],
-               "env": os.environ.get("APNS_URL"), "proto": os.environ.get("PUSHDOUBLE_PROTOCOL"),
-               "params": msg["params"]})
+        result = {"name": "fake", "version": "0.1", "providers": ["fcm"] if mode in ("fcm-only", "fcm-targets") else ["apns"],
+                  "env": os.environ.get("APNS_URL"), "proto": os.environ.get("PUSHDOUBLE_PROTOCOL"),
+                  "params": msg["params"]}
+        if mode == "fcm-targets":
+            result["targets"] = ["fcm.topic", "fcm.condition"]
+        reply(result)
     elif m == "send":
         if mode == "crash":
             sys.stderr.write("Traceback: boom\n"); sys.stderr.flush(); sys.exit(3)
@@ -33,7 +36,10 @@ for line in sys.stdin:
             sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": str(i), "result": {"results": []}}) + "\n"); sys.stdout.flush(); continue
         if mode == "bad-outcome":
             reply({"results": [{"device": d["id"], "outcome": "delivered"} for d in msg["params"]["devices"]]}); continue
-        reply({"results": [{"device": d["id"], "outcome": "sent", "providerMessageId": "x"} for d in msg["params"]["devices"]]})
+        # A target's result echoes the target object it was given (its reason), for the tests.
+        targets = [dict(t, reason=json.dumps(t, sort_keys=True)) for t in msg["params"].get("targets", [])]
+        reply({"results": [{"device": d["id"], "outcome": "sent", "providerMessageId": "x"} for d in msg["params"]["devices"]]
+                          + [{"device": t["id"], "outcome": "sent", "reason": t["reason"]} for t in targets]})
     elif m == "settle":
         reply({"results": []})
     elif m == "shutdown":

@@ -63,6 +63,26 @@ final class ConnectProxyRequestTests: XCTestCase {
         }
     }
 
+    /// `*.example.test:443` stands for one more label, like a wildcard certificate name
+    /// (RFC 6125 §6.4.3); an exact route wins; a literal `*` cannot be asked for.
+    func testWildcardRoutesMatchExactlyOneLabel() {
+        var c = ConnectProxyConfiguration()
+        XCTAssertTrue(c.addRoute("*.Notify.Example.Test:443", to: "wild"))
+        XCTAssertTrue(c.addRoute("exact.notify.example.test:443", to: "exact"))
+        XCTAssertFalse(c.addRoute("*.notify.example.test:443", to: "other"), "claimed already")
+        XCTAssertFalse(c.addRoute("*.[::1]:443", to: "v6"))
+        XCTAssertFalse(c.addRoute("a.*.example.test:443", to: "inner"))
+        XCTAssertEqual(c.allowedAuthorities, ["*.notify.example.test:443", "exact.notify.example.test:443"])
+        XCTAssertEqual(c.decide(parse("CONNECT DB5P.notify.example.test:443 HTTP/1.1\r\n\r\n")),
+                       .tunnel(authority: "db5p.notify.example.test:443", listener: "wild"))
+        XCTAssertEqual(c.decide(parse("CONNECT exact.notify.example.test:443 HTTP/1.1\r\n\r\n")),
+                       .tunnel(authority: "exact.notify.example.test:443", listener: "exact"))
+        for target in ["notify.example.test:443", "a.b.notify.example.test:443", "db5p.notify.example.test:2197",
+                       "db5pnotify.example.test:443", "*.notify.example.test:443"] {
+            guard case .refuse = c.decide(parse("CONNECT \(target) HTTP/1.1\r\n\r\n")) else { return XCTFail(target) }
+        }
+    }
+
     func testRefusalsNameTheAllowedHosts() throws {
         let c = routed
         guard case .refuse(let plain) = c.decide(parse("GET http://api.example.test/ HTTP/1.1\r\n\r\n")) else { return XCTFail() }

@@ -23,7 +23,8 @@ final class WebPushHarness {
     let double: DoubleState
     let fake: WebPushFake
     let pipeline: DoublePipeline
-    let authority = "127.0.0.1:8726"
+    /// `:authority` of the requests sent (a real host name: as reached through the CONNECT proxy).
+    var authority = "127.0.0.1:8726"
     var origin: String { "https://" + authority }
     let connection = WebPushTestConnection()
 
@@ -288,6 +289,57 @@ final class WebPushFakeTests: XCTestCase {
         XCTAssertEqual(h.last?.notification?["payload"]?["error"], "unknownSubscription")
         // Closed world: an unknown well-formed token is an invalid endpoint.
         XCTAssertEqual(try push("/fcm/send/unknownToken").status, 404)
+    }
+
+    /// Reached by a real service's name (through the CONNECT proxy): `aud` is that origin
+    /// without the default port, and the host serves only its own service's path shape.
+    func testRealHostNamesTheAudienceAndOnlyItsOwnShape() throws {
+        let h = WebPushHarness()
+        h.authority = "updates.push.services.mozilla.com:443"
+        let sub = try h.subscribe()
+        let real = "https://updates.push.services.mozilla.com"
+        XCTAssertEqual(try h.push(sub, claims: goodClaims(origin: real)).status, 201)
+        XCTAssertEqual(h.last?.auth?.audience, real)
+        // The local origin (today's rule at the local URL) is not the origin reached.
+        let wrong = try h.push(sub, claims: goodClaims(origin: "https://127.0.0.1:8726"))
+        XCTAssertEqual(wrong.status, 401)
+        XCTAssertEqual(h.last?.response.reason, "vapidAudience")
+        // An Apple-shaped path at autopush's host: invalidEndpoint in autopush's style.
+        let apple = try h.subscribe(.apple, id: "a1")
+        let misplaced = try h.push(apple, claims: goodClaims(origin: real))
+        XCTAssertEqual(misplaced.status, 404)
+        XCTAssertEqual(try JSONValue.parse(misplaced.body)["errno"], 102)
+        XCTAssertEqual(h.last?.environment, "mozilla")
+        // WNS's wildcard host, one label; at the local address the path alone decides, as before.
+        h.authority = "db5p.notify.windows.com"
+        let wns = try h.subscribe(.wns, id: "w1")
+        XCTAssertEqual(try h.push(wns, claims: goodClaims(origin: "https://db5p.notify.windows.com")).status, 201)
+        h.authority = "127.0.0.1:8726"
+        XCTAssertEqual(try h.push(apple).status, 201)
+    }
+
+    func testServiceRealHostsAndOrigins() {
+        XCTAssertEqual(WebPushService.fromHost("updates.push.services.mozilla.com"), .mozilla)
+        XCTAssertEqual(WebPushService.fromHost("Web.Push.Apple.com.:443"), .apple)
+        XCTAssertEqual(WebPushService.fromHost("fcm.googleapis.com:443"), .fcm)
+        XCTAssertEqual(WebPushService.fromHost("wns2-by3p.notify.windows.com"), .wns)
+        for other in ["a.b.notify.windows.com", "notify.windows.com", ".notify.windows.com", "127.0.0.1:8726", "[::1]:443",
+                      "push.services.mozilla.com"] {
+            XCTAssertNil(WebPushService.fromHost(other), other)
+        }
+        XCTAssertTrue(WebPushService.mozilla.isRealOrigin("https://updates.push.services.mozilla.com:443"))
+        XCTAssertTrue(WebPushService.wns.isRealOrigin("https://DB5P.notify.windows.com"))
+        XCTAssertFalse(WebPushService.wns.isRealOrigin("https://db5p.notify.windows.com:8443"))
+        XCTAssertFalse(WebPushService.apple.isRealOrigin("http://web.push.apple.com"))
+        XCTAssertFalse(WebPushService.apple.isRealOrigin("https://web.push.apple.com/x"))
+        XCTAssertFalse(WebPushService.fcm.isRealOrigin("https://web.push.apple.com"))
+        for service in WebPushService.allCases { XCTAssertTrue(service.isRealOrigin(service.defaultOrigin), "\(service)") }
+        XCTAssertEqual(WebPushAdminRoutes.EndpointOrigin("production", service: .apple), .production)
+        XCTAssertEqual(WebPushAdminRoutes.EndpointOrigin("https://DB5P.notify.windows.com:443", service: .wns),
+                       .origin("https://db5p.notify.windows.com"))
+        XCTAssertNil(WebPushAdminRoutes.EndpointOrigin("https://db5p.notify.windows.com", service: .mozilla))
+        XCTAssertEqual(WebPushModule().listenerDefaults.flatMap(\.realHosts),
+                       ["updates.push.services.mozilla.com:443", "web.push.apple.com:443", "*.notify.windows.com:443"])
     }
 
     func testPathMethodAndShape() throws {

@@ -12,9 +12,11 @@ struct RunningDouble {
     let server: PushDoubleServer
     let kit: SenderKit
 
-    static func start(_ test: XCTestCase) throws -> RunningDouble {
+    /// `proxy`: with the CONNECT proxy listener (`HTTPS_PROXY` in the sender environment).
+    static func start(_ test: XCTestCase, proxy: Bool = false) throws -> RunningDouble {
         var config = PushDoubleConfiguration.ephemeral()
         config.eventLoopCount = 1
+        config.proxy = proxy
         let server = PushDoubleServer(configuration: config)
         try server.start()
         let kit = try server.senderKit()

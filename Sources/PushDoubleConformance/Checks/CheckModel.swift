@@ -48,6 +48,8 @@ public struct StepRecord: Sendable, Codable, Equatable {
     /// For `send` with `repeat`: which repetition (0-based).
     public var repetition: Int
     public var devices: [String]
+    /// For `send`: the target ids (topics, conditions) it named; nil when none.
+    public var targets: [String]?
     public var notification: JSONValue?
     public var startedAt: Date
     public var endedAt: Date
@@ -57,10 +59,10 @@ public struct StepRecord: Sendable, Codable, Equatable {
     /// For `send`: the `registeredAt` the sender was told per device id (the moment the app
     /// registered the token, ``Registrations``); nil when no device carried one.
     public var registeredAt: [String: Date]?
-    public init(index: Int, type: String, repetition: Int = 0, devices: [String] = [], notification: JSONValue? = nil,
+    public init(index: Int, type: String, repetition: Int = 0, devices: [String] = [], targets: [String]? = nil, notification: JSONValue? = nil,
                 startedAt: Date, endedAt: Date, results: [DeviceResult] = [], failure: String? = nil,
                 registeredAt: [String: Date]? = nil) {
-        self.index = index; self.type = type; self.repetition = repetition; self.devices = devices
+        self.index = index; self.type = type; self.repetition = repetition; self.devices = devices; self.targets = targets
         self.notification = notification; self.startedAt = startedAt; self.endedAt = endedAt
         self.results = results; self.failure = failure; self.registeredAt = registeredAt
     }

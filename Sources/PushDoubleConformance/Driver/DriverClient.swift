@@ -107,7 +107,14 @@ public final class DriverClient: @unchecked Sendable {
                 return .failure(.badResult(method: DriverProtocol.initialize, problem: "missing \"providers\" array"))
             }
             let version = r["version"]?.stringValue ?? r["version"]?.compactJSON ?? ""
-            return .success(SenderIdentity(name: name, version: version, providers: providers.compactMap(\.stringValue)))
+            var targets: [String]?
+            if let t = r["targets"], !t.isNull {
+                guard let list = t.arrayValue else {
+                    return .failure(.badResult(method: DriverProtocol.initialize, problem: "\"targets\" must be an array of strings"))
+                }
+                targets = list.compactMap(\.stringValue)
+            }
+            return .success(SenderIdentity(name: name, version: version, providers: providers.compactMap(\.stringValue), targets: targets))
         }
     }
 

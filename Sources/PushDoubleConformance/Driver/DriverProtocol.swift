@@ -90,7 +90,10 @@ public struct SenderIdentity: Sendable, Codable, Equatable {
     public var name: String
     public var version: String
     public var providers: [String]
-    public init(name: String, version: String, providers: [String]) {
-        self.name = name; self.version = version; self.providers = providers
+    /// The non-device recipients it sends to (`fcm.topic`, `fcm.condition`; optional in v1,
+    /// nil = none): a case naming a kind not listed is n/a for this sender.
+    public var targets: [String]?
+    public init(name: String, version: String, providers: [String], targets: [String]? = nil) {
+        self.name = name; self.version = version; self.providers = providers; self.targets = targets
     }
 }

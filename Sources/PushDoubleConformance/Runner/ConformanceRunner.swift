@@ -148,6 +148,7 @@ public final class ConformanceRunner: Sendable {
         case .success(let id):
             record.identity = id
             let missing = scenario.providers.filter { !id.providers.contains($0) }
+                + scenario.targetKinds.filter { !(id.targets ?? []).contains($0) }.map { "\($0) targets" }
             if !missing.isEmpty {
                 if ownsProcess { _ = client.shutdown() }
                 record.log = Self.caseLog(client, from: logStart)
@@ -211,7 +212,7 @@ struct StepDriver {
         var steps: [StepRecord] = []
         for (i, step) in scenario.steps.enumerated() {
             switch step {
-            case let .send(notification, deviceIDs, rep):
+            case let .send(notification, deviceIDs, targetIDs, rep):
                 for r in 0..<rep {
                     let registeredAt = registrations.dates(step: i, now: Date())
                     let devices = JSONValue.array(deviceIDs.compactMap { id in
@@ -221,10 +222,12 @@ struct StepDriver {
                                 .senderDevice(json, configuration: configuration) ?? json
                         }
                     })
-                    let params = JSONValue.object([("notification", notification), ("devices", devices)])
-                    if let f = request(DriverProtocol.send, params: params, into: &steps, record: { index, t, end in
-                        StepRecord(index: index, type: "send", repetition: r, devices: deviceIDs, notification: notification,
-                                   startedAt: t, endedAt: end, registeredAt: registeredAt)
+                    var members: [(String, JSONValue)] = [("notification", notification), ("devices", devices)]
+                    // Present only when the step names targets, so v1 senders without targets see no change.
+                    if !targetIDs.isEmpty { members.append(("targets", .array(targetIDs.compactMap { scenario.target($0)?.driverJSON }))) }
+                    if let f = request(DriverProtocol.send, params: .object(members), into: &steps, record: { index, t, end in
+                        StepRecord(index: index, type: "send", repetition: r, devices: deviceIDs, targets: targetIDs.isEmpty ? nil : targetIDs,
+                                   notification: notification, startedAt: t, endedAt: end, registeredAt: registeredAt)
                     }) { return (steps, f) }
                 }
             case .settle:

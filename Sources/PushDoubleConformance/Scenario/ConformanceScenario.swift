@@ -14,6 +14,9 @@ public struct ConformanceScenario: Sendable {
     /// Spec references this case enforces (e.g. "A1", "G4", "apns.md §7.2").
     public var references: [String]
     public var devices: [ScenarioDevice]
+    /// Recipients that are not devices (FCM topics and conditions), named by send steps'
+    /// `targets`; their ids share one space with the device ids.
+    public var targets: [ScenarioTarget]
     public var steps: [ScenarioStep]
     public var checks: [CheckInvocation]
     /// Seed from the file, if any (`--seed` overrides it).
@@ -24,14 +27,19 @@ public struct ConformanceScenario: Sendable {
     public var raw: Data
 
     /// Providers the scenario needs the sender to support.
-    public var providers: [String] { Array(Set(devices.map(\.provider))).sorted() }
+    public var providers: [String] { Array(Set(devices.map(\.provider) + targets.map(\.provider))).sorted() }
+
+    /// Target kinds (`fcm.topic`, `fcm.condition`) the sender must list in its `initialize`
+    /// result for this case to apply.
+    public var targetKinds: [String] { Array(Set(targets.map(\.kind))).sorted() }
 
     public func device(_ id: String) -> ScenarioDevice? { devices.first { $0.id == id } }
+    public func target(_ id: String) -> ScenarioTarget? { targets.first { $0.id == id } }
 
-    public init(id: String, title: String, references: [String], devices: [ScenarioDevice], steps: [ScenarioStep],
-                checks: [CheckInvocation], seed: UInt64? = nil, file: String? = nil, raw: Data = Data("{}".utf8)) {
-        self.id = id; self.title = title; self.references = references; self.devices = devices; self.steps = steps
-        self.checks = checks; self.seed = seed; self.file = file; self.raw = raw
+    public init(id: String, title: String, references: [String], devices: [ScenarioDevice], targets: [ScenarioTarget] = [],
+                steps: [ScenarioStep], checks: [CheckInvocation], seed: UInt64? = nil, file: String? = nil, raw: Data = Data("{}".utf8)) {
+        self.id = id; self.title = title; self.references = references; self.devices = devices; self.targets = targets
+        self.steps = steps; self.checks = checks; self.seed = seed; self.file = file; self.raw = raw
     }
 }
 
@@ -76,10 +84,41 @@ public struct ScenarioDevice: Sendable, Equatable {
     }
 }
 
+/// A recipient that is not a device (driver protocol v1 `send.params.targets`): an FCM topic
+/// (`message.topic`) or condition (`message.condition`), fcm.md §2.1. The sender answers one
+/// result for it, under its id.
+public struct ScenarioTarget: Sendable, Equatable {
+    /// What the target addresses.
+    public enum Address: Sendable, Equatable {
+        /// A topic name, bare (no `/topics/` prefix).
+        case topic(String)
+        /// A condition over topics, e.g. `'news' in topics && 'sports' in topics`.
+        case condition(String)
+    }
+    public var id: String
+    public var provider: String
+    public var address: Address
+
+    public init(id: String, provider: String, address: Address) { self.id = id; self.provider = provider; self.address = address }
+
+    /// `<provider>.topic` or `<provider>.condition`: what the sender must support.
+    public var kind: String {
+        switch address { case .topic: return provider + ".topic"; case .condition: return provider + ".condition" }
+    }
+
+    /// The JSON object sent to the sender: `{"id","provider","topic"}` or `{"id","provider","condition"}`.
+    public var driverJSON: JSONValue {
+        switch address {
+        case .topic(let t): return .object([("id", .string(id)), ("provider", .string(provider)), ("topic", .string(t))])
+        case .condition(let c): return .object([("id", .string(id)), ("provider", .string(provider)), ("condition", .string(c))])
+        }
+    }
+}
+
 /// One thing the runner does to the sender.
 public enum ScenarioStep: Sendable, Equatable {
-    /// `send` this notification to these device ids, `repeat` times in a row.
-    case send(notification: JSONValue, devices: [String], repeat: Int)
+    /// `send` this notification to these device ids and target ids, `repeat` times in a row.
+    case send(notification: JSONValue, devices: [String], targets: [String] = [], repeat: Int)
     /// `settle`.
     case settle
     /// Sleep (real time) before the next step.
@@ -138,22 +177,34 @@ extension ConformanceScenario {
             devices.append(ScenarioDevice(id: did, provider: provider, token: token, environment: env,
                                           topic: o?["topic"]?.stringValue ?? d["topic"]?.stringValue, attributes: attributes))
         }
+        let targets = try decodeTargets(root["targets"], devices: devices, fail: fail)
         var steps: [ScenarioStep] = []
         for (i, s) in (root["steps"]?.arrayValue ?? []).enumerated() {
             guard let type = s["type"]?.stringValue else { throw fail("steps[\(i)] has no \"type\" (send, settle, wait or admin)") }
             switch type {
             case "send":
                 guard let n = s["notification"], case .object = n else { throw fail("steps[\(i)]: send needs a \"notification\" object") }
-                guard let ds = s["devices"]?.arrayValue, !ds.isEmpty else { throw fail("steps[\(i)]: send needs a non-empty \"devices\" array of device ids") }
-                var ids: [String] = []
-                for d in ds {
+                var ids: [String] = [], targetIDs: [String] = []
+                for d in s["devices"]?.arrayValue ?? [] {
                     guard let did = d.stringValue else { throw fail("steps[\(i)]: \"devices\" must hold device id strings") }
                     guard devices.contains(where: { $0.id == did }) else { throw fail("steps[\(i)]: unknown device id \"\(did)\"") }
                     ids.append(did)
                 }
+                if let ts = s["targets"] {
+                    guard let list = ts.arrayValue else { throw fail("steps[\(i)]: \"targets\" must be an array of target ids") }
+                    for t in list {
+                        guard let tid = t.stringValue, targets.contains(where: { $0.id == tid }) else {
+                            throw fail("steps[\(i)]: unknown target id \(t.compactJSON) (declare it in the top-level \"targets\")")
+                        }
+                        targetIDs.append(tid)
+                    }
+                }
+                guard !ids.isEmpty || !targetIDs.isEmpty else {
+                    throw fail("steps[\(i)]: send needs a non-empty \"devices\" array of device ids (or \"targets\")")
+                }
                 let rep = s["repeat"]?.intValue ?? 1
                 guard rep >= 1 && rep <= 10_000 else { throw fail("steps[\(i)]: \"repeat\" must be 1…10000") }
-                steps.append(.send(notification: n, devices: ids, repeat: Int(rep)))
+                steps.append(.send(notification: n, devices: ids, targets: targetIDs, repeat: Int(rep)))
             case "settle": steps.append(.settle)
             case "wait":
                 guard let sec = s["seconds"]?.doubleValue, sec >= 0, sec <= 3600 else { throw fail("steps[\(i)]: wait needs \"seconds\" (0…3600)") }
@@ -176,8 +227,35 @@ extension ConformanceScenario {
             }
         }
         let seed = root["seed"]?.intValue.flatMap { UInt64(exactly: $0) }
-        return ConformanceScenario(id: id, title: title, references: references, devices: devices, steps: steps,
+        return ConformanceScenario(id: id, title: title, references: references, devices: devices, targets: targets, steps: steps,
                                    checks: checks, seed: seed, file: file, raw: data)
+    }
+
+    /// The top-level `targets`: `{"id", "provider", "topic"}` or `{"id", "provider", "condition"}`,
+    /// ids distinct from each other and from the device ids.
+    static func decodeTargets(_ json: JSONValue?, devices: [ScenarioDevice], fail: (String) -> ScenarioError) throws -> [ScenarioTarget] {
+        guard let json else { return [] }
+        guard let list = json.arrayValue else { throw fail("\"targets\" must be an array of {\"id\", \"provider\", \"topic\" or \"condition\"}") }
+        var out: [ScenarioTarget] = []
+        for (i, t) in list.enumerated() {
+            guard let tid = t["id"]?.stringValue, !tid.isEmpty else { throw fail("targets[\(i)] has no string \"id\"") }
+            guard let provider = t["provider"]?.stringValue, !provider.isEmpty else { throw fail("targets[\(i)] (\(tid)) has no string \"provider\"") }
+            if devices.contains(where: { $0.id == tid }) || out.contains(where: { $0.id == tid }) {
+                throw fail("targets[\(i)]: id \"\(tid)\" is already used by a device or target")
+            }
+            let known: Set<String> = ["id", "provider", "topic", "condition"]
+            if let extra = t.objectValue?.first(where: { !known.contains($0.0) }) {
+                throw fail("targets[\(i)] (\(tid)): unknown member \"\(extra.0)\" (id, provider, topic or condition)")
+            }
+            let address: ScenarioTarget.Address
+            switch (t["topic"]?.stringValue, t["condition"]?.stringValue) {
+            case (let topic?, nil) where !topic.isEmpty: address = .topic(topic)
+            case (nil, let condition?) where !condition.isEmpty: address = .condition(condition)
+            default: throw fail("targets[\(i)] (\(tid)) needs exactly one non-empty string \"topic\" or \"condition\"")
+            }
+            out.append(ScenarioTarget(id: tid, provider: provider, address: address))
+        }
+        return out
     }
 
     static func describe(_ error: Error) -> String {

@@ -34,7 +34,7 @@ public struct Registrations: Sendable, Equatable {
         for (i, s) in raw.enumerated() {
             guard let r = s["registeredAt"] else { continue }
             let path = "steps[\(i)].registeredAt"
-            guard i < scenario.steps.count, case let .send(_, devices, _) = scenario.steps[i] else {
+            guard i < scenario.steps.count, case let .send(_, devices, _, _) = scenario.steps[i] else {
                 throw ScenarioError(file: file, path: path, message: "only a send step may carry registeredAt")
             }
             guard let members = r.objectValue else {

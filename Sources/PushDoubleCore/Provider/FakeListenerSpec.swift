@@ -46,7 +46,26 @@ public struct FakeRoute: Sendable {
     /// A ``Router`` pattern ("/--/api/v2/push/getReceipts", "/token").
     public var path: String
     public var fake: any ProviderFake
-    public init(_ method: String, _ path: String, fake: any ProviderFake) { self.method = method; self.path = path; self.fake = fake }
+    /// Only requests whose `:authority` / `Host` names this host (port dropped, ASCII case
+    /// ignored); nil = any host. Set for ``HostRoute``s from their authority.
+    public var host: String?
+    public init(_ method: String, _ path: String, fake: any ProviderFake, host: String? = nil) {
+        self.method = method; self.path = path; self.fake = fake; self.host = host
+    }
+}
+
+/// A route a provider serves on *another* provider's listener, found by a real host name that
+/// listener stands in for (``ListenerDefault/realHosts``): how two fakes share one real host
+/// that a CONNECT proxy cannot split (Web Push's `fcm.googleapis.com/fcm/send/<token>` on the FCM
+/// listener, whose real host is `fcm.googleapis.com:443`). The in-process server adds ``route``
+/// to every opened listener that declares ``authority``; the route's fake runs its own request
+/// path there, and the listener's fake keeps every other path. No listener declaring it: unused.
+public struct HostRoute: Sendable {
+    /// A real `host:port` (`"fcm.googleapis.com:443"`), compared with the listeners' `realHosts`
+    /// ignoring ASCII case.
+    public var authority: String
+    public var route: FakeRoute
+    public init(authority: String, route: FakeRoute) { self.authority = authority; self.route = route }
 }
 
 /// The admin API's fixed, documented default port (127.0.0.1:8720). Each provider module

@@ -67,6 +67,10 @@ public protocol ProviderInstance: Sendable {
     /// Provider-specific admin API routes (Expo receipts release, Web Push subscriptions, FCM
     /// token revocation), served next to the core's. Default: none.
     var adminRoutes: [AdminRoute] { get }
+    /// Routes this provider serves on other providers' listeners, by the real host those
+    /// listeners stand in for (``HostRoute``; Web Push's `/fcm/send/` paths on
+    /// `fcm.googleapis.com`). Default: none.
+    var hostRoutes: [HostRoute] { get }
     /// What a sender needs to reach this fake, rendered once the listeners are bound:
     /// credential files, environment lines (DESIGN §4) and the driver's `initialize` params.
     /// nil when the provider has nothing bound (no listener of it is open).
@@ -75,6 +79,7 @@ public protocol ProviderInstance: Sendable {
 
 extension ProviderInstance {
     public var adminRoutes: [AdminRoute] { [] }
+    public var hostRoutes: [HostRoute] { [] }
 }
 
 /// One listener a provider opens by default, for help text and the port table.

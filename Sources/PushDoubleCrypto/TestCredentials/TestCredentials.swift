@@ -20,6 +20,9 @@ public enum TestCredentials {
     public static let serverDNSNames = [
         "localhost", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
         "fcm.googleapis.com", "oauth2.googleapis.com", "exp.host", "push.pushdouble.test",
+        // Web Push services (webpush.md §6.2–§6.4; FCM's is fcm.googleapis.com above). The
+        // wildcard matches one label (RFC 6125 §6.4.3): wns.notify.windows.com, db5p.notify.windows.com.
+        "updates.push.services.mozilla.com", "web.push.apple.com", "*.notify.windows.com",
     ]
     public static let serverIPAddresses = ["127.0.0.1", "::1"]
 
@@ -64,6 +67,18 @@ public enum TestCredentials {
             expoAccessToken: expoToken,
             vapidPrivateKeyPEM: try vapid.pemPKCS8,
             vapidPublicKey: Base64URL.encode(try vapid.publicKey.rawRepresentation))
+    }
+
+    /// `set` with a new server certificate for ``serverDNSNames`` and ``serverIPAddresses``,
+    /// issued by its own CA for its own server key: what `Certificates/regenerate.sh
+    /// --server-certificate` ships when the names change, keeping the CA and every other key.
+    public static func reissuingServerCertificate(of set: GeneratedCredentialSet) throws(CryptoError) -> GeneratedCredentialSet {
+        let ca = try CertificateAuthority(certificatePEM: set.caPEM, privateKeyPEM: set.caKeyPEM)
+        let server = try ca.issueServerCertificate(commonName: serverCommonName, dnsNames: serverDNSNames,
+                                                   ipAddresses: serverIPAddresses, key: try P256PrivateKey(pem: set.serverKeyPEM))
+        var copy = set
+        copy.serverCertificatePEM = try server.certificatePEM
+        return copy
     }
 
     /// Generates a fresh set and writes it into `directory` (created if needed).

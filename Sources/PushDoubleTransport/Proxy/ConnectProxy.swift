@@ -4,8 +4,14 @@ import Foundation
 /// from `host:port` authorities to the names of listeners of the same ``HTTPServer``. The
 /// proxy never connects anywhere: an authority in the table is served by that listener's own
 /// connection machinery on the accepted socket; anything else is refused.
+///
+/// An authority may be a wildcard, `*.notify.windows.com:443`: it matches a host of exactly
+/// one more label (`db5p.notify.windows.com`, not `a.b.notify.windows.com` nor
+/// `notify.windows.com`), as a wildcard certificate name does (RFC 6125 §6.4.3). An exact
+/// authority wins over a wildcard.
 public struct ConnectProxyConfiguration: Sendable {
-    /// Normalized authority (``ConnectProxyRequest/normalizedAuthority(host:port:)``) → listener name.
+    /// Normalized authority (``ConnectProxyRequest/normalize(authority:)``, or
+    /// `*.` + a normalized one for a wildcard) → listener name.
     public private(set) var routes: [String: String] = [:]
     /// The longest request head (request line and headers) read before refusing with 400.
     public var maxHeadBytes: Int = 8 * 1024
@@ -20,10 +26,26 @@ public struct ConnectProxyConfiguration: Sendable {
     /// authority keeps it; returns false when it was claimed already.
     @discardableResult
     public mutating func addRoute(_ authority: String, to listener: String) -> Bool {
-        guard let key = ConnectProxyRequest.normalize(authority: authority) else { return false }
+        let key: String
+        if authority.hasPrefix("*.") {
+            guard let rest = ConnectProxyRequest.normalize(authority: String(authority.dropFirst(2))), !rest.hasPrefix("[") else { return false }
+            key = "*." + rest
+        } else {
+            guard let k = ConnectProxyRequest.normalize(authority: authority) else { return false }
+            key = k
+        }
         guard routes[key] == nil else { return false }
         routes[key] = listener
         return true
+    }
+
+    /// The wildcard a normalized authority would match: its first label replaced by `*`
+    /// (`db5p.notify.windows.com:443` → `*.notify.windows.com:443`); "" for a single-label host
+    /// or an IPv6 literal, which no wildcard matches.
+    static func wildcardKey(_ authority: String) -> String {
+        guard !authority.hasPrefix("["), let dot = authority.firstIndex(of: "."),
+              let colon = authority.lastIndex(of: ":"), dot < colon else { return "" }
+        return "*" + authority[dot...]
     }
 
     /// Every routed authority, sorted (the refusal body lists them).
@@ -38,7 +60,9 @@ public struct ConnectProxyConfiguration: Sendable {
             return .refuse(ConnectProxyRefusal(status: 403, reason: "only CONNECT is served; plain-HTTP proxy requests are refused",
                                                request: method + " " + target, allowed: allowedAuthorities))
         case .connect(let authority):
-            if let listener = routes[authority] { return .tunnel(authority: authority, listener: listener) }
+            if let listener = routes[authority] ?? routes[Self.wildcardKey(authority)] {
+                return .tunnel(authority: authority, listener: listener)
+            }
             return .refuse(ConnectProxyRefusal(status: 403, reason: "not a host this double serves (no outbound connection is made)",
                                                request: "CONNECT " + authority, allowed: allowedAuthorities))
         }

@@ -126,6 +126,39 @@ struct TargetDevice: Sendable, Equatable {
     }
 }
 
+/// A recipient of a `send` that is not a device (driver protocol v1 `targets`,
+/// docs/conformance.md): an FCM topic or condition (fcm.md §2.1). Its result carries its id.
+struct SendTarget: Sendable, Equatable {
+    enum Address: Sendable, Equatable { case topic(String), condition(String) }
+    var id: String
+    var provider: String
+    var address: Address
+
+    init(id: String, provider: String = "fcm", address: Address) { self.id = id; self.provider = provider; self.address = address }
+
+    /// `{"id","provider","topic"}` or `{"id","provider","condition"}`: exactly one address.
+    init(json: JSON, index: Int) throws(DriverError) {
+        guard let o = json.objectValue else { throw .invalidParams("targets[\(index)] must be an object") }
+        guard let id = o["id"]?.stringValue else { throw .invalidParams("targets[\(index)].id must be a string") }
+        guard let provider = o["provider"]?.stringValue else { throw .invalidParams("targets[\(index)].provider must be a string") }
+        let topic = o["topic"].flatMap { $0.isNull ? nil : $0 }, condition = o["condition"].flatMap { $0.isNull ? nil : $0 }
+        switch (topic, condition) {
+        case (let t?, nil):
+            guard let s = t.stringValue, !s.isEmpty else { throw .invalidParams("targets[\(index)].topic must be a non-empty string") }
+            address = .topic(s)
+        case (nil, let c?):
+            guard let s = c.stringValue, !s.isEmpty else { throw .invalidParams("targets[\(index)].condition must be a non-empty string") }
+            address = .condition(s)
+        default: throw .invalidParams("targets[\(index)] needs exactly one of topic and condition")
+        }
+        self.id = id
+        self.provider = provider
+    }
+
+    /// The target kinds this sender supports (the `initialize` result's `targets`).
+    static let supportedKinds = ["fcm.topic", "fcm.condition"]
+}
+
 /// The sender's verdict for one device (DESIGN.md §4 outcomes).
 enum Outcome: String, Sendable {
     case sent, pending, dead, rejected, failed, skipped

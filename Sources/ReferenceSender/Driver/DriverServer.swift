@@ -144,9 +144,10 @@ final class DriverServer {
         if scripted == nil, let fcm = try FCMDriverConfiguration(params: params["providers"]?["fcm"]?.jsonObject, environment: environment) {
             let settings = try FCMSettings.load(url: fcm.url, serviceAccountFile: fcm.serviceAccountFile, projectId: fcm.projectId,
                                                 caFile: fcm.caFile)
-            fcmSender = FCMSender(settings: settings, clock: SystemSenderClock(), mutant: mutant, random: JitterSource(seed: seed))
+            fcmSender = FCMSender(settings: settings, clock: SystemSenderClock(), mutant: mutant, variant: variant, random: JitterSource(seed: seed))
             providers.append("fcm")
-            Log.info("initialize: fcm \(fcm.url) project \(settings.projectId) account \(settings.clientEmail)")
+            Log.info("initialize: fcm \(fcm.url) project \(settings.projectId) account \(settings.clientEmail)"
+                     + (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? ""))
         }
         if let w = try WebPushConfiguration(params: params["providers"]?["webpush"]?.jsonObject, environment: environment) {
             let connector: any APNsConnector = scripted?.connector ?? HTTP2APNsConnector(caFile: w.caFile)
@@ -167,8 +168,11 @@ final class DriverServer {
         return Self.initializeResult(providers: providers)
     }
 
+    /// `targets` lists the non-device recipients it sends to (FCM topics and conditions, when FCM is configured).
     static func initializeResult(providers: [String]) -> JSON {
-        .object(["name": .string(name), "version": .string(version), "providers": .array(providers.map(JSON.string))])
+        var o: JSONObject = ["name": .string(name), "version": .string(version), "providers": .array(providers.map(JSON.string))]
+        if providers.contains("fcm") { o["targets"] = .array(SendTarget.supportedKinds.map(JSON.string)) }
+        return .object(o)
     }
 
     func makeSender(_ config: APNsConfiguration) throws(DriverError) -> APNsSender {
@@ -210,6 +214,11 @@ final class DriverServer {
         var devices: [TargetDevice] = []
         devices.reserveCapacity(list.count)
         for (i, d) in list.enumerated() { devices.append(try TargetDevice(json: d, index: i)) }
+        var targets: [SendTarget] = []
+        if let t = params["targets"], !t.isNull {
+            guard let tl = t.arrayValue else { throw .invalidParams("targets must be an array") }
+            for (i, x) in tl.enumerated() { targets.append(try SendTarget(json: x, index: i)) }
+        }
         // Each provider's devices to its sender; results in the request's order.
         let webIndices = devices.indices.filter { devices[$0].provider == "webpush" }
         let expoIndices = devices.indices.filter { devices[$0].provider == "expo" }
@@ -235,10 +244,16 @@ final class DriverServer {
         else { expoResults = expoDevices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") } }
         for (k, i) in expoIndices.enumerated() { results[i] = expoResults[k] }
         // FCM devices went to the APNs group above (skipped there); the FCM sender answers them.
+        var targetResults = targets.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") }
         if let fcmSender {
-            for (i, r) in await fcmSender.send(notification, to: devices).enumerated() { if let r { results[i] = r } }
+            let fcm = await fcmSender.send(notification, to: devices, targets: targets)
+            for (i, r) in fcm.devices.enumerated() { if let r { results[i] = r } }
+            for (i, r) in fcm.targets.enumerated() where targets[i].provider == "fcm" { targetResults[i] = r }
         }
-        return .object(["results": .array(results.map { $0!.json })])
+        for (i, t) in targets.enumerated() where t.provider != "fcm" {
+            targetResults[i] = DeviceResult(device: t.id, outcome: .rejected, reason: "UnsupportedTarget")
+        }
+        return .object(["results": .array(results.map { $0!.json } + targetResults.map(\.json))])
     }
 
     var currentSender: APNsSender? { sender }

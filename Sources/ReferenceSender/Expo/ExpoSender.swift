@@ -74,6 +74,7 @@ final class ExpoSender: Sendable {
         var out: [(Int, DeviceResult)] = []
         var toSend = chunk
         var failures = 0
+        var previousBackoff: Double? = nil  // the decorrelated-jitter variant grows from it
         let first = clock.now()
         while !toSend.isEmpty {
             let reply = await connection.post(Expo.sendPath, json: .array(toSend.map(\.message)), accessToken: accessToken, gzip: true)
@@ -101,7 +102,8 @@ final class ExpoSender: Sendable {
             }
             guard !retry.isEmpty else { break }
             failures += 1
-            let delay = mutant == .expoNoBackoff ? 0 : (retryAfter ?? policy.backoff(retry: failures, random: random.unit()))
+            let delay = mutant == .expoNoBackoff ? 0 : (retryAfter ?? policy.backoff(retry: failures, previous: previousBackoff, random: random.unit()))
+            previousBackoff = delay
             if failures >= policy.maxAttempts || clock.now() + delay - first > policy.maxTotalSeconds || delay > policy.maxRetryAfter {
                 for item in retry { out.append((item.index, DeviceResult(device: devices[item.index].id, outcome: .failed, reason: "RetriesExhausted"))) }
                 break
@@ -187,6 +189,7 @@ final class ExpoSender: Sendable {
     /// One getReceipts request, retried on 429 / 5xx / lost connections; id → receipt.
     private func fetchReceipts(_ ids: [String]) async -> [(String, JSON)] {
         var failures = 0
+        var previousBackoff: Double? = nil
         while true {
             let reply = await connection.post(Expo.receiptsPath, json: .object(["ids": .array(ids.map(JSON.string))]),
                                               accessToken: accessToken, gzip: true)
@@ -205,7 +208,9 @@ final class ExpoSender: Sendable {
             }
             failures += 1
             guard failures < policy.maxAttempts else { return [] }
-            await clock.sleep(seconds: mutant == .expoNoBackoff ? 0 : (retryAfter ?? policy.backoff(retry: failures, random: random.unit())))
+            let delay = mutant == .expoNoBackoff ? 0 : (retryAfter ?? policy.backoff(retry: failures, previous: previousBackoff, random: random.unit()))
+            previousBackoff = delay
+            await clock.sleep(seconds: delay)
         }
     }
 

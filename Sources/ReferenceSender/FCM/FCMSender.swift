@@ -37,63 +37,109 @@ struct FCMSettings: Sendable {
     }
 }
 
-/// Sends neutral notifications to FCM devices (HTTP v1, fcm.md §1–§6) with an OAuth2 access
-/// token from the service account, cached until shortly before it expires and re-minted once
-/// after a 401; one HTTP/2 connection reused; dead tokens remembered; 429/5xx retried with
-/// growing jittered backoff, honouring Retry-After.
+/// Sends neutral notifications to FCM devices, topics and conditions (HTTP v1, fcm.md §1–§6)
+/// with an OAuth2 access token from the service account, cached and refreshed before it
+/// expires (``FCMTokenRefresh``) and re-minted once after a 401; one HTTP/2 connection reused
+/// (a pool of them for `multi-connection`); dead tokens remembered; 429/5xx retried with
+/// growing jittered backoff (the `--variant`'s scheme), honouring Retry-After.
 final class FCMSender: Sendable {
     static let maxConcurrent = 64
-    static let maxAttempts = 5
-    /// Re-mint this long before the token's expiry.
-    static let refreshMargin = 60.0
-    static let maxTotalSeconds = 30.0
     /// fcm.md §2.1: reserved data keys and prefixes.
     static let reservedKeys: Set<String> = ["from", "message_type"]
     static let reservedPrefixes = ["google", "gcm"]
-    /// fcm.md §4.5: payload limit (keys and values of data and notification).
+    /// fcm.md §4.5: payload limit (keys and values of data and notification); 2048 bytes
+    /// for topic messages (applied to conditions too, the safe reading).
     static let payloadLimit = 4096
+    static let topicPayloadLimit = 2048
 
     let settings: FCMSettings
     let clock: any SenderClock
     let mutant: Mutant?
+    let variant: Variant?
     let random: JitterSource
+    /// Backoff, attempt cap and time budget (``retryPolicy(for:)``).
+    let policy: RetryPolicy
+    let refresh: FCMTokenRefresh
     let dead = DeadTokenRegistry()
     private let tokens: FCMTokenSource
-    private let fcmConnection = Mutex<HTTPClientConnection?>(nil)
+    private let connections: FCMConnections
 
-    init(settings: FCMSettings, clock: any SenderClock, mutant: Mutant?, random: JitterSource) {
-        self.settings = settings; self.clock = clock; self.mutant = mutant; self.random = random
+    init(settings: FCMSettings, clock: any SenderClock, mutant: Mutant?, variant: Variant? = nil, random: JitterSource) {
+        self.settings = settings; self.clock = clock; self.mutant = mutant; self.variant = variant; self.random = random
+        policy = Self.retryPolicy(for: variant)
+        refresh = FCMTokenRefresh(variant: variant)
         tokens = FCMTokenSource(clock: clock)
+        connections = FCMConnections(size: variant == .multiConnection ? Variant.poolSize : 1)
     }
 
-    func send(_ n: NeutralNotification, to devices: [TargetDevice]) async -> [DeviceResult?] {
+    /// FCM's retry policy: by default 5 attempts within 30 s, backoff 0.1 s · 2^(n−1) with
+    /// equal jitter; a jitter `--variant` uses its own scheme (``RetryPolicy/forVariant(_:)``)
+    /// with the same attempt cap and budget. Retry-After wins in every variant.
+    static func retryPolicy(for variant: Variant?) -> RetryPolicy {
+        var p = RetryPolicy.forVariant(variant)
+        if variant?.jitter == nil {
+            p.base = 0.1; p.multiplier = 2; p.jitter = .equal
+        }
+        p.maxAttempts = 5
+        p.maxTotalSeconds = 30
+        return p
+    }
+
+    /// Sends `n` to the FCM devices of `devices` (nil for the others) and to every FCM
+    /// `targets` entry (topic or condition), at most ``maxConcurrent`` messages at a time.
+    func send(_ n: NeutralNotification, to devices: [TargetDevice], targets: [SendTarget] = []) async -> (devices: [DeviceResult?], targets: [DeviceResult]) {
+        enum Job { case device(Int), target(Int) }
+        var jobs: [Job] = devices.indices.filter { devices[$0].provider == "fcm" }.map { .device($0) }
+        jobs += targets.indices.filter { targets[$0].provider == "fcm" }.map { .target($0) }
         var results = [DeviceResult?](repeating: nil, count: devices.count)
-        await withTaskGroup(of: (Int, DeviceResult).self) { group in
+        var targetResults = targets.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") }
+        await withTaskGroup(of: (Job, DeviceResult).self) { group in
             var next = 0
             func addNext() {
-                let i = next
+                let job = jobs[next]
                 next += 1
-                group.addTask { (i, await self.deliver(n, to: devices[i])) }
+                group.addTask {
+                    switch job {
+                    case .device(let i): return (job, await self.deliver(n, to: devices[i]))
+                    case .target(let i): return (job, await self.deliver(n, to: targets[i]))
+                    }
+                }
             }
-            while next < devices.count && next < Self.maxConcurrent {
-                if devices[next].provider == "fcm" { addNext() } else { next += 1 }
-            }
-            while let (i, r) = await group.next() {
-                results[i] = r
-                while next < devices.count, devices[next].provider != "fcm" { next += 1 }
-                if next < devices.count { addNext() }
+            while next < jobs.count && next < Self.maxConcurrent { addNext() }
+            while let (job, r) = await group.next() {
+                switch job {
+                case .device(let i): results[i] = r
+                case .target(let i): targetResults[i] = r
+                }
+                if next < jobs.count { addNext() }
             }
         }
-        return results
+        return (results, targetResults)
     }
 
     // MARK: message
 
     enum Plan { case body([UInt8]), rejected(String) }
 
+    /// Where one message goes (fcm.md §2.1: exactly one of token, topic, condition).
+    enum Recipient: Sendable, Equatable {
+        case token(String), topic(String), condition(String)
+    }
+
     /// The v1 `Message` for one device (fcm.md §2), or why it cannot be sent.
-    func plan(_ n: NeutralNotification, token: String) -> Plan {
-        var message: JSONObject = ["token": .string(token)]
+    func plan(_ n: NeutralNotification, token: String) -> Plan { plan(n, to: .token(token)) }
+
+    /// The v1 `Message` for one recipient (fcm.md §2), or why it cannot be sent.
+    func plan(_ n: NeutralNotification, to recipient: Recipient) -> Plan {
+        var message: JSONObject
+        let limit: Int
+        switch recipient {
+        case .token(let t): message = ["token": .string(t)]; limit = Self.payloadLimit
+        case .topic(let t):
+            // fcm.md §2.1: the v1 `topic` is the bare name (the SDKs strip a `/topics/` prefix).
+            message = ["topic": .string(mutant == .fcmTopicPrefix ? "/topics/" + t : t)]; limit = Self.topicPayloadLimit
+        case .condition(let c): message = ["condition": .string(c)]; limit = Self.topicPayloadLimit
+        }
         if n.title != nil || n.body != nil || n.imageUrl != nil {
             if n.title == "" || n.body == "" { return .rejected("EmptyTitleOrBody") }
             var notification = JSONObject()
@@ -118,7 +164,7 @@ final class FCMSender: Sendable {
             message["data"] = .object(strings)
         }
         size += (n.title?.utf8.count ?? 0) + (n.body?.utf8.count ?? 0)
-        if size > Self.payloadLimit && mutant != .fcmNoLocalChecks { return .rejected("MessageTooBig") }
+        if size > limit && mutant != .fcmNoLocalChecks { return .rejected("MessageTooBig") }
         var android = JSONObject()
         if let p = n.priority { android["priority"] = .string(p == .high ? "high" : "normal") }
         if let ttl = n.ttlSeconds {
@@ -141,26 +187,47 @@ final class FCMSender: Sendable {
         if mutant != .fcmRetryUnregistered, let reason = dead.reason(for: device.token) {
             return DeviceResult(device: device.id, outcome: .skipped, reason: reason)
         }
-        let body: [UInt8]
         switch plan(n, token: device.token) {
         case .rejected(let reason): return DeviceResult(device: device.id, outcome: .rejected, reason: reason)
-        case .body(let b): body = b
+        case .body(let body): return await exchange(body, id: device.id, token: device.token)
         }
+    }
+
+    /// A topic or condition send (driver protocol `targets`): no token, so nothing to mark dead.
+    private func deliver(_ n: NeutralNotification, to target: SendTarget) async -> DeviceResult {
+        let recipient: Recipient
+        switch target.address {
+        case .topic(let t): recipient = .topic(t)
+        case .condition(let c): recipient = .condition(c)
+        }
+        switch plan(n, to: recipient) {
+        case .rejected(let reason): return DeviceResult(device: target.id, outcome: .rejected, reason: reason)
+        case .body(let body): return await exchange(body, id: target.id, token: nil)
+        }
+    }
+
+    /// Posts one message until it is answered for good: 200 → sent; UNREGISTERED /
+    /// SENDER_ID_MISMATCH → dead (the token remembered); 401 → one re-mint; 429/5xx and lost
+    /// connections → retried (``wait(attempt:retryAfter:started:previous:label:reason:)``); 400 → rejected.
+    private func exchange(_ body: [UInt8], id: String, token: String?) async -> DeviceResult {
         let started = clock.now()
         var attempt = 0, reminted = false
+        var previous: Double? = nil
         var lastReason = "?"
-        while attempt < Self.maxAttempts {
+        func retry(after reason: String, retryAfter: String? = nil) async -> Bool {
+            lastReason = reason
+            return await wait(attempt: attempt, retryAfter: retryAfter, started: started, previous: &previous, label: id, reason: reason)
+        }
+        while attempt < policy.maxAttempts {
             attempt += 1
             guard let bearer = await accessToken() else {
-                lastReason = "TokenRequestFailed"
-                if !(await wait(attempt: attempt, retryAfter: nil, started: started)) { break }
+                if !(await retry(after: "TokenRequestFailed")) { break }
                 continue
             }
             let answer = await post(body, bearer: bearer)
             switch answer {
             case .failure(let why):
-                lastReason = why.description
-                if !(await wait(attempt: attempt, retryAfter: nil, started: started)) { break }
+                if !(await retry(after: why.description)) { break }
                 continue
             case .success(let r):
                 let (code, status) = Self.errorCode(r.body)
@@ -168,15 +235,14 @@ final class FCMSender: Sendable {
                 switch r.status {
                 case 200:
                     let name = (try? JSON.parse(r.body))?["name"]?.stringValue
-                    return DeviceResult(device: device.id, outcome: .sent, providerMessageId: name)
+                    return DeviceResult(device: id, outcome: .sent, providerMessageId: name)
                 case _ where code == "UNREGISTERED" || code == "SENDER_ID_MISMATCH":
                     if mutant == .fcmRetryUnregistered {
-                        lastReason = reason
-                        if !(await wait(attempt: attempt, retryAfter: nil, started: started)) { break }
+                        if !(await retry(after: reason)) { break }
                         continue
                     }
-                    dead.markDead(device.token, reason: reason, at: clock.now())
-                    return DeviceResult(device: device.id, outcome: .dead, reason: reason)
+                    if let token { dead.markDead(token, reason: reason, at: clock.now()) }
+                    return DeviceResult(device: id, outcome: .dead, reason: reason)
                 case 401 where code == nil && !reminted:
                     // The access token was refused: mint a new one and retry once (fcm.md §4.3).
                     reminted = true
@@ -184,41 +250,42 @@ final class FCMSender: Sendable {
                     attempt -= 1
                     continue
                 case 429, 500...599:
-                    lastReason = reason
-                    if mutant == .fcmNeverRetryTransient { break }
+                    if mutant == .fcmNeverRetryTransient { lastReason = reason; break }
                     let retryAfter = mutant == .fcmIgnoreRetryAfter ? nil : r.header("retry-after")
-                    if !(await wait(attempt: attempt, retryAfter: retryAfter, started: started)) { break }
+                    if !(await retry(after: reason, retryAfter: retryAfter)) { break }
                     continue
                 case 400:
                     if mutant == .fcmRetryInvalidArgument {
-                        lastReason = reason
-                        if !(await wait(attempt: attempt, retryAfter: nil, started: started)) { break }
+                        if !(await retry(after: reason)) { break }
                         continue
                     }
-                    return DeviceResult(device: device.id, outcome: .rejected, reason: reason)
+                    return DeviceResult(device: id, outcome: .rejected, reason: reason)
                 default:
-                    return DeviceResult(device: device.id, outcome: .failed, reason: reason)
+                    return DeviceResult(device: id, outcome: .failed, reason: reason)
                 }
             }
             break
         }
-        return DeviceResult(device: device.id, outcome: .failed, reason: lastReason)
+        return DeviceResult(device: id, outcome: .failed, reason: lastReason)
     }
 
-    /// Sleeps before the next attempt: Retry-After when given, else 0.1 s × 2^(n-1), equal jitter.
+    /// Sleeps before the next attempt: Retry-After when given (fcm.md §4.6, in every variant),
+    /// else the policy's jittered backoff (decorrelated jitter grows from `previous`).
     /// False when no attempt is left or the wait would pass the time budget.
-    private func wait(attempt: Int, retryAfter: String?, started: Double) async -> Bool {
-        guard attempt < Self.maxAttempts else { return false }
+    private func wait(attempt: Int, retryAfter: String?, started: Double, previous: inout Double?, label: String,
+                      reason: String) async -> Bool {
+        guard attempt < policy.maxAttempts else { return false }
         var delay: Double
         if let ra = retryAfter, let s = RetryAfter.seconds(ra, now: clock.now()) {
             delay = s
         } else if mutant == .fcmNoBackoff {
             delay = 0
         } else {
-            let cap = 0.1 * pow(2, Double(attempt - 1))
-            delay = cap / 2 + cap / 2 * random.unit()
+            delay = policy.backoff(retry: attempt, previous: previous, random: random.unit())
+            previous = delay
         }
-        if clock.now() + delay - started > Self.maxTotalSeconds { return false }
+        if clock.now() + delay - started > policy.maxTotalSeconds { return false }
+        Log.info("fcm \(label): retrying after \(reason) in \(String(format: "%.3f", delay)) s")
         await clock.sleep(seconds: delay)
         return true
     }
@@ -264,9 +331,7 @@ final class FCMSender: Sendable {
                 Log.info("fcm token request refused: \(r.status) \(String(decoding: r.body, as: UTF8.self))")
                 return nil
             }
-            // Refreshed a minute before expiry (half its lifetime for short-lived tokens).
-            let lifetime = Double(expires)
-            return FCMTokenSource.Token(value: t, refreshAt: clock.now() + max(lifetime - Self.refreshMargin, lifetime / 2))
+            return FCMTokenSource.Token(value: t, refreshAt: clock.now() + refresh.refreshAfter(lifetime: Double(expires)))
         } catch {
             Log.info("fcm token request failed: \(error)")
             return nil
@@ -285,15 +350,13 @@ final class FCMSender: Sendable {
     }
 
     private func connection() async throws -> HTTPClientConnection {
-        if mutant != .fcmConnectionPerMessage, let c = fcmConnection.withLock({ $0 }), c.isUsable { return c }
-        let config = HTTPClientConfiguration(caFile: settings.caFile, alpn: ["h2"], connectTimeout: 5, requestTimeout: 10)
-        let c = try await HTTPClientConnection.connect(host: settings.endpoint.host, port: settings.endpoint.port, tls: true, configuration: config)
-        if mutant == .fcmConnectionPerMessage { return c }
-        return fcmConnection.withLock { current in
-            if let existing = current, existing.isUsable { c.close(); return existing }
-            current = c
-            return c
+        let open: @Sendable () async throws -> HTTPClientConnection = { [settings] in
+            let config = HTTPClientConfiguration(caFile: settings.caFile, alpn: ["h2"], connectTimeout: 5, requestTimeout: 10)
+            return try await HTTPClientConnection.connect(host: settings.endpoint.host, port: settings.endpoint.port, tls: true,
+                                                          configuration: config)
         }
+        if mutant == .fcmConnectionPerMessage { return try await open() }
+        return try await connections.connection(open: open)
     }
 
     private func post(_ body: [UInt8], bearer: String) async -> Result<Answer, TransportError> {
@@ -307,12 +370,77 @@ final class FCMSender: Sendable {
             if mutant == .fcmConnectionPerMessage { c.close() }
             return .success(Answer(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body))
         } catch {
-            fcmConnection.withLock { if let c = $0, !c.isUsable { $0 = nil } }
+            connections.dropUnusable()
             return .failure(TransportError(description: "transport: \(error)"))
         }
     }
 
-    func shutdown() async { fcmConnection.withLock { $0?.close(); $0 = nil } }
+    func shutdown() async { connections.closeAll() }
+}
+
+/// When a minted access token is replaced (fcm.md §6.3: it lives `expires_in` seconds).
+/// By default a minute before expiry, or at 90 % of a short lifetime; `fcm-early-refresh`
+/// at half the lifetime; `fcm-refresh-on-401` never ahead of time: only after FCM refuses it.
+struct FCMTokenRefresh: Sendable, Equatable {
+    enum Schedule: Sendable, Equatable { case beforeExpiry, early, onRefusal }
+    var schedule: Schedule
+
+    /// A minute before expiry by default.
+    static let margin = 60.0
+    /// `fcm-early-refresh`: the share of the lifetime after which the token is re-minted.
+    static let earlyShare = 0.5
+    /// The default's share for tokens living under ten minutes.
+    static let lateShare = 0.9
+
+    init(variant: Variant?) {
+        switch variant {
+        case .fcmEarlyRefresh?: schedule = .early
+        case .fcmRefreshOn401?: schedule = .onRefusal
+        default: schedule = .beforeExpiry
+        }
+    }
+
+    /// Seconds after the mint at which the token is replaced by a new one.
+    func refreshAfter(lifetime: Double) -> Double {
+        switch schedule {
+        case .beforeExpiry: return max(lifetime - Self.margin, lifetime * Self.lateShare)
+        case .early: return lifetime * Self.earlyShare
+        case .onRefusal: return .infinity
+        }
+    }
+}
+
+/// The FCM connections: one, or a pool (`multi-connection`) handed out round-robin; each
+/// opened on first use, reused, and replaced once it is no longer usable.
+final class FCMConnections: Sendable {
+    private struct Slots { var connections: [HTTPClientConnection?]; var next = 0 }
+    private let slots: Mutex<Slots>
+
+    init(size: Int) { slots = Mutex(Slots(connections: Array(repeating: nil, count: max(1, size)))) }
+
+    func connection(open: @Sendable () async throws -> HTTPClientConnection) async throws -> HTTPClientConnection {
+        let (index, current) = slots.withLock { s -> (Int, HTTPClientConnection?) in
+            let i = s.next % s.connections.count
+            s.next += 1
+            return (i, s.connections[i])
+        }
+        if let c = current, c.isUsable { return c }
+        let c = try await open()
+        return slots.withLock { s in
+            if let existing = s.connections[index], existing.isUsable { c.close(); return existing }
+            s.connections[index] = c
+            return c
+        }
+    }
+
+    /// Forgets the connections that died (a failed request), so the next use opens anew.
+    func dropUnusable() {
+        slots.withLock { s in for i in s.connections.indices where s.connections[i].map({ !$0.isUsable }) ?? false { s.connections[i] = nil } }
+    }
+
+    func closeAll() {
+        slots.withLock { s in for i in s.connections.indices { s.connections[i]?.close(); s.connections[i] = nil } }
+    }
 }
 
 /// The cached access token: one mint at a time (concurrent sends wait for the same request),

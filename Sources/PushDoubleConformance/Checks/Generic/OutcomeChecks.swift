@@ -26,7 +26,7 @@ enum OutcomeChecks {
         var judged = 0
         var seen: Set<String> = []
         for step in ctx.steps where step.type == "send" && step.failure == nil {
-            for device in step.devices {
+            for device in step.devices + (step.targets ?? []) {
                 let isFirst = !seen.contains(device)
                 seen.insert(device)
                 guard let spec = (isFirst ? first : later).first(where: { $0.0 == device })?.1 else { continue }

@@ -181,8 +181,8 @@ enum RetryChecks {
     ) { ctx in
         let h = AttemptLog(ctx)
         // The envelope over messages, per retry number: a jittered delay may be shorter than
-        // the one before it (full or decorrelated jitter), but the largest and the mean delay
-        // at later retries exceed those of the first retry when the backoff grows.
+        // the one before it (full or decorrelated jitter), but the largest, the mean or the
+        // median delay at later retries exceeds that of the first retry when the backoff grows.
         var rows: [([Attempt], [Double])] = []
         for g in h.groups {
             let gaps = serverErrorGaps(g)
@@ -192,18 +192,21 @@ enum RetryChecks {
             return .notApplicable("fewer than three messages retried twice after 5xx: a jittered backoff's growth is not observable")
         }
         let depth = rows.map(\.1.count).max() ?? 0
-        var maxima: [Double] = [], means: [Double] = []
+        // The median as well: one attempt held up by a loaded machine inflates that retry's
+        // largest and mean delay, not its median, so a correct sender is not warned for it.
+        var maxima: [Double] = [], means: [Double] = [], medians: [Double] = []
         for k in 0..<depth {
-            let at = rows.compactMap { $0.1.count > k ? $0.1[k] : nil }
-            maxima.append(at.max() ?? 0)
+            let at = rows.compactMap { $0.1.count > k ? $0.1[k] : nil }.sorted()
+            maxima.append(at.last ?? 0)
             means.append(at.reduce(0, +) / Double(max(at.count, 1)))
+            medians.append(at.isEmpty ? 0 : (at[(at.count - 1) / 2] + at[at.count / 2]) / 2)
         }
         func grew(_ v: [Double]) -> Bool {
             let later = v.dropFirst().max() ?? 0
             return later >= max(0.05, v[0] * 1.25)
         }
-        let envelope = "largest delay per retry \(text(maxima)) s, mean \(text(means)) s over \(rows.count) messages"
-        if grew(maxima) || grew(means) { return .held(envelope) }
+        let envelope = "largest delay per retry \(text(maxima)) s, mean \(text(means)) s, median \(text(medians)) s over \(rows.count) messages"
+        if grew(maxima) || grew(means) || grew(medians) { return .held(envelope) }
         return .violated("backoff does not grow: " + envelope,
                          rows.map { g, gaps in Evidence("\(g[0].device): delays \(text(gaps)) s", seqs: g.map(\.seq)) })
     }

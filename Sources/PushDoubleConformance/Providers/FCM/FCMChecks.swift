@@ -5,11 +5,12 @@ import PushDoubleFCM
 /// The FCM-only checks (issue 12 item 6): the OAuth2 access token is cached and refreshed,
 /// and the messages a sender builds are valid FCM messages.
 enum FCMChecks {
-    static let all = [accessTokenReuse, remintOn401, validMessages, mintsSucceed]
+    static let all = [accessTokenReuse, remintOn401, validMessages, mintsSucceed, topicTarget, topicBareName]
 
-    /// `fcm.access-token-reuse`: one access token serves many sends; a new one is minted only
-    /// when the old one expired or was refused (401), never per message (fcm.md §6: tokens
-    /// live `expires_in` seconds).
+    /// `fcm.access-token-reuse`: one access token serves many sends; a new one replaces it only
+    /// after a refusal (401), near its expiry (within a minute), or once it has lived half its
+    /// lifetime — an early refresh is correct (issue 12 item 7: "a token refreshed early"),
+    /// a mint per message is not (fcm.md §6.3: tokens live `expires_in` seconds).
     static let accessTokenReuse = CheckDefinition(
         id: "fcm.access-token-reuse", title: "One OAuth2 access token is reused across sends (no mint per message)",
         reference: "fcm.md §6.3 (expires_in); issue 12 item 6", severity: .must
@@ -19,13 +20,16 @@ enum FCMChecks {
         if authorised.count < 2 { return .notApplicable("fewer than two sends carried an access token") }
         var problems: [Evidence] = []
         for (prev, next) in zip(authorised, authorised.dropFirst()) where prev.bearer != next.bearer {
-            // A change is justified by a refusal of the old token, or its expiry.
+            // A change is justified by a refusal of the old token, its (near) expiry, or its age.
             let refused = authorised.contains { $0.bearer == prev.bearer && $0.status == 401 }
-            let expired = (prev.exchange.auth?.expiresAt).map { Double($0) <= next.start.timeIntervalSince1970 + 60 } ?? false
-            if !refused && !expired {
-                problems.append(Evidence("access token changed between sends without a 401 or its expiry (expires at "
-                    + "\(prev.exchange.auth?.expiresAt.map(String.init) ?? "?")): \(h.describe(prev)) → \(h.describe(next))",
-                    seqs: [prev.seq, next.seq]))
+            let at = next.start.timeIntervalSince1970
+            let auth = prev.exchange.auth
+            let expired = (auth?.expiresAt).map { Double($0) <= at + 60 } ?? false
+            let halfLived = auth.flatMap { a in a.issuedAt.flatMap { i in a.expiresAt.map { e in at >= Double(i) + Double(e - i) / 2 } } } ?? false
+            if !refused && !expired && !halfLived {
+                problems.append(Evidence("access token changed between sends without a 401, before half its lifetime (issued at "
+                    + "\(auth?.issuedAt.map(String.init) ?? "?"), expires at \(auth?.expiresAt.map(String.init) ?? "?")): "
+                    + "\(h.describe(prev)) → \(h.describe(next))", seqs: [prev.seq, next.seq]))
             }
             if problems.count >= 5 { break }
         }
@@ -92,5 +96,128 @@ enum FCMChecks {
             : .violated("the token endpoint refused the assertion", refused.prefix(5).map {
                 Evidence("\(h.describe($0)): \($0.exchange.decidedBy.detail ?? "")", seqs: [$0.seq])
             })
+    }
+
+    /// `fcm.topic-target`: every topic or condition target of a send step reached FCM as a
+    /// message whose one target is `topic` = the topic name or `condition` = the condition (a
+    /// topic may also go as the condition naming only it), never as a token, with the
+    /// notification's title, body, image and data values mapped (their string type is
+    /// `fcm.valid-messages`). A `/topics/` prefix still addresses the topic here: whether FCM
+    /// refuses it is not recorded, so it is `fcm.topic-bare-name`'s warning, not a failure.
+    static let topicTarget = CheckDefinition(
+        id: "fcm.topic-target", title: "Topic and condition targets reach FCM as message.topic / message.condition, fields mapped",
+        reference: "fcm.md §2.1 (one target); issue 12 item 4", severity: .must
+    ) { ctx in
+        let h = FCMHistory(ctx)
+        var problems: [Evidence] = []
+        var judged = 0
+        for step in ctx.steps where step.type == "send" && step.failure == nil {
+            let mine = h.sends.filter { $0.step == step.index }
+            for id in step.targets ?? [] {
+                guard let target = ctx.scenario.target(id), target.provider == ProviderID.fcm.rawValue else { continue }
+                let exact = mine.filter { FCMTargetMatch.addresses($0.recordedTarget, target) }
+                let near = mine.first { FCMTargetMatch.resembles($0.recordedTarget, target) }
+                let reported = step.results.first { $0.device == id }?.outcome
+                // Nothing sent for it and not claimed sent (rejected locally, …): nothing to judge here.
+                if exact.isEmpty && near == nil && reported != .sent && reported != .pending { continue }
+                judged += 1
+                if exact.isEmpty {
+                    problems.append(Evidence("step \(step.index + 1): \(id) reported \(reported?.rawValue ?? "nothing") but no FCM message addressed \(FCMTargetMatch.describe(target))"
+                        + (near.map { ": sent as \(FCMTargetMatch.describe($0.recordedTarget)) (\(h.describe($0)))" } ?? ""),
+                        seqs: near.map { [$0.seq] } ?? []))
+                    continue
+                }
+                for s in exact {
+                    for miss in FCMTargetMatch.unmapped(step.notification, in: s.exchange.notification) {
+                        problems.append(Evidence("step \(step.index + 1) \(id): \(miss) (\(h.describe(s)))", seqs: [s.seq]))
+                    }
+                }
+            }
+        }
+        if judged == 0 { return .notApplicable("no send step named an FCM topic or condition target") }
+        return problems.isEmpty ? .held("\(judged) topic/condition target(s) addressed as given, fields mapped")
+            : .violated("topic or condition targets not sent as given", Array(problems.prefix(8)))
+    }
+
+    /// `fcm.topic-bare-name`: a topic goes as the bare v1 name, without the legacy API's
+    /// `/topics/` prefix (fcm.md §2.1: "`topic` has no `/topics/` prefix (the SDKs strip it)").
+    /// FCM's own answer to a prefixed name is not recorded, so the fake accepts it and this is
+    /// a SHOULD: the sender is warned, never failed, for what the real service may accept.
+    static let topicBareName = CheckDefinition(
+        id: "fcm.topic-bare-name", title: "Topics are sent as the bare v1 name, without the /topics/ prefix",
+        reference: "fcm.md §2.1 (topic has no /topics/ prefix; FCM's rule not recorded)", severity: .should
+    ) { ctx in
+        let h = FCMHistory(ctx)
+        let topics = h.sends.filter { $0.recordedTarget?["topic"] != nil }
+        if topics.isEmpty { return .notApplicable("no FCM message was sent to a topic") }
+        let prefixed = topics.filter { $0.recordedTarget?["topic"]?.stringValue?.hasPrefix("/topics/") == true }
+        return prefixed.isEmpty ? .held("\(topics.count) topic message(s) name the bare topic")
+            : .violated("topic names sent with the legacy /topics/ prefix", prefixed.prefix(5).map {
+                Evidence("\(h.describe($0)): message.topic \($0.recordedTarget?["topic"]?.compactJSON ?? "")", seqs: [$0.seq])
+            })
+    }
+}
+
+/// How an FCM message's recorded target (`{"topic": …}`, `{"condition": …}`, `{"token": …}`)
+/// compares with a scenario target (fcm.md §2.1).
+enum FCMTargetMatch {
+    /// The message's only target is the one asked for: the topic, bare or with the legacy
+    /// `/topics/` prefix (``FCMChecks/topicBareName`` warns of that), or the condition naming
+    /// only it, or the same condition up to whitespace and quote style.
+    static func addresses(_ recorded: JSONValue?, _ target: ScenarioTarget) -> Bool {
+        guard let members = recorded?.objectValue, members.count == 1, let (key, value) = members.first,
+              let text = value.stringValue else { return false }
+        switch (target.address, key) {
+        case (.topic(let t), "topic"): return text == t || text == "/topics/" + t
+        case (.topic(let t), "condition"): return normalized(text) == normalized("'\(t)' in topics")
+        case (.condition(let c), "condition"): return normalized(text) == normalized(c)
+        default: return false
+        }
+    }
+
+    /// A near miss: the topic with a `/topics/` prefix or as a token, the condition as a topic.
+    static func resembles(_ recorded: JSONValue?, _ target: ScenarioTarget) -> Bool {
+        guard let members = recorded?.objectValue else { return false }
+        let values = members.compactMap { $0.1.stringValue }
+        switch target.address {
+        case .topic(let t): return values.contains { $0 == t || $0 == "/topics/" + t || $0.hasSuffix("/" + t) }
+        case .condition(let c): return values.contains { normalized($0) == normalized(c) }
+        }
+    }
+
+    static func describe(_ target: ScenarioTarget) -> String {
+        switch target.address {
+        case .topic(let t): return "topic \"\(t)\""
+        case .condition(let c): return "condition \"\(c)\""
+        }
+    }
+
+    static func describe(_ recorded: JSONValue?) -> String {
+        guard let members = recorded?.objectValue, !members.isEmpty else { return "no target" }
+        return members.map { "message.\($0.0) \($0.1.compactJSON)" }.joined(separator: " + ")
+    }
+
+    /// Without whitespace, double quotes as single (topic names hold neither, fcm.md §2.1).
+    static func normalized(_ condition: String) -> String {
+        String(condition.unicodeScalars.filter { !$0.properties.isWhitespace }.map { $0 == "\"" ? "'" : Character($0) })
+    }
+
+    /// What of the neutral `notification` the recorded message lacks: title, body, image
+    /// (`message.notification`), and each data member's value (fcm.md §2.1).
+    static func unmapped(_ notification: JSONValue?, in message: JSONValue?) -> [String] {
+        guard let n = notification else { return [] }
+        var misses: [String] = []
+        for (neutral, field) in [("title", "title"), ("body", "body"), ("imageUrl", "image")] {
+            guard let want = n[neutral]?.stringValue else { continue }
+            let got = message?["notification"]?[field]
+            if got?.stringValue != want { misses.append("notification.\(field) is \(got?.compactJSON ?? "absent"), not \"\(want)\"") }
+        }
+        // The value, not its JSON type: a number where FCM wants a string is fcm.valid-messages' finding.
+        for (k, v) in n["data"]?.objectValue ?? [] {
+            let want = v.stringValue ?? v.compactJSON
+            let got = message?["data"]?[k]
+            if got.map({ $0.stringValue ?? $0.compactJSON }) != want { misses.append("data.\(k) is \(got?.compactJSON ?? "absent"), not \"\(want)\"") }
+        }
+        return misses
     }
 }

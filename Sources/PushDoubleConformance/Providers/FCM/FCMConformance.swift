@@ -52,8 +52,9 @@ public struct FCMConformance: ConformanceProvider {
 public struct FCMExchange: Sendable {
     public var exchange: Exchange
     public var seq: UInt64 { exchange.seq }
-    /// The scenario device id (or the registration token when no device matches; "" for a
-    /// token request or a topic send).
+    /// The scenario device id (or the registration token when no device matches), the
+    /// scenario target id of a topic or condition send (``FCMTargetMatch``); "" for a token
+    /// request or a send to no known target.
     public var device: String
     public var step: Int
     public var start: Date { exchange.transport.headReceivedAt }
@@ -61,6 +62,8 @@ public struct FCMExchange: Sendable {
     public var status: Int? { exchange.response.status }
     public var reason: String? { exchange.response.reason }
     public var action: String { exchange.response.action }
+    /// The message's target members as the fake recorded them (`{"token": …}`, `{"topic": …}`, …).
+    public var recordedTarget: JSONValue? { exchange.notification?["target"] }
     /// The access token a send carried (the fake records a prefix of it in `auth.extra.token`).
     public var bearer: String? { exchange.auth?.extra["token"] }
     public func responseHeader(_ name: String) -> String? {
@@ -81,7 +84,8 @@ public struct FCMHistory: Sendable {
         let digested = ctx.history.filter { $0.provider == .fcm }.map { e -> FCMExchange in
             var end = e.respondedAt
             if let d = e.response.delaySeconds { end = max(end, e.receivedAt.addingTimeInterval(d)) }
-            let device = e.token.map { byToken[$0] ?? e.deviceID ?? $0 } ?? ""
+            let device = e.token.map { byToken[$0] ?? e.deviceID ?? $0 }
+                ?? ctx.scenario.targets.first { FCMTargetMatch.addresses(e.notification?["target"], $0) }?.id ?? ""
             return FCMExchange(exchange: e, device: device, step: AttemptLog.step(at: e.transport.headReceivedAt, ctx.steps), end: end)
         }.sorted { ($0.start, $0.seq) < ($1.start, $1.seq) }
         sends = digested.filter { $0.exchange.endpoint == FCMFake.sendEndpoint }
