@@ -65,8 +65,7 @@ extension FCMFake {
         case .revoked(let g): return refused(g, "access token revoked")
         case .expired(let g): return refused(g, "access token expired at \(Int64(g.expiresAt))")
         case .valid(let grant):
-            var identity = Self.identity(grant, project: project, valid: true)
-            identity.extra["token"] = Self.fingerprint(token)
+            var identity = validIdentity(grant, project: project)
             if !grant.covers(project: project) {
                 identity.valid = false
                 return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
@@ -81,6 +80,20 @@ extension FCMFake {
         }
     }
 
+    /// `identity(grant, project:, valid: true)` with the token's fingerprint, as the history
+    /// records an accepted bearer. The last one made is kept and reused while the same token
+    /// sends for the same project (a sender reuses its token for many sends): the same value,
+    /// without building its `extra` dictionary per request.
+    func validIdentity(_ grant: FCMAccessGrant, project: String) -> AuthIdentity {
+        if let hit = lastValidIdentity.withLock({ c in c.flatMap { $0.token == grant.token && $0.project == project ? $0.identity : nil } }) {
+            return hit
+        }
+        var identity = Self.identity(grant, project: project, valid: true)
+        identity.extra["token"] = Self.fingerprint(grant.token)
+        lastValidIdentity.withLock { $0 = (grant.token, project, identity) }
+        return identity
+    }
+
     /// The bearer as the history records it (the scopes are in the mint's entry).
     static func identity(_ grant: FCMAccessGrant?, project: String, valid: Bool) -> AuthIdentity {
         AuthIdentity(scheme: "oauth-bearer", issuer: grant?.clientEmail,
@@ -92,7 +105,11 @@ extension FCMFake {
     /// another scheme or none. Works on the UTF-8 bytes (Foundation's trimming showed up at
     /// a fifth of the request path).
     static func bearerCredential(_ header: String) -> String? {
-        let u = Array(header.utf8)
+        var h = header
+        return h.withUTF8 { bearerCredential(utf8: $0) }
+    }
+
+    private static func bearerCredential(utf8 u: UnsafeBufferPointer<UInt8>) -> String? {
         func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
         var i = 0
         while i < u.count, isBlank(u[i]) { i += 1 }
@@ -104,7 +121,7 @@ extension FCMFake {
         while i < u.count, isBlank(u[i]) { i += 1 }
         var end = u.count
         while end > i, isBlank(u[end - 1]) { end -= 1 }
-        return end > i ? String(decoding: u[i..<end], as: UTF8.self) : nil
+        return end > i ? String(decoding: UnsafeBufferPointer(rebasing: u[i..<end]), as: UTF8.self) : nil
     }
 
     /// The first 12 characters of an access token (enough to tell tokens apart in the history).
@@ -139,7 +156,7 @@ extension FCMFake {
             if let owner = device.topic, owner != project { return fail(.senderIDMismatch, "token belongs to project \(owner)") }
         }
         let id = admission.messageID ?? FCMSendEndpoint.messageID(timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: nextMessageTag())
-        let body = FCMSendEndpoint.successBody(name: FCMSendEndpoint.messageName(project: project, messageID: id))
+        let body = FCMSendEndpoint.successBody(project: project, messageID: id)
         return ProviderResponse(Self.jsonResponse(200, body), reason: nil,
                                 decidedBy: Decision(.accepted, id == FCMSendEndpoint.validateOnlyMessageID ? "validate_only" : device.source.rawValue))
     }

@@ -39,6 +39,8 @@ public final class FCMFake: ProviderFake {
     /// Message-id tags: a counter mixed by SplitMix64 from a random start (one `getrandom`
     /// per fake, not per send).
     private let tagCounter = Atomic<UInt64>(UInt64.random(in: 0...UInt64.max))
+    /// The last accepted bearer's history identity (``validIdentity(_:project:)``).
+    let lastValidIdentity = Mutex<(token: String, project: String, identity: AuthIdentity)?>(nil)
 
     public init(configuration: FCMConfiguration = FCMConfiguration()) throws {
         self.configuration = configuration
@@ -103,7 +105,11 @@ public final class FCMFake: ProviderFake {
 
     public static func isWellFormedToken(_ token: String) -> Bool {
         var t = token
-        return t.withUTF8 { b in !b.isEmpty && b.count <= 4096 && b.allSatisfy { $0 > 0x20 && $0 < 0x7F } }
+        return t.withUTF8 { b in
+            guard !b.isEmpty && b.count <= 4096 else { return false }
+            for c in b where c &- 0x21 >= 0x5E { return false }  // outside 0x21...0x7E
+            return true
+        }
     }
 
     /// The next message-id tag (distinct for 2⁶⁴ sends, spread over the whole range).
@@ -119,17 +125,29 @@ public final class FCMFake: ProviderFake {
     /// The path without its query, found on the UTF-8 bytes (the request's
     /// `pathWithoutQuery` scans Characters).
     static func pathOnly(_ request: HTTPRequest) -> Substring {
-        let p = request.path
-        if let q = p.utf8.firstIndex(of: UInt8(ascii: "?")) { return p[..<q] }
-        return p[...]
+        var p = request.path
+        let q = p.withUTF8 { b -> Int? in
+            for i in 0..<b.count where b[i] == UInt8(ascii: "?") { return i }
+            return nil
+        }
+        guard let q else { return p[...] }
+        return p[..<p.utf8.index(p.utf8.startIndex, offsetBy: q)]
     }
 
     /// A JSON answer with Google's content type (fcm.md §1, §4.2).
     static func jsonResponse(_ status: Int, _ body: [UInt8], headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        // No extra header (the usual case): the one prebuilt header list, shared.
+        if headers.isEmpty { return HTTPResponse(status: status, headers: jsonHeaders, body: body) }
         var h = headers
         h.replaceOrAdd(name: "content-type", value: GoogleResponseHeaders.jsonContentType)
         return HTTPResponse(status: status, headers: h, body: body)
     }
+    /// `content-type: application/json; charset=UTF-8` alone.
+    static let jsonHeaders: HTTPHeaders = {
+        var h = HTTPHeaders()
+        h.replaceOrAdd(name: "content-type", value: GoogleResponseHeaders.jsonContentType)
+        return h
+    }()
 
     /// An error in Google's envelope (fcm.md §4.1, §4.2), recorded under its FcmError code, or
     /// its canonical status when it has none.

@@ -10,17 +10,22 @@ public enum FCMSendEndpoint {
     /// so the segment is non-empty and has no `/`. A query string is not part of the path
     /// here (the wiring splits it off). Nil for any other path.
     public static func project<Path: StringProtocol>(fromPath path: Path) -> String? {
+        // Straight on the path's contiguous UTF-8 when it has some (a Substring of a native
+        // String does), without first copying it into a String.
+        if let r = path.utf8.withContiguousStorageIfAvailable({ project(fromPathBytes: $0) }) { return r }
         var s = String(path)
-        return s.withUTF8 { b -> String? in
-            let pre = prefixBytes, suf = suffixBytes
-            guard b.count > pre.count + suf.count else { return nil }
-            for i in 0..<pre.count where b[i] != pre[i] { return nil }
-            let end = b.count - suf.count
-            for i in 0..<suf.count where b[end + i] != suf[i] { return nil }
-            let project = UnsafeBufferPointer(rebasing: b[pre.count..<end])
-            guard !project.contains(UInt8(ascii: "/")) else { return nil }
-            return String(decoding: project, as: UTF8.self)
-        }
+        return s.withUTF8 { project(fromPathBytes: $0) }
+    }
+
+    private static func project(fromPathBytes b: UnsafeBufferPointer<UInt8>) -> String? {
+        let pre = prefixBytes, suf = suffixBytes
+        guard b.count > pre.count + suf.count else { return nil }
+        for i in 0..<pre.count where b[i] != pre[i] { return nil }
+        let end = b.count - suf.count
+        for i in 0..<suf.count where b[end + i] != suf[i] { return nil }
+        let project = UnsafeBufferPointer(rebasing: b[pre.count..<end])
+        guard !project.contains(UInt8(ascii: "/")) else { return nil }
+        return String(decoding: project, as: UTF8.self)
     }
     private static let prefixBytes = Array(pathPrefix.utf8)
     private static let suffixBytes = Array(pathSuffix.utf8)
@@ -44,8 +49,18 @@ public enum FCMSendEndpoint {
     /// A message id in the documented shape `0:<16 digits>%<16 hex digits>` (fcm.md §3 example
     /// `0:1500415314455276%31bd1c9631bd1c96`); the wiring chooses the numbers.
     public static func messageID(timestampMicros: UInt64, tag: UInt64) -> String {
-        // Written digit by digit into one buffer (it is made for every accepted send).
-        var out = [UInt8](repeating: 0, count: 35)  // "0:" 16 digits "%" 16 hex digits
+        // Written digit by digit straight into the string's storage (it is made for every
+        // accepted send).
+        String(unsafeUninitializedCapacity: messageIDLength) { out in
+            writeMessageID(timestampMicros: timestampMicros, tag: tag, into: out)
+            return messageIDLength
+        }
+    }
+    /// `"0:"`, 16 digits, `"%"`, 16 hex digits.
+    static let messageIDLength = 35
+
+    /// The bytes of ``messageID(timestampMicros:tag:)`` into `out[0..<35]`.
+    static func writeMessageID(timestampMicros: UInt64, tag: UInt64, into out: UnsafeMutableBufferPointer<UInt8>) {
         out[0] = 0x30; out[1] = 0x3A; out[18] = 0x25
         var t = timestampMicros % 10_000_000_000_000_000
         for i in stride(from: 17, through: 2, by: -1) { out[i] = 0x30 + UInt8(t % 10); t /= 10 }
@@ -55,15 +70,13 @@ public enum FCMSendEndpoint {
             out[i] = d < 10 ? 0x30 + d : 0x57 + d  // 0-9, a-f
             x >>= 4
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The 200 body `{"name": "…"}`, pretty-printed as the pushiko capture shows it
     /// (fcm.md §3 [O]); the SDKs read only `name`.
     public static func successBody(name: String, trailingNewline: Bool = false) -> [UInt8] {
         var out: [UInt8]
-        var n = name
-        if n.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C } }) {
+        if needsNoEscape(name) {
             // Nothing to escape: the same bytes as the writer's, without building a JSON tree.
             out = Array("{\n  \"name\": \"".utf8)
             out.reserveCapacity(out.count + name.utf8.count + 4)
@@ -75,4 +88,32 @@ public enum FCMSendEndpoint {
         if trailingNewline { out.append(0x0A) }
         return out
     }
+
+    /// Printable ASCII without `"` or `\`: written as is in a JSON string.
+    private static func needsNoEscape(_ s: String) -> Bool {
+        var t = s
+        return t.withUTF8 { b in
+            for c in b where c &- 0x20 >= 0x5F || c == 0x22 || c == 0x5C { return false }  // outside 0x20...0x7E
+            return true
+        }
+    }
+
+    /// `successBody(name: messageName(project:messageID:))`, written in one buffer without
+    /// building the name first (the answer of every accepted send).
+    public static func successBody(project: String, messageID: String) -> [UInt8] {
+        guard needsNoEscape(project), needsNoEscape(messageID) else {
+            return successBody(name: messageName(project: project, messageID: messageID))
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(successBodyHead.count + project.utf8.count + messageID.utf8.count + 16)
+        out.append(contentsOf: successBodyHead)
+        out.append(contentsOf: project.utf8)
+        out.append(contentsOf: successBodyMiddle)
+        out.append(contentsOf: messageID.utf8)
+        out.append(contentsOf: successBodyTail)
+        return out
+    }
+    private static let successBodyHead = Array("{\n  \"name\": \"projects/".utf8)
+    private static let successBodyMiddle = Array("/messages/".utf8)
+    private static let successBodyTail = Array("\"\n}".utf8)
 }
