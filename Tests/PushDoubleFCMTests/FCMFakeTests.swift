@@ -235,6 +235,45 @@ final class FCMSendEndpointFastPathTests: XCTestCase {
         }
     }
 
+    func testSuccessBodyFromProjectAndIDMatchesTheWriter() {
+        for (project, id) in [("pushdouble-test", "0:1500415314455276%31bd1c9631bd1c96"), ("a\"b", "x"), ("é", "1"), ("t\\ab", "m"),
+                              ("p", FCMSendEndpoint.validateOnlyMessageID), ("p", "ctl\u{1}")] {
+            let name = FCMSendEndpoint.messageName(project: project, messageID: id)
+            XCTAssertEqual(FCMSendEndpoint.successBody(project: project, messageID: id),
+                           JSONValue.object([("name", .string(name))]).serialized(.pretty), name)
+        }
+    }
+
+    /// The byte rule (1–4096 bytes, each 0x21…0x7E), checked eight bytes at a time, at every
+    /// position and length.
+    func testWellFormedTokenEveryByteAtEveryPosition() {
+        XCTAssertFalse(FCMFake.isWellFormedToken(""))
+        XCTAssertTrue(FCMFake.isWellFormedToken(String(repeating: "a", count: 4096)))
+        XCTAssertFalse(FCMFake.isWellFormedToken(String(repeating: "a", count: 4097)))
+        for length in 1..<20 {
+            for at in 0..<length {
+                for (byte, ok) in [(0x00, false), (0x20, false), (0x21, true), (0x7E, true), (0x7F, false), (0x80, false), (0xFF, false)] as [(UInt8, Bool)] {
+                    var bytes = [UInt8](repeating: 0x41, count: length)
+                    bytes[at] = byte
+                    let token = String(decoding: bytes, as: UTF8.self)  // 0x80/0xFF become U+FFFD: still not visible ASCII
+                    XCTAssertEqual(FCMFake.isWellFormedToken(token), ok, "byte \(byte) at \(at) of \(length)")
+                }
+            }
+        }
+        XCTAssertFalse(FCMFake.isWellFormedToken("abcdefgh\u{e9}"))
+    }
+
+    func testHostNamesAnyCaseWithOrWithoutPort() {
+        XCTAssertEqual(FCMFake.service(host: "fcm.googleapis.com"), .send)
+        XCTAssertEqual(FCMFake.service(host: "FCM.GoogleAPIs.com:443"), .send)
+        XCTAssertEqual(FCMFake.service(host: "oauth2.googleapis.com:8724"), .token)
+        XCTAssertNil(FCMFake.service(host: "fcm.googleapis.co"))
+        XCTAssertNil(FCMFake.service(host: "fcm.googleapis.com.evil"))
+        XCTAssertNil(FCMFake.service(host: "127.0.0.1:8723"))
+        XCTAssertNil(FCMFake.service(host: "[::1]:8723"))
+        XCTAssertNil(FCMFake.service(host: ""))
+    }
+
     func testMessageIDDigits() {
         XCTAssertEqual(FCMSendEndpoint.messageID(timestampMicros: 12_345_678_901_234_567_890, tag: 0xfedcba9876543210),
                        "0:5678901234567890%fedcba9876543210")
