@@ -244,6 +244,25 @@ final class FCMSendEndpointFastPathTests: XCTestCase {
         }
     }
 
+    func testSuccessBodyWithTheIDWrittenInPlaceMatches() {
+        for project in ["pushdouble-test", "123456789", "a\"b", "é", ""] {
+            for (t, tag) in [(UInt64(1_500_415_314_455_276), UInt64(0x31bd1c9631bd1c96)), (0, 0), (UInt64.max, UInt64.max)] {
+                XCTAssertEqual(FCMSendEndpoint.successBody(project: project, timestampMicros: t, tag: tag),
+                               FCMSendEndpoint.successBody(project: project, messageID: FCMSendEndpoint.messageID(timestampMicros: t, tag: tag)), project)
+            }
+        }
+    }
+
+    func testProjectFromRequestPathLeavesTheQueryOut() {
+        XCTAssertEqual(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/p-1/messages:send"), "p-1")
+        XCTAssertEqual(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/p-1/messages:send?n=1&a=/b"), "p-1")
+        XCTAssertEqual(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/é/messages:send?"), "é")
+        XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/p?x/messages:send"))
+        XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/a/b/messages:send"))
+        XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "/v1/projects//messages:send"))
+        XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "?/v1/projects/p/messages:send"))
+    }
+
     /// The byte rule (1–4096 bytes, each 0x21…0x7E), checked eight bytes at a time, at every
     /// position and length.
     func testWellFormedTokenEveryByteAtEveryPosition() {

@@ -8,7 +8,7 @@ extension FCMFake {
     /// project) ▶ the message (``FCMSendRequestValidator``) ▶ token syntax.
     func admitSend(_ request: HTTPRequest, now: Double) -> Admission {
         var admission = Admission(endpoint: Self.sendEndpoint)
-        guard request.method == "POST", let project = FCMSendEndpoint.project(fromPath: FCMFake.pathOnly(request)) else {
+        guard request.method == "POST", let project = FCMSendEndpoint.project(fromRequestPath: request.path) else {
             admission.refusal = Self.notFound(request)
             return admission
         }
@@ -155,10 +155,15 @@ extension FCMFake {
             }
             if let owner = device.topic, owner != project { return fail(.senderIDMismatch, "token belongs to project \(owner)") }
         }
-        let id = admission.messageID ?? FCMSendEndpoint.messageID(timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: nextMessageTag())
-        let body = FCMSendEndpoint.successBody(project: project, messageID: id)
-        return ProviderResponse(Self.jsonResponse(200, body), reason: nil,
-                                decidedBy: Decision(.accepted, id == FCMSendEndpoint.validateOnlyMessageID ? "validate_only" : device.source.rawValue))
+        // validate_only carries its fixed id from admit; otherwise a new id is written
+        // straight into the body.
+        if let id = admission.messageID {
+            let body = FCMSendEndpoint.successBody(project: project, messageID: id)
+            return ProviderResponse(Self.jsonResponse(200, body), reason: nil,
+                                    decidedBy: Decision(.accepted, id == FCMSendEndpoint.validateOnlyMessageID ? "validate_only" : device.source.rawValue))
+        }
+        let body = FCMSendEndpoint.successBody(project: project, timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: nextMessageTag())
+        return ProviderResponse(Self.jsonResponse(200, body), reason: nil, decidedBy: Decision(.accepted, device.source.rawValue))
     }
 
     /// The QUOTA_EXCEEDED body (fcm.md §4.3: message UNCONFIRMED, so GCP's usual form).

@@ -176,7 +176,28 @@ struct FCMFieldReader {
     /// An enum given by name in any case (`android.priority`): one of `allowed` after
     /// uppercasing (ASCII text byte by byte; other text by `uppercased()`, as before).
     func caseInsensitiveEnumName(_ f: FCMObjectFields, _ name: String, allowed: Set<String>, rule: FCMValidationRule) throws(FCMError) -> String? {
-        try enumName(f, name, allowed: allowed, rule: rule, normalise: Self.uppercased)
+        // ASCII text: the allowed name it equals once uppercased, found without building it.
+        if case .string(var s)? = f[name], let hit = s.withUTF8({ b in Self.asciiUppercaseMatch(b, in: allowed) }) {
+            guard let found = hit else { throw fail(rule, f.path(name)) }
+            return found
+        }
+        return try enumName(f, name, allowed: allowed, rule: rule, normalise: Self.uppercased)
+    }
+
+    /// For ASCII `b`: `.some(the member of allowed equal to uppercased(b))`, `.some(nil)` when
+    /// none is; nil when `b` is not ASCII (then `uppercased()` decides).
+    static func asciiUppercaseMatch(_ b: UnsafeBufferPointer<UInt8>, in allowed: Set<String>) -> String?? {
+        for c in b where c >= 0x80 { return nil }
+        for candidate in allowed {
+            var a = candidate
+            let equal = a.withUTF8 { ab -> Bool in
+                guard ab.count == b.count else { return false }
+                for i in 0..<b.count where (b[i] &- 0x61 < 26 ? b[i] - 0x20 : b[i]) != ab[i] { return false }
+                return true
+            }
+            if equal { return .some(candidate) }
+        }
+        return .some(nil)
     }
 
     /// `s.uppercased()`: for ASCII text that is `a`–`z` → `A`–`Z` only, done on the bytes.

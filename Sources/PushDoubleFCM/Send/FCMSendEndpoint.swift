@@ -17,6 +17,17 @@ public enum FCMSendEndpoint {
         return s.withUTF8 { project(fromPathBytes: $0) }
     }
 
+    /// ``project(fromPath:)`` of a request's `:path` / request-target, its query (from the
+    /// first `?`) left out; on the UTF-8 bytes in one go.
+    public static func project(fromRequestPath path: String) -> String? {
+        var p = path
+        return p.withUTF8 { b in
+            var end = 0
+            while end < b.count, b[end] != UInt8(ascii: "?") { end += 1 }
+            return project(fromPathBytes: UnsafeBufferPointer(rebasing: b[..<end]))
+        }
+    }
+
     private static func project(fromPathBytes b: UnsafeBufferPointer<UInt8>) -> String? {
         let pre = prefixBytes, suf = suffixBytes
         guard b.count > pre.count + suf.count else { return nil }
@@ -104,14 +115,42 @@ public enum FCMSendEndpoint {
         guard needsNoEscape(project), needsNoEscape(messageID) else {
             return successBody(name: messageName(project: project, messageID: messageID))
         }
-        var out = [UInt8]()
-        out.reserveCapacity(successBodyHead.count + project.utf8.count + messageID.utf8.count + 16)
-        out.append(contentsOf: successBodyHead)
-        out.append(contentsOf: project.utf8)
-        out.append(contentsOf: successBodyMiddle)
-        out.append(contentsOf: messageID.utf8)
-        out.append(contentsOf: successBodyTail)
-        return out
+        var p = project, m = messageID
+        return p.withUTF8 { pb in
+            m.withUTF8 { mb in
+                var out = [UInt8]()
+                out.reserveCapacity(successBodyHead.count + pb.count + successBodyMiddle.count + mb.count + successBodyTail.count)
+                out.append(contentsOf: successBodyHead)
+                out.append(contentsOf: pb)
+                out.append(contentsOf: successBodyMiddle)
+                out.append(contentsOf: mb)
+                out.append(contentsOf: successBodyTail)
+                return out
+            }
+        }
+    }
+
+    /// `successBody(project:messageID: messageID(timestampMicros:tag:))`, the id's digits
+    /// written straight into the body (the answer of every accepted send).
+    public static func successBody(project: String, timestampMicros: UInt64, tag: UInt64) -> [UInt8] {
+        var p = project
+        guard let body = p.withUTF8({ pb -> [UInt8]? in
+            for c in pb where c &- 0x20 >= 0x5F || c == 0x22 || c == 0x5C { return nil }
+            let idAt = successBodyHead.count + pb.count + successBodyMiddle.count
+            let count = idAt + messageIDLength + successBodyTail.count
+            return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+                var k = 0
+                func put<C: Collection>(_ bytes: C) where C.Element == UInt8 { for c in bytes { out[k] = c; k += 1 } }
+                put(successBodyHead); put(pb); put(successBodyMiddle)
+                writeMessageID(timestampMicros: timestampMicros, tag: tag, into: UnsafeMutableBufferPointer(rebasing: out[idAt..<(idAt + messageIDLength)]))
+                k += messageIDLength
+                put(successBodyTail)
+                initialized = k
+            }
+        }) else {
+            return successBody(project: project, messageID: messageID(timestampMicros: timestampMicros, tag: tag))
+        }
+        return body
     }
     private static let successBodyHead = Array("{\n  \"name\": \"projects/".utf8)
     private static let successBodyMiddle = Array("/messages/".utf8)
