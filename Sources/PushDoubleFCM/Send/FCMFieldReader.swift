@@ -58,11 +58,14 @@ struct FCMObjectFields {
     let memberName: String
     /// In member order; a linear list (objects have a few dozen fields at most, and a
     /// dictionary per object showed up on the request path).
-    private var values: [(name: String, value: JSONValue)] = []
+    private var values: [(String, JSONValue)] = []
 
     init(members: [(String, JSONValue)], schema: FCMFieldSchema, parentPath: String, memberName: String, unknown: inout [String]) {
         self.parentPath = parentPath
         self.memberName = memberName
+        // The usual object: every member spelled by its snake_case name, none null, none
+        // repeated. Its own member list is then the field list, shared rather than copied.
+        if Self.isPlain(members, schema) { values = members; return }
         values.reserveCapacity(members.count)
         for (key, value) in members {
             guard let name = schema.name(of: key) else {
@@ -70,8 +73,19 @@ struct FCMObjectFields {
                 unknown.append(path.isEmpty ? key : path + "." + key)
                 continue
             }
-            if !value.isNull, !values.contains(where: { $0.name == name }) { values.append((name, value)) }
+            if !value.isNull, !values.contains(where: { $0.0 == name }) { values.append((name, value)) }
         }
+    }
+
+    /// Whether `members` needs no renaming or filtering: known snake_case names only, no
+    /// `null`, no name twice (what the loop above would keep is then `members` itself).
+    static func isPlain(_ members: [(String, JSONValue)], _ schema: FCMFieldSchema) -> Bool {
+        for i in members.indices {
+            let (key, value) = members[i]
+            guard !value.isNull, let name = schema.name(of: key), name == key else { return false }
+            for j in 0..<i where members[j].0 == key { return false }
+        }
+        return true
     }
 
     /// `parent.name`, or `name` at the top (the empty path is the request body itself).
@@ -79,7 +93,10 @@ struct FCMObjectFields {
 
     /// The dotted path of this object (`""` for the body, `message.android`).
     var path: String { Self.join(parentPath, memberName) }
-    subscript(name: String) -> JSONValue? { values.first { $0.name == name }?.value }
+    subscript(name: String) -> JSONValue? {
+        for v in values where v.0 == name { return v.1 }
+        return nil
+    }
     func path(_ name: String) -> String { Self.join(path, name) }
     var isEmpty: Bool { values.isEmpty }
 }
