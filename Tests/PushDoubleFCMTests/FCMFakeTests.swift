@@ -69,6 +69,30 @@ final class FCMFakeTests: XCTestCase {
         XCTAssertEqual(basic.body, GoogleErrorEnvelope.missingCredential.body())
     }
 
+    /// A bearer accepted once is answered from the last-accepted entry next time: the same
+    /// history identity, and still refused at once after a revocation, a new mint (which may
+    /// evict), expiry, or for another project.
+    func testRepeatedBearerKeepsItsIdentityAndIsRecheckedAfterChanges() throws {
+        let h = try FCMHarness { $0.accessTokenLifetimeSeconds = 60 }
+        let bearer = try h.mint()
+        for _ in 0..<3 { XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: bearer)).status, 200) }
+        let sends = h.double.history.all.filter { $0.endpoint == FCMFake.sendEndpoint }
+        XCTAssertEqual(sends.count, 3)
+        XCTAssertTrue(sends.allSatisfy { $0.auth != nil && $0.auth == sends[0].auth }, "one identity for the three sends")
+        XCTAssertEqual(sends[0].auth?.extra["token"], String(bearer.prefix(12)) + "…")
+        XCTAssertEqual(sends[0].auth?.valid, true)
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, project: "someone-elses-project", bearer: bearer)).status, 403)
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: bearer)).status, 200)
+        XCTAssertTrue(h.fake.accounts.store.revoke(bearer))
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: bearer)).status, 401, "revoked after being accepted")
+        let second = try h.mint()
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: second)).status, 200)
+        h.clock.advance(59)
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: second)).status, 200)
+        h.clock.advance(1)
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: second)).status, 401, "expired at issuedAt + 60 s")
+    }
+
     func testDeviceStatesAndMagicTokens() throws {
         let h = try FCMHarness()
         let bearer = try h.mint()

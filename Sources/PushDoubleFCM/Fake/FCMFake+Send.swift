@@ -51,6 +51,12 @@ extension FCMFake {
             return (AuthIdentity(scheme: "none", valid: false),
                     Self.envelopeResponse(.missingCredential, stage: .auth, detail: "no authorization header"))
         }
+        // Read before the lookup: a revocation or a mint after it makes the entry stored
+        // below stale at once.
+        let generation = accounts.store.generation
+        if let identity = lastAcceptedBearer.withLock({ $0?.identity(header: header, project: project, generation: generation, now: now) }) {
+            return (identity, nil)
+        }
         guard let token = Self.bearerCredential(header) else {
             return (AuthIdentity(scheme: "none", valid: false, extra: ["authorization": "not a bearer token"]),
                     Self.envelopeResponse(.missingCredential, stage: .auth, detail: "authorization is not `Bearer <token>`"))
@@ -65,7 +71,8 @@ extension FCMFake {
         case .revoked(let g): return refused(g, "access token revoked")
         case .expired(let g): return refused(g, "access token expired at \(Int64(g.expiresAt))")
         case .valid(let grant):
-            var identity = validIdentity(grant, project: project)
+            var identity = Self.identity(grant, project: project, valid: true)
+            identity.extra["token"] = Self.fingerprint(token)
             if !grant.covers(project: project) {
                 identity.valid = false
                 return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
@@ -76,22 +83,27 @@ extension FCMFake {
                 return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
                                                                detail: "access token has no FCM scope"))
             }
+            lastAcceptedBearer.withLock { $0 = AcceptedBearer(header: header, project: project, generation: generation, grant: grant, identity: identity) }
             return (identity, nil)
         }
     }
 
-    /// `identity(grant, project:, valid: true)` with the token's fingerprint, as the history
-    /// records an accepted bearer. The last one made is kept and reused while the same token
-    /// sends for the same project (a sender reuses its token for many sends): the same value,
-    /// without building its `extra` dictionary per request.
-    func validIdentity(_ grant: FCMAccessGrant, project: String) -> AuthIdentity {
-        if let hit = lastValidIdentity.withLock({ c in c.flatMap { $0.token == grant.token && $0.project == project ? $0.identity : nil } }) {
-            return hit
+    /// The last `Authorization` value accepted for a project, with what it was accepted as.
+    /// A sender reuses one access token for many sends (fcm.md §6.3), so the next request
+    /// with the same header for the same project skips parsing the header, looking the token
+    /// up and building the history identity — as long as no token was issued, revoked or
+    /// evicted since (``FCMAccessTokenStore/generation``) and the token has not expired: the
+    /// same answer the lookup would give.
+    struct AcceptedBearer: Sendable {
+        let header: String
+        let project: String
+        let generation: UInt64
+        let grant: FCMAccessGrant
+        let identity: AuthIdentity
+
+        func identity(header h: String, project p: String, generation g: UInt64, now: Double) -> AuthIdentity? {
+            g == generation && now < grant.expiresAt && h == header && p == project ? identity : nil
         }
-        var identity = Self.identity(grant, project: project, valid: true)
-        identity.extra["token"] = Self.fingerprint(grant.token)
-        lastValidIdentity.withLock { $0 = (grant.token, project, identity) }
-        return identity
     }
 
     /// The bearer as the history records it (the scopes are in the mint's entry).

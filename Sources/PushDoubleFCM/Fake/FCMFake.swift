@@ -39,8 +39,8 @@ public final class FCMFake: ProviderFake {
     /// Message-id tags: a counter mixed by SplitMix64 from a random start (one `getrandom`
     /// per fake, not per send).
     private let tagCounter = Atomic<UInt64>(UInt64.random(in: 0...UInt64.max))
-    /// The last accepted bearer's history identity (``validIdentity(_:project:)``).
-    let lastValidIdentity = Mutex<(token: String, project: String, identity: AuthIdentity)?>(nil)
+    /// The last accepted `Authorization` header (``AcceptedBearer``).
+    let lastAcceptedBearer = Mutex<AcceptedBearer?>(nil)
 
     public init(configuration: FCMConfiguration = FCMConfiguration()) throws {
         self.configuration = configuration
