@@ -54,3 +54,36 @@ start_serve() {
   for _ in $(seq 100); do [ -s "$WORK/$name.json" ] && break; sleep 0.1; done
   printf -v "PID_$name" '%s' "$pid"
 }
+
+# `fcm_access_token FILE`: an FCM access token minted now from the token endpoint of the
+# server whose endpoints file is FILE, with the service-account file it wrote (RS256
+# assertion, the firebase.messaging scope). Used by bench/fcm.sh and bench/fcm-callgrind.sh.
+fcm_access_token() {
+  python3 - "$1" <<'PY'
+import json, ssl, sys, time, urllib.parse, urllib.request
+import jwt
+env = json.load(open(sys.argv[1]))["environment"]
+sa = json.load(open(env["FCM_SERVICE_ACCOUNT_FILE"]))
+now = int(time.time())
+assertion = jwt.encode({"iss": sa["client_email"], "scope": "https://www.googleapis.com/auth/firebase.messaging",
+                        "aud": sa["token_uri"], "iat": now, "exp": now + 3600}, sa["private_key"], algorithm="RS256",
+                       headers={"kid": sa["private_key_id"]})
+body = urllib.parse.urlencode({"grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer", "assertion": assertion}).encode()
+ctx = ssl.create_default_context(cafile=env["PUSHDOUBLE_CA_FILE"])
+print(json.load(urllib.request.urlopen(sa["token_uri"], body, context=ctx, timeout=60))["access_token"])
+PY
+}
+
+# `fcm_bodies DIR N`: N send bodies DIR/fcm.<k>.json, alike (~300 bytes: notification, data,
+# android ttl/priority) but for the registration token, bench-registration-token-<k>:APA91b….
+fcm_bodies() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+work, clients = sys.argv[1], int(sys.argv[2])
+for k in range(clients):
+    b = {"message": {"token": "bench-registration-token-%04d:APA91b" % k + "x" * 40,
+                     "notification": {"title": "Benchmark", "body": "x" * 120},
+                     "data": {"k": "v", "n": "1"}, "android": {"ttl": "3600s", "priority": "high"}}}
+    open(f"{work}/fcm.{k}.json", "w").write(json.dumps(b, separators=(",", ":")))
+PY
+}

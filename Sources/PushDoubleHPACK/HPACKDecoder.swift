@@ -116,7 +116,9 @@ public struct HPACKDecoder: Sendable {
                 } else {
                     name = try table.field(at: index).name
                 }
-                value = try readString(bytes, offset: &offset)
+                // A never-indexed value (§6.2.3: credentials such as `authorization`) comes
+                // back literally in every request, so it is remembered whatever its length.
+                value = try readString(bytes, offset: &offset, repeats: neverIndex)
                 if incremental { table.dynamic.add(name: name, value: value) }
             }
 
@@ -138,7 +140,7 @@ public struct HPACKDecoder: Sendable {
 
     /// §5.2 String Literal: H bit, 7-bit prefix length, then that many octets.
     @inline(__always)
-    private mutating func readString(_ bytes: UnsafeRawBufferPointer, offset: inout Int) throws(HPACKError) -> String {
+    private mutating func readString(_ bytes: UnsafeRawBufferPointer, offset: inout Int, repeats: Bool = false) throws(HPACKError) -> String {
         guard offset < bytes.count else { throw .truncatedBlock(offset: offset) }
         let huffman = bytes[offset] & 0x80 != 0
         let start = offset
@@ -149,7 +151,7 @@ public struct HPACKDecoder: Sendable {
         let base = offset
         offset += length
         guard huffman else { return String(decoding: slice, as: UTF8.self) }
-        let remember = length >= RecentHuffmanLiterals.minimumLength
+        let remember = length >= (repeats ? RecentHuffmanLiterals.minimumRepeatedLength : RecentHuffmanLiterals.minimumLength)
         if remember, let known = recentLiterals.value(for: slice) { return known }
         var failure: HPACKError?
         // Huffman output is at most 8/5 of the input (the shortest code is 5 bits).
@@ -171,6 +173,9 @@ public struct HPACKDecoder: Sendable {
 struct RecentHuffmanLiterals: Sendable {
     /// Encoded length from which a literal is remembered (a JWT is ~150 bytes; paths less).
     static let minimumLength = 64
+    /// The same for a never-indexed value (a Bearer access token of ~75 characters encodes
+    /// to fewer than 64 bytes, and is sent literally in every request).
+    static let minimumRepeatedLength = 16
     static let capacity = 4
     private var encoded: [[UInt8]] = []
     private var values: [String] = []

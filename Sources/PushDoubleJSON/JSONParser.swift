@@ -232,21 +232,41 @@ public struct JSONParser {
     mutating func string() throws(JSONParseError) -> String {
         i += 1
         let start = i
-        // Fast path: no escapes; pure ASCII needs no UTF-8 validation.
+        // Fast path: no escapes; pure ASCII needs no UTF-8 validation. The scan runs on
+        // locals (the cursor is written back once) and stops at the first byte that is a
+        // quote, a backslash or a control character.
         var high: UInt8 = 0
-        while i < b.count {
-            let c = b[i]
+        var k = i
+        let end = b.count
+        // Eight bytes at a time while none of them is special (exact "has a byte equal to /
+        // below" tests, Hacker's Delight 6-1); the byte loop below then finds the one that is.
+        if let base = b.baseAddress {
+            var wide: UInt64 = 0
+            while k + 8 <= end {
+                let w = UnsafeRawPointer(base + k).loadUnaligned(as: UInt64.self)
+                if Self.hasSpecialByte(w) { break }
+                wide |= w
+                k += 8
+            }
+            if wide & Self.highBits != 0 { high = 0x80 }
+        }
+        while k < end {
+            let c = b[k]
+            if c == 0x22 || c == 0x5C || c < 0x20 { break }
+            high |= c
+            k += 1
+        }
+        i = k
+        if k < end {
+            let c = b[k]
             if c == 0x22 {
-                let slice = UnsafeBufferPointer(rebasing: b[start..<i])
+                let slice = UnsafeBufferPointer(rebasing: b[start..<k])
                 if high < 0x80 { i += 1; return String(decoding: slice, as: UTF8.self) }
                 guard let s = String(validating: slice, as: UTF8.self) else { throw invalidUTF8(from: start) }
                 i += 1
                 return s
             }
-            if c == 0x5C { break }
             if c < 0x20 { throw fail(.controlCharacter, "'\"' or an escape") }
-            high |= c
-            i += 1
         }
         guard i < b.count else { throw fail(.unexpectedEnd, "'\"'") }
         var out = [UInt8]()
@@ -297,6 +317,17 @@ public struct JSONParser {
             i += 1
         }
         throw fail(.unexpectedEnd, "'\"'")
+    }
+
+    @usableFromInline static let highBits: UInt64 = 0x8080_8080_8080_8080
+    /// Whether one of the 8 bytes of `w` is `"` (0x22), `\` (0x5C) or below 0x20: for each
+    /// test, `(x - 0x0101…) & ~x & 0x8080…` is non-zero exactly when a byte of `x` is zero
+    /// (resp. `x - 0x2020…` when a byte is below 0x20).
+    @inline(__always) static func hasSpecialByte(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = w ^ 0x2222_2222_2222_2222, backslash = w ^ 0x5C5C_5C5C_5C5C_5C5C
+        let special = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((w &- 0x2020_2020_2020_2020) & ~w)
+        return special & highBits != 0
     }
 
     /// Offset of the first byte of the first invalid UTF-8 sequence after `start`.

@@ -69,6 +69,30 @@ final class FCMFakeTests: XCTestCase {
         XCTAssertEqual(basic.body, GoogleErrorEnvelope.missingCredential.body())
     }
 
+    /// A bearer accepted once is answered from the last-accepted entry next time: the same
+    /// history identity, and still refused at once after a revocation, a new mint (which may
+    /// evict), expiry, or for another project.
+    func testRepeatedBearerKeepsItsIdentityAndIsRecheckedAfterChanges() throws {
+        let h = try FCMHarness { $0.accessTokenLifetimeSeconds = 60 }
+        let bearer = try h.mint()
+        for _ in 0..<3 { XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: bearer)).status, 200) }
+        let sends = h.double.history.all.filter { $0.endpoint == FCMFake.sendEndpoint }
+        XCTAssertEqual(sends.count, 3)
+        XCTAssertTrue(sends.allSatisfy { $0.auth != nil && $0.auth == sends[0].auth }, "one identity for the three sends")
+        XCTAssertEqual(sends[0].auth?.extra["token"], String(bearer.prefix(12)) + "…")
+        XCTAssertEqual(sends[0].auth?.valid, true)
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, project: "someone-elses-project", bearer: bearer)).status, 403)
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: bearer)).status, 200)
+        XCTAssertTrue(h.fake.accounts.store.revoke(bearer))
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: bearer)).status, 401, "revoked after being accepted")
+        let second = try h.mint()
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: second)).status, 200)
+        h.clock.advance(59)
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: second)).status, 200)
+        h.clock.advance(1)
+        XCTAssertEqual(h.answer(h.send(Self.okMessage, bearer: second)).status, 401, "expired at issuedAt + 60 s")
+    }
+
     func testDeviceStatesAndMagicTokens() throws {
         let h = try FCMHarness()
         let bearer = try h.mint()
@@ -233,6 +257,64 @@ final class FCMSendEndpointFastPathTests: XCTestCase {
         for name in ["projects/p/messages/0:1500415314455276%31bd1c9631bd1c96", "projects/a\"b/messages/x", "projects/é/messages/1", "projects/t\\ab/m"] {
             XCTAssertEqual(FCMSendEndpoint.successBody(name: name), JSONValue.object([("name", .string(name))]).serialized(.pretty), name)
         }
+    }
+
+    func testSuccessBodyFromProjectAndIDMatchesTheWriter() {
+        for (project, id) in [("pushdouble-test", "0:1500415314455276%31bd1c9631bd1c96"), ("a\"b", "x"), ("é", "1"), ("t\\ab", "m"),
+                              ("p", FCMSendEndpoint.validateOnlyMessageID), ("p", "ctl\u{1}")] {
+            let name = FCMSendEndpoint.messageName(project: project, messageID: id)
+            XCTAssertEqual(FCMSendEndpoint.successBody(project: project, messageID: id),
+                           JSONValue.object([("name", .string(name))]).serialized(.pretty), name)
+        }
+    }
+
+    func testSuccessBodyWithTheIDWrittenInPlaceMatches() {
+        for project in ["pushdouble-test", "123456789", "a\"b", "é", ""] {
+            for (t, tag) in [(UInt64(1_500_415_314_455_276), UInt64(0x31bd1c9631bd1c96)), (0, 0), (UInt64.max, UInt64.max)] {
+                XCTAssertEqual(FCMSendEndpoint.successBody(project: project, timestampMicros: t, tag: tag),
+                               FCMSendEndpoint.successBody(project: project, messageID: FCMSendEndpoint.messageID(timestampMicros: t, tag: tag)), project)
+            }
+        }
+    }
+
+    func testProjectFromRequestPathLeavesTheQueryOut() {
+        XCTAssertEqual(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/p-1/messages:send"), "p-1")
+        XCTAssertEqual(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/p-1/messages:send?n=1&a=/b"), "p-1")
+        XCTAssertEqual(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/é/messages:send?"), "é")
+        XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/p?x/messages:send"))
+        XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/a/b/messages:send"))
+        XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "/v1/projects//messages:send"))
+        XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "?/v1/projects/p/messages:send"))
+    }
+
+    /// The byte rule (1–4096 bytes, each 0x21…0x7E), checked eight bytes at a time, at every
+    /// position and length.
+    func testWellFormedTokenEveryByteAtEveryPosition() {
+        XCTAssertFalse(FCMFake.isWellFormedToken(""))
+        XCTAssertTrue(FCMFake.isWellFormedToken(String(repeating: "a", count: 4096)))
+        XCTAssertFalse(FCMFake.isWellFormedToken(String(repeating: "a", count: 4097)))
+        for length in 1..<20 {
+            for at in 0..<length {
+                for (byte, ok) in [(0x00, false), (0x20, false), (0x21, true), (0x7E, true), (0x7F, false), (0x80, false), (0xFF, false)] as [(UInt8, Bool)] {
+                    var bytes = [UInt8](repeating: 0x41, count: length)
+                    bytes[at] = byte
+                    let token = String(decoding: bytes, as: UTF8.self)  // 0x80/0xFF become U+FFFD: still not visible ASCII
+                    XCTAssertEqual(FCMFake.isWellFormedToken(token), ok, "byte \(byte) at \(at) of \(length)")
+                }
+            }
+        }
+        XCTAssertFalse(FCMFake.isWellFormedToken("abcdefgh\u{e9}"))
+    }
+
+    func testHostNamesAnyCaseWithOrWithoutPort() {
+        XCTAssertEqual(FCMFake.service(host: "fcm.googleapis.com"), .send)
+        XCTAssertEqual(FCMFake.service(host: "FCM.GoogleAPIs.com:443"), .send)
+        XCTAssertEqual(FCMFake.service(host: "oauth2.googleapis.com:8724"), .token)
+        XCTAssertNil(FCMFake.service(host: "fcm.googleapis.co"))
+        XCTAssertNil(FCMFake.service(host: "fcm.googleapis.com.evil"))
+        XCTAssertNil(FCMFake.service(host: "127.0.0.1:8723"))
+        XCTAssertNil(FCMFake.service(host: "[::1]:8723"))
+        XCTAssertNil(FCMFake.service(host: ""))
     }
 
     func testMessageIDDigits() {

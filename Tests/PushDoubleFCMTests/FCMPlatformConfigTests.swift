@@ -27,10 +27,11 @@ final class FCMPlatformConfigTests: XCTestCase {
     }
 
     func testAndroidPriorityAcceptsBothCases() {
-        for (text, value) in [("high", FCMAndroidPriority.high), ("HIGH", .high), ("normal", .normal), ("NORMAL", .normal), ("High", .high)] {
+        for (text, value) in [("high", FCMAndroidPriority.high), ("HIGH", .high), ("normal", .normal), ("NORMAL", .normal), ("High", .high),
+                             ("h\u{131}gh", .high) /* dotless ı uppercases to I: Unicode uppercasing, as before the ASCII fast path */] {
             XCTAssertEqual(accept(android("\"priority\":\"\(text)\""))?.android?.priority, value, text)
         }
-        for bad in [#""urgent""#, "5", #""""#, #""PRIORITY_HIGH""#] {
+        for bad in [#""urgent""#, "5", #""""#, #""PRIORITY_HIGH""#, #""hig""#, #""highh""#, #""h\u00e9gh""#] {
             XCTAssertEqual(refuse(android("\"priority\":\(bad)"), .androidPriority, field: "message.android.priority")?.envelope, .invalidArgument)
         }
     }

@@ -24,6 +24,19 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         XCTAssertEqual(e?.message, #"Invalid value at 'validate_only' (TYPE_BOOL), "yes""#)
     }
 
+    /// The first occurrence of a field wins in either spelling and `null` is absent, whether
+    /// the object is otherwise plain (snake_case only) or not.
+    func testRepeatedAndNullFieldsInEitherSpelling() {
+        XCTAssertEqual(accept(msg(#""token":"a","token":"b""#))?.target, .token("a"))
+        XCTAssertEqual(accept(msg(#""token":null,"token":"b""#))?.target, .token("b"))
+        XCTAssertNil(accept(msg(#""token":"t","notification":null"#))?.notification)
+        XCTAssertEqual(accept(msg(#""token":"t","android":{"ttl":"1s","ttl":"2s"}"#))?.android?.ttl?.seconds, 1)
+        XCTAssertEqual(accept(msg(#""token":"t","android":{"collapse_key":"a","collapseKey":"b"}"#))?.android?.collapseKey, "a")
+        XCTAssertEqual(accept(msg(#""token":"t","android":{"collapseKey":"b","collapse_key":"a"}"#))?.android?.collapseKey, "b")
+        XCTAssertEqual(accept(msg(#""token":"t","android":{"collapse_key":null,"collapseKey":"b"}"#))?.android?.collapseKey, "b")
+        XCTAssertEqual(accept(msg(#""token":"t","android":{"ttl":"1s","foo":1}"#))?.unknownFields, ["message.android.foo"])
+    }
+
     func testMessageThatIsNotAnObject() {
         let e = refuse(#"{"message":5}"#, .wrongType, field: "message")
         XCTAssertEqual(e?.message, "Invalid value at 'message' (TYPE_MESSAGE), 5")

@@ -9,6 +9,26 @@ final class HPACKDecoderTests: XCTestCase {
         return try d.decode(bytes)
     }
 
+    /// Never-indexed Huffman literals (Bearer tokens, remembered whatever their length) and
+    /// other literals decode to their own text when they repeat, alternate, or share a length.
+    func testRepeatedNeverIndexedLiteralsDecodeExactly() throws {
+        var encoder = HPACKEncoder(useHuffman: true)
+        var decoder = HPACKDecoder()
+        let tokens = (0..<6).map { "Bearer ya29." + String(repeating: "abcdefgh", count: 8).dropLast($0) + String($0) }
+        let sameLength = ["Bearer ya29." + String(repeating: "x", count: 60), "Bearer ya29." + String(repeating: "y", count: 60)]
+        for round in 0..<3 {
+            for value in tokens + sameLength + tokens.reversed() {
+                var block: [UInt8] = []
+                let path = "/v1/projects/p/messages:send?n=\(round)"
+                encoder.encode([HeaderField(name: "authorization", value: value, neverIndex: true), HeaderField(name: ":path", value: path)], into: &block)
+                let fields = try decoder.decode(block)
+                XCTAssertEqual(fields.map(\.name), ["authorization", ":path"])
+                XCTAssertEqual(fields.map(\.value), [value, path])
+                XCTAssertEqual(fields.first?.neverIndex, true)
+            }
+        }
+    }
+
     func testIndexZeroIsAnError() {
         assertHPACKError(.invalidIndex(index: 0, tableEntries: 61)) { () throws(HPACKError) in try decode([0x80]) }
     }

@@ -137,6 +137,36 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(try parse("\"\u{7F}\""), .string("\u{7F}"))
     }
 
+    /// The string scan reads eight bytes at a time: a special byte (quote, backslash,
+    /// control character, non-ASCII, invalid UTF-8) at every position of a long string,
+    /// and strings ending at every length, give the same answer and offset as byte by byte.
+    func testStringScanFindsEveryByteAtEveryPosition() throws {
+        for n in 0..<40 {
+            let text = String(repeating: "a", count: n)
+            XCTAssertEqual(try parse("\"\(text)\""), .string(text), "length \(n)")
+            XCTAssertEqual(error("\"\(text)")?.kind, .unexpectedEnd, "unterminated, length \(n)")
+        }
+        for at in 0..<24 {
+            let before = [UInt8](repeating: 0x61, count: at), after = [UInt8](repeating: 0x62, count: 20)
+            func body(_ middle: [UInt8]) -> [UInt8] { [0x22] + before + middle + after + [0x22] }
+            XCTAssertEqual(try JSONValue.parse(body([0x5C, 0x6E])), .string(String(repeating: "a", count: at) + "\n" + String(repeating: "b", count: 20)), "escape at \(at)")
+            XCTAssertEqual(try JSONValue.parse(body([0xC3, 0xA9])), .string(String(repeating: "a", count: at) + "é" + String(repeating: "b", count: 20)), "é at \(at)")
+            XCTAssertEqual(try JSONValue.parse(body([0x7F])), .string(String(repeating: "a", count: at) + "\u{7F}" + String(repeating: "b", count: 20)), "DEL at \(at)")
+            for control: UInt8 in [0x00, 0x0A, 0x1F] {
+                do { _ = try JSONValue.parse(body([control])); XCTFail("control \(control) at \(at) accepted") } catch {
+                    XCTAssertEqual(error.kind, .controlCharacter); XCTAssertEqual(error.offset, 1 + at)
+                }
+            }
+            do { _ = try JSONValue.parse(body([0xFF])); XCTFail("0xFF at \(at) accepted") } catch {
+                XCTAssertEqual(error.kind, .invalidUTF8); XCTAssertEqual(error.offset, 1 + at)
+            }
+            // A quote ends the string early: what follows is trailing data.
+            do { _ = try JSONValue.parse(body([0x22])); XCTFail("inner quote at \(at) accepted") } catch {
+                XCTAssertEqual(error.kind, .trailingData); XCTAssertEqual(error.offset, 2 + at)
+            }
+        }
+    }
+
     func testKeyOrderAndDuplicatesKept() throws {
         let v = try parse(#"{"z":1,"a":2,"m":{"y":true,"b":null},"a":3}"#)
         XCTAssertEqual(v.objectValue?.map(\.0), ["z", "a", "m", "a"])

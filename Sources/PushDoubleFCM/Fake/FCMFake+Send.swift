@@ -8,7 +8,7 @@ extension FCMFake {
     /// project) ▶ the message (``FCMSendRequestValidator``) ▶ token syntax.
     func admitSend(_ request: HTTPRequest, now: Double) -> Admission {
         var admission = Admission(endpoint: Self.sendEndpoint)
-        guard request.method == "POST", let project = FCMSendEndpoint.project(fromPath: FCMFake.pathOnly(request)) else {
+        guard request.method == "POST", let project = FCMSendEndpoint.project(fromRequestPath: request.path) else {
             admission.refusal = Self.notFound(request)
             return admission
         }
@@ -51,6 +51,12 @@ extension FCMFake {
             return (AuthIdentity(scheme: "none", valid: false),
                     Self.envelopeResponse(.missingCredential, stage: .auth, detail: "no authorization header"))
         }
+        // Read before the lookup: a revocation or a mint after it makes the entry stored
+        // below stale at once.
+        let generation = accounts.store.generation
+        if let identity = lastAcceptedBearer.withLock({ $0?.identity(header: header, project: project, generation: generation, now: now) }) {
+            return (identity, nil)
+        }
         guard let token = Self.bearerCredential(header) else {
             return (AuthIdentity(scheme: "none", valid: false, extra: ["authorization": "not a bearer token"]),
                     Self.envelopeResponse(.missingCredential, stage: .auth, detail: "authorization is not `Bearer <token>`"))
@@ -77,7 +83,26 @@ extension FCMFake {
                 return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
                                                                detail: "access token has no FCM scope"))
             }
+            lastAcceptedBearer.withLock { $0 = AcceptedBearer(header: header, project: project, generation: generation, grant: grant, identity: identity) }
             return (identity, nil)
+        }
+    }
+
+    /// The last `Authorization` value accepted for a project, with what it was accepted as.
+    /// A sender reuses one access token for many sends (fcm.md §6.3), so the next request
+    /// with the same header for the same project skips parsing the header, looking the token
+    /// up and building the history identity — as long as no token was issued, revoked or
+    /// evicted since (``FCMAccessTokenStore/generation``) and the token has not expired: the
+    /// same answer the lookup would give.
+    struct AcceptedBearer: Sendable {
+        let header: String
+        let project: String
+        let generation: UInt64
+        let grant: FCMAccessGrant
+        let identity: AuthIdentity
+
+        func identity(header h: String, project p: String, generation g: UInt64, now: Double) -> AuthIdentity? {
+            g == generation && now < grant.expiresAt && h == header && p == project ? identity : nil
         }
     }
 
@@ -92,7 +117,11 @@ extension FCMFake {
     /// another scheme or none. Works on the UTF-8 bytes (Foundation's trimming showed up at
     /// a fifth of the request path).
     static func bearerCredential(_ header: String) -> String? {
-        let u = Array(header.utf8)
+        var h = header
+        return h.withUTF8 { bearerCredential(utf8: $0) }
+    }
+
+    private static func bearerCredential(utf8 u: UnsafeBufferPointer<UInt8>) -> String? {
         func isBlank(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 }
         var i = 0
         while i < u.count, isBlank(u[i]) { i += 1 }
@@ -104,7 +133,7 @@ extension FCMFake {
         while i < u.count, isBlank(u[i]) { i += 1 }
         var end = u.count
         while end > i, isBlank(u[end - 1]) { end -= 1 }
-        return end > i ? String(decoding: u[i..<end], as: UTF8.self) : nil
+        return end > i ? String(decoding: UnsafeBufferPointer(rebasing: u[i..<end]), as: UTF8.self) : nil
     }
 
     /// The first 12 characters of an access token (enough to tell tokens apart in the history).
@@ -138,10 +167,15 @@ extension FCMFake {
             }
             if let owner = device.topic, owner != project { return fail(.senderIDMismatch, "token belongs to project \(owner)") }
         }
-        let id = admission.messageID ?? FCMSendEndpoint.messageID(timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: nextMessageTag())
-        let body = FCMSendEndpoint.successBody(name: FCMSendEndpoint.messageName(project: project, messageID: id))
-        return ProviderResponse(Self.jsonResponse(200, body), reason: nil,
-                                decidedBy: Decision(.accepted, id == FCMSendEndpoint.validateOnlyMessageID ? "validate_only" : device.source.rawValue))
+        // validate_only carries its fixed id from admit; otherwise a new id is written
+        // straight into the body.
+        if let id = admission.messageID {
+            let body = FCMSendEndpoint.successBody(project: project, messageID: id)
+            return ProviderResponse(Self.jsonResponse(200, body), reason: nil,
+                                    decidedBy: Decision(.accepted, id == FCMSendEndpoint.validateOnlyMessageID ? "validate_only" : device.source.rawValue))
+        }
+        let body = FCMSendEndpoint.successBody(project: project, timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: nextMessageTag())
+        return ProviderResponse(Self.jsonResponse(200, body), reason: nil, decidedBy: Decision(.accepted, device.source.rawValue))
     }
 
     /// The QUOTA_EXCEEDED body (fcm.md §4.3: message UNCONFIRMED, so GCP's usual form).

@@ -39,6 +39,8 @@ public final class FCMFake: ProviderFake {
     /// Message-id tags: a counter mixed by SplitMix64 from a random start (one `getrandom`
     /// per fake, not per send).
     private let tagCounter = Atomic<UInt64>(UInt64.random(in: 0...UInt64.max))
+    /// The last accepted `Authorization` header (``AcceptedBearer``).
+    let lastAcceptedBearer = Mutex<AcceptedBearer?>(nil)
 
     public init(configuration: FCMConfiguration = FCMConfiguration()) throws {
         self.configuration = configuration
@@ -66,15 +68,22 @@ public final class FCMFake: ProviderFake {
 
     /// `fcm.googleapis.com` / `oauth2.googleapis.com`, with or without a port, any case.
     static func service(host: String) -> FCMService? {
-        let u = host.utf8
-        let name = u.prefix { $0 != UInt8(ascii: ":") }
-        func matches(_ expected: String) -> Bool {
-            name.count == expected.utf8.count && zip(name, expected.utf8).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+        var h = host
+        return h.withUTF8 { u -> FCMService? in
+            var n = 0
+            while n < u.count, u[n] != UInt8(ascii: ":") { n += 1 }
+            func matches(_ expected: [UInt8]) -> Bool {
+                guard n == expected.count else { return false }
+                for i in 0..<n where (u[i] >= 0x41 && u[i] <= 0x5A ? u[i] | 0x20 : u[i]) != expected[i] { return false }
+                return true
+            }
+            if matches(sendHostBytes) { return .send }
+            if matches(tokenHostBytes) { return .token }
+            return nil
         }
-        if matches(sendHost) { return .send }
-        if matches(tokenHost) { return .token }
-        return nil
     }
+    private static let sendHostBytes = Array(sendHost.utf8)
+    private static let tokenHostBytes = Array(tokenHost.utf8)
 
     // MARK: ProviderFake
 
@@ -103,7 +112,23 @@ public final class FCMFake: ProviderFake {
 
     public static func isWellFormedToken(_ token: String) -> Bool {
         var t = token
-        return t.withUTF8 { b in !b.isEmpty && b.count <= 4096 && b.allSatisfy { $0 > 0x20 && $0 < 0x7F } }
+        return t.withUTF8 { b in
+            guard let base = b.baseAddress, !b.isEmpty && b.count <= 4096 else { return false }
+            // Eight bytes at a time: a byte below 0x21 ((w - 0x21…) & ~w & 0x80…) or above
+            // 0x7E ((w + 0x01…) | w) & 0x80…), both exact tests (Hacker's Delight 6-1).
+            var i = 0
+            while i + 8 <= b.count {
+                let w = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                let below = (w &- 0x2121_2121_2121_2121) & ~w, above = (w &+ 0x0101_0101_0101_0101) | w
+                if (below | above) & 0x8080_8080_8080_8080 != 0 { return false }
+                i += 8
+            }
+            while i < b.count {
+                if b[i] &- 0x21 >= 0x5E { return false }  // outside 0x21...0x7E
+                i += 1
+            }
+            return true
+        }
     }
 
     /// The next message-id tag (distinct for 2⁶⁴ sends, spread over the whole range).
@@ -119,17 +144,29 @@ public final class FCMFake: ProviderFake {
     /// The path without its query, found on the UTF-8 bytes (the request's
     /// `pathWithoutQuery` scans Characters).
     static func pathOnly(_ request: HTTPRequest) -> Substring {
-        let p = request.path
-        if let q = p.utf8.firstIndex(of: UInt8(ascii: "?")) { return p[..<q] }
-        return p[...]
+        var p = request.path
+        let q = p.withUTF8 { b -> Int? in
+            for i in 0..<b.count where b[i] == UInt8(ascii: "?") { return i }
+            return nil
+        }
+        guard let q else { return p[...] }
+        return p[..<p.utf8.index(p.utf8.startIndex, offsetBy: q)]
     }
 
     /// A JSON answer with Google's content type (fcm.md §1, §4.2).
     static func jsonResponse(_ status: Int, _ body: [UInt8], headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+        // No extra header (the usual case): the one prebuilt header list, shared.
+        if headers.isEmpty { return HTTPResponse(status: status, headers: jsonHeaders, body: body) }
         var h = headers
         h.replaceOrAdd(name: "content-type", value: GoogleResponseHeaders.jsonContentType)
         return HTTPResponse(status: status, headers: h, body: body)
     }
+    /// `content-type: application/json; charset=UTF-8` alone.
+    static let jsonHeaders: HTTPHeaders = {
+        var h = HTTPHeaders()
+        h.replaceOrAdd(name: "content-type", value: GoogleResponseHeaders.jsonContentType)
+        return h
+    }()
 
     /// An error in Google's envelope (fcm.md §4.1, §4.2), recorded under its FcmError code, or
     /// its canonical status when it has none.

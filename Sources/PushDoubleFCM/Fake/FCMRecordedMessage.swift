@@ -19,7 +19,7 @@ enum FCMRecordedMessage {
     /// The record for `request` sent for `account` (nil when unauthenticated).
     static func make(_ request: HTTPRequest, account: String?) -> JSONValue? {
         var members: [(String, JSONValue)] = []
-        if let p = FCMSendEndpoint.project(fromPath: FCMFake.pathOnly(request)) { members.append(("project", .string(p))) }
+        if let p = FCMSendEndpoint.project(fromRequestPath: request.path) { members.append(("project", .string(p))) }
         if let account { members.append(("account", .string(account))) }
         guard let root = try? JSONValue.parse(request.body) else {
             members.append(("bodyError", "body is not JSON"))

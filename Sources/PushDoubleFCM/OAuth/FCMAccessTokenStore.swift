@@ -50,6 +50,13 @@ public final class FCMAccessTokenStore: Sendable {
         var head = 0
     }
     private let state = Mutex(State())
+    private let changes = Atomic<UInt64>(0)
+
+    /// Changes whenever a lookup's answer for an existing token may have changed: a token
+    /// issued (possibly evicting the oldest, or replacing one with the same text), revoked.
+    /// Bumped inside the lock after the change, read with acquiring order.
+    public var generation: UInt64 { changes.load(ordering: .acquiring) }
+    private func changed() { changes.add(1, ordering: .releasing) }
 
     /// `tokenGenerator` makes the opaque strings (tests inject a deterministic one); the
     /// default is `ya29.` followed by 48 random bytes in base64url.
@@ -82,6 +89,7 @@ public final class FCMAccessTokenStore: Sendable {
                 s.order.removeFirst(s.head)
                 s.head = 0
             }
+            changed()
         }
         return grant
     }
@@ -101,6 +109,7 @@ public final class FCMAccessTokenStore: Sendable {
         state.withLock { s in
             guard s.entries[token] != nil else { return false }
             s.entries[token]?.status = .revoked
+            changed()
             return true
         }
     }
@@ -114,6 +123,7 @@ public final class FCMAccessTokenStore: Sendable {
                 s.entries[k]?.status = .revoked
                 n += 1
             }
+            changed()
             return n
         }
     }
@@ -127,6 +137,7 @@ public final class FCMAccessTokenStore: Sendable {
                 s.entries[k]?.status = .revoked
                 n += 1
             }
+            changed()
             return n
         }
     }

@@ -10,17 +10,33 @@ public enum FCMSendEndpoint {
     /// so the segment is non-empty and has no `/`. A query string is not part of the path
     /// here (the wiring splits it off). Nil for any other path.
     public static func project<Path: StringProtocol>(fromPath path: Path) -> String? {
+        // Straight on the path's contiguous UTF-8 when it has some (a Substring of a native
+        // String does), without first copying it into a String.
+        if let r = path.utf8.withContiguousStorageIfAvailable({ project(fromPathBytes: $0) }) { return r }
         var s = String(path)
-        return s.withUTF8 { b -> String? in
-            let pre = prefixBytes, suf = suffixBytes
-            guard b.count > pre.count + suf.count else { return nil }
-            for i in 0..<pre.count where b[i] != pre[i] { return nil }
-            let end = b.count - suf.count
-            for i in 0..<suf.count where b[end + i] != suf[i] { return nil }
-            let project = UnsafeBufferPointer(rebasing: b[pre.count..<end])
-            guard !project.contains(UInt8(ascii: "/")) else { return nil }
-            return String(decoding: project, as: UTF8.self)
+        return s.withUTF8 { project(fromPathBytes: $0) }
+    }
+
+    /// ``project(fromPath:)`` of a request's `:path` / request-target, its query (from the
+    /// first `?`) left out; on the UTF-8 bytes in one go.
+    public static func project(fromRequestPath path: String) -> String? {
+        var p = path
+        return p.withUTF8 { b in
+            var end = 0
+            while end < b.count, b[end] != UInt8(ascii: "?") { end += 1 }
+            return project(fromPathBytes: UnsafeBufferPointer(rebasing: b[..<end]))
         }
+    }
+
+    private static func project(fromPathBytes b: UnsafeBufferPointer<UInt8>) -> String? {
+        let pre = prefixBytes, suf = suffixBytes
+        guard b.count > pre.count + suf.count else { return nil }
+        for i in 0..<pre.count where b[i] != pre[i] { return nil }
+        let end = b.count - suf.count
+        for i in 0..<suf.count where b[end + i] != suf[i] { return nil }
+        let project = UnsafeBufferPointer(rebasing: b[pre.count..<end])
+        guard !project.contains(UInt8(ascii: "/")) else { return nil }
+        return String(decoding: project, as: UTF8.self)
     }
     private static let prefixBytes = Array(pathPrefix.utf8)
     private static let suffixBytes = Array(pathSuffix.utf8)
@@ -44,8 +60,18 @@ public enum FCMSendEndpoint {
     /// A message id in the documented shape `0:<16 digits>%<16 hex digits>` (fcm.md §3 example
     /// `0:1500415314455276%31bd1c9631bd1c96`); the wiring chooses the numbers.
     public static func messageID(timestampMicros: UInt64, tag: UInt64) -> String {
-        // Written digit by digit into one buffer (it is made for every accepted send).
-        var out = [UInt8](repeating: 0, count: 35)  // "0:" 16 digits "%" 16 hex digits
+        // Written digit by digit straight into the string's storage (it is made for every
+        // accepted send).
+        String(unsafeUninitializedCapacity: messageIDLength) { out in
+            writeMessageID(timestampMicros: timestampMicros, tag: tag, into: out)
+            return messageIDLength
+        }
+    }
+    /// `"0:"`, 16 digits, `"%"`, 16 hex digits.
+    static let messageIDLength = 35
+
+    /// The bytes of ``messageID(timestampMicros:tag:)`` into `out[0..<35]`.
+    static func writeMessageID(timestampMicros: UInt64, tag: UInt64, into out: UnsafeMutableBufferPointer<UInt8>) {
         out[0] = 0x30; out[1] = 0x3A; out[18] = 0x25
         var t = timestampMicros % 10_000_000_000_000_000
         for i in stride(from: 17, through: 2, by: -1) { out[i] = 0x30 + UInt8(t % 10); t /= 10 }
@@ -55,15 +81,13 @@ public enum FCMSendEndpoint {
             out[i] = d < 10 ? 0x30 + d : 0x57 + d  // 0-9, a-f
             x >>= 4
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// The 200 body `{"name": "…"}`, pretty-printed as the pushiko capture shows it
     /// (fcm.md §3 [O]); the SDKs read only `name`.
     public static func successBody(name: String, trailingNewline: Bool = false) -> [UInt8] {
         var out: [UInt8]
-        var n = name
-        if n.withUTF8({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C } }) {
+        if needsNoEscape(name) {
             // Nothing to escape: the same bytes as the writer's, without building a JSON tree.
             out = Array("{\n  \"name\": \"".utf8)
             out.reserveCapacity(out.count + name.utf8.count + 4)
@@ -75,4 +99,60 @@ public enum FCMSendEndpoint {
         if trailingNewline { out.append(0x0A) }
         return out
     }
+
+    /// Printable ASCII without `"` or `\`: written as is in a JSON string.
+    private static func needsNoEscape(_ s: String) -> Bool {
+        var t = s
+        return t.withUTF8 { b in
+            for c in b where c &- 0x20 >= 0x5F || c == 0x22 || c == 0x5C { return false }  // outside 0x20...0x7E
+            return true
+        }
+    }
+
+    /// `successBody(name: messageName(project:messageID:))`, written in one buffer without
+    /// building the name first (the answer of every accepted send).
+    public static func successBody(project: String, messageID: String) -> [UInt8] {
+        guard needsNoEscape(project), needsNoEscape(messageID) else {
+            return successBody(name: messageName(project: project, messageID: messageID))
+        }
+        var p = project, m = messageID
+        return p.withUTF8 { pb in
+            m.withUTF8 { mb in
+                var out = [UInt8]()
+                out.reserveCapacity(successBodyHead.count + pb.count + successBodyMiddle.count + mb.count + successBodyTail.count)
+                out.append(contentsOf: successBodyHead)
+                out.append(contentsOf: pb)
+                out.append(contentsOf: successBodyMiddle)
+                out.append(contentsOf: mb)
+                out.append(contentsOf: successBodyTail)
+                return out
+            }
+        }
+    }
+
+    /// `successBody(project:messageID: messageID(timestampMicros:tag:))`, the id's digits
+    /// written straight into the body (the answer of every accepted send).
+    public static func successBody(project: String, timestampMicros: UInt64, tag: UInt64) -> [UInt8] {
+        var p = project
+        guard let body = p.withUTF8({ pb -> [UInt8]? in
+            for c in pb where c &- 0x20 >= 0x5F || c == 0x22 || c == 0x5C { return nil }
+            let idAt = successBodyHead.count + pb.count + successBodyMiddle.count
+            let count = idAt + messageIDLength + successBodyTail.count
+            return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+                var k = 0
+                func put<C: Collection>(_ bytes: C) where C.Element == UInt8 { for c in bytes { out[k] = c; k += 1 } }
+                put(successBodyHead); put(pb); put(successBodyMiddle)
+                writeMessageID(timestampMicros: timestampMicros, tag: tag, into: UnsafeMutableBufferPointer(rebasing: out[idAt..<(idAt + messageIDLength)]))
+                k += messageIDLength
+                put(successBodyTail)
+                initialized = k
+            }
+        }) else {
+            return successBody(project: project, messageID: messageID(timestampMicros: timestampMicros, tag: tag))
+        }
+        return body
+    }
+    private static let successBodyHead = Array("{\n  \"name\": \"projects/".utf8)
+    private static let successBodyMiddle = Array("/messages/".utf8)
+    private static let successBodyTail = Array("\"\n}".utf8)
 }

@@ -62,6 +62,9 @@ public struct FCMSendRequestValidator: Sendable {
     static let apnsSchema = FCMFieldSchema(["headers", "payload", "fcm_options"])
     static let webpushSchema = FCMFieldSchema(["headers", "data", "notification", "fcm_options"])
 
+    /// `android.priority` values (fcm.md §2.2), after uppercasing.
+    static let androidPriorities: Set<String> = Set([FCMAndroidPriority.normal, .high].map(\.rawValue))
+
     /// The targets in the order they are looked for (fcm.md §2.1).
     static let targetNames = ["token", "topic", "condition", "fid"]
 
@@ -76,7 +79,7 @@ public struct FCMSendRequestValidator: Sendable {
     // MARK: Phase 1: decoding
 
     func decodeRequest(_ root: JSONValue, _ r: inout FCMFieldReader) throws(FCMError) -> Decoded {
-        let top = try r.fields(root, Self.requestSchema, path: "")
+        let top = try r.fields(root, Self.requestSchema, parentPath: "", name: "")
         let validateOnly = try r.bool(top, "validate_only") ?? false
         var decoded = Decoded(message: FCMMessage(target: .token(""), validateOnly: validateOnly), targets: [], messageValue: top["message"])
         if let m = try r.object(top, "message", Self.messageSchema) {
@@ -114,7 +117,7 @@ public struct FCMSendRequestValidator: Sendable {
         var c = FCMAndroidConfig()
         c.collapseKey = try r.string(a, "collapse_key")
         // §2.2: NORMAL | HIGH; the SDKs send lowercase, so any case is accepted.
-        if let p = try r.enumName(a, "priority", allowed: ["NORMAL", "HIGH"], rule: .androidPriority, normalise: { $0.uppercased() }) {
+        if let p = try r.caseInsensitiveEnumName(a, "priority", allowed: Self.androidPriorities, rule: .androidPriority) {
             c.priority = FCMAndroidPriority(rawValue: p)
         }
         c.ttl = try r.duration(a, "ttl", rule: .ttlFormat)
@@ -240,7 +243,7 @@ public struct FCMSendRequestValidator: Sendable {
     /// `from`, `message_type`, and keys starting `google` / `gcm` (fcm.md §2.1, on `message.data`).
     func checkReservedKeys(_ map: FCMStringMap?, path: String, _ r: FCMFieldReader) throws(FCMError) {
         for (i, e) in (map?.entries ?? []).enumerated() {
-            if configuration.reservedDataKeys.contains(e.key) || configuration.reservedDataKeyPrefixes.contains(where: { e.key.hasPrefix($0) }) {
+            if configuration.reservedDataKeys.contains(e.key) || configuration.reservedDataKeyPrefixes.contains(where: { Self.hasPrefix(e.key, $0) }) {
                 throw r.fail(.reservedDataKey, "\(path)[\(i)].key")
             }
         }
@@ -262,9 +265,10 @@ public struct FCMSendRequestValidator: Sendable {
         case .dataAndNotification:
             var n = d.message.data?.byteCount ?? 0
             if let note = d.message.notification {
-                for (k, v) in [("title", note.title), ("body", note.body), ("image", note.image)] {
-                    if let v { n += k.utf8.count + v.utf8.count }
-                }
+                // Field name and value of each notification field present (no array per send).
+                if let v = note.title { n += "title".utf8.count + v.utf8.count }
+                if let v = note.body { n += "body".utf8.count + v.utf8.count }
+                if let v = note.image { n += "image".utf8.count + v.utf8.count }
             }
             size = n
         case .messageJSON:
@@ -279,6 +283,22 @@ public struct FCMSendRequestValidator: Sendable {
         }
         let limit = isTopic ? configuration.maxTopicPayloadBytes : configuration.maxPayloadBytes
         if size > limit { throw r.fail(.payloadTooLarge, "message") }
+    }
+
+    /// `s.hasPrefix(prefix)`, on the bytes when both are ASCII without CR (then every byte
+    /// is one Character, so the answers agree); `hasPrefix` otherwise.
+    static func hasPrefix(_ s: String, _ prefix: String) -> Bool {
+        var a = s, b = prefix
+        let answer: Bool? = a.withUTF8 { sb in
+            b.withUTF8 { pb -> Bool? in
+                for c in sb where c >= 0x80 || c == 0x0D { return nil }
+                for c in pb where c >= 0x80 || c == 0x0D { return nil }
+                guard pb.count <= sb.count else { return false }
+                for i in 0..<pb.count where sb[i] != pb[i] { return false }
+                return true
+            }
+        }
+        return answer ?? s.hasPrefix(prefix)
     }
 
     /// `#rrggbb` (fcm.md §2.3), hex digits in either case.

@@ -10,23 +10,42 @@ public struct FCMDuration: Sendable, Equatable {
 
     /// Parses `text`; nil when it is not a duration string.
     public init?(_ text: String) {
-        var u = Array(text.utf8)
-        guard u.last == UInt8(ascii: "s") else { return nil }
-        u.removeLast()
-        var negative = false
-        if u.first == UInt8(ascii: "-") { negative = true; u.removeFirst() }
-        let point = u.firstIndex(of: UInt8(ascii: "."))
-        let whole = point.map { Array(u[..<$0]) } ?? u
-        let fraction = point.map { Array(u[($0 + 1)...]) } ?? []
-        guard !whole.isEmpty, whole.count <= 12, whole.allSatisfy(Self.isDigit) else { return nil }
-        if point != nil { guard (1...9).contains(fraction.count), fraction.allSatisfy(Self.isDigit) else { return nil } }
-        var s: Int64 = 0
-        for d in whole { s = s * 10 + Int64(d - 0x30) }
-        var n: Int32 = 0
-        for i in 0..<9 { n = n * 10 + (i < fraction.count ? Int32(fraction[i] - 0x30) : 0) }
-        self.seconds = negative ? -s : s
-        self.nanos = negative ? -n : n
+        var t = text
+        guard let (s, n) = t.withUTF8({ Self.parse($0) }) else { return nil }
+        self.seconds = s
+        self.nanos = n
         self.text = text
+    }
+
+    /// `(seconds, nanos)` of the UTF-8 of a duration string, signed; nil when malformed.
+    /// One pass over the bytes (no arrays: it runs for every `android.ttl`).
+    private static func parse(_ u: UnsafeBufferPointer<UInt8>) -> (Int64, Int32)? {
+        guard let last = u.last, last == UInt8(ascii: "s") else { return nil }
+        let end = u.count - 1
+        var i = 0
+        let negative = i < end && u[i] == UInt8(ascii: "-")
+        if negative { i += 1 }
+        var point = i
+        while point < end, u[point] != UInt8(ascii: ".") { point += 1 }
+        let wholeCount = point - i
+        guard wholeCount > 0, wholeCount <= 12 else { return nil }
+        var s: Int64 = 0
+        for k in i..<point {
+            guard isDigit(u[k]) else { return nil }
+            s = s * 10 + Int64(u[k] - 0x30)
+        }
+        var n: Int32 = 0
+        var digits = 0
+        if point < end {
+            digits = end - point - 1
+            guard (1...9).contains(digits) else { return nil }
+            for k in (point + 1)..<end {
+                guard isDigit(u[k]) else { return nil }
+                n = n * 10 + Int32(u[k] - 0x30)
+            }
+        }
+        for _ in digits..<9 { n *= 10 }
+        return (negative ? -s : s, negative ? -n : n)
     }
 
     /// The duration rounded down to whole seconds, as FCM does for a TTL (fcm.md §2.2).
