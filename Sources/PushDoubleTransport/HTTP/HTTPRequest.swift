@@ -136,13 +136,10 @@ public enum ASCIIText {
     private static func search(_ byte: UInt8, in s: String, last: Bool) -> String.Index?? {
         precondition(byte < 0x80 && byte != 0x0D && byte != 0x0A, "ASCIIText searches a single-byte Character")
         let found: Int?? = s.utf8.withContiguousStorageIfAvailable { b -> Int?? in
-            var at: Int? = nil
-            for i in 0..<b.count {
-                let c = b[i]
-                if c >= 0x80 { return .none }
-                if c == byte && (last || at == nil) { at = i }
-            }
-            return .some(at)
+            var bits: UInt8 = 0
+            for c in b { bits |= c }  // any byte ≥ 0x80 sets the high bit
+            if bits >= 0x80 { return .none }
+            return .some(last ? b.lastIndex(of: byte) : b.firstIndex(of: byte))
         } ?? .none
         guard let found else { return .none }
         guard let offset = found else { return .some(nil) }
