@@ -148,6 +148,14 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         c.reservedDataKeyPrefixes = ["google.", "gcm.notification."]
         XCTAssertNotNil(accept(msg(#""token":"t","data":{"googleFoo":"v","gcmX":"v"}"#), c))
         refuse(msg(#""token":"t","data":{"google.x":"v"}"#), .reservedDataKey, c)
+        // Keys and prefixes compare as Strings do (canonical equivalence), also on the byte
+        // path: U+212A KELVIN SIGN equals K, e + U+0301 starts with é.
+        var k = FCMValidatorConfiguration()
+        k.reservedDataKeys = ["K1"]
+        k.reservedDataKeyPrefixes = ["é"]
+        refuse(msg("\"token\":\"t\",\"data\":{\"\u{212A}1\":\"v\"}"), .reservedDataKey, k)
+        refuse(msg("\"token\":\"t\",\"data\":{\"e\u{301}x\":\"v\"}"), .reservedDataKey, k)
+        XCTAssertNotNil(accept(msg(#""token":"t","data":{"k1":"v","ex":"v","K":"v"}"#), k))
     }
 
     // MARK: notification (fcm.md §2.1)

@@ -74,6 +74,45 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(RouterResponder.hostOnly("[::1]:8443"), "[::1]")
     }
 
+    /// Every string of up to 4 pieces over ASCII and non-ASCII pieces that change grapheme
+    /// clusters (a combining mark after `?`/`:`, CR LF, a precomposed letter, a flag half):
+    /// the byte searches, `pathWithoutQuery`, `query` and `hostOnly` agree with the
+    /// `Character` searches they stand in for (the code before the byte path, as the oracle).
+    func testByteSearchesAgreeWithCharacterSearches() {
+        let pieces = ["a", "?", ":", "[", "]", "\r", "\n", "\u{301}", "é", "\u{1F1FA}"]
+        var strings = [""]
+        var frontier = [""]
+        for _ in 0..<4 {
+            frontier = frontier.flatMap { s in pieces.map { s + $0 } }
+            strings += frontier
+        }
+        func oracleHost(_ a: String) -> Substring {
+            if a.hasPrefix("[") {
+                if let close = a.firstIndex(of: "]") { return a[...close] }
+                return a[...]
+            }
+            if let colon = a.lastIndex(of: ":") { return a[..<colon] }
+            return a[...]
+        }
+        var asciiChecked = 0
+        for s in strings {
+            for byte in [UInt8(ascii: "?"), UInt8(ascii: ":"), UInt8(ascii: "]")] {
+                let c = Character(UnicodeScalar(byte))
+                if let first = ASCIIText.firstIndex(of: byte, in: s) {
+                    XCTAssertEqual(first, s.firstIndex(of: c), "first \(c) in \(s.debugDescription)"); asciiChecked += 1
+                }
+                if let last = ASCIIText.lastIndex(of: byte, in: s) { XCTAssertEqual(last, s.lastIndex(of: c), "last \(c) in \(s.debugDescription)") }
+            }
+            let r = request("GET", s)
+            let q = s.firstIndex(of: "?")
+            XCTAssertEqual(r.pathWithoutQuery, q.map { s[..<$0] } ?? s[...], s.debugDescription)
+            XCTAssertEqual(r.query, q.map { s[s.index(after: $0)...] }, s.debugDescription)
+            XCTAssertEqual(RouterResponder.hostOnly(s), oracleHost(s), s.debugDescription)
+        }
+        XCTAssertGreaterThan(asciiChecked, 1000)
+        XCTAssertTrue(ASCIIText.firstIndex(of: UInt8(ascii: "?"), in: "a?\u{301}") == nil, "a non-ASCII string is left to the Character search")
+    }
+
     func testInvalidPatternsAreTypedErrors() {
         var router = Router()
         XCTAssertThrowsError(try router.add("GET", "no-slash") { _, _, _ in .stall })

@@ -224,7 +224,7 @@ public final class DoublePipeline: Responder {
                                receivedAt: now, respondedAt: now,
                                notificationMaker: admission.notificationMaker, recipients: response.recipients)
         r.annotatable = response.onRecorded != nil
-        let outcome = double.history.appendTracked(r).1
+        let outcome = double.history.appendTracked(consume r).1  // moved, not copied
         response.onRecorded?(outcome)
         return outcome
     }

@@ -243,7 +243,10 @@ public struct FCMSendRequestValidator: Sendable {
     /// `from`, `message_type`, and keys starting `google` / `gcm` (fcm.md §2.1, on `message.data`).
     func checkReservedKeys(_ map: FCMStringMap?, path: String, _ r: FCMFieldReader) throws(FCMError) {
         for (i, e) in (map?.entries ?? []).enumerated() {
-            if configuration.reservedDataKeys.contains(e.key) || configuration.reservedDataKeyPrefixes.contains(where: { Self.hasPrefix(e.key, $0) }) {
+            // The reserved keys compared one by one with `==` (the set's own equality) rather
+            // than hashed: a handful of small strings, and hashing the key showed up per send.
+            if configuration.reservedDataKeys.contains(where: { $0 == e.key })
+                || configuration.reservedDataKeyPrefixes.contains(where: { Self.hasPrefix(e.key, $0) }) {
                 throw r.fail(.reservedDataKey, "\(path)[\(i)].key")
             }
         }
@@ -288,17 +291,17 @@ public struct FCMSendRequestValidator: Sendable {
     /// `s.hasPrefix(prefix)`, on the bytes when both are ASCII without CR (then every byte
     /// is one Character, so the answers agree); `hasPrefix` otherwise.
     static func hasPrefix(_ s: String, _ prefix: String) -> Bool {
-        var a = s, b = prefix
-        let answer: Bool? = a.withUTF8 { sb in
-            b.withUTF8 { pb -> Bool? in
+        // The contiguous bytes in place (no copy of either string to call `withUTF8`).
+        let answer: Bool?? = s.utf8.withContiguousStorageIfAvailable { sb in
+            prefix.utf8.withContiguousStorageIfAvailable { pb -> Bool? in
                 for c in sb where c >= 0x80 || c == 0x0D { return nil }
                 for c in pb where c >= 0x80 || c == 0x0D { return nil }
                 guard pb.count <= sb.count else { return false }
                 for i in 0..<pb.count where sb[i] != pb[i] { return false }
                 return true
-            }
+            } ?? nil
         }
-        return answer ?? s.hasPrefix(prefix)
+        return (answer ?? nil) ?? s.hasPrefix(prefix)
     }
 
     /// `#rrggbb` (fcm.md §2.3), hex digits in either case.

@@ -99,12 +99,50 @@ public struct HTTPRequest: Sendable {
 
     /// The path without its query string.
     public var pathWithoutQuery: Substring {
-        if let q = path.firstIndex(of: "?") { return path[..<q] }
+        if let q = queryMark { return path[..<q] }
         return path[...]
     }
     /// The query string after `?`, if any.
     public var query: Substring? {
-        guard let q = path.firstIndex(of: "?") else { return nil }
+        guard let q = queryMark else { return nil }
         return path[path.index(after: q)...]
+    }
+
+    /// The first `?` Character of the path: found on the bytes when the path is ASCII (see
+    /// ``ASCIIText``), else by Characters.
+    private var queryMark: String.Index? {
+        ASCIIText.firstIndex(of: UInt8(ascii: "?"), in: path) ?? path.firstIndex(of: "?")
+    }
+}
+
+/// Byte searches that stand in for `Character` searches on ASCII text. In a string of ASCII
+/// bytes every byte is one `Character` except the pair CR LF (one grapheme cluster, UAX #29
+/// GB3); every other grapheme rule joins a non-ASCII scalar. So for any ASCII byte other than
+/// CR and LF, the first (last) matching byte is where the first (last) matching `Character`
+/// starts, and indices of ASCII bytes are `Character` boundaries. Iterating `Character`s costs
+/// hundreds of instructions each; these are a few per byte.
+public enum ASCIIText {
+    /// `s.firstIndex(of: Character(byte))` when `s` is ASCII; `.some(nil)` = ASCII without it,
+    /// `nil` = not ASCII (or not contiguous): the caller searches by `Character`.
+    public static func firstIndex(of byte: UInt8, in s: String) -> String.Index?? {
+        search(byte, in: s, last: false)
+    }
+
+    /// `s.lastIndex(of: Character(byte))` when `s` is ASCII (as ``firstIndex(of:in:)``).
+    public static func lastIndex(of byte: UInt8, in s: String) -> String.Index?? {
+        search(byte, in: s, last: true)
+    }
+
+    private static func search(_ byte: UInt8, in s: String, last: Bool) -> String.Index?? {
+        precondition(byte < 0x80 && byte != 0x0D && byte != 0x0A, "ASCIIText searches a single-byte Character")
+        let found: Int?? = s.utf8.withContiguousStorageIfAvailable { b -> Int?? in
+            var bits: UInt8 = 0
+            for c in b { bits |= c }  // any byte ≥ 0x80 sets the high bit
+            if bits >= 0x80 { return .none }
+            return .some(last ? b.lastIndex(of: byte) : b.firstIndex(of: byte))
+        } ?? .none
+        guard let found else { return .none }
+        guard let offset = found else { return .some(nil) }
+        return .some(s.utf8.index(s.utf8.startIndex, offsetBy: offset))
     }
 }

@@ -102,6 +102,11 @@ public final class RouterResponder: Responder {
     /// The host part of an authority ("Host.example:443" → "host.example"; "[::1]:8443" → "[::1]").
     static func hostOnly(_ authority: String?) -> Substring? {
         guard let a = authority else { return nil }
+        if a.utf8.first != UInt8(ascii: "["), let colon = ASCIIText.lastIndex(of: UInt8(ascii: ":"), in: a) {
+            // ASCII (the usual case) and no bracket: the bytes answer what the Characters would.
+            guard let colon else { return a[...] }
+            return a[..<colon]
+        }
         if a.hasPrefix("[") {
             if let close = a.firstIndex(of: "]") { return a[...close] }
             return a[...]
@@ -116,7 +121,8 @@ public final class RouterResponder: Responder {
         var allowed: [String] = []
         for route in router.routes {
             if let want = route.host {
-                guard let host, host.count == want.count, HTTPHeaders.equalsIgnoringCase(String(host), want) else { continue }
+                // The byte count first (equalsIgnoringCase compares bytes, ASCII case folded).
+                guard let host, host.utf8.count == want.utf8.count, HTTPHeaders.equalsIgnoringCase(String(host), want) else { continue }
             }
             guard let params = route.pattern.match(path) else { continue }
             if route.method == request.method { return route.handler(request, params, context) }
