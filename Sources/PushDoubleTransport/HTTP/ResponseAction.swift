@@ -65,7 +65,9 @@ extension ResponseBodySink {
 
 /// What a streamed body's sink has been handed and the socket has not taken yet: bytes
 /// still on their way to the loop, plus the connection's queued output (``OutputBacklog``).
-/// Shared by the HTTP/1.1 and HTTP/2 sinks.
+/// Shared by the HTTP/1.1 and HTTP/2 sinks. A write leaves `inFlight` just before the loop
+/// queues it, so the total never exceeds what was handed (it counted a write twice, up to
+/// its whole size, while the loop queued it); for that instant it may count it nowhere.
 final class SinkUnsentBytes: Sendable {
     private let inFlight = Atomic<Int>(0)
     private let backlog: OutputBacklog?

@@ -596,7 +596,7 @@ final class HTTP1BodySink: ResponseBodySink {
         let c = connection, s = slot, unsent = unsent, n = bytes.count
         unsent.handed(n)
         executor.execute {
-            defer { unsent.taken(n) }
+            unsent.taken(n)  // before the backlog gets it: never counted twice (SinkUnsentBytes)
             guard let conn = c.value, let slot = s.value else { return }
             conn.streamWrite(slot, bytes)
         }

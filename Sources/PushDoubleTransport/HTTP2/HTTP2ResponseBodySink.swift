@@ -34,7 +34,7 @@ final class HTTP2ResponseBodySink: ResponseBodySink, @unchecked Sendable {
         unsent.handed(n)
         executor.execute {
             let sink = box.value
-            defer { sink.unsent.taken(n) }
+            sink.unsent.taken(n)  // before the backlog gets it: never counted twice (SinkUnsentBytes)
             sink.connection?.sinkWrite(sink, bytes)
         }
     }
