@@ -1,3 +1,5 @@
+import PushDoubleTransport
+
 /// The real push service a subscription imitates: it shapes the endpoint URL
 /// (``WebPushSubscription``) and the answers (``WebPushServiceStyle``).
 ///
@@ -45,18 +47,8 @@ public enum WebPushService: String, Sendable, Equatable, Hashable, CaseIterable 
         if !host.hasPrefix("["), let colon = host.lastIndex(of: ":") { host = host[..<colon] }
         if host.hasSuffix(".") { host = host.dropLast() }
         let name = host.lowercased()
-        for service in allCases {
-            let real = service.realHost
-            if real.hasPrefix("*.") {
-                let suffix = real.dropFirst(1)  // ".notify.windows.com"
-                guard name.hasSuffix(suffix) else { continue }
-                let label = name.dropLast(suffix.count)
-                if !label.isEmpty, !label.contains(".") { return service }
-            } else if name == real {
-                return service
-            }
-        }
-        return nil
+        let wildcard = ConnectProxyConfiguration.wildcardName(ofHost: name[...])
+        return allCases.first { $0.realHost == name || $0.realHost == wildcard }
     }
 
     /// Whether `origin` (`https://host[:443]`) is one of this service's real origins: what a

@@ -43,9 +43,19 @@ public struct ConnectProxyConfiguration: Sendable {
     /// (`db5p.notify.windows.com:443` → `*.notify.windows.com:443`); "" for a single-label host
     /// or an IPv6 literal, which no wildcard matches.
     static func wildcardKey(_ authority: String) -> String {
-        guard !authority.hasPrefix("["), let dot = authority.firstIndex(of: "."),
-              let colon = authority.lastIndex(of: ":"), dot < colon else { return "" }
-        return "*" + authority[dot...]
+        guard !authority.hasPrefix("["), let colon = authority.lastIndex(of: ":"),
+              let name = wildcardName(ofHost: authority[..<colon]) else { return "" }
+        return name + authority[colon...]
+    }
+
+    /// The wildcard name a host matches (RFC 6125 §6.4.3: `*` stands for exactly its first
+    /// label): `db5p.notify.windows.com` → `*.notify.windows.com`; nil for a single-label
+    /// host, an empty first label or an IPv6 literal. The one rule for the proxy's routes and
+    /// the fakes that answer to a wildcard name (Web Push's `*.notify.windows.com`).
+    public static func wildcardName(ofHost host: Substring) -> String? {
+        guard !host.hasPrefix("["), let dot = host.firstIndex(of: "."), dot != host.startIndex,
+              host.index(after: dot) != host.endIndex else { return nil }
+        return "*" + host[dot...]
     }
 
     /// Every routed authority, sorted (the refusal body lists them).

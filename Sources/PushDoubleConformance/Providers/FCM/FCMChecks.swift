@@ -76,10 +76,8 @@ enum FCMChecks {
         let invalid = h.sends.filter {
             $0.exchange.decidedBy.stage == .validation && $0.status == 400 && $0.exchange.decidedBy.detail != "malformed registration token"
         }
-        return invalid.isEmpty ? .held("\(h.sends.count) send(s), none refused by FCM's message checks")
-            : .violated("FCM refused the message itself", invalid.prefix(5).map {
-                Evidence("\(h.describe($0)): \($0.exchange.decidedBy.detail ?? "")", seqs: [$0.seq])
-            })
+        return h.finding(invalid, held: "\(h.sends.count) send(s), none refused by FCM's message checks",
+                         violated: "FCM refused the message itself")
     }
 
     /// `fcm.mints-succeed`: the token requests are accepted by the token endpoint (a valid
@@ -92,10 +90,8 @@ enum FCMChecks {
         // Only the endpoint's own refusals count (a fault rule's answer is decided at the fault stage).
         let refused = h.mints.filter { $0.exchange.decidedBy.stage == .auth && $0.status != 200 }
         if h.mints.isEmpty { return .notApplicable("no token requests") }
-        return refused.isEmpty ? .held("\(h.mints.count) token request(s) accepted")
-            : .violated("the token endpoint refused the assertion", refused.prefix(5).map {
-                Evidence("\(h.describe($0)): \($0.exchange.decidedBy.detail ?? "")", seqs: [$0.seq])
-            })
+        return h.finding(refused, held: "\(h.mints.count) token request(s) accepted",
+                         violated: "the token endpoint refused the assertion")
     }
 
     /// `fcm.topic-target`: every topic or condition target of a send step reached FCM as a
@@ -151,10 +147,10 @@ enum FCMChecks {
         let topics = h.sends.filter { $0.recordedTarget?["topic"] != nil }
         if topics.isEmpty { return .notApplicable("no FCM message was sent to a topic") }
         let prefixed = topics.filter { $0.recordedTarget?["topic"]?.stringValue?.hasPrefix("/topics/") == true }
-        return prefixed.isEmpty ? .held("\(topics.count) topic message(s) name the bare topic")
-            : .violated("topic names sent with the legacy /topics/ prefix", prefixed.prefix(5).map {
-                Evidence("\(h.describe($0)): message.topic \($0.recordedTarget?["topic"]?.compactJSON ?? "")", seqs: [$0.seq])
-            })
+        return h.finding(prefixed, held: "\(topics.count) topic message(s) name the bare topic",
+                         violated: "topic names sent with the legacy /topics/ prefix") {
+            "message.topic \($0.recordedTarget?["topic"]?.compactJSON ?? "")"
+        }
     }
 }
 

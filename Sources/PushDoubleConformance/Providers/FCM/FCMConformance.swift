@@ -92,6 +92,14 @@ public struct FCMHistory: Sendable {
         mints = digested.filter { $0.exchange.endpoint == FCMFake.tokenEndpoint }
     }
 
+    /// `.held(held)` when nothing offends, else `.violated(violated)` citing the first five
+    /// offending exchanges, each as ``describe(_:)`` plus `why` (default: what decided it).
+    func finding(_ offending: [FCMExchange], held: String, violated: String,
+                 why: (FCMExchange) -> String = { $0.exchange.decidedBy.detail ?? "" }) -> Finding {
+        offending.isEmpty ? .held(held)
+            : .violated(violated, offending.prefix(5).map { Evidence("\(describe($0)): \(why($0))", seqs: [$0.seq]) })
+    }
+
     public func describe(_ s: FCMExchange) -> String {
         AttemptLog.describe(device: s.device.isEmpty ? s.exchange.endpoint : s.device, exchange: s.exchange, status: s.status,
                             reason: s.reason, at: s.start, t0: t0)
