@@ -35,7 +35,7 @@ batch() {
   local k pids=()
   rm -f "$WORK"/h2.*
   for k in $(seq 0 $((CLIENTS - 1))); do
-    h2load -D "$1" --warm-up-time 1 -c 1 -m 100 -d "$WORK/fcm.$k.json" -H "authorization: Bearer $TOKEN" \
+    timeout $(( $1 + 60 )) h2load -D "$1" --warm-up-time 1 -c 1 -m 100 -d "$WORK/fcm.$k.json" -H "authorization: Bearer $TOKEN" \
       -H 'content-type: application/json' "$URL" >"$WORK/h2.$k" 2>&1 & pids+=($!)
   done
   for k in "${pids[@]}"; do wait "$k" || true; done
