@@ -80,7 +80,9 @@ extension JSONValue {
     }
 }
 
-/// The strict RFC 8259 byte parser behind ``JSONValue/parse(_:maxDepth:)``.
+/// The strict RFC 8259 byte parser behind ``JSONValue/parse(_:maxDepth:)`` and
+/// ``JSONTape/parse(_:maxDepth:)``: one grammar, handing what it reads to a
+/// ``JSONParseSink`` (the tree or the tape).
 ///
 /// Rules: one value with optional surrounding whitespace (space, tab, CR, LF); no
 /// comments, trailing commas, single quotes, leading zeros, `NaN`/`Infinity`; strings must
@@ -112,8 +114,14 @@ public struct JSONParser {
     }
 
     @usableFromInline mutating func parseDocument() throws(JSONParseError) -> JSONValue {
+        var sink = JSONTreeSink(b, rejectDuplicateKeys: rejectDuplicateKeys)
+        return try parseDocument(into: &sink)
+    }
+
+    /// The one grammar: reads the whole text and hands what it reads to `sink`.
+    mutating func parseDocument<Sink: JSONParseSink>(into sink: inout Sink) throws(JSONParseError) -> Sink.Value {
         skipWhitespace()
-        let v = try value()
+        let v = try value(&sink)
         skipWhitespace()
         guard i == b.count else { throw fail(.trailingData, "end of input") }
         return v
@@ -127,16 +135,16 @@ public struct JSONParser {
         }
     }
 
-    mutating func value() throws(JSONParseError) -> JSONValue {
+    mutating func value<Sink: JSONParseSink>(_ sink: inout Sink) throws(JSONParseError) -> Sink.Value {
         guard i < b.count else { throw fail(.unexpectedEnd, "a value") }
         switch b[i] {
-        case 0x7B: return try object()
-        case 0x5B: return try array()
-        case 0x22: return .string(try string())
-        case 0x74: try literal("true"); return .bool(true)
-        case 0x66: try literal("false"); return .bool(false)
-        case 0x6E: try literal("null"); return .null
-        case 0x2D, 0x30...0x39: return try number()
+        case 0x7B: return try object(&sink)
+        case 0x5B: return try array(&sink)
+        case 0x22: return sink.string(try string())
+        case 0x74: try literal("true"); return sink.bool(true)
+        case 0x66: try literal("false"); return sink.bool(false)
+        case 0x6E: try literal("null"); return sink.null()
+        case 0x2D, 0x30...0x39: return try number(&sink)
         default: throw unexpected("a value")
         }
     }
@@ -155,58 +163,55 @@ public struct JSONParser {
         guard depth <= maxDepth else { throw fail(.tooDeep(limit: maxDepth), "at most \(maxDepth) nested arrays/objects") }
     }
 
-    mutating func object() throws(JSONParseError) -> JSONValue {
+    mutating func object<Sink: JSONParseSink>(_ sink: inout Sink) throws(JSONParseError) -> Sink.Value {
         try enter()
         i += 1
-        var members: [(String, JSONValue)] = []
-        var seen: Set<String>? = nil
+        var members = sink.beginObject()
         skipWhitespace()
-        if i < b.count && b[i] == 0x7D { i += 1; depth -= 1; return .object(members) }
-        // Most objects are small: one allocation up front instead of growing 1, 2, 4.
-        members.reserveCapacity(4)
+        if i < b.count && b[i] == 0x7D { i += 1; depth -= 1; return sink.endObject(members) }
         while true {
             guard i < b.count, b[i] == 0x22 else { throw unexpected("a member name string") }
             let keyStart = i
             let key = try string()
-            if rejectDuplicateKeys, isDuplicate(key, in: members, seen: &seen) {
-                throw JSONParseError(offset: keyStart, kind: .duplicateKey(key), expected: "a member name not used before in this object")
+            if !sink.key(key, in: &members) {
+                throw JSONParseError(offset: keyStart, kind: .duplicateKey(text(key)), expected: "a member name not used before in this object")
             }
             skipWhitespace()
             guard i < b.count, b[i] == 0x3A else { throw unexpected("':'") }
             i += 1
             skipWhitespace()
-            members.append((key, try value()))
+            let v = try value(&sink)
+            sink.member(v, in: &members)
             skipWhitespace()
             guard i < b.count else { throw fail(.unexpectedEnd, "',' or '}'") }
             if b[i] == 0x2C { i += 1; skipWhitespace(); continue }
-            if b[i] == 0x7D { i += 1; depth -= 1; return .object(members) }
+            if b[i] == 0x7D { i += 1; depth -= 1; return sink.endObject(members) }
             throw unexpected("',' or '}'")
         }
     }
 
-    /// Linear search while the object is small, a set once it grows (hostile input with
-    /// thousands of members must not cost quadratic time).
-    func isDuplicate(_ key: String, in members: [(String, JSONValue)], seen: inout Set<String>?) -> Bool {
-        if seen != nil { return !seen!.insert(key).inserted }
-        if members.contains(where: { $0.0 == key }) { return true }
-        if members.count >= 16 { seen = Set(members.map(\.0)); seen!.insert(key) }
-        return false
-    }
-
-    mutating func array() throws(JSONParseError) -> JSONValue {
+    mutating func array<Sink: JSONParseSink>(_ sink: inout Sink) throws(JSONParseError) -> Sink.Value {
         try enter()
         i += 1
-        var items: [JSONValue] = []
+        var items = sink.beginArray()
         skipWhitespace()
-        if i < b.count && b[i] == 0x5D { i += 1; depth -= 1; return .array(items) }
-        items.reserveCapacity(4)
+        if i < b.count && b[i] == 0x5D { i += 1; depth -= 1; return sink.endArray(items) }
         while true {
-            items.append(try value())
+            let v = try value(&sink)
+            sink.element(v, in: &items)
             skipWhitespace()
             guard i < b.count else { throw fail(.unexpectedEnd, "',' or ']'") }
             if b[i] == 0x2C { i += 1; skipWhitespace(); continue }
-            if b[i] == 0x5D { i += 1; depth -= 1; return .array(items) }
+            if b[i] == 0x5D { i += 1; depth -= 1; return sink.endArray(items) }
             throw unexpected("',' or ']'")
+        }
+    }
+
+    /// The text of a string token.
+    func text(_ t: JSONStringToken) -> String {
+        switch t {
+        case .ascii(let start, let end): return String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self)
+        case .decoded(let s): return s
         }
     }
 
@@ -228,8 +233,9 @@ public struct JSONParser {
         return v
     }
 
-    /// Reads a string starting at its opening quote.
-    mutating func string() throws(JSONParseError) -> String {
+    /// Reads a string starting at its opening quote: its byte range when it needs no
+    /// decoding (no escape, ASCII), else its decoded text.
+    mutating func string() throws(JSONParseError) -> JSONStringToken {
         i += 1
         let start = i
         // Fast path: no escapes; pure ASCII needs no UTF-8 validation. The scan runs on
@@ -260,11 +266,10 @@ public struct JSONParser {
         if k < end {
             let c = b[k]
             if c == 0x22 {
-                let slice = UnsafeBufferPointer(rebasing: b[start..<k])
-                if high < 0x80 { i += 1; return String(decoding: slice, as: UTF8.self) }
-                guard let s = String(validating: slice, as: UTF8.self) else { throw invalidUTF8(from: start) }
+                if high < 0x80 { i += 1; return .ascii(start: start, end: k) }
+                guard let s = String(validating: UnsafeBufferPointer(rebasing: b[start..<k]), as: UTF8.self) else { throw invalidUTF8(from: start) }
                 i += 1
-                return s
+                return .decoded(s)
             }
             if c < 0x20 { throw fail(.controlCharacter, "'\"' or an escape") }
         }
@@ -277,7 +282,7 @@ public struct JSONParser {
             if c == 0x22 {
                 guard let s = String(validating: out, as: UTF8.self) else { throw invalidUTF8(from: start) }
                 i += 1
-                return s
+                return .decoded(s)
             }
             if c < 0x20 { throw fail(.controlCharacter, "'\"' or an escape") }
             if c != 0x5C { out.append(c); i += 1; continue }
@@ -339,7 +344,7 @@ public struct JSONParser {
 
     @inline(__always) func isDigit(_ c: UInt8) -> Bool { c &- 0x30 < 10 }
 
-    mutating func number() throws(JSONParseError) -> JSONValue {
+    mutating func number<Sink: JSONParseSink>(_ sink: inout Sink) throws(JSONParseError) -> Sink.Value {
         let start = i
         let negative = b[i] == 0x2D
         if negative { i += 1 }
@@ -374,14 +379,14 @@ public struct JSONParser {
             while i < b.count, isDigit(b[i]) { i += 1 }
         }
         if integral && !overflow {
-            if !negative, magnitude <= UInt64(Int64.max) { return .int(Int64(magnitude)) }
-            if negative, magnitude <= UInt64(Int64.max) + 1 { return .int(Int64(truncatingIfNeeded: 0 &- magnitude)) }
+            if !negative, magnitude <= UInt64(Int64.max) { return sink.int(Int64(magnitude)) }
+            if negative, magnitude <= UInt64(Int64.max) + 1 { return sink.int(Int64(truncatingIfNeeded: 0 &- magnitude)) }
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: b[start..<i]), as: UTF8.self)
         guard let d = Double(text), d.isFinite else {
             throw JSONParseError(offset: start, kind: .numberOutOfRange, expected: "a number within Double range")
         }
-        return .double(d)
+        return sink.double(d)
     }
 
     func unexpectedNumber(_ expected: String) -> JSONParseError {

@@ -211,3 +211,56 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(try JSONValue.parse(Data(bytes)), ["a": [1, 2.5]])
     }
 }
+
+/// ``JSONTape``: the same grammar as the tree (one parser), so the same answers; nodes,
+/// members and strings read without making the tree.
+final class JSONTapeTests: XCTestCase {
+    func tape(_ s: String) throws -> JSONTape { try JSONTape.parse(Array(s.utf8)) }
+
+    func testSameValueAsTheTreeForEveryNode() throws {
+        let texts = [
+            #"{"message":{"token":"abc","data":{"k":"v","n":"1"},"android":{"ttl":"3600s","priority":"high"}},"validate_only":false}"#,
+            #"[1,-2,3.5,1e3,-0,12345678901234567890,true,false,null,"",[],{},[[{}]]]"#,
+            #"{"a\u0062":"\u00e9\ud83d\ude00","dup":1,"dup":2,"esc":"tab\there \"q\" \\ \/","ü":"ünïcode"}"#,
+            "  \"top\"\n", "0", "-9223372036854775808", "9223372036854775807", "9223372036854775808", "null",
+        ]
+        for text in texts {
+            let t = try tape(text)
+            XCTAssertEqual(t.value(t.root), try JSONValue.parse(text), text)
+        }
+    }
+
+    func testSameErrorsAsTheTree() {
+        for text in ["", "{", #"{"a":}"#, "[1,]", "01", #""\x""#, #""\ud800""#, "1 2", "\"\u{01}\"", #"{"a" 1}"#, "nul",
+                     "[" + String(repeating: "[", count: 70) + String(repeating: "]", count: 71)] {
+            var tree: JSONParseError?, flat: JSONParseError?
+            do { _ = try JSONValue.parse(text) } catch { tree = error }
+            do { _ = try JSONTape.parse(Array(text.utf8)) } catch { flat = error }
+            XCTAssertNotNil(tree, text)
+            XCTAssertEqual(tree, flat, text)
+        }
+    }
+
+    func testWalksMembersAndSkipsNestedValues() throws {
+        let t = try tape(#"{"a":{"x":[1,{"y":2}],"z":3},"b":"two","c":[true],"a":null}"#)
+        let members = Array(t.members(t.root))
+        XCTAssertEqual(members.map { t.string($0.key) }, ["a", "b", "c", "a"])
+        XCTAssertEqual(t.kind(members[0].value), .object)
+        XCTAssertEqual(t.count(members[0].value), 2)
+        XCTAssertEqual(t.string(members[1].value), "two")
+        XCTAssertEqual(t.elements(members[2].value).map { t.bool($0) }, [true])
+        XCTAssertTrue(t.isNull(members[3].value))
+        XCTAssertNil(t.string(members[0].value))
+        XCTAssertEqual(Array(t.members(members[1].value)).count, 0, "a string has no members")
+    }
+
+    func testASCIIBytesOnlyForUndecodedStrings() throws {
+        let t = try tape(#"["plain","esc\n","é"]"#)
+        let e = t.elements(t.root)
+        XCTAssertEqual(t.withASCIIBytes(e[0]) { String(decoding: $0, as: UTF8.self) }, "plain")
+        XCTAssertNil(t.withASCIIBytes(e[1]) { _ in true })
+        XCTAssertNil(t.withASCIIBytes(e[2]) { _ in true })
+        XCTAssertEqual(t.string(e[1]), "esc\n")
+        XCTAssertEqual(t.string(e[2]), "é")
+    }
+}

@@ -10,6 +10,10 @@ struct FCMFieldSchema: Sendable {
     /// The same table by UTF-8 length: `(spelling, name)` pairs whose spelling has that many
     /// bytes, for ASCII member names (a few byte compares instead of hashing the name).
     let byLength: [[(spelling: String, name: String)]]
+    /// Every spelling's bytes back to back, and per UTF-8 length the offset in it and the
+    /// name of each spelling that long: member names are matched on the body's bytes.
+    let spellingBytes: [UInt8]
+    let spellingsByLength: [[(offset: Int, name: String)]]
 
     init(_ names: [String]) {
         self.names = names
@@ -19,6 +23,28 @@ struct FCMFieldSchema: Sendable {
         var buckets: [[(spelling: String, name: String)]] = Array(repeating: [], count: (l.keys.map(\.utf8.count).max() ?? 0) + 1)
         for (spelling, name) in l.sorted(by: { $0.key < $1.key }) { buckets[spelling.utf8.count].append((spelling, name)) }
         byLength = buckets
+        var all: [UInt8] = []
+        spellingsByLength = buckets.map { bucket in
+            bucket.map { entry in
+                defer { all.append(contentsOf: entry.spelling.utf8) }
+                return (all.count, entry.name)
+            }
+        }
+        spellingBytes = all
+    }
+
+    /// ``name(of:)`` for a member name given as its ASCII bytes (then byte equality is
+    /// String equality), without making it a String.
+    func name(ofASCII key: UnsafeBufferPointer<UInt8>) -> String? {
+        let n = key.count
+        guard n < spellingsByLength.count else { return nil }
+        return spellingBytes.withUnsafeBufferPointer { all -> String? in
+            candidates: for entry in spellingsByLength[n] {
+                for j in 0..<n where all[entry.offset + j] != key[j] { continue candidates }
+                return entry.name
+            }
+            return nil
+        }
     }
 
     /// The snake_case name `key` spells, nil when it is not a field of this message.
@@ -56,36 +82,31 @@ struct FCMObjectFields {
     /// joined only when asked for (errors, unknown fields, nested objects), not per object.
     let parentPath: String
     let memberName: String
-    /// In member order; a linear list (objects have a few dozen fields at most, and a
-    /// dictionary per object showed up on the request path).
-    private var values: [(String, JSONValue)] = []
+    /// (snake_case name, value node) in member order; a linear list (objects have a few
+    /// dozen fields at most, and a dictionary per object showed up on the request path).
+    private var values: [(String, JSONTape.Index)] = []
 
-    init(members: [(String, JSONValue)], schema: FCMFieldSchema, parentPath: String, memberName: String, unknown: inout [String]) {
+    init(tape: JSONTape, object: JSONTape.Index, schema: FCMFieldSchema, parentPath: String, memberName: String,
+         unknown: inout [String]) {
         self.parentPath = parentPath
         self.memberName = memberName
-        // The usual object: every member spelled by its snake_case name, none null, none
-        // repeated. Its own member list is then the field list, shared rather than copied.
-        if Self.isPlain(members, schema) { values = members; return }
-        values.reserveCapacity(members.count)
-        for (key, value) in members {
-            guard let name = schema.name(of: key) else {
-                let path = Self.join(parentPath, memberName)
-                unknown.append(path.isEmpty ? key : path + "." + key)
-                continue
+        var list: [(String, JSONTape.Index)] = []
+        list.reserveCapacity(tape.count(object))
+        tape.withBytes { body in
+            for (key, value) in tape.members(object) {
+                // A plain ASCII name is matched on the body's bytes; any other is made a String.
+                let name = tape.asciiRange(key).map { schema.name(ofASCII: UnsafeBufferPointer(rebasing: body[$0])) }
+                    ?? tape.string(key).flatMap(schema.name(of:))
+                guard let name else {
+                    let path = Self.join(parentPath, memberName)
+                    let text = tape.string(key) ?? ""
+                    unknown.append(path.isEmpty ? text : path + "." + text)
+                    continue
+                }
+                if !tape.isNull(value), !list.contains(where: { $0.0 == name }) { list.append((name, value)) }
             }
-            if !value.isNull, !values.contains(where: { $0.0 == name }) { values.append((name, value)) }
         }
-    }
-
-    /// Whether `members` needs no renaming or filtering: known snake_case names only, no
-    /// `null`, no name twice (what the loop above would keep is then `members` itself).
-    static func isPlain(_ members: [(String, JSONValue)], _ schema: FCMFieldSchema) -> Bool {
-        for i in members.indices {
-            let (key, value) = members[i]
-            guard !value.isNull, let name = schema.name(of: key), name == key else { return false }
-            for j in 0..<i where members[j].0 == key { return false }
-        }
-        return true
+        values = list
     }
 
     /// `parent.name`, or `name` at the top (the empty path is the request body itself).
@@ -93,7 +114,8 @@ struct FCMObjectFields {
 
     /// The dotted path of this object (`""` for the body, `message.android`).
     var path: String { Self.join(parentPath, memberName) }
-    subscript(name: String) -> JSONValue? {
+    /// The value node of field `name` (snake_case), nil when absent or null.
+    subscript(name: String) -> JSONTape.Index? {
         for v in values where v.0 == name { return v.1 }
         return nil
     }
@@ -101,30 +123,32 @@ struct FCMObjectFields {
     var isEmpty: Bool { values.isEmpty }
 }
 
-/// The typed reads shared by every part of the validator; each failure is an ``FCMError``.
+/// The typed reads shared by every part of the validator, on the body's ``JSONTape``; each
+/// failure is an ``FCMError``.
 struct FCMFieldReader {
     let configuration: FCMValidatorConfiguration
+    let tape: JSONTape
     var unknown: [String] = []
 
-    init(configuration: FCMValidatorConfiguration) { self.configuration = configuration }
+    init(configuration: FCMValidatorConfiguration, tape: JSONTape) { self.configuration = configuration; self.tape = tape }
 
     func fail(_ rule: FCMValidationRule, _ field: String?) -> FCMError {
         FCMError(rule: rule, field: field, envelope: configuration.error(for: rule))
     }
 
     /// `Invalid value at '<field>' (<TYPE>), <value>` (fcm.md §4.3 doc example 1).
-    func wrongType(_ field: String, _ protoType: String, _ value: JSONValue) -> FCMError {
+    func wrongType(_ field: String, _ protoType: String, _ value: JSONTape.Index) -> FCMError {
         let envelope = configuration.errorOverrides[.wrongType]
-            ?? .invalidValue(field: field, protoType: protoType, valueText: value.compactJSON)
+            ?? .invalidValue(field: field, protoType: protoType, valueText: tape.value(value).compactJSON)
         return FCMError(rule: .wrongType, field: field, envelope: envelope)
     }
 
     /// The fields of the object at `parentPath`.`name` (both empty: the body); refuses a
     /// non-object and, under the `reject` policy, any unknown member.
-    mutating func fields(_ value: JSONValue, _ schema: FCMFieldSchema, parentPath: String, name: String) throws(FCMError) -> FCMObjectFields {
-        guard case .object(let members) = value else { throw wrongType(FCMObjectFields.join(parentPath, name), "TYPE_MESSAGE", value) }
+    mutating func fields(_ value: JSONTape.Index, _ schema: FCMFieldSchema, parentPath: String, name: String) throws(FCMError) -> FCMObjectFields {
+        guard tape.kind(value) == .object else { throw wrongType(FCMObjectFields.join(parentPath, name), "TYPE_MESSAGE", value) }
         let before = unknown.count
-        let f = FCMObjectFields(members: members, schema: schema, parentPath: parentPath, memberName: name, unknown: &unknown)
+        let f = FCMObjectFields(tape: tape, object: value, schema: schema, parentPath: parentPath, memberName: name, unknown: &unknown)
         if configuration.unknownFields == .reject, unknown.count > before { throw fail(.unknownField, unknown[before]) }
         return f
     }
@@ -136,48 +160,50 @@ struct FCMFieldReader {
 
     func string(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> String? {
         guard let v = f[name] else { return nil }
-        guard case .string(let s) = v else { throw wrongType(f.path(name), "TYPE_STRING", v) }
+        guard let s = tape.string(v) else { throw wrongType(f.path(name), "TYPE_STRING", v) }
         return s
     }
 
     func bool(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> Bool? {
         guard let v = f[name] else { return nil }
-        guard case .bool(let b) = v else { throw wrongType(f.path(name), "TYPE_BOOL", v) }
+        guard let b = tape.bool(v) else { throw wrongType(f.path(name), "TYPE_BOOL", v) }
         return b
     }
 
     func number(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> Double? {
         guard let v = f[name] else { return nil }
-        guard let d = v.doubleValue else { throw wrongType(f.path(name), "TYPE_FLOAT", v) }
+        guard tape.kind(v) == .int || tape.kind(v) == .double, let d = tape.value(v).doubleValue else {
+            throw wrongType(f.path(name), "TYPE_FLOAT", v)
+        }
         return d
     }
 
     /// Any JSON object, kept as sent (`apns.payload`, `webpush.notification`).
     func anyObject(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> JSONValue? {
         guard let v = f[name] else { return nil }
-        guard case .object = v else { throw wrongType(f.path(name), "TYPE_MESSAGE", v) }
-        return v
+        guard tape.kind(v) == .object else { throw wrongType(f.path(name), "TYPE_MESSAGE", v) }
+        return tape.value(v)
     }
 
     /// A `map<string,string>`: a value of another type is `<path>[<index>].value`.
     func stringMap(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> FCMStringMap? {
         guard let v = f[name] else { return nil }
-        guard case .object(let members) = v else { throw wrongType(f.path(name), "TYPE_MESSAGE", v) }
+        guard tape.kind(v) == .object else { throw wrongType(f.path(name), "TYPE_MESSAGE", v) }
         var map = FCMStringMap()
-        map.entries.reserveCapacity(members.count)
-        for (index, (key, value)) in members.enumerated() {
-            guard case .string(let s) = value else { throw wrongType("\(f.path(name))[\(index)].value", "TYPE_STRING", value) }
-            map.entries.append(.init(key: key, value: s))
+        map.entries.reserveCapacity(tape.count(v))
+        for (index, (key, value)) in tape.members(v).enumerated() {
+            guard let s = tape.string(value) else { throw wrongType("\(f.path(name))[\(index)].value", "TYPE_STRING", value) }
+            map.entries.append(.init(key: tape.string(key) ?? "", value: s))
         }
         return map
     }
 
     func stringArray(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> [String]? {
         guard let v = f[name] else { return nil }
-        guard case .array(let items) = v else { throw wrongType(f.path(name), "TYPE_STRING", v) }
+        guard tape.kind(v) == .array else { throw wrongType(f.path(name), "TYPE_STRING", v) }
         var out: [String] = []
-        for (i, item) in items.enumerated() {
-            guard case .string(let s) = item else { throw wrongType("\(f.path(name))[\(i)]", "TYPE_STRING", item) }
+        for (i, item) in tape.elements(v).enumerated() {
+            guard let s = tape.string(item) else { throw wrongType("\(f.path(name))[\(i)]", "TYPE_STRING", item) }
             out.append(s)
         }
         return out
@@ -186,7 +212,7 @@ struct FCMFieldReader {
     /// A google-duration string; anything else fails `rule`.
     func duration(_ f: FCMObjectFields, _ name: String, rule: FCMValidationRule) throws(FCMError) -> FCMDuration? {
         guard let v = f[name] else { return nil }
-        guard case .string(let s) = v, let d = FCMDuration(s) else { throw fail(rule, f.path(name)) }
+        guard let s = tape.string(v), let d = FCMDuration(s) else { throw fail(rule, f.path(name)) }
         return d
     }
 
@@ -194,7 +220,7 @@ struct FCMFieldReader {
     /// uppercasing (ASCII text byte by byte; other text by `uppercased()`, as before).
     func caseInsensitiveEnumName(_ f: FCMObjectFields, _ name: String, allowed: Set<String>, rule: FCMValidationRule) throws(FCMError) -> String? {
         // ASCII text: the allowed name it equals once uppercased, found without building it.
-        if case .string(var s)? = f[name], let hit = s.withUTF8({ b in Self.asciiUppercaseMatch(b, in: allowed) }) {
+        if let v = f[name], case .some(.some(let hit)) = tape.withASCIIBytes(v, { Self.asciiUppercaseMatch($0, in: allowed) }) {
             guard let found = hit else { throw fail(rule, f.path(name)) }
             return found
         }
@@ -238,7 +264,7 @@ struct FCMFieldReader {
     func enumName(_ f: FCMObjectFields, _ name: String, allowed: Set<String>, rule: FCMValidationRule,
                   normalise: (String) -> String = { $0 }) throws(FCMError) -> String? {
         guard let v = f[name] else { return nil }
-        guard case .string(let s) = v else { throw fail(rule, f.path(name)) }
+        guard let s = tape.string(v) else { throw fail(rule, f.path(name)) }
         let normalised = normalise(s)
         guard allowed.contains(normalised) else { throw fail(rule, f.path(name)) }
         return normalised

@@ -26,11 +26,13 @@ public struct FCMSendRequestValidator: Sendable {
 
     /// Validates a request body.
     public func validate<Bytes: Collection>(body: Bytes) throws(FCMError) -> FCMMessage where Bytes.Element == UInt8 {
-        var reader = FCMFieldReader(configuration: configuration)
-        let root: JSONValue
-        do { root = try JSONValue.parse(body) } catch { throw reader.fail(.bodyNotJSON, nil) }
-        guard case .object = root else { throw reader.fail(.bodyNotObject, nil) }
-        var raw = try decodeRequest(root, &reader)
+        let tape: JSONTape
+        do { tape = try JSONTape.parse(Array(body)) } catch {
+            throw FCMError(rule: .bodyNotJSON, field: nil, envelope: configuration.error(for: .bodyNotJSON))
+        }
+        var reader = FCMFieldReader(configuration: configuration, tape: tape)
+        guard tape.kind(tape.root) == .object else { throw reader.fail(.bodyNotObject, nil) }
+        var raw = try decodeRequest(tape.root, &reader)
         try check(&raw, reader)
         return raw.message
     }
@@ -73,12 +75,12 @@ public struct FCMSendRequestValidator: Sendable {
     struct Decoded {
         var message: FCMMessage
         var targets: [FCMTarget]
-        var messageValue: JSONValue?
+        var messageValue: JSONTape.Index?
     }
 
     // MARK: Phase 1: decoding
 
-    func decodeRequest(_ root: JSONValue, _ r: inout FCMFieldReader) throws(FCMError) -> Decoded {
+    func decodeRequest(_ root: JSONTape.Index, _ r: inout FCMFieldReader) throws(FCMError) -> Decoded {
         let top = try r.fields(root, Self.requestSchema, parentPath: "", name: "")
         let validateOnly = try r.bool(top, "validate_only") ?? false
         var decoded = Decoded(message: FCMMessage(target: .token(""), validateOnly: validateOnly), targets: [], messageValue: top["message"])
@@ -138,14 +140,14 @@ public struct FCMSendRequestValidator: Sendable {
         an.bodyLocArgs = try r.stringArray(n, "body_loc_args")
         an.titleLocArgs = try r.stringArray(n, "title_loc_args")
         if let v = n["event_time"] {
-            guard case .string(let s) = v, FCMTimestampSyntax.isValid(s) else { throw r.fail(.timestampFormat, n.path("event_time")) }
+            guard let s = r.tape.string(v), FCMTimestampSyntax.isValid(s) else { throw r.fail(.timestampFormat, n.path("event_time")) }
             an.eventTime = s
         }
         if let v = n["vibrate_timings"] {
-            guard case .array(let items) = v else { throw r.wrongType(n.path("vibrate_timings"), "TYPE_MESSAGE", v) }
+            guard r.tape.kind(v) == .array else { throw r.wrongType(n.path("vibrate_timings"), "TYPE_MESSAGE", v) }
             var list: [FCMDuration] = []
-            for (i, item) in items.enumerated() {
-                guard case .string(let s) = item, let d = FCMDuration(s) else { throw r.fail(.durationFormat, "\(n.path("vibrate_timings"))[\(i)]") }
+            for (i, item) in r.tape.elements(v).enumerated() {
+                guard let s = r.tape.string(item), let d = FCMDuration(s) else { throw r.fail(.durationFormat, "\(n.path("vibrate_timings"))[\(i)]") }
                 list.append(d)
             }
             an.vibrateTimings = list
@@ -168,11 +170,11 @@ public struct FCMSendRequestValidator: Sendable {
     }
 
     /// int32 (fcm.md §2.3): a JSON integer, or (leniently) an integral number or decimal string.
-    func decodeInt32(_ v: JSONValue, path: String, _ r: FCMFieldReader) throws(FCMError) -> Int32 {
+    func decodeInt32(_ v: JSONTape.Index, path: String, _ r: FCMFieldReader) throws(FCMError) -> Int32 {
         let wide: Int64?
-        switch v {
-        case .int, .double: wide = v.intValue
-        case .string(let s): wide = Int64(s)
+        switch r.tape.kind(v) {
+        case .int, .double: wide = r.tape.value(v).intValue
+        case .string: wide = r.tape.string(v).flatMap { Int64($0) }
         default: throw r.wrongType(path, "TYPE_INT32", v)
         }
         guard let w = wide else { throw r.wrongType(path, "TYPE_INT32", v) }
@@ -275,7 +277,7 @@ public struct FCMSendRequestValidator: Sendable {
             }
             size = n
         case .messageJSON:
-            size = d.messageValue?.compactJSONBytes.count ?? 0
+            size = d.messageValue.map { r.tape.value($0).compactJSONBytes.count } ?? 0
         }
         d.message.payloadBytes = size
         let isTopic: Bool

@@ -29,7 +29,7 @@ static func appendLine(_ s: ExchangeSummary, into out: inout [UInt8]) {
             out.append(contentsOf: s.path.utf8)
         }
         out.append(contentsOf: " → ".utf8)
-        out.append(contentsOf: outcome(status: s.status, action: s.action, reason: s.reason, decidedBy: s.decidedBy).utf8)
+        appendOutcome(status: s.status, action: s.action, reason: s.reason, decidedBy: s.decidedBy, into: &out)
         out.append(contentsOf: " conn=".utf8); appendDecimal(s.connectionID, into: &out)
         out.append(contentsOf: " stream=".utf8); appendDecimal(UInt64(s.streamID), into: &out)
         out.append(0x0a)
@@ -37,11 +37,19 @@ static func appendLine(_ s: ExchangeSummary, into out: inout [UInt8]) {
 
     /// `410 Unregistered [device d1]`, `reset [fault f1]`, `200 delayed [accepted registered]`.
     private static func outcome(status: Int?, action: String, reason: String?, decidedBy: Decision) -> String {
-        var s = status.map(String.init) ?? action
-        if action != "respond" && status != nil { s += " " + action }
-        if let r = reason { s += " " + r }
-        s += " [" + decidedBy.stage.rawValue + (decidedBy.detail.map { " " + $0 } ?? "") + "]"
-        return s
+        var out: [UInt8] = []
+        appendOutcome(status: status, action: action, reason: reason, decidedBy: decidedBy, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// ``outcome(status:action:reason:decidedBy:)`` appended as UTF-8 (no string per part).
+    private static func appendOutcome(status: Int?, action: String, reason: String?, decidedBy: Decision, into out: inout [UInt8]) {
+        if let status { appendDecimal(UInt64(max(0, status)), into: &out) } else { out.append(contentsOf: action.utf8) }
+        if action != "respond" && status != nil { out.append(0x20); out.append(contentsOf: action.utf8) }
+        if let r = reason { out.append(0x20); out.append(contentsOf: r.utf8) }
+        out.append(contentsOf: " [".utf8); out.append(contentsOf: decidedBy.stage.rawValue.utf8)
+        if let d = decidedBy.detail { out.append(0x20); out.append(contentsOf: d.utf8) }
+        out.append(0x5d)
     }
 
     /// `HH:MM:SS.mmm` in UTC, milliseconds rounded like ``DateFormats/iso8601(_:)``.
@@ -116,12 +124,17 @@ enum Style: Sendable { case line, detailed }
 init(history: HistoryStore, console: Console, style: Style, capacity: Int = 65_536, interval: Double = 0.1) {
         let (feed, _) = history.feed(capacity: capacity)
         pump = HistoryFeedPump(feed: feed, interval: interval, name: "pushdouble.log") { events in
-            console.write(Self.render(events, style: style))
+            console.write(utf8: Self.renderUTF8(events, style: style))
         }
     }
 
     /// The text for a batch of feed events.
     static func render(_ events: [HistoryFeedEvent], style: Style) -> String {
+        String(decoding: renderUTF8(events, style: style), as: UTF8.self)
+    }
+
+    /// ``render(_:style:)`` as UTF-8, as the console writes it.
+    static func renderUTF8(_ events: [HistoryFeedEvent], style: Style) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(events.count * (style == .line ? 120 : 600))
         for event in events {
@@ -135,7 +148,7 @@ init(history: HistoryStore, console: Console, style: Style, capacity: Int = 65_5
                 out.append(contentsOf: "… \(n) log lines dropped (output slower than the traffic)\n".utf8)
             }
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     /// Writes what is still queued and stops the thread.
