@@ -45,6 +45,9 @@ public struct JSONTape: Sendable {
 
     private init(bytes: [UInt8]) { self.bytes = bytes }
 
+    /// How many nodes the document has.
+    @inlinable public var nodeCount: Int { entries.count }
+
     /// The root node.
     @inlinable
     public var root: Index { 0 }

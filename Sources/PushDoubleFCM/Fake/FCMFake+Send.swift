@@ -14,7 +14,7 @@ extension FCMFake {
         }
         admission.topic = project
         // Authentication comes first: Google's front end refuses before reading the body.
-        let (identity, authRefusal) = authenticate(request, project: project, now: now)
+        let (identity, authRefusal, maker) = authenticate(request, project: project, now: now)
         admission.auth = identity
         if let authRefusal {
             admission.notificationMaker = Self.recordedNotification
@@ -22,8 +22,7 @@ extension FCMFake {
             admission.token = Self.registrationToken(inRefused: request.body)
             return admission
         }
-        let account = identity.issuer
-        admission.notificationMaker = { FCMRecordedMessage.make($0, account: account) }
+        admission.notificationMaker = maker
         let message: FCMMessage
         do { message = try validator.validate(body: request.body) } catch {
             admission.refusal = Self.envelopeResponse(error.envelope, stage: .validation,
@@ -43,28 +42,32 @@ extension FCMFake {
         return admission
     }
 
+    /// What ``Admission/notificationMaker`` holds for an authenticated send.
+    typealias NotificationMaker = @Sendable (HTTPRequest) -> JSONValue?
+
     /// Reads `Authorization: Bearer <token>` (scheme in any case, protocols README
     /// "Leniency") and looks the token up. Returns the identity for the history and, when
-    /// refused, the answer.
-    func authenticate(_ request: HTTPRequest, project: String, now: Double) -> (AuthIdentity, ProviderResponse?) {
+    /// refused, the answer; when accepted, the history's maker of the decoded message for
+    /// the token's account (one closure per accepted bearer, not one per send).
+    func authenticate(_ request: HTTPRequest, project: String, now: Double) -> (AuthIdentity, ProviderResponse?, NotificationMaker?) {
         guard let header = request.headers.first(name: "authorization") else {
             return (AuthIdentity(scheme: "none", valid: false),
-                    Self.envelopeResponse(.missingCredential, stage: .auth, detail: "no authorization header"))
+                    Self.envelopeResponse(.missingCredential, stage: .auth, detail: "no authorization header"), nil)
         }
         // Read before the lookup: a revocation or a mint after it makes the entry stored
         // below stale at once.
         let generation = accounts.store.generation
-        if let identity = lastAcceptedBearer.withLock({ $0?.identity(header: header, project: project, generation: generation, now: now) }) {
-            return (identity, nil)
+        if let hit = lastAcceptedBearer.withLock({ b in b?.accepts(header: header, project: project, generation: generation, now: now) == true ? b : nil }) {
+            return (hit.identity, nil, hit.maker)
         }
         guard let token = Self.bearerCredential(header) else {
             return (AuthIdentity(scheme: "none", valid: false, extra: ["authorization": "not a bearer token"]),
-                    Self.envelopeResponse(.missingCredential, stage: .auth, detail: "authorization is not `Bearer <token>`"))
+                    Self.envelopeResponse(.missingCredential, stage: .auth, detail: "authorization is not `Bearer <token>`"), nil)
         }
-        func refused(_ grant: FCMAccessGrant?, _ why: String) -> (AuthIdentity, ProviderResponse?) {
+        func refused(_ grant: FCMAccessGrant?, _ why: String) -> (AuthIdentity, ProviderResponse?, NotificationMaker?) {
             var identity = Self.identity(grant, project: project, valid: false)
             identity.extra["token"] = Self.fingerprint(token)
-            return (identity, Self.envelopeResponse(.invalidCredentials, stage: .auth, detail: why))
+            return (identity, Self.envelopeResponse(.invalidCredentials, stage: .auth, detail: why), nil)
         }
         switch accounts.store.lookup(token, now: now) {
         case .unknown: return refused(nil, "access token not issued by this fake")
@@ -76,15 +79,19 @@ extension FCMFake {
             if !grant.covers(project: project) {
                 identity.valid = false
                 return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
-                                                               detail: "\(grant.clientEmail) may not send for project \(project)"))
+                                                               detail: "\(grant.clientEmail) may not send for project \(project)"), nil)
             }
             if !grant.scopes.contains(where: configuration.tokenEndpoint.fcmScopes.contains) {
                 identity.valid = false
                 return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
-                                                               detail: "access token has no FCM scope"))
+                                                               detail: "access token has no FCM scope"), nil)
             }
-            lastAcceptedBearer.withLock { $0 = AcceptedBearer(header: header, project: project, generation: generation, grant: grant, identity: identity) }
-            return (identity, nil)
+            let account = grant.clientEmail
+            let maker: NotificationMaker = { FCMRecordedMessage.make($0, account: account) }
+            lastAcceptedBearer.withLock {
+                $0 = AcceptedBearer(header: header, project: project, generation: generation, grant: grant, identity: identity, maker: maker)
+            }
+            return (identity, nil, maker)
         }
     }
 
@@ -100,9 +107,11 @@ extension FCMFake {
         let generation: UInt64
         let grant: FCMAccessGrant
         let identity: AuthIdentity
+        /// The history's maker for this bearer's account.
+        let maker: NotificationMaker
 
-        func identity(header h: String, project p: String, generation g: UInt64, now: Double) -> AuthIdentity? {
-            g == generation && now < grant.expiresAt && h == header && p == project ? identity : nil
+        func accepts(header h: String, project p: String, generation g: UInt64, now: Double) -> Bool {
+            g == generation && now < grant.expiresAt && h == header && p == project
         }
     }
 

@@ -2,65 +2,57 @@ import PushDoubleJSON
 
 /// The field names of one proto message, in both spellings proto3 JSON accepts: the
 /// snake_case proto name and its lowerCamelCase JSON name (fcm.md §2 [A]: "both ... are
-/// accepted"; the SDKs send snake_case).
-struct FCMFieldSchema: Sendable {
+/// accepted"; the SDKs send snake_case). A field is known by its slot, its index in `names`.
+/// A class: every object read refers to its schema, without copying the tables.
+final class FCMFieldSchema: Sendable {
     let names: [String]
-    /// spelling → snake_case name.
-    let lookup: [String: String]
-    /// The same table by UTF-8 length: `(spelling, name)` pairs whose spelling has that many
-    /// bytes, for ASCII member names (a few byte compares instead of hashing the name).
-    let byLength: [[(spelling: String, name: String)]]
+    /// spelling → slot.
+    let lookup: [String: Int]
     /// Every spelling's bytes back to back, and per UTF-8 length the offset in it and the
-    /// name of each spelling that long: member names are matched on the body's bytes.
+    /// slot of each spelling that long: member names are matched on the body's bytes.
     let spellingBytes: [UInt8]
-    let spellingsByLength: [[(offset: Int, name: String)]]
+    let spellingsByLength: [[(offset: Int, slot: Int)]]
 
     init(_ names: [String]) {
         self.names = names
-        var l: [String: String] = [:]
-        for n in names { l[n] = n; l[Self.lowerCamel(n)] = n }
+        var l: [String: Int] = [:]
+        for (slot, n) in names.enumerated() { l[n] = slot; l[Self.lowerCamel(n)] = slot }
         lookup = l
-        var buckets: [[(spelling: String, name: String)]] = Array(repeating: [], count: (l.keys.map(\.utf8.count).max() ?? 0) + 1)
-        for (spelling, name) in l.sorted(by: { $0.key < $1.key }) { buckets[spelling.utf8.count].append((spelling, name)) }
-        byLength = buckets
+        var buckets: [[(spelling: String, slot: Int)]] = Array(repeating: [], count: (l.keys.map(\.utf8.count).max() ?? 0) + 1)
+        for (spelling, slot) in l.sorted(by: { $0.key < $1.key }) { buckets[spelling.utf8.count].append((spelling, slot)) }
         var all: [UInt8] = []
         spellingsByLength = buckets.map { bucket in
             bucket.map { entry in
                 defer { all.append(contentsOf: entry.spelling.utf8) }
-                return (all.count, entry.name)
+                return (all.count, entry.slot)
             }
         }
         spellingBytes = all
     }
 
-    /// ``name(of:)`` for a member name given as its ASCII bytes (then byte equality is
-    /// String equality), without making it a String.
-    func name(ofASCII key: UnsafeBufferPointer<UInt8>) -> String? {
+    /// The slot of the field a member name given as its ASCII bytes spells (for ASCII,
+    /// byte equality is String equality), nil when it is not a field of this message.
+    func slot(ofASCII key: UnsafeBufferPointer<UInt8>) -> Int? {
         let n = key.count
         guard n < spellingsByLength.count else { return nil }
-        return spellingBytes.withUnsafeBufferPointer { all -> String? in
+        return spellingBytes.withUnsafeBufferPointer { all -> Int? in
             candidates: for entry in spellingsByLength[n] {
                 for j in 0..<n where all[entry.offset + j] != key[j] { continue candidates }
-                return entry.name
+                return entry.slot
             }
             return nil
         }
     }
 
-    /// The snake_case name `key` spells, nil when it is not a field of this message.
-    /// An ASCII key is compared byte for byte within its length bucket (for ASCII, String
-    /// equality is byte equality); any other key goes through `lookup` (String equality is
-    /// canonical equivalence, e.g. U+212A KELVIN SIGN equals `K`).
-    func name(of key: String) -> String? {
-        var k = key
-        let n = k.withUTF8 { b -> Int? in
-            for c in b where c >= 0x80 { return nil }
-            return b.count
-        }
-        guard let n else { return lookup[key] }
-        guard n < byLength.count else { return nil }
-        for entry in byLength[n] where entry.spelling == key { return entry.name }
-        return nil
+    /// The slot of the field any member name spells (String equality: canonical
+    /// equivalence, e.g. U+212A KELVIN SIGN equals `K`).
+    func slot(of key: String) -> Int? { lookup[key] }
+
+    /// Whether field `slot` is the one named `name` (snake_case): lengths first, as nearly
+    /// every lookup compares a name with fields it is not.
+    @inline(__always) func slot(_ slot: Int, is name: String) -> Bool {
+        let own = names[slot]
+        return own.utf8.count == name.utf8.count && own == name
     }
 
     /// `collapse_key` → `collapseKey`, `direct_boot_ok` → `directBootOk`.
@@ -75,52 +67,25 @@ struct FCMFieldSchema: Sendable {
     }
 }
 
-/// The members of one JSON object looked up by snake_case name. The first occurrence of a
-/// field wins (in either spelling); `null` counts as absent (proto3 JSON).
+/// One JSON object of the body as a message of `schema`: its fields are the entries
+/// `range` of the reader's field table (``FCMFieldReader/value(_:_:)`` looks them up). The
+/// first occurrence of a field wins (in either spelling); `null` counts as absent (proto3
+/// JSON).
 struct FCMObjectFields {
     /// The path of the enclosing object and this object's member name; the dotted path is
     /// joined only when asked for (errors, unknown fields, nested objects), not per object.
     let parentPath: String
     let memberName: String
-    /// (snake_case name, value node) in member order; a linear list (objects have a few
-    /// dozen fields at most, and a dictionary per object showed up on the request path).
-    private var values: [(String, JSONTape.Index)] = []
-
-    init(tape: JSONTape, object: JSONTape.Index, schema: FCMFieldSchema, parentPath: String, memberName: String,
-         unknown: inout [String]) {
-        self.parentPath = parentPath
-        self.memberName = memberName
-        var list: [(String, JSONTape.Index)] = []
-        list.reserveCapacity(tape.count(object))
-        tape.withBytes { body in
-            for (key, value) in tape.members(object) {
-                // A plain ASCII name is matched on the body's bytes; any other is made a String.
-                let name = tape.asciiRange(key).map { schema.name(ofASCII: UnsafeBufferPointer(rebasing: body[$0])) }
-                    ?? tape.string(key).flatMap(schema.name(of:))
-                guard let name else {
-                    let path = Self.join(parentPath, memberName)
-                    let text = tape.string(key) ?? ""
-                    unknown.append(path.isEmpty ? text : path + "." + text)
-                    continue
-                }
-                if !tape.isNull(value), !list.contains(where: { $0.0 == name }) { list.append((name, value)) }
-            }
-        }
-        values = list
-    }
+    let schema: FCMFieldSchema
+    let range: Range<Int>
 
     /// `parent.name`, or `name` at the top (the empty path is the request body itself).
     static func join(_ parent: String, _ name: String) -> String { parent.isEmpty ? name : parent + "." + name }
 
     /// The dotted path of this object (`""` for the body, `message.android`).
     var path: String { Self.join(parentPath, memberName) }
-    /// The value node of field `name` (snake_case), nil when absent or null.
-    subscript(name: String) -> JSONTape.Index? {
-        for v in values where v.0 == name { return v.1 }
-        return nil
-    }
     func path(_ name: String) -> String { Self.join(path, name) }
-    var isEmpty: Bool { values.isEmpty }
+    var isEmpty: Bool { range.isEmpty }
 }
 
 /// The typed reads shared by every part of the validator, on the body's ``JSONTape``; each
@@ -129,8 +94,20 @@ struct FCMFieldReader {
     let configuration: FCMValidatorConfiguration
     let tape: JSONTape
     var unknown: [String] = []
+    /// The fields of every object read so far, (slot, value node), object after object
+    /// (one table per body rather than one list per object).
+    private var table: [(slot: Int, value: JSONTape.Index)] = []
 
-    init(configuration: FCMValidatorConfiguration, tape: JSONTape) { self.configuration = configuration; self.tape = tape }
+    init(configuration: FCMValidatorConfiguration, tape: JSONTape) {
+        self.configuration = configuration; self.tape = tape
+        table.reserveCapacity(min(tape.nodeCount / 2, 256))
+    }
+
+    /// The value node of field `name` (snake_case) of `f`, nil when absent or null.
+    func value(_ f: FCMObjectFields, _ name: String) -> JSONTape.Index? {
+        for i in f.range where f.schema.slot(table[i].slot, is: name) { return table[i].value }
+        return nil
+    }
 
     func fail(_ rule: FCMValidationRule, _ field: String?) -> FCMError {
         FCMError(rule: rule, field: field, envelope: configuration.error(for: rule))
@@ -148,30 +125,45 @@ struct FCMFieldReader {
     mutating func fields(_ value: JSONTape.Index, _ schema: FCMFieldSchema, parentPath: String, name: String) throws(FCMError) -> FCMObjectFields {
         guard tape.kind(value) == .object else { throw wrongType(FCMObjectFields.join(parentPath, name), "TYPE_MESSAGE", value) }
         let before = unknown.count
-        let f = FCMObjectFields(tape: tape, object: value, schema: schema, parentPath: parentPath, memberName: name, unknown: &unknown)
+        let start = table.count
+        tape.withBytes { body in
+            for (key, member) in tape.members(value) {
+                // A plain ASCII name is matched on the body's bytes; any other is made a String.
+                let slot = tape.asciiRange(key).map { schema.slot(ofASCII: UnsafeBufferPointer(rebasing: body[$0])) }
+                    ?? tape.string(key).flatMap(schema.slot(of:))
+                guard let slot else {
+                    let path = FCMObjectFields.join(parentPath, name)
+                    let text = tape.string(key) ?? ""
+                    unknown.append(path.isEmpty ? text : path + "." + text)
+                    continue
+                }
+                if !tape.isNull(member), !table[start...].contains(where: { $0.slot == slot }) { table.append((slot, member)) }
+            }
+        }
+        let f = FCMObjectFields(parentPath: parentPath, memberName: name, schema: schema, range: start..<table.count)
         if configuration.unknownFields == .reject, unknown.count > before { throw fail(.unknownField, unknown[before]) }
         return f
     }
 
     mutating func object(_ f: FCMObjectFields, _ name: String, _ schema: FCMFieldSchema) throws(FCMError) -> FCMObjectFields? {
-        guard let v = f[name] else { return nil }
+        guard let v = value(f, name) else { return nil }
         return try fields(v, schema, parentPath: f.path, name: name)
     }
 
     func string(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> String? {
-        guard let v = f[name] else { return nil }
+        guard let v = value(f, name) else { return nil }
         guard let s = tape.string(v) else { throw wrongType(f.path(name), "TYPE_STRING", v) }
         return s
     }
 
     func bool(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> Bool? {
-        guard let v = f[name] else { return nil }
+        guard let v = value(f, name) else { return nil }
         guard let b = tape.bool(v) else { throw wrongType(f.path(name), "TYPE_BOOL", v) }
         return b
     }
 
     func number(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> Double? {
-        guard let v = f[name] else { return nil }
+        guard let v = value(f, name) else { return nil }
         guard tape.kind(v) == .int || tape.kind(v) == .double, let d = tape.value(v).doubleValue else {
             throw wrongType(f.path(name), "TYPE_FLOAT", v)
         }
@@ -180,14 +172,14 @@ struct FCMFieldReader {
 
     /// Any JSON object, kept as sent (`apns.payload`, `webpush.notification`).
     func anyObject(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> JSONValue? {
-        guard let v = f[name] else { return nil }
+        guard let v = value(f, name) else { return nil }
         guard tape.kind(v) == .object else { throw wrongType(f.path(name), "TYPE_MESSAGE", v) }
         return tape.value(v)
     }
 
     /// A `map<string,string>`: a value of another type is `<path>[<index>].value`.
     func stringMap(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> FCMStringMap? {
-        guard let v = f[name] else { return nil }
+        guard let v = value(f, name) else { return nil }
         guard tape.kind(v) == .object else { throw wrongType(f.path(name), "TYPE_MESSAGE", v) }
         var map = FCMStringMap()
         map.entries.reserveCapacity(tape.count(v))
@@ -199,7 +191,7 @@ struct FCMFieldReader {
     }
 
     func stringArray(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> [String]? {
-        guard let v = f[name] else { return nil }
+        guard let v = value(f, name) else { return nil }
         guard tape.kind(v) == .array else { throw wrongType(f.path(name), "TYPE_STRING", v) }
         var out: [String] = []
         for (i, item) in tape.elements(v).enumerated() {
@@ -211,7 +203,7 @@ struct FCMFieldReader {
 
     /// A google-duration string; anything else fails `rule`.
     func duration(_ f: FCMObjectFields, _ name: String, rule: FCMValidationRule) throws(FCMError) -> FCMDuration? {
-        guard let v = f[name] else { return nil }
+        guard let v = value(f, name) else { return nil }
         guard let s = tape.string(v), let d = FCMDuration(s) else { throw fail(rule, f.path(name)) }
         return d
     }
@@ -220,7 +212,7 @@ struct FCMFieldReader {
     /// uppercasing (ASCII text byte by byte; other text by `uppercased()`, as before).
     func caseInsensitiveEnumName(_ f: FCMObjectFields, _ name: String, allowed: Set<String>, rule: FCMValidationRule) throws(FCMError) -> String? {
         // ASCII text: the allowed name it equals once uppercased, found without building it.
-        if let v = f[name], case .some(.some(let hit)) = tape.withASCIIBytes(v, { Self.asciiUppercaseMatch($0, in: allowed) }) {
+        if let v = value(f, name), case .some(.some(let hit)) = tape.withASCIIBytes(v, { Self.asciiUppercaseMatch($0, in: allowed) }) {
             guard let found = hit else { throw fail(rule, f.path(name)) }
             return found
         }
@@ -263,7 +255,7 @@ struct FCMFieldReader {
     /// An enum given by name: one of `allowed`, compared after `normalise`.
     func enumName(_ f: FCMObjectFields, _ name: String, allowed: Set<String>, rule: FCMValidationRule,
                   normalise: (String) -> String = { $0 }) throws(FCMError) -> String? {
-        guard let v = f[name] else { return nil }
+        guard let v = value(f, name) else { return nil }
         guard let s = tape.string(v) else { throw fail(rule, f.path(name)) }
         let normalised = normalise(s)
         guard allowed.contains(normalised) else { throw fail(rule, f.path(name)) }

@@ -34,7 +34,10 @@ public struct FCMSendRequestValidator: Sendable {
         guard tape.kind(tape.root) == .object else { throw reader.fail(.bodyNotObject, nil) }
         var raw = try decodeRequest(tape.root, &reader)
         try check(&raw, reader)
-        return raw.message
+        // Moved out (a swap), not copied: the message is a large value.
+        var message = FCMMessage(target: .token(""), validateOnly: false)
+        swap(&message, &raw.message)
+        return message
     }
 
     /// Validates a request body given as text.
@@ -83,7 +86,7 @@ public struct FCMSendRequestValidator: Sendable {
     func decodeRequest(_ root: JSONTape.Index, _ r: inout FCMFieldReader) throws(FCMError) -> Decoded {
         let top = try r.fields(root, Self.requestSchema, parentPath: "", name: "")
         let validateOnly = try r.bool(top, "validate_only") ?? false
-        var decoded = Decoded(message: FCMMessage(target: .token(""), validateOnly: validateOnly), targets: [], messageValue: top["message"])
+        var decoded = Decoded(message: FCMMessage(target: .token(""), validateOnly: validateOnly), targets: [], messageValue: r.value(top, "message"))
         if let m = try r.object(top, "message", Self.messageSchema) {
             try decodeMessage(m, &decoded, &r)
         }
@@ -139,11 +142,11 @@ public struct FCMSendRequestValidator: Sendable {
         for name in Self.androidNotificationFlags { if let b = try r.bool(n, name) { an.flags[name] = b } }
         an.bodyLocArgs = try r.stringArray(n, "body_loc_args")
         an.titleLocArgs = try r.stringArray(n, "title_loc_args")
-        if let v = n["event_time"] {
+        if let v = r.value(n, "event_time") {
             guard let s = r.tape.string(v), FCMTimestampSyntax.isValid(s) else { throw r.fail(.timestampFormat, n.path("event_time")) }
             an.eventTime = s
         }
-        if let v = n["vibrate_timings"] {
+        if let v = r.value(n, "vibrate_timings") {
             guard r.tape.kind(v) == .array else { throw r.wrongType(n.path("vibrate_timings"), "TYPE_MESSAGE", v) }
             var list: [FCMDuration] = []
             for (i, item) in r.tape.elements(v).enumerated() {
@@ -152,7 +155,7 @@ public struct FCMSendRequestValidator: Sendable {
             }
             an.vibrateTimings = list
         }
-        if let v = n["notification_count"] { an.notificationCount = try decodeInt32(v, path: n.path("notification_count"), r) }
+        if let v = r.value(n, "notification_count") { an.notificationCount = try decodeInt32(v, path: n.path("notification_count"), r) }
         if let l = try r.object(n, "light_settings", Self.lightSettingsSchema) {
             var ls = FCMLightSettings()
             if let c = try r.object(l, "color", Self.colorSchema) {
