@@ -16,21 +16,23 @@
     associatedtype Members
     /// An array being read.
     associatedtype Items
+    /// A member name as the sink keeps it until its value is read.
+    associatedtype Key
     mutating func null() -> Value
     mutating func bool(_ b: Bool) -> Value
     mutating func int(_ v: Int64) -> Value
     mutating func double(_ d: Double) -> Value
     mutating func string(_ s: JSONStringToken) -> Value
     mutating func beginObject() -> Members
-    /// The next member's name; false refuses it as a repeat (the parser then fails with
+    /// The next member's name; nil refuses it as a repeat (the parser then fails with
     /// ``JSONParseError/Kind/duplicateKey(_:)``).
-    mutating func key(_ k: JSONStringToken, in members: inout Members) -> Bool
-    /// The value of the member named by the last `key`.
-    mutating func member(_ v: Value, in members: inout Members)
-    mutating func endObject(_ members: Members) -> Value
+    mutating func key(_ k: JSONStringToken, in members: inout Members) -> Key?
+    /// A member: the name `key` gave and its value.
+    mutating func member(_ key: consuming Key, _ v: consuming Value, in members: inout Members)
+    mutating func endObject(_ members: inout Members) -> Value
     mutating func beginArray() -> Items
-    mutating func element(_ v: Value, in items: inout Items)
-    mutating func endArray(_ items: Items) -> Value
+    mutating func element(_ v: consuming Value, in items: inout Items)
+    mutating func endArray(_ items: inout Items) -> Value
 }
 
 /// Builds the ``JSONValue`` tree (``JSONValue/parse(_:maxDepth:rejectDuplicateKeys:)``).
@@ -44,7 +46,6 @@
 
     @usableFromInline struct Members {
         var list: [(String, JSONValue)] = []
-        var key = ""
         /// Member names once the object has many (duplicate check without quadratic time).
         var seen: Set<String>? = nil
     }
@@ -64,24 +65,33 @@
 
     @usableFromInline func beginObject() -> Members { Members() }
 
-    @usableFromInline func key(_ k: JSONStringToken, in m: inout Members) -> Bool {
+    @usableFromInline func key(_ k: JSONStringToken, in m: inout Members) -> String? {
         let key = text(k)
-        // Most objects are small: one allocation up front instead of growing 1, 2, 4.
-        if m.list.capacity == 0 { m.list.reserveCapacity(4) }
-        if rejectDuplicateKeys, Self.isDuplicate(key, in: m.list, seen: &m.seen) { return false }
-        m.key = key
-        return true
+        if rejectDuplicateKeys, Self.isDuplicate(key, in: m.list, seen: &m.seen) { return nil }
+        return key
     }
 
-    @usableFromInline func member(_ v: JSONValue, in m: inout Members) { m.list.append((m.key, v)) }
-    @usableFromInline func endObject(_ m: Members) -> JSONValue { .object(m.list) }
+    @usableFromInline func member(_ key: consuming String, _ v: consuming JSONValue, in m: inout Members) {
+        // Most objects are small: one allocation up front instead of growing 1, 2, 4.
+        if m.list.isEmpty { m.list.reserveCapacity(4) }
+        m.list.append((key, v))
+    }
+    @usableFromInline func endObject(_ m: inout Members) -> JSONValue {
+        var list: [(String, JSONValue)] = []
+        swap(&list, &m.list)  // moved out, not copied
+        return .object(list)
+    }
 
     @usableFromInline func beginArray() -> [JSONValue] { [] }
-    @usableFromInline func element(_ v: JSONValue, in items: inout [JSONValue]) {
-        if items.capacity == 0 { items.reserveCapacity(4) }
+    @usableFromInline func element(_ v: consuming JSONValue, in items: inout [JSONValue]) {
+        if items.isEmpty { items.reserveCapacity(4) }
         items.append(v)
     }
-    @usableFromInline func endArray(_ items: [JSONValue]) -> JSONValue { .array(items) }
+    @usableFromInline func endArray(_ items: inout [JSONValue]) -> JSONValue {
+        var list: [JSONValue] = []
+        swap(&list, &items)
+        return .array(list)
+    }
 
     /// Linear search while the object is small, a set once it grows (hostile input with
     /// thousands of members must not cost quadratic time).

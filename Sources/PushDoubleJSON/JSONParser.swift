@@ -168,24 +168,24 @@ public struct JSONParser {
         i += 1
         var members = sink.beginObject()
         skipWhitespace()
-        if i < b.count && b[i] == 0x7D { i += 1; depth -= 1; return sink.endObject(members) }
+        if i < b.count && b[i] == 0x7D { i += 1; depth -= 1; return sink.endObject(&members) }
         while true {
             guard i < b.count, b[i] == 0x22 else { throw unexpected("a member name string") }
             let keyStart = i
-            let key = try string()
-            if !sink.key(key, in: &members) {
-                throw JSONParseError(offset: keyStart, kind: .duplicateKey(text(key)), expected: "a member name not used before in this object")
+            let token = try string()
+            guard let key = sink.key(token, in: &members) else {
+                throw JSONParseError(offset: keyStart, kind: .duplicateKey(text(token)), expected: "a member name not used before in this object")
             }
             skipWhitespace()
             guard i < b.count, b[i] == 0x3A else { throw unexpected("':'") }
             i += 1
             skipWhitespace()
             let v = try value(&sink)
-            sink.member(v, in: &members)
+            sink.member(consume key, consume v, in: &members)
             skipWhitespace()
             guard i < b.count else { throw fail(.unexpectedEnd, "',' or '}'") }
             if b[i] == 0x2C { i += 1; skipWhitespace(); continue }
-            if b[i] == 0x7D { i += 1; depth -= 1; return sink.endObject(members) }
+            if b[i] == 0x7D { i += 1; depth -= 1; return sink.endObject(&members) }
             throw unexpected("',' or '}'")
         }
     }
@@ -195,14 +195,14 @@ public struct JSONParser {
         i += 1
         var items = sink.beginArray()
         skipWhitespace()
-        if i < b.count && b[i] == 0x5D { i += 1; depth -= 1; return sink.endArray(items) }
+        if i < b.count && b[i] == 0x5D { i += 1; depth -= 1; return sink.endArray(&items) }
         while true {
             let v = try value(&sink)
-            sink.element(v, in: &items)
+            sink.element(consume v, in: &items)
             skipWhitespace()
             guard i < b.count else { throw fail(.unexpectedEnd, "',' or ']'") }
             if b[i] == 0x2C { i += 1; skipWhitespace(); continue }
-            if b[i] == 0x5D { i += 1; depth -= 1; return sink.endArray(items) }
+            if b[i] == 0x5D { i += 1; depth -= 1; return sink.endArray(&items) }
             throw unexpected("',' or ']'")
         }
     }

@@ -195,11 +195,11 @@ public struct JSONTape: Sendable {
         /// A container: its entry's index and its count so far.
         struct Open { let at: Index; var count = 0 }
         mutating func beginObject() -> Open { add(.object); return Open(at: tape.entries.count - 1) }
-        mutating func key(_ k: JSONStringToken, in o: inout Open) -> Bool { string(k); return true }
-        mutating func member(_ v: Void, in o: inout Open) { o.count += 1 }
-        mutating func endObject(_ o: Open) { tape.entries[o.at].a = o.count; tape.entries[o.at].b = tape.entries.count }
+        mutating func key(_ k: JSONStringToken, in o: inout Open) -> Void? { string(k); return () }
+        mutating func member(_ key: Void, _ v: Void, in o: inout Open) { o.count += 1 }
+        mutating func endObject(_ o: inout Open) { tape.entries[o.at].a = o.count; tape.entries[o.at].b = tape.entries.count }
         mutating func beginArray() -> Open { add(.array); return Open(at: tape.entries.count - 1) }
         mutating func element(_ v: Void, in o: inout Open) { o.count += 1 }
-        mutating func endArray(_ o: Open) { tape.entries[o.at].a = o.count; tape.entries[o.at].b = tape.entries.count }
+        mutating func endArray(_ o: inout Open) { tape.entries[o.at].a = o.count; tape.entries[o.at].b = tape.entries.count }
     }
 }
