@@ -4,6 +4,14 @@
 @usableFromInline enum JSONStringToken {
     case ascii(start: Int, end: Int)
     case decoded(String)
+
+    /// The text, for a token read from `b`.
+    @inline(__always) func text(in b: UnsafeBufferPointer<UInt8>) -> String {
+        switch self {
+        case .ascii(let start, let end): return String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self)
+        case .decoded(let s): return s
+        }
+    }
 }
 
 /// What a parse builds. ``JSONParser`` owns the grammar (one for every representation) and
@@ -50,23 +58,16 @@
         var seen: Set<String>? = nil
     }
 
-    func text(_ t: JSONStringToken) -> String {
-        switch t {
-        case .ascii(let start, let end): return String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self)
-        case .decoded(let s): return s
-        }
-    }
-
     @usableFromInline func null() -> JSONValue { .null }
     @usableFromInline func bool(_ v: Bool) -> JSONValue { .bool(v) }
     @usableFromInline func int(_ v: Int64) -> JSONValue { .int(v) }
     @usableFromInline func double(_ d: Double) -> JSONValue { .double(d) }
-    @usableFromInline func string(_ s: JSONStringToken) -> JSONValue { .string(text(s)) }
+    @usableFromInline func string(_ s: JSONStringToken) -> JSONValue { .string(s.text(in: b)) }
 
     @usableFromInline func beginObject() -> Members { Members() }
 
     @usableFromInline func key(_ k: JSONStringToken, in m: inout Members) -> String? {
-        let key = text(k)
+        let key = k.text(in: b)
         if rejectDuplicateKeys, Self.isDuplicate(key, in: m.list, seen: &m.seen) { return nil }
         return key
     }

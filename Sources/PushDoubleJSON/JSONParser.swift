@@ -174,7 +174,7 @@ public struct JSONParser {
             let keyStart = i
             let token = try string()
             guard let key = sink.key(token, in: &members) else {
-                throw JSONParseError(offset: keyStart, kind: .duplicateKey(text(token)), expected: "a member name not used before in this object")
+                throw JSONParseError(offset: keyStart, kind: .duplicateKey(token.text(in: b)), expected: "a member name not used before in this object")
             }
             skipWhitespace()
             guard i < b.count, b[i] == 0x3A else { throw unexpected("':'") }
@@ -204,14 +204,6 @@ public struct JSONParser {
             if b[i] == 0x2C { i += 1; skipWhitespace(); continue }
             if b[i] == 0x5D { i += 1; depth -= 1; return sink.endArray(&items) }
             throw unexpected("',' or ']'")
-        }
-    }
-
-    /// The text of a string token.
-    func text(_ t: JSONStringToken) -> String {
-        switch t {
-        case .ascii(let start, let end): return String(decoding: UnsafeBufferPointer(rebasing: b[start..<end]), as: UTF8.self)
-        case .decoded(let s): return s
         }
     }
 
