@@ -85,9 +85,8 @@ public struct JSONTape: Sendable {
     /// nil for any other node (then ``string(_:)`` gives the text).
     @inlinable
     public func withASCIIBytes<R>(_ i: Index, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
-        let e = entries[i]
-        guard e.tag == .asciiString else { return nil }
-        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[e.a..<e.b])) }
+        guard let r = asciiRange(i) else { return nil }
+        return bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[r])) }
     }
 
     /// The byte range (in ``withBytes(_:)``) of a string node that needed no decoding

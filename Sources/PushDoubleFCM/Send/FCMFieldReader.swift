@@ -85,7 +85,6 @@ struct FCMObjectFields {
     /// The dotted path of this object (`""` for the body, `message.android`).
     var path: String { Self.join(parentPath, memberName) }
     func path(_ name: String) -> String { Self.join(path, name) }
-    var isEmpty: Bool { range.isEmpty }
 }
 
 /// The typed reads shared by every part of the validator, on the body's ``JSONTape``; each
@@ -164,7 +163,9 @@ struct FCMFieldReader {
 
     func number(_ f: FCMObjectFields, _ name: String) throws(FCMError) -> Double? {
         guard let v = value(f, name) else { return nil }
-        guard tape.kind(v) == .int || tape.kind(v) == .double, let d = tape.value(v).doubleValue else {
+        let kind = tape.kind(v)
+        // Kind first: `value` of an object or array would build it only to fail.
+        guard kind == .int || kind == .double, let d = tape.value(v).doubleValue else {
             throw wrongType(f.path(name), "TYPE_FLOAT", v)
         }
         return d
