@@ -200,4 +200,26 @@ final class FaultEngineTests: XCTestCase {
         let data = try JSONEncoder().encode(rules)
         XCTAssertEqual(try JSONDecoder().decode([FaultRule].self, from: data), rules)
     }
+
+    /// With no rule loaded an evaluation builds no request (the pipeline's request is made
+    /// only when something can match it); adding, removing and resetting rules keep that exact.
+    func testRequestIsBuiltOnlyWhileARuleIsLoaded() throws {
+        let e = FaultEngine()
+        var built = 0
+        func request() -> FaultRequest { built += 1; return req }
+        XCTAssertNil(e.evaluate(request()))
+        XCTAssertEqual(built, 0)
+        try e.add(FaultRule(id: "r", match: FaultMatch(token: "t1"), action: .drop))
+        XCTAssertEqual(e.evaluate(request())?.ruleID, "r")
+        XCTAssertEqual(built, 1)
+        XCTAssertTrue(e.remove(id: "r"))
+        XCTAssertNil(e.evaluate(request()))
+        XCTAssertEqual(built, 1)
+        try e.add(contentsOf: [FaultRule(id: "a", match: FaultMatch(token: "t2"), action: .drop)])
+        XCTAssertNil(e.evaluate(request()))  // loaded but not matching: built, no hit
+        XCTAssertEqual(built, 2)
+        e.reset()
+        XCTAssertNil(e.evaluate(request()))
+        XCTAssertEqual(built, 2)
+    }
 }

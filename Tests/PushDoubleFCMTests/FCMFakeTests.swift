@@ -285,6 +285,9 @@ final class FCMSendEndpointFastPathTests: XCTestCase {
         XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/a/b/messages:send"))
         XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "/v1/projects//messages:send"))
         XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "?/v1/projects/p/messages:send"))
+        XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: ""))
+        XCTAssertNil(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/messages:send?/v1/projects/p/messages:send"))
+        XCTAssertEqual(FCMSendEndpoint.project(fromRequestPath: "/v1/projects/p/messages:send"), "p")
     }
 
     /// The byte rule (1–4096 bytes, each 0x21…0x7E), checked eight bytes at a time, at every

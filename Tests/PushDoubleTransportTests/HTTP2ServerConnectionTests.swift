@@ -184,6 +184,21 @@ final class HTTP2ServerConnectionTests: XCTestCase {
         XCTAssertEqual(f[1...].map(\.endStream), [false, false, true])
     }
 
+    /// §8.2.2: fields a responder written for HTTP/1.1 may set that HTTP/2 must not carry are
+    /// dropped, in any case; the rest are lowercased and kept in order. A status or length
+    /// outside the precomputed "0"…"599" is still written in decimal.
+    func testConnectionSpecificResponseFieldsAreDropped() {
+        let headers: HTTPHeaders = ["Connection": "close", "X-Keep": "1", "transfer-encoding": "chunked", "Keep-Alive": "5",
+                                    "UPGRADE": "h2c", "proxy-connection": "x", "te": "trailers", "connectionx": "2"]
+        let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 799, headers: headers, body: Array(repeating: 0x61, count: 600))) })
+        c.handshake()
+        c.request(1)
+        let f = c.readFrames()
+        let h = c.decodeHeaders(f[0])
+        XCTAssertEqual(h.map(\.0), [":status", "x-keep", "te", "connectionx", "content-length"])
+        XCTAssertEqual(h.map(\.1), ["799", "1", "trailers", "2", "600"])
+    }
+
     func testHeadersOnly() {
         let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 200, headers: ["apns-id": "X"], framing: .headersOnly)) })
         c.handshake()

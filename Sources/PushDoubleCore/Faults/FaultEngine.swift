@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The facts about a request that fault rules match on.
 public struct FaultRequest: Sendable, Equatable {
@@ -60,7 +61,8 @@ public struct FaultRuleStatus: Sendable, Encodable, Equatable {
 /// consume quota.
 ///
 /// Thread-safe: one lock per evaluation, held only to read and update counters, quota
-/// state and the seeded generator; rendering the chosen action happens outside.
+/// state and the seeded generator; rendering the chosen action happens outside. With no
+/// rule loaded an evaluation takes no lock and builds no ``FaultRequest`` (``ruleCount``).
 ///
 /// Determinism: the generator (SplitMix64) is drawn only for a request that reached a
 /// rule's probability test, so the same seed and the same request sequence give the same
@@ -88,6 +90,8 @@ public final class FaultEngine: Sendable {
     public static let maxQuotaKeys = 65_536
 
     private let state: Locked<State>
+    /// `state.rules.count`, stored under the lock after every change and read without it.
+    private let ruleCount = Atomic<Int>(0)
     public let clock: any DoubleClock
 
     public init(clock: any DoubleClock = SystemClock(), seed: UInt64 = 0) {
@@ -100,7 +104,7 @@ public final class FaultEngine: Sendable {
     /// Appends a rule (evaluated after the existing ones). Throws if the id is taken.
     public func add(_ rule: FaultRule) throws {
         let now = clock.now()
-        try state.withLock { s in
+        try changeRules { s in
             if s.rules.contains(where: { $0.rule.id == rule.id }) { throw FaultEngineError.duplicateID(rule.id) }
             s.rules.append(RuleState(rule: rule, loadedAt: now))
         }
@@ -109,7 +113,7 @@ public final class FaultEngine: Sendable {
     /// Appends several rules atomically (none are added if one id is taken).
     public func add(contentsOf rules: [FaultRule]) throws {
         let now = clock.now()
-        try state.withLock { s in
+        try changeRules { s in
             var ids = Set(s.rules.map(\.rule.id))
             for r in rules where !ids.insert(r.id).inserted { throw FaultEngineError.duplicateID(r.id) }
             s.rules.append(contentsOf: rules.map { RuleState(rule: $0, loadedAt: now) })
@@ -118,7 +122,7 @@ public final class FaultEngine: Sendable {
 
     @discardableResult
     public func remove(id: String) -> Bool {
-        state.withLock { s in
+        changeRules { s in
             guard let i = s.rules.firstIndex(where: { $0.rule.id == id }) else { return false }
             s.rules.remove(at: i)
             return true
@@ -137,7 +141,7 @@ public final class FaultEngine: Sendable {
     /// Removes every rule (or those whose `match.provider` is `provider`) and restarts the
     /// generator from the current seed.
     public func reset(provider: ProviderID? = nil) {
-        state.withLock { s in
+        changeRules { s in
             if let p = provider { s.rules.removeAll { $0.rule.match.provider == p } } else { s.rules.removeAll() }
             s.rng = SplitMix64(seed: s.seed)
         }
@@ -150,11 +154,22 @@ public final class FaultEngine: Sendable {
 
     public var seed: UInt64 { state.withLock { $0.seed } }
 
+    /// Runs `change` on the state under the lock, then publishes the rule count.
+    private func changeRules<R>(_ change: (inout State) throws -> R) rethrows -> R {
+        try state.withLock { s in
+            defer { ruleCount.store(s.rules.count, ordering: .releasing) }
+            return try change(&s)
+        }
+    }
+
     // MARK: request path
 
     /// The first rule that fires for `request`, updating counters and quota state.
     /// `rateLimitReason` is the provider's reason for a quota without its own reason.
-    public func evaluate(_ request: FaultRequest, rateLimitReason: String? = nil, now: Date? = nil) -> FaultHit? {
+    /// `request` is made only when a rule is loaded.
+    public func evaluate(_ request: @autoclosure () -> FaultRequest, rateLimitReason: String? = nil, now: Date? = nil) -> FaultHit? {
+        guard ruleCount.load(ordering: .acquiring) > 0 else { return nil }
+        let request = request()
         let now = now ?? clock.now()
         return state.withLock { s -> FaultHit? in
             if s.rules.isEmpty { return nil }

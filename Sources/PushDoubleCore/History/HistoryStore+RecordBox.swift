@@ -31,7 +31,7 @@ extension HistoryStore {
         /// made annotatable have the table (no allocation on the common path).
         let annotations: Locked<[(String, JSONValue)]>?
 
-        init(_ r: ExchangeRecord, pool: StringPool) {
+        init(_ r: borrowing ExchangeRecord, pool: StringPool) {
             provider = r.provider
             recipients = r.recipients
             annotations = r.annotatable ? Locked([]) : nil

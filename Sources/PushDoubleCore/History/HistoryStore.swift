@@ -74,9 +74,11 @@ public struct ExchangeRecord: Sendable {
     public init(provider: ProviderID, endpoint: String, request: HTTPRequest, token: String?, topic: String?, environment: String?,
                 deviceID: String?, auth: AuthIdentity?, notification: JSONValue?, action: ResponseAction, reason: String?,
                 detail: String?, decidedBy: Decision, receivedAt: Date, respondedAt: Date,
-                notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil, recipients: [RecipientOutcome]? = nil) {
+                notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil, recipients: [RecipientOutcome]? = nil,
+                annotatable: Bool = false) {
         self.notificationMaker = notificationMaker
         self.recipients = recipients
+        self.annotatable = annotatable
         self.provider = provider; self.endpoint = endpoint; self.request = request; self.token = token; self.topic = topic
         self.environment = environment; self.deviceID = deviceID; self.auth = auth; self.notification = notification
         self.action = action; self.reason = reason; self.detail = detail; self.decidedBy = decidedBy
@@ -394,7 +396,7 @@ public final class HistoryStore: Sendable {
     /// ``append(_:)-(ExchangeRecord)`` returning also a handle to record, later, what finally
     /// happened to the answer (for delayed, dribbled, stalled … answers).
     @discardableResult
-    public func appendTracked(_ record: consuming ExchangeRecord) -> (UInt64, HistoryOutcome) {
+    public func appendTracked(_ record: borrowing ExchangeRecord) -> (UInt64, HistoryOutcome) {
         let box = RecordBox(record, pool: pool)
         let (seq, subs, evicted) = state.withLock { $0.store { .record($0, box) } }
         _ = evicted  // released here, outside the lock

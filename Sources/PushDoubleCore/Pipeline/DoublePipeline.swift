@@ -217,14 +217,14 @@ public final class DoublePipeline: Responder {
     @discardableResult
     private func record(_ request: HTTPRequest, _ admission: Admission, targets: Targets, response: ProviderResponse,
                         detail: String?, now: Date) -> HistoryOutcome {
-        var r = ExchangeRecord(provider: provider, endpoint: admission.endpoint, request: request,
-                               token: admission.token, topic: admission.topic, environment: admission.environment,
-                               deviceID: targets.firstRegisteredID, auth: admission.auth, notification: admission.notification,
-                               action: response.action, reason: response.reason, detail: detail, decidedBy: response.decidedBy,
-                               receivedAt: now, respondedAt: now,
-                               notificationMaker: admission.notificationMaker, recipients: response.recipients)
-        r.annotatable = response.onRecorded != nil
-        let outcome = double.history.appendTracked(consume r).1  // moved, not copied
+        // Built in the call: a temporary is moved into the history, never copied.
+        let outcome = double.history.appendTracked(
+            ExchangeRecord(provider: provider, endpoint: admission.endpoint, request: request,
+                           token: admission.token, topic: admission.topic, environment: admission.environment,
+                           deviceID: targets.firstRegisteredID, auth: admission.auth, notification: admission.notification,
+                           action: response.action, reason: response.reason, detail: detail, decidedBy: response.decidedBy,
+                           receivedAt: now, respondedAt: now, notificationMaker: admission.notificationMaker,
+                           recipients: response.recipients, annotatable: response.onRecorded != nil)).1
         response.onRecorded?(outcome)
         return outcome
     }

@@ -1,10 +1,16 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushDoubleJSON
 
 /// The send endpoint's path and success body (fcm.md §1, §3).
 public enum FCMSendEndpoint {
     /// `POST /v1/projects/{project_id}/messages:send` (fcm.md §1 [A]).
-    public static let pathPrefix = "/v1/projects/"
-    public static let pathSuffix = "/messages:send"
+    public static let pathPrefix = prefixLiteral.description
+    public static let pathSuffix = suffixLiteral.description
+    /// The same two literals as raw UTF-8, for matching a path's bytes (no String, no array).
+    private static var prefixLiteral: StaticString { "/v1/projects/" }
+    private static var suffixLiteral: StaticString { "/messages:send" }
 
     /// The project segment of a send path: `parent` must match `^projects/[^/]+$` (fcm.md §1),
     /// so the segment is non-empty and has no `/`. A query string is not part of the path
@@ -22,24 +28,21 @@ public enum FCMSendEndpoint {
     public static func project(fromRequestPath path: String) -> String? {
         var p = path
         return p.withUTF8 { b in
-            var end = 0
-            while end < b.count, b[end] != UInt8(ascii: "?") { end += 1 }
+            guard let base = b.baseAddress else { return nil }
+            let end = memchr(base, Int32(UInt8(ascii: "?")), b.count).map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? b.count
             return project(fromPathBytes: UnsafeBufferPointer(rebasing: b[..<end]))
         }
     }
 
     private static func project(fromPathBytes b: UnsafeBufferPointer<UInt8>) -> String? {
-        let pre = prefixBytes, suf = suffixBytes
-        guard b.count > pre.count + suf.count else { return nil }
-        for i in 0..<pre.count where b[i] != pre[i] { return nil }
-        let end = b.count - suf.count
-        for i in 0..<suf.count where b[end + i] != suf[i] { return nil }
-        let project = UnsafeBufferPointer(rebasing: b[pre.count..<end])
-        guard !project.contains(UInt8(ascii: "/")) else { return nil }
-        return String(decoding: project, as: UTF8.self)
+        let pre = prefixLiteral, suf = suffixLiteral
+        let preCount = pre.utf8CodeUnitCount, sufCount = suf.utf8CodeUnitCount
+        guard b.count > preCount + sufCount, let base = b.baseAddress else { return nil }
+        let end = b.count - sufCount
+        guard memcmp(base, pre.utf8Start, preCount) == 0, memcmp(base + end, suf.utf8Start, sufCount) == 0 else { return nil }
+        guard memchr(base + preCount, Int32(UInt8(ascii: "/")), end - preCount) == nil else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: base + preCount, count: end - preCount), as: UTF8.self)
     }
-    private static let prefixBytes = Array(pathPrefix.utf8)
-    private static let suffixBytes = Array(pathSuffix.utf8)
 
     /// Whether `project` is a project number rather than an id: decimal digits without zero
     /// padding (fcm.md §1: "The numeric project number (no zero padding) is accepted").

@@ -24,6 +24,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// Appends a field, keeping any earlier field of the same name.
     public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+    /// Room for `count` fields in all, so adding them one by one allocates once.
+    public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
     /// Replaces every field of that name (case-insensitive) with one field.
     public mutating func replaceOrAdd(name: String, value: String) {
         remove(name: name)
@@ -54,6 +56,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// ASCII case-insensitive comparison without allocating.
     @inlinable
     public static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        // Lengths first (O(1) for native strings): a search compares a name with many it is not.
+        guard a.utf8.count == b.utf8.count else { return false }
         var a = a, b = b
         return a.withUTF8 { ua in
             b.withUTF8 { ub in
@@ -76,9 +80,14 @@ extension HTTPHeaders {
     /// One list for the HTTP/2 server and client and the core's check of rule headers.
     @inlinable
     public static func isConnectionSpecific(_ name: String) -> Bool {
+        // Length first (O(1)): nearly every name asked about is none of the five.
+        switch name.utf8.count {
+        case 7, 10, 16, 17: break
+        default: return false
+        }
         switch name {
-        case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": true
-        default: false
+        case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": return true
+        default: return false
         }
     }
 }

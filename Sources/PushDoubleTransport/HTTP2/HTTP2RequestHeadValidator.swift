@@ -19,8 +19,13 @@ public struct HTTP2RequestHeadValidator: Sendable {
     private var sawRegular = false
     private let isTrailers: Bool
 
-    /// - Parameter trailers: validate a trailer section (no pseudo-headers at all).
-    public init(trailers: Bool = false) { isTrailers = trailers }
+    /// - Parameters:
+    ///   - trailers: validate a trailer section (no pseudo-headers at all).
+    ///   - fieldCount: how many fields the block holds, when known: room for them is made once.
+    public init(trailers: Bool = false, fieldCount: Int = 0) {
+        isTrailers = trailers
+        if fieldCount > 0 { headers.reserveCapacity(fieldCount) }
+    }
 
     /// Adds one decoded field; returns false once the head is malformed (see `failure`).
     @discardableResult

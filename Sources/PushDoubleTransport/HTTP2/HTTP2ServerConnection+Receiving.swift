@@ -158,7 +158,7 @@ extension HTTP2ServerConnection {
             // A second HEADERS: trailers.
             let r = stream.machine.receiveTrailers(endStream: endStream)
             guard apply(r, stream: stream) else { return }
-            var trailers = HTTP2RequestHeadValidator(trailers: true)
+            var trailers = HTTP2RequestHeadValidator(trailers: true, fieldCount: fields.count)
             for f in fields where !trailers.add(name: f.name, value: f.value) { break }
             if listTooLarge != nil || trailers.finish() != nil {
                 return resetStream(stream, code: .protocolError, outcome: .reset)
@@ -204,7 +204,7 @@ extension HTTP2ServerConnection {
                                        sendWindow: peerSettings.initialWindowSize,
                                        recvWindow: localInitialWindowSize,
                                        now: arrived, mono: lastActivityMono)
-        var head = HTTP2RequestHeadValidator()
+        var head = HTTP2RequestHeadValidator(fieldCount: fields.count)
         for f in fields where !head.add(name: f.name, value: f.value) { break }
         let malformed = head.finish()
         stream.method = head.method ?? ""

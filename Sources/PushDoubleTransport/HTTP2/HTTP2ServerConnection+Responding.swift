@@ -74,7 +74,9 @@ extension HTTP2ServerConnection {
 
     /// Unacknowledged SETTINGS frames tolerated before SETTINGS_TIMEOUT.
     static let maxUnackedSettings = 16
-    static let statusStrings: [String] = (0..<600).map { String($0) }
+    /// "0" … "599": the text of a status or of a small content-length without formatting it.
+    static let decimalStrings: [String] = (0..<600).map { String($0) }
+    static func decimal(_ n: Int) -> String { n >= 0 && n < decimalStrings.count ? decimalStrings[n] : String(n) }
     static let zeroFrameHeader = [UInt8](repeating: 0, count: HTTP2Limits.frameHeaderLength)
 
     func startResponse(_ stream: HTTP2ServerStream, _ response: HTTPResponse, kind: ResponseKind) {
@@ -101,42 +103,8 @@ extension HTTP2ServerConnection {
             addLength = false
         }
 
-        // Header block: :status, the responder's fields (lowercased), content-length.
-        // Encoded straight into the output behind a reserved frame header; only a block
-        // larger than one frame is moved out again and split into CONTINUATION frames.
-        let headerAt = out.count
-        out.append(contentsOf: Self.zeroFrameHeader)
-        hpackEncoder.beginBlock(into: &out)
-        let status = response.status
-        hpackEncoder.encodeField(name: ":status", value: status >= 0 && status < 600 ? Self.statusStrings[status] : String(status),
-                                 neverIndex: false, into: &out)
-        var hasLength = false
-        for f in response.headers {
-            let name = Self.lowercased(f.name)
-            switch name.utf8.first {
-            case 0x63, 0x6b, 0x70, 0x74, 0x75: // c k p t u
-                if name == "content-length" { hasLength = true }
-                // §8.2.2: connection-specific fields must not appear in HTTP/2; a responder
-                // written for HTTP/1.1 may set them, so they are dropped here.
-                else if HTTPHeaders.isConnectionSpecific(name) { continue }
-            default: break
-            }
-            hpackEncoder.encodeField(name: name, value: f.value, neverIndex: false, into: &out)
-        }
-        if addLength && !hasLength {
-            hpackEncoder.encodeField(name: "content-length", value: String(response.body.count), neverIndex: false, into: &out)
-        }
-        let blockLength = out.count - headerAt - HTTP2Limits.frameHeaderLength
-        if blockLength <= encoder.maxFrameSize {
-            var flags: HTTP2FrameFlags = .endHeaders
-            if endOnHeaders { flags.insert(.endStream) }
-            HTTP2FrameEncoder.writeFrameHeader(length: blockLength, type: .headers, flags: flags, streamID: stream.id, into: &out, at: headerAt)
-        } else {
-            blockScratch.removeAll(keepingCapacity: true)
-            blockScratch.append(contentsOf: out[(headerAt + HTTP2Limits.frameHeaderLength)...])
-            out.removeSubrange(headerAt...)
-            encoder.appendHeaderBlock(streamID: stream.id, block: blockScratch, endStream: endOnHeaders, into: &out)
-        }
+        Self.appendHeaders(of: response, addLength: addLength, endStream: endOnHeaders, streamID: stream.id,
+                           hpack: &hpackEncoder, frames: encoder, scratch: &blockScratch, into: &out)
         stream.headersSent = true
         if endOnHeaders {
             stream.machine.sendEndStream()
@@ -168,9 +136,51 @@ extension HTTP2ServerConnection {
         pumpData()
     }
 
+    /// The HEADERS frame (and CONTINUATIONs) of a response: `:status`, the responder's fields
+    /// (lowercased, connection-specific ones dropped), `content-length` unless present or
+    /// `addLength` is false. Encoded straight into `out` behind a reserved frame header; only
+    /// a block larger than one frame is moved out again and split into CONTINUATION frames.
+    /// On inout locals, not on the connection's properties: one access each, not one per field.
+    static func appendHeaders(of response: HTTPResponse, addLength: Bool, endStream: Bool, streamID: UInt32,
+                              hpack: inout HPACKEncoder, frames: HTTP2FrameEncoder, scratch: inout [UInt8],
+                              into out: inout [UInt8]) {
+        let headerAt = out.count
+        out.append(contentsOf: zeroFrameHeader)
+        hpack.beginBlock(into: &out)
+        hpack.encodeField(name: ":status", value: decimal(response.status), neverIndex: false, into: &out)
+        var hasLength = false
+        for f in response.headers {
+            let name = lowercased(f.name)
+            switch name.utf8.first {
+            case 0x63, 0x6b, 0x70, 0x74, 0x75: // c k p t u
+                if name == "content-length" { hasLength = true }
+                // §8.2.2: connection-specific fields must not appear in HTTP/2; a responder
+                // written for HTTP/1.1 may set them, so they are dropped here.
+                else if HTTPHeaders.isConnectionSpecific(name) { continue }
+            default: break
+            }
+            hpack.encodeField(name: name, value: f.value, neverIndex: false, into: &out)
+        }
+        if addLength && !hasLength {
+            hpack.encodeField(name: "content-length", value: decimal(response.body.count), neverIndex: false, into: &out)
+        }
+        let blockLength = out.count - headerAt - HTTP2Limits.frameHeaderLength
+        if blockLength <= frames.maxFrameSize {
+            var flags: HTTP2FrameFlags = .endHeaders
+            if endStream { flags.insert(.endStream) }
+            HTTP2FrameEncoder.writeFrameHeader(length: blockLength, type: .headers, flags: flags, streamID: streamID, into: &out, at: headerAt)
+        } else {
+            scratch.removeAll(keepingCapacity: true)
+            scratch.append(contentsOf: out[(headerAt + HTTP2Limits.frameHeaderLength)...])
+            out.removeSubrange(headerAt...)
+            frames.appendHeaderBlock(streamID: streamID, block: scratch, endStream: endStream, into: &out)
+        }
+    }
+
     static func lowercased(_ name: String) -> String {
-        for c in name.utf8 where c >= 0x41 && c <= 0x5a { return name.lowercased() }
-        return name
+        var n = name
+        let hasUpper = n.withUTF8 { b in b.contains { $0 >= 0x41 && $0 <= 0x5a } }
+        return hasUpper ? name.lowercased() : name
     }
 
     func scheduleDribble(_ stream: HTTP2ServerStream, chunkSize: Int, interval: Double) {
