@@ -8,7 +8,9 @@ import Foundation
 public final class Locked<State>: @unchecked Sendable {
     // @unchecked: `state` is only read or written inside `withLock`, under `lock`.
     private let lock = NSLock()
-    private var state: State
+    // The lock already makes every access exclusive (a nested `withLock` would deadlock, not
+    // overlap), so Swift's dynamic exclusivity check of each access is redundant here.
+    @exclusivity(unchecked) private var state: State
 
     public init(_ state: State) { self.state = state }
 

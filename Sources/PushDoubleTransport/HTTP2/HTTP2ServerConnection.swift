@@ -38,19 +38,26 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     enum Phase { case notStarted, active, closed }
     var phase = Phase.notStarted
 
-    var decoder: HTTP2FrameDecoder
-    var encoder = HTTP2FrameEncoder()
-    var hpackDecoder: HPACKDecoder
-    var hpackEncoder: HPACKEncoder
-    var out: [UInt8] = []
-    var blockScratch: [UInt8] = []
+    // The codecs, the output buffer, the stream tables, the send queue and the connection
+    // windows are modified on every frame, through calls, so Swift checks each access to them
+    // dynamically (`swift_beginAccess`, ~100 instructions; ~30 per exchange). The connection is
+    // confined to its event loop and no access to one of these is made while another to the
+    // same property is under way (each is one call, passing the buffer `inout` to another
+    // property's method at most), so the checks are turned off for these properties only;
+    // everything else keeps them.
+    @exclusivity(unchecked) var decoder: HTTP2FrameDecoder
+    @exclusivity(unchecked) var encoder = HTTP2FrameEncoder()
+    @exclusivity(unchecked) var hpackDecoder: HPACKDecoder
+    @exclusivity(unchecked) var hpackEncoder: HPACKEncoder
+    @exclusivity(unchecked) var out: [UInt8] = []
+    @exclusivity(unchecked) var blockScratch: [UInt8] = []
 
-    var streams: [UInt32: HTTP2ServerStream] = [:]
+    @exclusivity(unchecked) var streams: [UInt32: HTTP2ServerStream] = [:]
     var highestStreamID: UInt32 = 0
     /// Closed normally (END_STREAM both ways, or reset by the peer).
-    var recentlyClosed = HTTP2RecentStreamIDs(capacity: 256)
+    @exclusivity(unchecked) var recentlyClosed = HTTP2RecentStreamIDs(capacity: 256)
     /// Closed by our RST_STREAM or abandoned by our GOAWAY: late frames are ignored.
-    var recentlyReset = HTTP2RecentStreamIDs(capacity: 256)
+    @exclusivity(unchecked) var recentlyReset = HTTP2RecentStreamIDs(capacity: 256)
 
     /// Where the client's connection preface stands: the octets are checked by the decoder,
     /// the SETTINGS frame that must follow them here (RFC 9113 §3.4).
@@ -60,8 +67,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     /// SETTINGS we sent and the peer has not acknowledged yet, oldest first.
     var unackedLocalSettings: [[HTTP2Setting]] = []
     var maxConcurrentStreams: UInt32
-    var connSendWindow = HTTP2FlowControlWindow(HTTP2Limits.defaultInitialWindowSize)
-    var connRecvWindow = HTTP2FlowControlWindow(HTTP2Limits.defaultInitialWindowSize)
+    @exclusivity(unchecked) var connSendWindow = HTTP2FlowControlWindow(HTTP2Limits.defaultInitialWindowSize)
+    @exclusivity(unchecked) var connRecvWindow = HTTP2FlowControlWindow(HTTP2Limits.defaultInitialWindowSize)
     /// The stream receive window the peer assumes: 65535 until it ACKs our
     /// SETTINGS_INITIAL_WINDOW_SIZE, then that value (RFC 9113 §6.9.2).
     var localInitialWindowSize = HTTP2Limits.defaultInitialWindowSize
@@ -95,7 +102,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     var goAwayReceived = false
 
     /// Streams with DATA to send, in the order they became ready.
-    var sendQueue: [UInt32] = []
+    @exclusivity(unchecked) var sendQueue: [UInt32] = []
     /// Why reading from the socket is paused; it resumes once no reason is left.
     struct ReadPause: OptionSet {
         let rawValue: UInt8

@@ -5,13 +5,17 @@ import Foundation
 ///
 /// Loop-confined (owned by one ``HTTP2ServerConnection``); a class so the connection can
 /// mutate it in place through the stream table.
+///
+/// The state machine, the windows and the body buffers are modified through calls on every
+/// frame; as in the connection, their dynamic exclusivity checks are off (one loop, no
+/// overlapping access to the same property).
 final class HTTP2ServerStream {
     let id: UInt32
-    var machine: HTTP2StreamStateMachine
+    @exclusivity(unchecked) var machine: HTTP2StreamStateMachine
     /// What we may still send on this stream (peer's INITIAL_WINDOW_SIZE + its updates).
-    var sendWindow: HTTP2FlowControlWindow
+    @exclusivity(unchecked) var sendWindow: HTTP2FlowControlWindow
     /// What the peer may still send on this stream.
-    var recvWindow: HTTP2FlowControlWindow
+    @exclusivity(unchecked) var recvWindow: HTTP2FlowControlWindow
     /// Received bytes not yet returned with a stream WINDOW_UPDATE.
     var recvPending = 0
 
@@ -20,9 +24,9 @@ final class HTTP2ServerStream {
     var path = ""
     var scheme = ""
     var authority: String?
-    var headers = HTTPHeaders()
+    @exclusivity(unchecked) var headers = HTTPHeaders()
     var contentLength: Int?
-    var body: [UInt8] = []
+    @exclusivity(unchecked) var body: [UInt8] = []
     var headReceivedAt: Date
     /// Monotonic nanoseconds when the head arrived (request read timeout).
     var headReceivedMono: UInt64
@@ -36,7 +40,7 @@ final class HTTP2ServerStream {
     // Response
     var headersSent = false
     /// Body bytes to send; `outOffset` of them are sent, `outReleased` may be sent now.
-    var out: [UInt8] = []
+    @exclusivity(unchecked) var out: [UInt8] = []
     var outOffset = 0
     var outReleased = 0
     /// END_STREAM once every byte of `out` is sent.
@@ -48,7 +52,7 @@ final class HTTP2ServerStream {
     /// Send RST_STREAM NO_ERROR after the response if the request is still arriving.
     var resetAfterResponse = false
     var inSendQueue = false
-    var timers: [TimerToken] = []
+    @exclusivity(unchecked) var timers: [TimerToken] = []
     var sink: HTTP2ResponseBodySink?
 
     init(id: UInt32, endStream: Bool, sendWindow: Int, recvWindow: Int, now: Date, mono: UInt64) {
