@@ -199,6 +199,13 @@ final class HTTP2ServerConnectionTests: XCTestCase {
         XCTAssertEqual(h.map(\.1), ["799", "1", "trailers", "2", "600"])
     }
 
+    func testConnectionSpecificNamesAreMatchedExactly() {
+        for n in HTTPHeaders.connectionSpecificNames { XCTAssertTrue(HTTPHeaders.isConnectionSpecific(n), n) }
+        for n in ["", "te", "connectionx", "keep-alivE", "upgrad", "transfer-encodinG", String(repeating: "u", count: 70)] {
+            XCTAssertFalse(HTTPHeaders.isConnectionSpecific(n), n)
+        }
+    }
+
     func testHeadersOnly() {
         let c = H2TestClient(responder: TestResponder { _, _ in .respond(HTTPResponse(status: 200, headers: ["apns-id": "X"], framing: .headersOnly)) })
         c.handshake()

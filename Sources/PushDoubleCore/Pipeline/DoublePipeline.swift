@@ -217,7 +217,7 @@ public final class DoublePipeline: Responder {
     @discardableResult
     private func record(_ request: HTTPRequest, _ admission: Admission, targets: Targets, response: ProviderResponse,
                         detail: String?, now: Date) -> HistoryOutcome {
-        // Built in the call: a temporary is moved into the history, never copied.
+        // Built in the call; the history borrows it to pack it (RecordBox).
         let outcome = double.history.appendTracked(
             ExchangeRecord(provider: provider, endpoint: admission.endpoint, request: request,
                            token: admission.token, topic: admission.topic, environment: admission.environment,

@@ -75,20 +75,20 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 }
 
 extension HTTPHeaders {
-    /// RFC 9113 §8.2.2: the connection-specific fields HTTP/2 must not carry (`connection`,
-    /// `keep-alive`, `proxy-connection`, `transfer-encoding`, `upgrade`); `name` lowercase.
+    /// RFC 9113 §8.2.2: the connection-specific fields HTTP/2 must not carry, lowercase.
     /// One list for the HTTP/2 server and client and the core's check of rule headers.
+    public static let connectionSpecificNames = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"]
+    /// Bit `n` set when a name of ``connectionSpecificNames`` is `n` bytes long.
+    @usableFromInline static let connectionSpecificLengths: UInt64 =
+        connectionSpecificNames.reduce(0) { $0 | (1 << UInt64($1.utf8.count)) }
+
+    /// Whether `name` (lowercase) is one of ``connectionSpecificNames``.
     @inlinable
     public static func isConnectionSpecific(_ name: String) -> Bool {
-        // Length first (O(1)): nearly every name asked about is none of the five.
-        switch name.utf8.count {
-        case 7, 10, 16, 17: break
-        default: return false
-        }
-        switch name {
-        case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade": return true
-        default: return false
-        }
+        // Length first (O(1) for a native string): nearly every name asked about is none of them.
+        let n = name.utf8.count
+        guard n < 64, connectionSpecificLengths & (1 << UInt64(n)) != 0 else { return false }
+        return connectionSpecificNames.contains(name)
     }
 }
 
