@@ -200,9 +200,19 @@ final class HTTP2ServerConnectionTests: XCTestCase {
     }
 
     func testConnectionSpecificNamesAreMatchedExactly() {
-        for n in HTTPHeaders.connectionSpecificNames { XCTAssertTrue(HTTPHeaders.isConnectionSpecific(n), n) }
+        func both(_ n: String) -> (Bool, Bool) {
+            var m = n
+            return (HTTPHeaders.isConnectionSpecific(n), m.withUTF8 { HTTPHeaders.isConnectionSpecific(utf8: $0) })
+        }
+        for n in HTTPHeaders.connectionSpecificNames { XCTAssertTrue(both(n) == (true, true), n) }
         for n in ["", "te", "connectionx", "keep-alivE", "upgrad", "transfer-encodinG", String(repeating: "u", count: 70)] {
-            XCTAssertFalse(HTTPHeaders.isConnectionSpecific(n), n)
+            XCTAssertTrue(both(n) == (false, false), n)
+        }
+        // The request head refuses each of them, whatever the list holds (RFC 9113 §8.2.2).
+        for n in HTTPHeaders.connectionSpecificNames {
+            var v = HTTP2RequestHeadValidator()
+            XCTAssertFalse(v.add(name: n, value: "x"), n)
+            XCTAssertEqual(v.failure, "connection-specific header field \(n)")
         }
     }
 

@@ -86,9 +86,20 @@ extension HTTPHeaders {
     @inlinable
     public static func isConnectionSpecific(_ name: String) -> Bool {
         // Length first (O(1) for a native string): nearly every name asked about is none of them.
-        let n = name.utf8.count
-        guard n < 64, connectionSpecificLengths & (1 << UInt64(n)) != 0 else { return false }
+        guard mayBeConnectionSpecific(length: name.utf8.count) else { return false }
         return connectionSpecificNames.contains(name)
+    }
+
+    /// ``isConnectionSpecific(_:)`` of a name given as its bytes (the HTTP/2 request-head check).
+    @inlinable
+    public static func isConnectionSpecific(utf8 name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard mayBeConnectionSpecific(length: name.count) else { return false }
+        return connectionSpecificNames.contains { $0.utf8.elementsEqual(name) }
+    }
+
+    @inlinable
+    static func mayBeConnectionSpecific(length n: Int) -> Bool {
+        n < 64 && connectionSpecificLengths & (1 << UInt64(n)) != 0
     }
 }
 

@@ -73,12 +73,8 @@ public struct HTTP2RequestHeadValidator: Sendable {
         }
         switch n.count {
         case 2 where eq("te"): return .te
-        case 7 where eq("upgrade"): return .connectionSpecific
-        case 10 where eq("connection") || eq("keep-alive"): return .connectionSpecific
         case 14 where eq("content-length"): return .contentLength
-        case 16 where eq("proxy-connection"): return .connectionSpecific
-        case 17 where eq("transfer-encoding"): return .connectionSpecific
-        default: return .regular
+        default: return HTTPHeaders.isConnectionSpecific(utf8: n) ? .connectionSpecific : .regular
         }
     }
 
