@@ -33,8 +33,9 @@ public struct JSONTape: Sendable {
     /// Reads `bytes` (the array is kept, not copied).
     public static func parse(_ bytes: [UInt8], maxDepth: Int = JSONParser.defaultMaxDepth) throws(JSONParseError) -> JSONTape {
         var sink = Builder(tape: JSONTape(bytes: bytes))
-        // About one node per 12 bytes of typical JSON (a 336-byte FCM send has 27); kept
-        // under glibc's 1 KiB per-thread cache size for bodies of a few hundred bytes.
+        // Typical JSON has about one node per 12 bytes (a 336-byte FCM send has 27): a sixteenth
+        // plus 8 covers that for bodies of a few hundred bytes (29 here) while the reservation
+        // stays under glibc's 1 KiB per-thread cache size; larger documents grow as needed.
         sink.tape.entries.reserveCapacity(min(bytes.count / 16 + 8, 4096))
         let failure: JSONParseError? = bytes.withUnsafeBufferPointer { b in
             var p = JSONParser(b, maxDepth: maxDepth)

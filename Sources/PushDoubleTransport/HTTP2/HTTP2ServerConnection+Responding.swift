@@ -140,7 +140,7 @@ extension HTTP2ServerConnection {
     /// (lowercased, connection-specific ones dropped), `content-length` unless present or
     /// `addLength` is false. Encoded straight into `out` behind a reserved frame header; only
     /// a block larger than one frame is moved out again and split into CONTINUATION frames.
-    /// On inout locals, not on the connection's properties: one access each, not one per field.
+    /// The header-block phase of ``startResponse(_:_:kind:)``, on the state it is given.
     static func appendHeaders(of response: HTTPResponse, addLength: Bool, endStream: Bool, streamID: UInt32,
                               hpack: inout HPACKEncoder, frames: HTTP2FrameEncoder, scratch: inout [UInt8],
                               into out: inout [UInt8]) {
