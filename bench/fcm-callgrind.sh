@@ -7,7 +7,8 @@
 #   bench/fcm-callgrind.sh [seconds] [top]
 # Env: PD_BIN / NO_BUILD as for bench/fcm.sh, CLIENTS (distinct registration tokens, one
 #      h2load client each, default 10), WARMUP (seconds, default 2), KEEP=<dir> (keep the
-#      callgrind output there).
+#      callgrind output there), LOG=1 (measure the default `serve`, its exchange log written
+#      to a file by its own thread, instead of `serve --quiet`).
 # Same requests as bench/fcm.sh (bench/common.sh `fcm_bodies`, a minted access token), and
 # duration-based like it (h2load -D with --warm-up-time). The request count is the server's
 # own: the history's `nextSeq` (GET /health) after the dump minus before the zeroing, so it
@@ -22,8 +23,10 @@ CLIENTS=${CLIENTS:-10}
 . bench/common.sh
 fcm_bodies "$WORK" "$CLIENTS"
 
+QUIET=--quiet; [ -n "${LOG:-}" ] && QUIET=
+# shellcheck disable=SC2086
 valgrind --tool=callgrind --callgrind-out-file="$WORK/callgrind.out" \
-  "$BIN" serve --ephemeral --quiet --endpoints-file "$WORK/pd.json" >"$WORK/pd.log" 2>&1 & PID=$!; PIDS+=($PID)
+  "$BIN" serve --ephemeral $QUIET --endpoints-file "$WORK/pd.json" >"$WORK/pd.log" 2>&1 & PID=$!; PIDS+=($PID)
 for _ in $(seq 600); do [ -s "$WORK/pd.json" ] && break; sleep 0.1; done
 [ -s "$WORK/pd.json" ] || { cat "$WORK/pd.log"; exit 1; }
 URL=$(serve_endpoint_url "$WORK/pd.json" fcm)/v1/projects/pushdouble-test/messages:send

@@ -34,6 +34,10 @@ final class HistoryPackingTests: XCTestCase {
                        String(decoding: ExchangeEncoding.json(expected), as: UTF8.self), file: file, line: line)
         let item = h.items(after: seq - 1, count: 1)[0]
         XCTAssertEqual(item.summary, ExchangeSummary(expected), file: file, line: line)
+        // The log line read in place from the packed record is the line of the summary.
+        var packedLine: [UInt8] = []
+        item.appendLine(into: &packedLine)
+        XCTAssertEqual(String(decoding: packedLine, as: UTF8.self), ExchangeLine.text(ExchangeSummary(expected)) + "\n", file: file, line: line)
     }
 
     func testEveryFieldRoundTrips() {
@@ -46,6 +50,12 @@ final class HistoryPackingTests: XCTestCase {
         assertRoundTrips(record(token: nil, authority: nil, headers: [], body: [], auth: nil, topic: nil), in: h)
         assertRoundTrips(record(authority: "", headers: [("x-ü", "välue"), ("empty", ""), ("apns-topic", "t"), ("apns-topic", "u")],
                                 body: [0xff, 0x00, 0x7b, 0xc3]), in: h)   // not UTF-8, with a NUL; repeats kept
+        // Paths around the line's 60-character cut, ASCII and not (the packed line counts
+        // bytes only when that equals counting characters).
+        for p in ["/" + String(repeating: "p", count: 59), "/" + String(repeating: "p", count: 60), "/" + String(repeating: "é", count: 59),
+                  "/" + String(repeating: "é", count: 70), "/a\r\n" + String(repeating: "b", count: 58), "/" + String(repeating: "🇫🇷", count: 40)] {
+            assertRoundTrips(record(path: p), in: h)
+        }
         assertRoundTrips(record(headers: (0..<40).map { ("x-h\($0)", "v\($0)") }), in: h)   // more fields than fast-path slots
         assertRoundTrips(record(action: .respond(HTTPResponse(status: 410, headers: ["apns-id": "x", "content-type": "application/json"],
                                                               body: Array(#"{"reason":"Unregistered"}"#.utf8), framing: .singleDataFrame)),

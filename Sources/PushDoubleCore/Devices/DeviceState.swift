@@ -19,16 +19,18 @@ public enum DeviceState: Sendable, Equatable, Codable {
 }
 
 /// What the core found for the token a request targets, handed to `deliver`.
+/// Optional stored properties are spelled `Optional<T>` (no implicit nil, so `init` builds the
+/// value in place instead of copying it out: docs/core.md "Optional properties …").
 public struct DeviceLookup: Sendable, Equatable {
     /// How a lookup found the device.
     public enum Source: String, Sendable, Codable { case registered, magic, openWorld, unknown }
     /// The device id (registered devices) or the token itself.
-    public var deviceID: String?
+    public var deviceID: Optional<String>
     public var state: DeviceState
     /// The environment the token belongs to (APNs: "production" / "sandbox"), if known.
-    public var environment: String?
+    public var environment: Optional<String>
     /// The app/topic/project the token belongs to, if known.
-    public var topic: String?
+    public var topic: Optional<String>
     /// How the state was found; `.unknown` = closed world and not registered.
     public var source: Source
     /// How many accepted deliveries this device had before this request.

@@ -31,37 +31,59 @@ extension HistoryStore {
         /// made annotatable have the table (no allocation on the common path).
         let annotations: Locked<[(String, JSONValue)]>?
 
-        init(_ r: borrowing ExchangeRecord, pool: StringPool) {
-            provider = r.provider
-            recipients = r.recipients
-            annotations = r.annotatable ? Locked([]) : nil
-            let info = r.request.info
+        convenience init(_ r: borrowing ExchangeRecord, pool: StringPool) {
+            self.init(provider: r.provider, endpoint: r.endpoint, request: r.request, token: r.token, topic: r.topic,
+                      environment: r.environment, deviceID: r.deviceID, auth: r.auth, notification: r.notification,
+                      notificationMaker: r.notificationMaker, action: r.action, reason: r.reason, detail: r.detail,
+                      decidedBy: r.decidedBy, receivedAt: r.receivedAt, respondedAt: r.respondedAt, recipients: r.recipients,
+                      annotatable: r.annotatable, pool: pool)
+        }
+
+        /// An ``ExchangeRecord``'s fields, borrowed: the request path packs what it holds
+        /// without assembling (and copying) a record first.
+        init(provider: ProviderID, endpoint: borrowing String, request: borrowing HTTPRequest, token: borrowing String?,
+             topic: borrowing String?, environment: borrowing String?, deviceID: borrowing String?, auth: borrowing AuthIdentity?,
+             notification: borrowing JSONValue?, notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)?,
+             action: borrowing ResponseAction, reason: borrowing String?, detail: borrowing String?, decidedBy: borrowing Decision,
+             receivedAt: Date, respondedAt: Date, recipients: borrowing [RecipientOutcome]?, annotatable: Bool, pool: StringPool) {
+            self.provider = provider
+            self.recipients = copy recipients
+            annotations = annotatable ? Locked([]) : nil
+            let info = request.info
             streamID = info.streamID; version = info.version; priorityFramesReceived = info.priorityFramesReceived
             headReceivedAt = info.headReceivedAt; bodyReceivedAt = info.bodyReceivedAt
-            receivedAt = r.receivedAt; respondedAt = r.respondedAt
-            stage = r.decidedBy.stage
-            notification = r.notification; notificationMaker = r.notificationMaker
-            var packedResponse: HTTPResponse? = nil
-            if case .respond(let resp) = r.action { packedResponse = resp }
-            action = packedResponse == nil ? r.action : nil
-            (strings, bytes, connection, auth) = pool.withLock { p in
+            self.receivedAt = receivedAt; self.respondedAt = respondedAt
+            stage = decidedBy.stage
+            self.notification = copy notification; self.notificationMaker = notificationMaker
+            let packedResponse = Self.packedResponse(of: action)
+            self.action = packedResponse == nil ? copy action : nil
+            (strings, bytes, connection, self.auth) = pool.withLock { p in
                 p.rotateIfFull()
                 let c = p.connection(info.connection)
-                let a = r.auth.map { p.identity($0) }
-                return (p.store, Self.pack(r, response: packedResponse, &p), c, a)
+                let a = auth.map { p.identity($0) }
+                var w = PackedFields.Writer(p.scratch)
+                Self.pack(endpoint: endpoint, deviceID: deviceID, request: request, token: token, topic: topic, environment: environment,
+                          reason: reason, detail: detail, decisionDetail: decidedBy.detail, response: packedResponse, into: &w, &p)
+                return (p.store, w.bytes, c, a)
             }
+        }
+
+        /// The response a record packs in its bytes (a plain answer); any other action is kept as is.
+        private static func packedResponse(of action: ResponseAction) -> HTTPResponse? {
+            if case .respond(let r) = action { return r }
+            return nil
         }
 
         /// Field order: the filterable fields first, so a query decodes only what it needs.
         /// The path and the response header values are never pooled (new on nearly every
         /// request); everything else is, on its second sighting.
-        private static func pack(_ r: ExchangeRecord, response: HTTPResponse?, _ p: inout StringPool.Contents) -> [UInt8] {
-            let q = r.request
-            var w = PackedFields.Writer(p.scratch)
-            w.string(r.endpoint, slot: 0, &p)
-            w.string(r.deviceID, slot: 1, &p)
+        private static func pack(endpoint: String, deviceID: String?, request q: HTTPRequest, token: String?, topic: String?,
+                                 environment: String?, reason: String?, detail: String?, decisionDetail: String?,
+                                 response: HTTPResponse?, into w: inout PackedFields.Writer, _ p: inout StringPool.Contents) {
+            w.string(endpoint, slot: 0, &p)
+            w.string(deviceID, slot: 1, &p)
             w.string(q.path, slot: PackedFields.inlineOnly, &p)
-            if let t = r.token {
+            if let t = token {
                 if let n = Self.suffixLength(t, of: q.path) { w.varint(1); w.varint(UInt64(n)) } else { w.varint(2); w.string(t, slot: 3, &p) }
             } else {
                 w.varint(0)
@@ -69,11 +91,11 @@ extension HistoryStore {
             w.string(q.method, slot: 4, &p)
             w.string(q.scheme, slot: 5, &p)
             w.string(q.authority, slot: 6, &p)
-            w.string(r.topic, slot: 7, &p)
-            w.string(r.environment, slot: 8, &p)
-            w.string(r.reason, slot: 9, &p)
-            w.string(r.detail, slot: 10, &p)
-            w.string(r.decidedBy.detail, slot: 11, &p)
+            w.string(topic, slot: 7, &p)
+            w.string(environment, slot: 8, &p)
+            w.string(reason, slot: 9, &p)
+            w.string(detail, slot: 10, &p)
+            w.string(decisionDetail, slot: 11, &p)
             w.varint(UInt64(q.headers.fields.count))
             for (i, f) in q.headers.fields.enumerated() {
                 let slot = i < 16 ? 12 + 2 * i : PackedFields.noSlot
@@ -99,7 +121,6 @@ extension HistoryStore {
             } else {
                 w.varint(0)
             }
-            return w.bytes
         }
 
         /// The UTF-8 length of `token` when `path` ends with it (the token is then not stored twice).
@@ -215,17 +236,21 @@ extension HistoryStore {
             return e
         }
 
-        func summary(_ seq: UInt64) -> ExchangeSummary {
+        func summary(_ seq: UInt64) -> ExchangeSummary { withLineFields(seq) { $0.summary() } }
+
+        /// The facts of the exchange's ``ExchangeLine``, read in place: `body` gets inline
+        /// strings as bytes of this record (valid only during the call).
+        func withLineFields<R>(_ seq: UInt64, _ body: (ExchangeLine.Fields) -> R) -> R {
             read { r in
-                let endpoint = r.string() ?? ""
+                let endpoint = r.text() ?? .string("")
                 r.skipString()                       // deviceID
-                let path = r.string() ?? ""
+                let path = r.text() ?? .string("")
                 switch r.varint() { case 1: _ = r.varint(); case 2: r.skipString(); default: break }
-                let method = r.string() ?? ""
+                let method = r.text() ?? .string("")
                 r.skipString(); r.skipString(); r.skipString(); r.skipString()   // scheme, authority, topic, environment
-                let reason = r.string()
+                let reason = r.text()
                 r.skipString()                       // detail
-                let decision = r.string()
+                let decision = r.text()
                 let n = Int(r.varint())
                 for _ in 0..<(2 * n) { r.skipString() }
                 r.skipData()
@@ -238,9 +263,9 @@ extension HistoryStore {
                     status = recorded.status
                     kind = recorded.action
                 }
-                return ExchangeSummary(seq: seq, receivedAt: receivedAt, provider: provider, endpoint: endpoint, method: method,
-                                       path: path, status: status, action: kind, reason: reason, decidedBy: Decision(stage, decision),
-                                       connectionID: connection.info.id, streamID: streamID)
+                return body(ExchangeLine.Fields(seq: seq, receivedAt: receivedAt, provider: provider.rawValue, endpoint: endpoint,
+                                                method: method, path: path, status: status, action: .string(kind), reason: reason,
+                                                stage: stage, decisionDetail: decision, connectionID: connection.info.id, streamID: streamID))
             }
         }
     }

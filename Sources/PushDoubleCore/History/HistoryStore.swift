@@ -397,7 +397,28 @@ public final class HistoryStore: Sendable {
     /// happened to the answer (for delayed, dribbled, stalled … answers).
     @discardableResult
     public func appendTracked(_ record: borrowing ExchangeRecord) -> (UInt64, HistoryOutcome) {
-        let box = RecordBox(record, pool: pool)
+        store(RecordBox(record, pool: pool))
+    }
+
+    /// ``appendTracked(_:)`` from an ``ExchangeRecord``'s fields, borrowed: what the request
+    /// path calls, so the request and the decoded facts are packed where they are, never
+    /// copied into a record first (a record is ~30 references to retain and release).
+    @discardableResult
+    public func appendTracked(provider: ProviderID, endpoint: borrowing String, request: borrowing HTTPRequest,
+                              token: borrowing String?, topic: borrowing String?, environment: borrowing String?,
+                              deviceID: borrowing String?, auth: borrowing AuthIdentity?, notification: borrowing JSONValue?,
+                              notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)?, action: borrowing ResponseAction,
+                              reason: borrowing String?, detail: borrowing String?, decidedBy: borrowing Decision,
+                              receivedAt: Date, respondedAt: Date, recipients: borrowing [RecipientOutcome]?,
+                              annotatable: Bool) -> (UInt64, HistoryOutcome) {
+        store(RecordBox(provider: provider, endpoint: endpoint, request: request, token: token, topic: topic,
+                        environment: environment, deviceID: deviceID, auth: auth, notification: notification,
+                        notificationMaker: notificationMaker, action: action, reason: reason, detail: detail,
+                        decidedBy: decidedBy, receivedAt: receivedAt, respondedAt: respondedAt, recipients: recipients,
+                        annotatable: annotatable, pool: pool))
+    }
+
+    private func store(_ box: RecordBox) -> (UInt64, HistoryOutcome) {
         let (seq, subs, evicted) = state.withLock { $0.store { .record($0, box) } }
         _ = evicted  // released here, outside the lock
         if !subs.isEmpty {

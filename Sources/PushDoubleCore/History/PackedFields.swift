@@ -125,6 +125,17 @@ enum PackedFields {
             return s
         }
 
+        /// A string as it is stored: its bytes in place when inline (valid while `base` is),
+        /// the pooled value otherwise; nil when absent.
+        mutating func text() -> ExchangeLine.Text? {
+            let v = varint()
+            if v == 0 { return nil }
+            if v & 1 == 1 { return .string(pool.value(Int(v >> 1))) }
+            let n = Int(v >> 1) - 1
+            defer { offset += n }
+            return .bytes(UnsafeBufferPointer(rebasing: base[offset..<offset + n]))
+        }
+
         /// Skips a string without making it.
         mutating func skipString() {
             let v = varint()

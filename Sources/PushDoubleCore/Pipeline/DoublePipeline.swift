@@ -217,14 +217,13 @@ public final class DoublePipeline: Responder {
     @discardableResult
     private func record(_ request: HTTPRequest, _ admission: Admission, targets: Targets, response: ProviderResponse,
                         detail: String?, now: Date) -> HistoryOutcome {
-        // Built in the call; the history borrows it to pack it (RecordBox).
+        // The history packs the fields where they are (no ExchangeRecord assembled first).
         let outcome = double.history.appendTracked(
-            ExchangeRecord(provider: provider, endpoint: admission.endpoint, request: request,
-                           token: admission.token, topic: admission.topic, environment: admission.environment,
-                           deviceID: targets.firstRegisteredID, auth: admission.auth, notification: admission.notification,
-                           action: response.action, reason: response.reason, detail: detail, decidedBy: response.decidedBy,
-                           receivedAt: now, respondedAt: now, notificationMaker: admission.notificationMaker,
-                           recipients: response.recipients, annotatable: response.onRecorded != nil)).1
+            provider: provider, endpoint: admission.endpoint, request: request, token: admission.token, topic: admission.topic,
+            environment: admission.environment, deviceID: targets.firstRegisteredID, auth: admission.auth,
+            notification: admission.notification, notificationMaker: admission.notificationMaker, action: response.action,
+            reason: response.reason, detail: detail, decidedBy: response.decidedBy, receivedAt: now, respondedAt: now,
+            recipients: response.recipients, annotatable: response.onRecorded != nil).1
         response.onRecorded?(outcome)
         return outcome
     }

@@ -100,30 +100,32 @@ public struct ProviderServices: Sendable {
 }
 
 /// What a fake made of a request in its admit stage.
+/// Optional stored properties are spelled `Optional<T>` (no implicit nil, so `init` builds the
+/// value in place instead of copying it out: docs/core.md "Optional properties …").
 public struct Admission: Sendable {
     /// A stable endpoint id, e.g. "apns.push", "fcm.send", "oauth.token", "expo.send".
     public var endpoint: String
     /// The device token / registration token / subscription id the request targets (the
     /// first one when it names several).
-    public var token: String?
+    public var token: Optional<String>
     /// Every recipient token, in request order, when the request names several (an Expo batch,
     /// `to` as an array): the core looks each one up and the fake answers per recipient
     /// (``ProviderFake/deliver(_:admission:devices:context:services:)``). nil = just ``token``.
     public var recipients: [String]? = nil
     /// APNs topic, FCM project id, Expo project, Web Push audience.
-    public var topic: String?
+    public var topic: Optional<String>
     /// Provider environment the request arrived at ("production" / "sandbox").
-    public var environment: String?
+    public var environment: Optional<String>
     /// The decoded identity the request authenticated with (or tried to).
-    public var auth: AuthIdentity?
+    public var auth: Optional<AuthIdentity>
     /// The decoded notification (payload JSON plus provider headers), for history and checks.
-    public var notification: JSONValue?
+    public var notification: Optional<JSONValue>
     /// Alternative to ``notification``: makes it from the request when the history is read,
     /// so the request path neither decodes the payload nor keeps the decoded tree (a pure
     /// function of the request; a thin function reference, so setting it allocates nothing).
     public var notificationMaker: (@Sendable (HTTPRequest) -> JSONValue?)? = nil
     /// Set when the request is refused here (auth or validation failure).
-    public var refusal: ProviderResponse?
+    public var refusal: Optional<ProviderResponse>
     /// The provider's message id as parsed once in admit (APNs `apns-id`, canonical form),
     /// for `deliver` and fault answers to reuse.
     public var messageID: String? = nil
@@ -136,10 +138,12 @@ public struct Admission: Sendable {
 }
 
 /// A fake's answer plus why, for the history.
+/// Optional stored properties are spelled `Optional<T>` (no implicit nil, so `init` builds the
+/// value in place instead of copying it out: docs/core.md "Optional properties …").
 public struct ProviderResponse: Sendable {
     public var action: ResponseAction
     /// The provider reason string, if the answer is an error ("BadDeviceToken").
-    public var reason: String?
+    public var reason: Optional<String>
     /// Which stage decided it.
     public var decidedBy: Decision
     /// One outcome per recipient of a multi-recipient request, in request order (the core
@@ -168,16 +172,18 @@ public struct Decision: Sendable, Codable, Equatable {
 }
 
 /// The identity a request authenticated with, decoded for the history and the checks.
+/// Optional stored properties are spelled `Optional<T>` (no implicit nil, so `init` builds the
+/// value in place instead of copying it out: docs/core.md "Optional properties …").
 public struct AuthIdentity: Sendable, Codable, Equatable {
     /// "apns-jwt", "oauth-assertion", "oauth-bearer", "vapid", "expo-access-token", "none".
     public var scheme: String
-    public var keyID: String?
-    public var issuer: String?
+    public var keyID: Optional<String>
+    public var issuer: Optional<String>
     /// JWT `iat`, seconds since the epoch.
-    public var issuedAt: Int64?
-    public var expiresAt: Int64?
-    public var subject: String?
-    public var audience: String?
+    public var issuedAt: Optional<Int64>
+    public var expiresAt: Optional<Int64>
+    public var subject: Optional<String>
+    public var audience: Optional<String>
     /// Whether the credential verified.
     public var valid: Bool
     /// Anything else worth keeping (alg, scope, the raw token's fingerprint, ...).

@@ -146,14 +146,16 @@ public struct FCMWebpushConfig: Sendable, Equatable {
 }
 
 /// A validated `SendMessageRequest` (fcm.md §2): the message and `validate_only`.
+/// Optional stored properties are spelled `Optional<T>` (no implicit nil, so `init` builds the
+/// value in place instead of copying it out: docs/core.md "Optional properties …").
 public struct FCMMessage: Sendable, Equatable {
     public var target: FCMTarget
-    public var notification: FCMNotification?
-    public var data: FCMStringMap?
-    public var android: FCMAndroidConfig?
-    public var apns: FCMApnsConfig?
-    public var webpush: FCMWebpushConfig?
-    public var fcmOptions: FCMOptions?
+    public var notification: Optional<FCMNotification>
+    public var data: Optional<FCMStringMap>
+    public var android: Optional<FCMAndroidConfig>
+    public var apns: Optional<FCMApnsConfig>
+    public var webpush: Optional<FCMWebpushConfig>
+    public var fcmOptions: Optional<FCMOptions>
     /// `validate_only` / `validateOnly`; false when absent.
     public var validateOnly: Bool
     /// Paths of fields that are not in fcm.md's schema (e.g. `message.android.foo`), kept

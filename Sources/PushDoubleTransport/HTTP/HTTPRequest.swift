@@ -77,6 +77,8 @@ public struct RequestInfo: Sendable, Equatable, Codable {
 
 /// A complete HTTP request, version-neutral: HTTP/1.1 and HTTP/2 requests look the same
 /// to a ``Responder``.
+/// Optional stored properties are spelled `Optional<T>` (no implicit nil, so `init` builds the
+/// value in place instead of copying it out: docs/core.md "Optional properties …").
 public struct HTTPRequest: Sendable {
     /// `:method` / request-line method, as received.
     public var method: String
@@ -85,7 +87,7 @@ public struct HTTPRequest: Sendable {
     /// `:scheme` on HTTP/2; "https" or "http" by connection on HTTP/1.1.
     public var scheme: String
     /// `:authority` on HTTP/2 (or Host if absent); `Host` on HTTP/1.1.
-    public var authority: String?
+    public var authority: Optional<String>
     /// Regular header fields (no pseudo-headers), in order, repeats kept.
     public var headers: HTTPHeaders
     /// The whole body.

@@ -390,8 +390,10 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         let info = RequestInfo(connection: info, streamID: stream.id, version: .http2,
                                headReceivedAt: stream.headReceivedAt, bodyReceivedAt: body.isEmpty ? stream.headReceivedAt : eventDate(),
                                priorityFramesReceived: priorityFramesReceived)
-        let request = HTTPRequest(method: stream.method, path: stream.path, scheme: stream.scheme,
-                                  authority: stream.authority, headers: stream.headers, body: body, info: info)
+        // The head moves out of the stream (nothing reads it there after this): no copy.
+        let request = HTTPRequest(method: take(&stream.method, ""), path: take(&stream.path, ""), scheme: take(&stream.scheme, ""),
+                                  authority: take(&stream.authority, nil), headers: take(&stream.headers, HTTPHeaders()),
+                                  body: body, info: info)
         stream.requestInfo = info
         let action = responder.respond(to: request, context: RequestContext(connection: self))
         guard phase == .active, streams[stream.id] === stream else { return }
@@ -508,4 +510,12 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     var testsOnly_openStreamCount: Int { streams.count }
     /// The enforced concurrent-stream limit (tests).
     var testsOnly_maxConcurrentStreams: UInt32 { maxConcurrentStreams }
+}
+
+/// `value`, leaving `replacement` in its place: a move out of a stored property (a swap, no
+/// retain or release).
+@inline(__always) private func take<T>(_ value: inout T, _ replacement: T) -> T {
+    var moved = replacement
+    swap(&value, &moved)
+    return moved
 }

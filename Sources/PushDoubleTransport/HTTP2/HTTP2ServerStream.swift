@@ -19,7 +19,7 @@ final class HTTP2ServerStream {
     /// Received bytes not yet returned with a stream WINDOW_UPDATE.
     var recvPending = 0
 
-    // Request
+    // Request (the head moves into the `HTTPRequest` handed to the responder)
     var method = ""
     var path = ""
     var scheme = ""
