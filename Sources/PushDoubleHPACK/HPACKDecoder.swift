@@ -64,6 +64,23 @@ public struct HPACKDecoder: Sendable {
     public mutating func decode(_ bytes: UnsafeRawBufferPointer) throws(HPACKError) -> [HeaderField] {
         var fields: [HeaderField] = []
         fields.reserveCapacity(12)
+        try decode(bytes, into: &fields)
+        return fields
+    }
+
+    /// Decodes one complete header block, handing each field to `sink` as it is decoded (no
+    /// list in between: the strings move into the sink). Fields past
+    /// ``maxHeaderListSize`` are decoded (the table stays in sync) but not handed over, and
+    /// the block then ends with ``HPACKError/headerListTooLarge(size:limit:)``.
+    public mutating func decode<Sink: HPACKFieldSink>(_ block: [UInt8], into sink: inout Sink) throws(HPACKError) {
+        let failure: HPACKError? = block.withUnsafeBytes { raw in
+            do throws(HPACKError) { try self.decode(raw, into: &sink); return nil } catch { return error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// ``decode(_:into:)-([UInt8],_)`` of a block held in raw memory.
+    public mutating func decode<Sink: HPACKFieldSink>(_ bytes: UnsafeRawBufferPointer, into sink: inout Sink) throws(HPACKError) {
         var offset = 0
         var sawField = false
         var listSize = 0
@@ -128,14 +145,13 @@ public struct HPACKDecoder: Sendable {
             // past the limit so the dynamic table stays in sync, but stop collecting.
             listSize += name.utf8.count + value.utf8.count + 32
             if listSize <= listLimit {
-                fields.append(HeaderField(name: name, value: value, neverIndex: neverIndex))
+                sink.field(name: name, value: value, neverIndex: neverIndex)
             }
         }
         if !sawField && sizeUpdateRequired {
             throw .missingTableSizeUpdate(limit: maxTableSize, current: table.dynamic.capacity)
         }
         if listSize > listLimit { throw .headerListTooLarge(size: listSize, limit: listLimit) }
-        return fields
     }
 
     /// §5.2 String Literal: H bit, 7-bit prefix length, then that many octets.

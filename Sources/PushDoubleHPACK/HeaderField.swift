@@ -14,3 +14,16 @@ public struct HeaderField: Sendable, Equatable {
         self.neverIndex = neverIndex
     }
 }
+
+/// Where ``HPACKDecoder/decode(_:into:)-([UInt8],_)`` puts each decoded field, in block order:
+/// an HTTP/2 request head builds itself from them without a field list in between.
+public protocol HPACKFieldSink {
+    mutating func field(name: consuming String, value: consuming String, neverIndex: Bool)
+}
+
+/// The plain list (``HPACKDecoder/decode(_:)-([UInt8])``).
+extension Array: HPACKFieldSink where Element == HeaderField {
+    public mutating func field(name: consuming String, value: consuming String, neverIndex: Bool) {
+        append(HeaderField(name: name, value: value, neverIndex: neverIndex))
+    }
+}

@@ -181,6 +181,29 @@ final class HPACKDecoderTests: XCTestCase {
         XCTAssertEqual(a.dynamicTableSize, b.dynamicTableSize)
     }
 
+    /// A sink sees exactly the list's fields in order; past the list limit it sees the fields
+    /// that fit, and the block still ends with headerListTooLarge.
+    func testSinkGetsTheListsFieldsAndStopsAtTheLimit() throws {
+        struct Recorder: HPACKFieldSink {
+            var got: [HeaderField] = []
+            mutating func field(name: consuming String, value: consuming String, neverIndex: Bool) {
+                got.append(HeaderField(name: name, value: value, neverIndex: neverIndex))
+            }
+        }
+        let wire = hex("8286 8441 8cf1 e3c2 e5f2 3a6b a0ab 90f4 ff") + [0x1f, 0x08, 0x03, 0x61, 0x62, 0x63]
+        var a = HPACKDecoder(), b = HPACKDecoder()
+        var sink = Recorder()
+        try b.decode(wire, into: &sink)
+        XCTAssertEqual(sink.got, try a.decode(wire))
+        XCTAssertEqual(sink.got.count, 5)
+        XCTAssertEqual(a.dynamicTableSize, b.dynamicTableSize)
+
+        var limited = HPACKDecoder(maxTableSize: 4096, maxHeaderListSize: 32 + 7 + 3 + 32 + 7 + 4)   // :method GET, :scheme http
+        var partial = Recorder()
+        XCTAssertThrowsError(try limited.decode(wire, into: &partial))
+        XCTAssertEqual(partial.got.map(\.name), [":method", ":scheme"])
+    }
+
     func testEmptyBlockDecodesToNothing() throws {
         XCTAssertEqual(try decode([]), [])
     }

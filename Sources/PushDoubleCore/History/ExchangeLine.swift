@@ -1,4 +1,5 @@
 import Foundation
+import PushDoubleTransport
 
 /// The one-line text form of an exchange, as `serve` logs it and `replay` lists it:
 ///
@@ -44,7 +45,7 @@ public enum ExchangeLine {
         func append(into out: inout [UInt8]) {
             switch self {
             case .bytes(let b): out.append(contentsOf: b)
-            case .string(var s): s.withUTF8 { out.append(contentsOf: $0) }
+            case .string(let s): UTF8Bytes.of(s) { out.append(contentsOf: $0) }
             }
         }
 
@@ -61,7 +62,7 @@ public enum ExchangeLine {
             }
             switch self {
             case .bytes(let b): return same(b)
-            case .string(var s): return s.withUTF8(same)
+            case .string(let s): return UTF8Bytes.of(s, same)
             }
         }
 

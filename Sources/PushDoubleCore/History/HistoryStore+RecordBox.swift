@@ -125,9 +125,8 @@ extension HistoryStore {
 
         /// The UTF-8 length of `token` when `path` ends with it (the token is then not stored twice).
         private static func suffixLength(_ token: String, of path: String) -> Int? {
-            var t = token, p = path
-            return t.withUTF8 { tu -> Int? in
-                p.withUTF8 { pu -> Int? in
+            UTF8Bytes.of(token) { tu -> Int? in
+                UTF8Bytes.of(path) { pu -> Int? in
                     guard tu.count > 0, tu.count <= pu.count else { return nil }
                     return memcmp(pu.baseAddress! + (pu.count - tu.count), tu.baseAddress!, tu.count) == 0 ? tu.count : nil
                 }

@@ -79,8 +79,7 @@ enum PackedFields {
         }
 
         mutating func inline(_ s: String) {
-            var s = s
-            s.withUTF8 { u in
+            UTF8Bytes.of(s) { u in
                 varint(UInt64(u.count + 1) << 1)
                 raw(u)
             }

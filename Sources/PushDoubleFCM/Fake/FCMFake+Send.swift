@@ -126,8 +126,7 @@ extension FCMFake {
     /// another scheme or none. Works on the UTF-8 bytes (Foundation's trimming showed up at
     /// a fifth of the request path).
     static func bearerCredential(_ header: String) -> String? {
-        var h = header
-        return h.withUTF8 { bearerCredential(utf8: $0) }
+        UTF8Bytes.of(header) { bearerCredential(utf8: $0) }
     }
 
     private static func bearerCredential(utf8 u: UnsafeBufferPointer<UInt8>) -> String? {

@@ -68,8 +68,7 @@ public final class FCMFake: ProviderFake {
 
     /// `fcm.googleapis.com` / `oauth2.googleapis.com`, with or without a port, any case.
     static func service(host: String) -> FCMService? {
-        var h = host
-        return h.withUTF8 { u -> FCMService? in
+        return UTF8Bytes.of(host) { u -> FCMService? in
             var n = 0
             while n < u.count, u[n] != UInt8(ascii: ":") { n += 1 }
             func matches(_ expected: [UInt8]) -> Bool {
@@ -111,8 +110,7 @@ public final class FCMFake: ProviderFake {
     public func isWellFormedToken(_ token: String) -> Bool { Self.isWellFormedToken(token) }
 
     public static func isWellFormedToken(_ token: String) -> Bool {
-        var t = token
-        return t.withUTF8 { b in
+        return UTF8Bytes.of(token) { b in
             guard let base = b.baseAddress, !b.isEmpty && b.count <= 4096 else { return false }
             // Eight bytes at a time: a byte below 0x21 ((w - 0x21…) & ~w & 0x80…) or above
             // 0x7E ((w + 0x01…) | w) & 0x80…), both exact tests (Hacker's Delight 6-1).
@@ -144,8 +142,8 @@ public final class FCMFake: ProviderFake {
     /// The path without its query, found on the UTF-8 bytes (the request's
     /// `pathWithoutQuery` scans Characters).
     static func pathOnly(_ request: HTTPRequest) -> Substring {
-        var p = request.path
-        let q = p.withUTF8 { b -> Int? in
+        let p = request.path
+        let q = UTF8Bytes.of(p) { b -> Int? in
             for i in 0..<b.count where b[i] == UInt8(ascii: "?") { return i }
             return nil
         }

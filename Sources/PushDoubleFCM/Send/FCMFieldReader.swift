@@ -1,4 +1,5 @@
 import PushDoubleJSON
+import PushDoubleTransport
 
 /// The field names of one proto message, in both spellings proto3 JSON accepts: the
 /// snake_case proto name and its lowerCamelCase JSON name (fcm.md §2 [A]: "both ... are
@@ -136,12 +137,20 @@ struct FCMFieldReader {
                     unknown.append(path.isEmpty ? text : path + "." + text)
                     continue
                 }
-                if !tape.isNull(member), !table[start...].contains(where: { $0.slot == slot }) { table.append((slot, member)) }
+                if !tape.isNull(member), !hasSlot(slot, from: start) { table.append((slot, member)) }
             }
         }
         let f = FCMObjectFields(parentPath: parentPath, memberName: name, schema: schema, range: start..<table.count)
         if configuration.unknownFields == .reject, unknown.count > before { throw fail(.unknownField, unknown[before]) }
         return f
+    }
+
+    /// Whether `table[start...]` holds `slot` (an index loop: a slice would retain the table
+    /// once per member).
+    private func hasSlot(_ slot: Int, from start: Int) -> Bool {
+        var i = start
+        while i < table.count { if table[i].slot == slot { return true }; i += 1 }
+        return false
     }
 
     mutating func object(_ f: FCMObjectFields, _ name: String, _ schema: FCMFieldSchema) throws(FCMError) -> FCMObjectFields? {
@@ -225,8 +234,7 @@ struct FCMFieldReader {
     static func asciiUppercaseMatch(_ b: UnsafeBufferPointer<UInt8>, in allowed: Set<String>) -> String?? {
         for c in b where c >= 0x80 { return nil }
         for candidate in allowed {
-            var a = candidate
-            let equal = a.withUTF8 { ab -> Bool in
+            let equal = UTF8Bytes.of(candidate) { ab -> Bool in
                 guard ab.count == b.count else { return false }
                 for i in 0..<b.count where (b[i] &- 0x61 < 26 ? b[i] - 0x20 : b[i]) != ab[i] { return false }
                 return true
@@ -238,8 +246,7 @@ struct FCMFieldReader {
 
     /// `s.uppercased()`: for ASCII text that is `a`–`z` → `A`–`Z` only, done on the bytes.
     static func uppercased(_ s: String) -> String {
-        var t = s
-        return t.withUTF8 { b -> String in
+        return UTF8Bytes.of(s) { b -> String in
             var lower = false
             for c in b {
                 if c >= 0x80 { return s.uppercased() }

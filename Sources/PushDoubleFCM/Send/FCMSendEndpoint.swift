@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import PushDoubleJSON
+import PushDoubleTransport
 
 /// The send endpoint's path and success body (fcm.md §1, §3).
 public enum FCMSendEndpoint {
@@ -26,8 +27,7 @@ public enum FCMSendEndpoint {
     /// ``project(fromPath:)`` of a request's `:path` / request-target, its query (from the
     /// first `?`) left out; on the UTF-8 bytes in one go.
     public static func project(fromRequestPath path: String) -> String? {
-        var p = path
-        return p.withUTF8 { b in
+        UTF8Bytes.of(path) { b in
             guard let base = b.baseAddress else { return nil }
             let end = memchr(base, Int32(UInt8(ascii: "?")), b.count).map { UnsafeRawPointer(base).distance(to: UnsafeRawPointer($0)) } ?? b.count
             return project(fromPathBytes: UnsafeBufferPointer(rebasing: b[..<end]))
@@ -105,8 +105,7 @@ public enum FCMSendEndpoint {
 
     /// Printable ASCII without `"` or `\`: written as is in a JSON string.
     private static func needsNoEscape(_ s: String) -> Bool {
-        var t = s
-        return t.withUTF8 { b in
+        UTF8Bytes.of(s) { b in
             for c in b where c &- 0x20 >= 0x5F || c == 0x22 || c == 0x5C { return false }  // outside 0x20...0x7E
             return true
         }
@@ -118,9 +117,8 @@ public enum FCMSendEndpoint {
         guard needsNoEscape(project), needsNoEscape(messageID) else {
             return successBody(name: messageName(project: project, messageID: messageID))
         }
-        var p = project, m = messageID
-        return p.withUTF8 { pb in
-            m.withUTF8 { mb in
+        return UTF8Bytes.of(project) { pb in
+            UTF8Bytes.of(messageID) { mb in
                 var out = [UInt8]()
                 out.reserveCapacity(successBodyHead.count + pb.count + successBodyMiddle.count + mb.count + successBodyTail.count)
                 out.append(contentsOf: successBodyHead)
@@ -136,8 +134,7 @@ public enum FCMSendEndpoint {
     /// `successBody(project:messageID: messageID(timestampMicros:tag:))`, the id's digits
     /// written straight into the body (the answer of every accepted send).
     public static func successBody(project: String, timestampMicros: UInt64, tag: UInt64) -> [UInt8] {
-        var p = project
-        guard let body = p.withUTF8({ pb -> [UInt8]? in
+        guard let body = UTF8Bytes.of(project, { pb -> [UInt8]? in
             for c in pb where c &- 0x20 >= 0x5F || c == 0x22 || c == 0x5C { return nil }
             let idAt = successBodyHead.count + pb.count + successBodyMiddle.count
             let count = idAt + messageIDLength + successBodyTail.count

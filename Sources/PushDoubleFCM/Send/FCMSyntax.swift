@@ -1,3 +1,5 @@
+import PushDoubleTransport
+
 /// A google-duration string (`"3.5s"`, `"3s"`, `"3.000000001s"`; fcm.md §2.2 [A]): optional
 /// `-`, decimal seconds, an optional fraction of 1–9 digits, then `s`.
 public struct FCMDuration: Sendable, Equatable {
@@ -10,8 +12,7 @@ public struct FCMDuration: Sendable, Equatable {
 
     /// Parses `text`; nil when it is not a duration string.
     public init?(_ text: String) {
-        var t = text
-        guard let (s, n) = t.withUTF8({ Self.parse($0) }) else { return nil }
+        guard let (s, n) = UTF8Bytes.of(text, { Self.parse($0) }) else { return nil }
         self.seconds = s
         self.nanos = n
         self.text = text

@@ -23,7 +23,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
     /// Appends a field, keeping any earlier field of the same name.
-    public mutating func add(name: String, value: String) { fields.append(Field(name: name, value: value)) }
+    public mutating func add(name: consuming String, value: consuming String) { fields.append(Field(name: name, value: value)) }
     /// Room for `count` fields in all, so adding them one by one allocates once.
     public mutating func reserveCapacity(_ count: Int) { fields.reserveCapacity(count) }
     /// Replaces every field of that name (case-insensitive) with one field.
@@ -58,9 +58,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     public static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
         // Lengths first (O(1) for native strings): a search compares a name with many it is not.
         guard a.utf8.count == b.utf8.count else { return false }
-        var a = a, b = b
-        return a.withUTF8 { ua in
-            b.withUTF8 { ub in
+        return UTF8Bytes.of(a) { ua in
+            UTF8Bytes.of(b) { ub in
                 guard ua.count == ub.count else { return false }
                 for i in 0..<ua.count {
                     var x = ua[i], y = ub[i]

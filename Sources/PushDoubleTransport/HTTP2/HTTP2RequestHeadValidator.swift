@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PushDoubleHPACK
+
 /// Builds and checks an HTTP/2 request head from decoded header fields (RFC 9113 §8.2,
 /// §8.3.1), one field at a time, stopping at the first rule broken.
 ///
@@ -29,7 +31,7 @@ public struct HTTP2RequestHeadValidator: Sendable {
 
     /// Adds one decoded field; returns false once the head is malformed (see `failure`).
     @discardableResult
-    public mutating func add(name: String, value: String) -> Bool {
+    public mutating func add(name: consuming String, value: consuming String) -> Bool {
         if failure != nil { return false }
         if let reason = check(name: name, value: value) {
             failure = reason
@@ -78,9 +80,9 @@ public struct HTTP2RequestHeadValidator: Sendable {
         }
     }
 
-    private mutating func check(name: String, value: String) -> String? {
-        var nameCopy = name
-        let kind = nameCopy.withUTF8 { Self.classify($0) }
+    /// The field is kept (moved into ``headers`` or a pseudo-header) when it passes.
+    private mutating func check(name: consuming String, value: consuming String) -> String? {
+        let kind = UTF8Bytes.of(name) { Self.classify($0) }
         if case .invalid(let reason) = kind { return reason }
         if let v = Self.checkValue(value) { return "\(v) in the value of \(name)" }
         switch kind {
@@ -119,12 +121,12 @@ public struct HTTP2RequestHeadValidator: Sendable {
         return nil
     }
 
+
     /// §8.2.1: "A field value MUST NOT contain the zero value (ASCII NUL, 0x00), line feed
     /// (ASCII LF, 0x0a), or carriage return (ASCII CR, 0x0d) at any position" and "MUST NOT
     /// start or end with an ASCII whitespace character (ASCII SP or HTAB, 0x20 or 0x09)".
     static func checkValue(_ value: String) -> String? {
-        var value = value
-        return value.withUTF8 { v -> String? in
+        return UTF8Bytes.of(value) { v -> String? in
             guard let first = v.first, let last = v.last else { return nil }
             if first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 { return "leading or trailing whitespace" }
             return containsNULCRLF(UnsafeRawBufferPointer(v)) ? "NUL, CR or LF" : nil
@@ -193,5 +195,12 @@ public struct HTTP2RequestHeadValidator: Sendable {
     private mutating func fail(_ reason: String) -> String {
         failure = reason
         return reason
+    }
+}
+
+/// The request head takes the fields straight from the HPACK decoder (no field list).
+extension HTTP2RequestHeadValidator: HPACKFieldSink {
+    public mutating func field(name: consuming String, value: consuming String, neverIndex: Bool) {
+        add(name: name, value: value)
     }
 }

@@ -139,11 +139,13 @@ extension HTTP2ServerConnection {
     // MARK: HEADERS
 
     func headerBlockComplete(streamID: UInt32, block: [UInt8], endStream: Bool, priority: HTTP2PriorityData?) {
-        // Decode first, always: the HPACK context is shared by every stream (§4.3).
+        // Decode first, always: the HPACK context is shared by every stream (§4.3). The
+        // fields go straight into the head being checked (trailers on an open stream).
+        let existing = streams[streamID]
+        var head = HTTP2RequestHeadValidator(trailers: existing != nil, fieldCount: min(block.count, 16))
         var listTooLarge: String?
-        var fields: [HeaderField] = []
         do {
-            fields = try hpackDecoder.decode(block)
+            try hpackDecoder.decode(block, into: &head)
         } catch {
             if case .headerListTooLarge = error {
                 listTooLarge = "header list larger than SETTINGS_MAX_HEADER_LIST_SIZE \(limits.maxHeaderListSize)"
@@ -154,13 +156,11 @@ extension HTTP2ServerConnection {
             }
         }
 
-        if let stream = streams[streamID] {
+        if let stream = existing {
             // A second HEADERS: trailers.
             let r = stream.machine.receiveTrailers(endStream: endStream)
             guard apply(r, stream: stream) else { return }
-            var trailers = HTTP2RequestHeadValidator(trailers: true, fieldCount: fields.count)
-            for f in fields where !trailers.add(name: f.name, value: f.value) { break }
-            if listTooLarge != nil || trailers.finish() != nil {
+            if listTooLarge != nil || head.finish() != nil {
                 return resetStream(stream, code: .protocolError, outcome: .reset)
             }
             remoteEnded(stream)
@@ -204,8 +204,6 @@ extension HTTP2ServerConnection {
                                        sendWindow: peerSettings.initialWindowSize,
                                        recvWindow: localInitialWindowSize,
                                        now: arrived, mono: lastActivityMono)
-        var head = HTTP2RequestHeadValidator(fieldCount: fields.count)
-        for f in fields where !head.add(name: f.name, value: f.value) { break }
         let malformed = head.finish()
         stream.method = head.method ?? ""
         stream.path = head.path ?? ""

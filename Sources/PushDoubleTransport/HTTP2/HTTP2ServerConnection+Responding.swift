@@ -178,8 +178,7 @@ extension HTTP2ServerConnection {
     }
 
     static func lowercased(_ name: String) -> String {
-        var n = name
-        let hasUpper = n.withUTF8 { b in b.contains { $0 >= 0x41 && $0 <= 0x5a } }
+        let hasUpper = UTF8Bytes.of(name) { b in b.contains { $0 >= 0x41 && $0 <= 0x5a } }
         return hasUpper ? name.lowercased() : name
     }
 
