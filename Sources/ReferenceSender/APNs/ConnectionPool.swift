@@ -70,8 +70,13 @@ actor ConnectionPool {
         connecting[slot] = nil
         if case .success(let c) = result {
             opened += 1
-            current[slot] = c
-            lastUsed[slot] = clock.now()
+            // Actor reentrancy: a caller that shared this connect may already have used the
+            // connection and retired it (Shutdown, GOAWAY) before this one resumed; it must not
+            // come back as the slot's connection.
+            if !retired.contains(where: { $0 === c }) {
+                current[slot] = c
+                lastUsed[slot] = clock.now()
+            }
         }
         return result
     }
