@@ -40,18 +40,26 @@ public enum ExchangeLine {
     /// the record is being read), or a string.
     enum Text {
         case bytes(UnsafeBufferPointer<UInt8>)
+        /// String `id` of a pool generation, read in place (not retained).
+        case pooled(Unmanaged<StringPool.ValueStore>, Int)
         case string(String)
 
-        func append(into out: inout [UInt8]) {
+        func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
             switch self {
-            case .bytes(let b): out.append(contentsOf: b)
-            case .string(let s): UTF8Bytes.of(s) { out.append(contentsOf: $0) }
+            case .bytes(let b): return body(b)
+            case .pooled(let store, let id): return store._withUnsafeGuaranteedRef { $0.withUTF8(id, body) }
+            case .string(let s): return UTF8Bytes.of(s, body)
             }
+        }
+
+        func append(into out: inout [UInt8]) {
+            withBytes { out.append(contentsOf: $0) }
         }
 
         var string: String {
             switch self {
             case .bytes(let b): return String(decoding: b, as: UTF8.self)
+            case .pooled(let store, let id): return store.takeUnretainedValue().value(id)
             case .string(let s): return s
             }
         }
@@ -60,10 +68,7 @@ public enum ExchangeLine {
             func same(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
                 b.count == literal.utf8CodeUnitCount && (b.count == 0 || memcmp(b.baseAddress!, literal.utf8Start, b.count) == 0)
             }
-            switch self {
-            case .bytes(let b): return same(b)
-            case .string(let s): return UTF8Bytes.of(s, same)
-            }
+            return withBytes(same)
         }
 
         /// Appends the path, cut after ``pathPrefix`` characters when longer than ``pathLimit``.

@@ -97,7 +97,10 @@ enum PackedFields {
 
     struct Reader {
         let base: UnsafeBufferPointer<UInt8>
-        let pool: StringPool.ValueStore
+        // Unowned: a reader lives inside a call on the record, which holds its pool
+        // generation; not retaining it keeps the log thread off the refcount the event loops
+        // bump for every record they pack.
+        unowned(unsafe) let pool: StringPool.ValueStore
         var offset = 0
 
         init(_ base: UnsafeBufferPointer<UInt8>, pool: StringPool.ValueStore) { self.base = base; self.pool = pool }
@@ -124,12 +127,12 @@ enum PackedFields {
             return s
         }
 
-        /// A string as it is stored: its bytes in place when inline (valid while `base` is),
-        /// the pooled value otherwise; nil when absent.
+        /// A string as it is stored: its bytes in place when inline, its pool id otherwise
+        /// (both valid while the record is read); nil when absent.
         mutating func text() -> ExchangeLine.Text? {
             let v = varint()
             if v == 0 { return nil }
-            if v & 1 == 1 { return .string(pool.value(Int(v >> 1))) }
+            if v & 1 == 1 { return .pooled(Unmanaged.passUnretained(pool), Int(v >> 1)) }
             let n = Int(v >> 1) - 1
             defer { offset += n }
             return .bytes(UnsafeBufferPointer(rebasing: base[offset..<offset + n]))

@@ -142,6 +142,13 @@ final class StringPool: Sendable {
             return slots[id]
         }
 
+        /// The UTF-8 bytes of string `id`, read in place (no retain of the string: the log
+        /// thread reads strings the event loops are comparing at the same time).
+        func withUTF8<R>(_ id: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+            precondition(id < count, "history string id out of range")
+            return UTF8Bytes.of(slots[id], body)
+        }
+
         deinit {
             slots.deinitialize(count: published.load(ordering: .acquiring))
             slots.deallocate()
