@@ -36,8 +36,8 @@ public enum ExchangeLine {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A text field of the line: bytes read in place from a stored record (valid only while
-    /// the record is being read), or a string.
+    /// A text field of the line: bytes of a stored record or a string of its pool generation,
+    /// both read in place (valid only while the record is being read), or a string.
     enum Text {
         case bytes(UnsafeBufferPointer<UInt8>)
         /// String `id` of a pool generation, read in place (not retained).
