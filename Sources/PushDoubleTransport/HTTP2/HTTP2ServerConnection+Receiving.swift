@@ -142,6 +142,7 @@ extension HTTP2ServerConnection {
         // Decode first, always: the HPACK context is shared by every stream (§4.3). The
         // fields go straight into the head being checked (trailers on an open stream).
         let existing = streams[streamID]
+        // Every field takes at least one byte of the block; 16 is room for a usual request.
         var head = HTTP2RequestHeadValidator(trailers: existing != nil, fieldCount: min(block.count, 16))
         var listTooLarge: String?
         do {
