@@ -1,7 +1,7 @@
 import Foundation
 import PushDoubleCore
 
-/// What a running double hands senders (DESIGN §4): the test CA and every provider's
+/// What a running double hands senders (the sender environment, docs/conformance.md "Driver protocol v1"): the test CA and every provider's
 /// credential files in one private (0700) temp directory, the environment lines, and the
 /// driver protocol's `initialize` → `providers` params. Rendered from each provider module's
 /// ``SenderMaterial`` once the ports are bound (``PushDoubleServer/senderKit()``).

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// Counts pushes per device token in fixed one-second windows and says when a token
-/// went over its limit (429 TooManyRequests, apns.md §7.2: "too many requests were made
+/// went over its limit (429 TooManyRequests, docs/apns.md §7.2: "too many requests were made
 /// consecutively to the same device token"). Apple publishes no figure.
 ///
 /// Thread-safe: tokens are spread over 16 independently locked shards so that loops

@@ -2,7 +2,7 @@ import PushDoubleCore
 import PushDoubleTransport
 
 /// How the APNs fake listens: TLS only, ALPN `h2` only, no HTTP/1.1, and Apple's HTTP/2
-/// SETTINGS (apns.md §1.1, 2021 capture): HEADER_TABLE_SIZE 4096, MAX_CONCURRENT_STREAMS 1
+/// SETTINGS (docs/apns.md §1.1, 2021 capture): HEADER_TABLE_SIZE 4096, MAX_CONCURRENT_STREAMS 1
 /// until the first valid provider token (then raised, see ``APNsConfiguration``),
 /// INITIAL_WINDOW_SIZE 65535, MAX_FRAME_SIZE 16384, MAX_HEADER_LIST_SIZE 8000.
 public enum APNsListeners {

@@ -4,7 +4,7 @@ import Synchronization
 /// canonical 8-4-4-4-12 UUID strings, on bytes, without Foundation.
 ///
 /// Apple documents the id as a canonical lowercase UUID and echoes it back lowercase
-/// (apns.md §2, §6). Uppercase hex digits are accepted and lowercased: refusing them
+/// (docs/apns.md §2, §6). Uppercase hex digits are accepted and lowercased: refusing them
 /// would invent a rejection the table does not document.
 public enum APNsMessageID {
     /// The canonical lowercase form of `value`, or nil if it is not an 8-4-4-4-12 hex UUID.

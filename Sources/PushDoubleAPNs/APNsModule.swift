@@ -13,7 +13,7 @@ extension ProviderID {
 /// Apple's SETTINGS (``APNsListeners``); options (`fakeOptions.apns` of a scenario, or
 /// `serve --option apns.KEY=VALUE`): `maxConcurrentStreamsAfterAuth`, `initialMaxConcurrentStreams`,
 /// `tokenMinRefreshSeconds`, `tooManyRequestsPerDevice`, `requireExactClaims`. Senders get the
-/// shipped `.p8` key and its ids (DESIGN §4: `APNS_URL`, `APNS_SANDBOX_URL`, `APNS_KEY_FILE`,
+/// shipped `.p8` key and its ids (docs/conformance.md "Driver protocol v1": `APNS_URL`, `APNS_SANDBOX_URL`, `APNS_KEY_FILE`,
 /// `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_TOPIC`).
 public struct APNsModule: ProviderModule {
     public init() {}

@@ -1,10 +1,10 @@
-/// The `apns-push-type` values and the topic suffix each requires (apns.md §3).
+/// The `apns-push-type` values and the topic suffix each requires (docs/apns.md §3).
 public enum APNsPushType: String, Sendable, CaseIterable, Codable {
     case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets
 
     /// The suffix `apns-topic` must carry after the bundle id ("" = the bare bundle id).
     /// `mdm` has no suffix rule: its topic comes from the MDM certificate. The `widgets`
-    /// suffix is UNCONFIRMED (apns.md §3).
+    /// suffix is UNCONFIRMED (docs/apns.md §3).
     public var topicSuffix: String {
         switch self {
         case .alert, .background, .mdm: return ""
@@ -18,7 +18,7 @@ public enum APNsPushType: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    /// Largest payload in bytes (apns.md §4): 5120 for VoIP, 4096 otherwise.
+    /// Largest payload in bytes (docs/apns.md §4): 5120 for VoIP, 4096 otherwise.
     public var payloadLimit: Int { self == .voip ? 5120 : 4096 }
 
     /// Known suffixes, longest first, so that `.voip-ptt` is not read as `.voip`.
@@ -54,10 +54,10 @@ public enum APNsPushType: String, Sendable, CaseIterable, Codable {
 public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
     case production, sandbox
 
-    /// The real host name (apns.md §1).
+    /// The real host name (docs/apns.md §1).
     public var host: String { self == .production ? "api.push.apple.com" : "api.sandbox.push.apple.com" }
     /// Every real host name of this environment with the ports Apple serves (443 and 2197,
-    /// apns.md §1): what the CONNECT proxy routes to this environment's listener.
+    /// docs/apns.md §1): what the CONNECT proxy routes to this environment's listener.
     public var realHosts: [String] {
         let names = self == .production ? ["api.push.apple.com"] : ["api.sandbox.push.apple.com", "api.development.push.apple.com"]
         return names.flatMap { [$0 + ":443", $0 + ":2197"] }

@@ -1,6 +1,6 @@
 /// Every APNs error `reason`: the raw value is the exact string sent on the wire.
 ///
-/// One table, grouped by HTTP status, copied from `/work/shared/protocols/apns.md` §7.2
+/// One table, grouped by HTTP status, copied from docs/apns.md §7.2
 /// (statuses from sideshow/apns2 `response.go`) plus the broadcast-channel-only reasons of
 /// §7.4, whose statuses are UNCONFIRMED (see ``isConfirmed``).
 public enum APNsReason: String, Sendable, CaseIterable, Hashable {
@@ -54,7 +54,7 @@ public enum APNsReason: String, Sendable, CaseIterable, Hashable {
     case serviceUnavailable = "ServiceUnavailable"
     case shutdown = "Shutdown"
 
-    // MARK: Broadcast-channel only (apns.md §7.4): statuses UNCONFIRMED, 400 assumed
+    // MARK: Broadcast-channel only (docs/apns.md §7.4): statuses UNCONFIRMED, 400 assumed
     case featureNotEnabled = "FeatureNotEnabled"
     case missingChannelId = "MissingChannelId"
     case badChannelId = "BadChannelId"
@@ -102,7 +102,7 @@ public enum APNsReason: String, Sendable, CaseIterable, Hashable {
         }
     }
 
-    /// Whether Apple says never to retry a request that got this reason (apns.md §7.2).
+    /// Whether Apple says never to retry a request that got this reason (docs/apns.md §7.2).
     public var isPermanent: Bool {
         switch self {
         case .badDeviceToken, .deviceTokenNotForTopic, .forbidden, .expiredToken, .unregistered, .payloadTooLarge: return true
@@ -110,7 +110,7 @@ public enum APNsReason: String, Sendable, CaseIterable, Hashable {
         }
     }
 
-    /// The reasons of Apple's main table (apns.md §7.2), without the broadcast-only ones.
+    /// The reasons of Apple's main table (docs/apns.md §7.2), without the broadcast-only ones.
     public static var providerAPIReasons: [APNsReason] { allCases.filter(\.isConfirmed) }
 
     /// Looks a wire string up, accepting both spellings of the environment-key reason.
@@ -120,7 +120,7 @@ public enum APNsReason: String, Sendable, CaseIterable, Hashable {
     }
 }
 
-/// Which spelling of the environment-key reason the fake sends (apns.md §7.2).
+/// Which spelling of the environment-key reason the fake sends (docs/apns.md §7.2).
 public enum APNsEnvironmentKeySpelling: String, Sendable, Codable {
     /// `BadEnvironmentKeyInToken`, as seen on the wire (default).
     case wire

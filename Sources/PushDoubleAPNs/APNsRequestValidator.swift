@@ -42,7 +42,7 @@ public struct APNsPushHeaders: Sendable, Equatable {
 public enum APNsRequestValidator {
     /// The `:path` prefix of the push endpoint.
     public static let pathPrefix = "/3/device/"
-    /// Collapse ids longer than this many UTF-8 bytes are refused (apns.md §2).
+    /// Collapse ids longer than this many UTF-8 bytes are refused (docs/apns.md §2).
     public static let maxCollapseIDBytes = 64
 
     /// Runs checks 1–11 on `request`.
@@ -108,7 +108,7 @@ public enum APNsRequestValidator {
                 parsed.pushType = suffixType ?? .alert
             }
         }
-        // 10. background must not use priority 10 (apns.md §3, §9: "10 is an error").
+        // 10. background must not use priority 10 (docs/apns.md §3, §9: "10 is an error").
         if parsed.pushType == .background && parsed.priority == 10 && fields.priority != nil { return (parsed, .badPriority) }
         // 11. Expiration.
         if let e = fields.expiration {

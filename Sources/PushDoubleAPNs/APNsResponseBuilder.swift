@@ -3,9 +3,9 @@ import PushDoubleTransport
 /// Builds every APNs response to the byte: the single place success and error answers
 /// are rendered, used by validation, auth, device state and fault rules alike.
 ///
-/// - Success (apns.md §6): `200`, `apns-id` (+ `apns-unique-id` on sandbox), no body,
+/// - Success (docs/apns.md §6): `200`, `apns-id` (+ `apns-unique-id` on sandbox), no body,
 ///   one HEADERS frame with END_STREAM (``ResponseFraming/headersOnly``).
-/// - Error (apns.md §7.1): the status, `apns-id`, `content-type: application/json`, and a
+/// - Error (docs/apns.md §7.1): the status, `apns-id`, `content-type: application/json`, and a
 ///   compact JSON body `{"reason":"…"}` (plus `"timestamp":<ms>` when the status is 410,
 ///   and only then) in exactly one DATA frame (``ResponseFraming/singleDataFrame``).
 public struct APNsResponseBuilder: Sendable {

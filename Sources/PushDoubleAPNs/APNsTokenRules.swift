@@ -53,7 +53,7 @@ public enum APNsKeyEnvironments: String, Sendable, Codable, Equatable {
     }
 }
 
-/// The timing rules of provider tokens (apns.md §5), configurable for tests.
+/// The timing rules of provider tokens (docs/apns.md §5), configurable for tests.
 public struct APNsTokenTiming: Sendable, Equatable {
     /// A token whose `iat` is more than this many seconds old is refused with
     /// 403 ExpiredProviderToken. Apple: one hour.
@@ -121,7 +121,7 @@ public final class APNsConnectionState {
     }
 }
 
-/// The connection-level rules of token auth (apns.md §5), as a pure function of a verified
+/// The connection-level rules of token auth (docs/apns.md §5), as a pure function of a verified
 /// token, the connection state and the clock. Signature checking happens before (see
 /// ``APNsTokenVerifier``); this decides pinning, environment, age, topic and refresh rate.
 public enum APNsTokenRules {

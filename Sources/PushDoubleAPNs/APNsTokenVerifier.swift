@@ -11,7 +11,7 @@ public enum APNsTokenVerification: Sendable, Equatable {
 }
 
 /// Verifies provider JWTs against the trusted keys and caches the result per JWT string,
-/// so a reused token costs one dictionary lookup (apns.md §5):
+/// so a reused token costs one dictionary lookup (docs/apns.md §5):
 ///
 /// - the token parses as a compact JWS and its `alg` is ES256 (`none` or any other → invalid);
 /// - the header names a `kid` that is a trusted key;

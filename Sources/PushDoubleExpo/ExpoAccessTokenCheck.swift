@@ -1,7 +1,8 @@
-/// Enhanced push security (expo.md §1 "Auth" [A]): when it is on, a request needs
+/// Enhanced push security (docs/expo.md §1 "Auth" [A]): when it is on, a request needs
 /// `Authorization: Bearer <access token>` with a valid token, else `UNAUTHORIZED` (HTTP status
 /// presumably 401, UNCONFIRMED: see ``ExpoErrorStatuses``). When it is off, any header (or none)
-/// passes. The scheme is matched in any case (protocols README "Leniency": `bearer` / `Bearer`).
+/// passes. The scheme is matched in any case (auth schemes are case-insensitive,
+/// RFC 9110 §11.1: `bearer` / `Bearer`).
 public struct ExpoAccessTokenCheck: Sendable {
     /// Whether enhanced push security is on.
     public var required: Bool

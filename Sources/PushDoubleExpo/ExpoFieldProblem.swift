@@ -1,5 +1,5 @@
 /// What was wrong with one message field; ``ExpoFieldProblem/joiText`` turns it into the
-/// `API_ERROR` message (expo.md §3.2).
+/// `API_ERROR` message (docs/expo.md §3.2).
 public struct ExpoFieldProblem: Sendable, Equatable {
     /// What the value should have been.
     public enum Kind: Sendable, Equatable {
@@ -23,7 +23,7 @@ public struct ExpoFieldProblem: Sendable, Equatable {
         self.messageIndex = messageIndex; self.path = path; self.kind = kind
     }
 
-    /// Joi-style text. expo.md §3.2 records two texts ([O] expo/expo#9290, the Python SDK
+    /// Joi-style text. docs/expo.md §3.2 records two texts ([O] https://github.com/expo/expo/issues/9290, the Python SDK
     /// docstring [L]): `"value" must be of type object.` and, for a single object whose `to`
     /// is not a string, `child "to" fails because ["to" must be a string]. "value" must be an array.`
     /// This reproduces the second exactly and extends its pattern (ours, not recorded): a member is

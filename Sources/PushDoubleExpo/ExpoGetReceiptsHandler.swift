@@ -1,11 +1,11 @@
 import PushDoubleJSON
 
-/// The logic of `POST /--/api/v2/push/getReceipts` (expo.md §4): `{"ids":[…]}` (plain or gzip,
+/// The logic of `POST /--/api/v2/push/getReceipts` (docs/expo.md §4): `{"ids":[…]}` (plain or gzip,
 /// like send: the Node SDK gzips bodies over 1024 characters, §6.1), at most 1000 ids (§1) →
 /// HTTP 200 `{"data":{id: receipt, …}}`, unknown, expired and not yet visible ids left out.
 public struct ExpoGetReceiptsHandler: Sendable {
     public let store: ExpoReceiptStore
-    /// Ids per request (expo.md §1 [A]: 1000).
+    /// Ids per request (docs/expo.md §1 [A]: 1000).
     public var maxIDs: Int
     public var body: ExpoBodyLimits
     public var statuses: ExpoErrorStatuses
@@ -43,7 +43,7 @@ public struct ExpoGetReceiptsHandler: Sendable {
         Self.body(store.receipts(for: try ids(body: bytes, contentEncoding: contentEncoding), now: now))
     }
 
-    /// `{"data":{id: receipt, …}}` in the given order (expo.md §4; the Node SDK requires an object).
+    /// `{"data":{id: receipt, …}}` in the given order (docs/expo.md §4; the Node SDK requires an object).
     public static func body(_ receipts: [(id: String, receipt: ExpoReceipt)]) -> [UInt8] {
         JSONValue.object([("data", .object(receipts.map { ($0.id, $0.receipt.json) }))]).compactJSONBytes
     }

@@ -1,6 +1,6 @@
 import PushDoubleJSON
 
-/// `sound` (expo.md §2): `"default"`, `null`, or the SDK's object form.
+/// `sound` (docs/expo.md §2): `"default"`, `null`, or the SDK's object form.
 public enum ExpoSound: Sendable, Equatable {
     /// `"default"`.
     case `default`
@@ -12,18 +12,18 @@ public enum ExpoSound: Sendable, Equatable {
     case named(String)
 }
 
-/// `priority` (expo.md §2): `normal` → APNs 5, `high` → APNs 10.
+/// `priority` (docs/expo.md §2): `normal` → APNs 5, `high` → APNs 10.
 public enum ExpoPriority: String, Sendable, Equatable, CaseIterable {
     case `default`, normal, high
 }
 
-/// `interruptionLevel` (expo.md §2, current SDK types).
+/// `interruptionLevel` (docs/expo.md §2, current SDK types).
 public enum ExpoInterruptionLevel: String, Sendable, Equatable, CaseIterable {
     case active, critical, passive
     case timeSensitive = "time-sensitive"
 }
 
-/// One decoded message of a send request (expo.md §2 field table). Fields absent (or `null`,
+/// One decoded message of a send request (docs/expo.md §2 field table). Fields absent (or `null`,
 /// except `sound`) are nil.
 public struct ExpoPushMessage: Sendable, Equatable {
     /// The recipients in order: a string `to` gives one.
@@ -69,7 +69,7 @@ public struct ExpoPushMessage: Sendable, Equatable {
 
     public init() {}
 
-    /// The member names of expo.md §2, in its table order.
+    /// The member names of docs/expo.md §2, in its table order.
     public static let fieldNames = ["to", "data", "title", "body", "subtitle", "sound", "ttl", "expiration", "priority",
                                     "badge", "channelId", "categoryId", "mutableContent", "interruptionLevel", "icon",
                                     "richContent", "collapseId", "tag", "_contentAvailable", "_displayInForeground"]

@@ -1,4 +1,4 @@
-/// The push-token forms of expo.md §5 [L].
+/// The push-token forms of docs/expo.md §5 [L].
 public enum ExpoPushTokenForm: String, Sendable, Equatable, CaseIterable {
     /// `ExponentPushToken[<opaque>]`: the classic form, accepted by both SDKs.
     case exponentPushToken
@@ -9,7 +9,7 @@ public enum ExpoPushTokenForm: String, Sendable, Equatable, CaseIterable {
     case bareUUID
 
     /// The form of `token`, nil when it is none of them. The bracketed forms need the exact
-    /// prefix, a final `]` and a non-empty opaque part (expo.md gives no rule for its
+    /// prefix, a final `]` and a non-empty opaque part (docs/expo.md gives no rule for its
     /// characters; the docs show 22).
     public static func of(_ token: String) -> ExpoPushTokenForm? {
         var token = token
@@ -40,7 +40,7 @@ public enum ExpoPushTokenForm: String, Sendable, Equatable, CaseIterable {
         }
     }
 
-    /// expo.md §5: 8-4-4-4-12 groups of ASCII letters or digits, case-insensitive.
+    /// docs/expo.md §5: 8-4-4-4-12 groups of ASCII letters or digits, case-insensitive.
     static func isUUIDLike(_ s: String) -> Bool {
         var s = s
         return s.withUTF8 { isUUIDLike($0) }

@@ -1,9 +1,9 @@
 import Synchronization
 
-/// The per-project send rate of expo.md §1 [A]: 600 notifications / second / project, more →
+/// The per-project send rate of docs/expo.md §1 [A]: 600 notifications / second / project, more →
 /// `TOO_MANY_REQUESTS`, HTTP 429 (``ExpoRequestError/tooManyRequests(limitPerSecond:statuses:)``).
 ///
-/// A sliding window of `window` seconds on the caller's clock. expo.md does not say how the
+/// A sliding window of `window` seconds on the caller's clock. docs/expo.md does not say how the
 /// service counts, so these choices are ours: a request is admitted whole or refused whole (the
 /// error is request-level); every recipient counts; a refused request counts nothing. Thread-safe
 /// (one `Mutex`) and bounded: at most `maxProjects` projects are tracked (a project idle for a

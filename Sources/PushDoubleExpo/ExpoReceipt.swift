@@ -1,6 +1,6 @@
 import PushDoubleJSON
 
-/// One push receipt (expo.md §4): `{"status":"ok"}` or
+/// One push receipt (docs/expo.md §4): `{"status":"ok"}` or
 /// `{"status":"error","message":"…","details":{"error":"…",…}}`, keys in that order.
 public enum ExpoReceipt: Sendable, Equatable {
     case ok
@@ -16,11 +16,11 @@ public enum ExpoReceipt: Sendable, Equatable {
     }
 }
 
-/// What a receipt will say (expo.md §4.1 `details.error` values).
+/// What a receipt will say (docs/expo.md §4.1 `details.error` values).
 public enum ExpoReceiptOutcome: Sendable, Equatable {
     case ok
     /// With the token, `details.expoPushToken` is added and the message names it (the §3.1
-    /// ticket text, the one expo.md records); without it the message is the generic one of ours.
+    /// ticket text, the one docs/expo.md records); without it the message is the generic one of ours.
     case deviceNotRegistered(token: String?)
     /// §4.1: total payload over 4096 bytes.
     case messageTooBig
@@ -35,7 +35,7 @@ public enum ExpoReceiptOutcome: Sendable, Equatable {
     case other(error: String, message: String, extraDetails: JSONObject)
 
     /// The receipt this outcome renders as. Texts other than `DeviceNotRegistered` with a token
-    /// are ours (``ExpoPushErrorText``): expo.md's receipt capture shows only `"…"`.
+    /// are ours (``ExpoPushErrorText``): docs/expo.md's receipt capture shows only `"…"`.
     public var receipt: ExpoReceipt {
         func error(_ kind: String, _ message: String, _ extra: JSONObject = [:]) -> ExpoReceipt {
             var d: JSONObject = ["error": .string(kind)]
@@ -58,7 +58,7 @@ public enum ExpoReceiptOutcome: Sendable, Equatable {
     }
 }
 
-/// When a recorded receipt becomes visible to `getReceipts` (expo.md §1: Expo suggests checking
+/// When a recorded receipt becomes visible to `getReceipts` (docs/expo.md §1: Expo suggests checking
 /// about 15 minutes after sending; the real delay is not recorded, so it is configurable).
 public enum ExpoReceiptAvailability: Sendable, Equatable {
     /// Visible `seconds` after it was recorded (0: at once, the default).
@@ -77,6 +77,6 @@ public enum ExpoReceiptState: Sendable, Equatable {
     case held
     /// Visible to `getReceipts`.
     case available(ExpoReceipt)
-    /// Past the retention (expo.md §1, §4: deleted after 24 h, then omitted); purged on the next write.
+    /// Past the retention (docs/expo.md §1, §4: deleted after 24 h, then omitted); purged on the next write.
     case expired
 }

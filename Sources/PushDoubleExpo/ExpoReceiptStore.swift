@@ -5,7 +5,7 @@ import Synchronization
 public struct ExpoReceiptStoreConfiguration: Sendable, Equatable {
     /// Receipts kept at most; beyond it the oldest is evicted.
     public var capacity: Int
-    /// Seconds a receipt lives after it is recorded (expo.md §1 [A]: deleted after 24 hours).
+    /// Seconds a receipt lives after it is recorded (docs/expo.md §1 [A]: deleted after 24 hours).
     public var retention: Double
     public var availability: ExpoReceiptAvailability
 
@@ -22,7 +22,7 @@ public protocol ExpoReceiptOwner: AnyObject, Sendable {
     func receiptServed(id: String, receipt: ExpoReceipt, now: Double)
 }
 
-/// The receipts of issued tickets, keyed by ticket id (expo.md §4). Thread-safe (one `Mutex`),
+/// The receipts of issued tickets, keyed by ticket id (docs/expo.md §4). Thread-safe (one `Mutex`),
 /// bounded (``ExpoReceiptStoreConfiguration/capacity``, oldest evicted), time from the caller's
 /// clock (`now`, seconds). A receipt is visible once its availability allows and until
 /// `retention` after it was recorded; every receipt has the same retention, so the oldest
@@ -92,7 +92,7 @@ public final class ExpoReceiptStore: Sendable {
         return z ^ (z >> 31)
     }
 
-    /// Records a receipt with a fresh id and returns its ok ticket (expo.md §3.1). `owner` is
+    /// Records a receipt with a fresh id and returns its ok ticket (docs/expo.md §3.1). `owner` is
     /// told each time ``serve(_:now:)`` serves it.
     public func issue(_ outcome: ExpoReceiptOutcome, now: Double, owner: (any ExpoReceiptOwner)? = nil) -> ExpoTicket {
         let id = generate()
@@ -160,7 +160,7 @@ public final class ExpoReceiptStore: Sendable {
     }
 
     /// The visible receipts of `ids` at `now`, in request order, each id once; unknown, expired
-    /// and not yet visible ids are left out (expo.md §4).
+    /// and not yet visible ids are left out (docs/expo.md §4).
     public func receipts(for ids: [String], now: Double) -> [(id: String, receipt: ExpoReceipt)] {
         visible(ids, now: now).map { ($0.0, $0.1.receipt) }
     }

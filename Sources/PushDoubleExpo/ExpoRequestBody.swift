@@ -4,11 +4,11 @@ import PushDoubleJSON
 /// Bounds on a request body (a decompression bomb is refused before it is built).
 public struct ExpoBodyLimits: Sendable, Equatable {
     /// The largest body, after decompression, that is parsed. The default, 1 MiB, holds 100
-    /// messages of 4096 bytes (expo.md §1) with their `to` arrays several times over.
+    /// messages of 4096 bytes (docs/expo.md §1) with their `to` arrays several times over.
     public var maxBodyBytes: Int
     /// Optional expansion-ratio bound for compressed bodies (see docs/inflate.md).
     public var maxExpansionRatio: Int?
-    /// Accept `Content-Encoding: deflate` too (expo.md §1 names only gzip for request bodies;
+    /// Accept `Content-Encoding: deflate` too (docs/expo.md §1 names only gzip for request bodies;
     /// accepting is the lenient choice, ours).
     public var acceptDeflate: Bool
 
@@ -18,11 +18,11 @@ public struct ExpoBodyLimits: Sendable, Equatable {
 }
 
 /// Turns a request body into JSON: `Content-Encoding` (none, `identity`, `gzip`, optionally
-/// `deflate`; expo.md §1 [A] "may optionally be gzip-compressed"), bounded inflate through
+/// `deflate`; docs/expo.md §1 [A] "may optionally be gzip-compressed"), bounded inflate through
 /// PushDoubleInflate, then strict JSON. Shared by send and getReceipts (the Node SDK gzips
-/// any JSON body longer than 1024 characters, expo.md §6.1).
+/// any JSON body longer than 1024 characters, docs/expo.md §6.1).
 ///
-/// expo.md records no error for a bad encoding, a broken or oversized gzip body or invalid
+/// docs/expo.md records no error for a bad encoding, a broken or oversized gzip body or invalid
 /// JSON. They are all answered as a bad request, `API_ERROR` (§3.2: HTTP 400), with texts of ours.
 public enum ExpoRequestBody {
     /// The decoded JSON of `body` sent with the `Content-Encoding` header value `contentEncoding`

@@ -1,4 +1,4 @@
-/// Every check of the Expo core, with the expo.md section it comes from. Request-level
+/// Every check of the Expo core, with the docs/expo.md section it comes from. Request-level
 /// refusals carry theirs in ``ExpoRequestError/rule``; per-recipient ones in
 /// ``ExpoRecipient/verdict``. docs/expo.md has the table.
 public enum ExpoRule: String, Sendable, Equatable, Hashable, CaseIterable {
@@ -6,7 +6,7 @@ public enum ExpoRule: String, Sendable, Equatable, Hashable, CaseIterable {
     /// Enhanced push security: `Authorization: Bearer <valid token>` (§1 "Auth" [A]) → `UNAUTHORIZED`.
     case accessToken
     /// `Content-Encoding` other than none / `identity` / `gzip` (§1 [A]) — and `deflate`,
-    /// accepted by default (ours: expo.md names only gzip) → `API_ERROR`.
+    /// accepted by default (ours: docs/expo.md names only gzip) → `API_ERROR`.
     case contentEncoding
     /// The gzip body does not decompress (§1 [A] gzip) → `API_ERROR` (text ours).
     case compressedBody

@@ -1,6 +1,6 @@
 import PushDoubleJSON
 
-/// What the 4096-byte limit of expo.md §1 is measured on. expo.md says "the total notification
+/// What the 4096-byte limit of docs/expo.md §1 is measured on. docs/expo.md says "the total notification
 /// payload forwarded to APNs/FCM", which this core never builds, so the measure is a choice.
 public enum ExpoPayloadMeasure: String, Sendable, Equatable {
     /// The compact JSON of the message object as received, without `to` (default: the token
@@ -10,7 +10,7 @@ public enum ExpoPayloadMeasure: String, Sendable, Equatable {
     case wholeMessage
 }
 
-/// How an oversized message is reported (expo.md §1 [A]: "larger → `MessageTooBig` receipt";
+/// How an oversized message is reported (docs/expo.md §1 [A]: "larger → `MessageTooBig` receipt";
 /// the Python SDK also maps a `MessageTooBig` *ticket*, §6.2).
 public enum ExpoMessageTooBigReport: String, Sendable, Equatable {
     /// An ok ticket whose receipt is `MessageTooBig` (default, as §1 says).
@@ -19,7 +19,7 @@ public enum ExpoMessageTooBigReport: String, Sendable, Equatable {
     case ticket
 }
 
-/// How a `to` that is not a push token of §5 is answered. expo.md records no text for it;
+/// How a `to` that is not a push token of §5 is answered. docs/expo.md records no text for it;
 /// the only recorded per-recipient refusal is the §3.1 `DeviceNotRegistered` ticket.
 public enum ExpoInvalidTokenReport: String, Sendable, Equatable {
     /// That §3.1 ticket: `"<to>" is not a registered push notification recipient`,
@@ -37,24 +37,24 @@ public enum ExpoUnknownFieldPolicy: String, Sendable, Equatable {
     case reject
 }
 
-/// The knobs of ``ExpoSendRequestDecoder``. Defaults follow expo.md; where it records
+/// The knobs of ``ExpoSendRequestDecoder``. Defaults follow docs/expo.md; where it records
 /// nothing or says UNCONFIRMED the default accepts (docs/expo.md lists each).
 public struct ExpoSendDecoderConfiguration: Sendable {
-    /// Recipients per request (expo.md §1 [A]: 100).
+    /// Recipients per request (docs/expo.md §1 [A]: 100).
     public var maxRecipients = 100
-    /// Payload bytes per message (expo.md §1 [A]: 4096).
+    /// Payload bytes per message (docs/expo.md §1 [A]: 4096).
     public var maxPayloadBytes = 4096
     public var payloadMeasure = ExpoPayloadMeasure.messageWithoutTo
     public var messageTooBig = ExpoMessageTooBigReport.receipt
     public var invalidToken = ExpoInvalidTokenReport.deviceNotRegisteredTicket
-    /// Token forms taken as well-formed (expo.md §5; all by default, see ``ExpoPushTokenForm``).
+    /// Token forms taken as well-formed (docs/expo.md §5; all by default, see ``ExpoPushTokenForm``).
     public var acceptedTokenForms = Set(ExpoPushTokenForm.allCases)
     public var unknownFields = ExpoUnknownFieldPolicy.accept
-    /// Accept a `sound` string other than `"default"` (expo.md §2 lists only `"default"`, `null`
+    /// Accept a `sound` string other than `"default"` (docs/expo.md §2 lists only `"default"`, `null`
     /// and the object form; off by default).
     public var acceptCustomSoundNames = false
     /// Type-check `icon`, `collapseId`, `tag` (string) and `richContent` (`{image?: string}`) by
-    /// the SDK types (expo.md §2: server semantics UNCONFIRMED, so off by default).
+    /// the SDK types (docs/expo.md §2: server semantics UNCONFIRMED, so off by default).
     public var checkSDKOnlyFields = false
     public var body = ExpoBodyLimits()
     public var statuses = ExpoErrorStatuses()
@@ -89,7 +89,7 @@ public struct ExpoRecipient: Sendable, Equatable {
     public var verdict: ExpoRecipientVerdict
 }
 
-/// A decoded, accepted send request (expo.md §2): its messages and its recipients flattened
+/// A decoded, accepted send request (docs/expo.md §2): its messages and its recipients flattened
 /// in order, one ticket each (§2 "Each recipient counts toward the limit and gets its own
 /// ticket, in order" [A]).
 public struct ExpoSendRequest: Sendable, Equatable {

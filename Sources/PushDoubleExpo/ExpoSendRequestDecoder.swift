@@ -1,6 +1,6 @@
 import PushDoubleJSON
 
-/// Decodes and checks the body of `POST /--/api/v2/push/send` (expo.md §1, §2) and returns the
+/// Decodes and checks the body of `POST /--/api/v2/push/send` (docs/expo.md §1, §2) and returns the
 /// ``ExpoSendRequest`` or the exact request-level ``ExpoRequestError``.
 ///
 /// Phases, in order (the first failure answers):
@@ -70,7 +70,7 @@ public struct ExpoSendRequestDecoder: Sendable {
         .apiError(rule, configuration.fieldProblemText(problem), statuses: configuration.statuses)
     }
 
-    // MARK: Phase 3: fields (expo.md §2)
+    // MARK: Phase 3: fields (docs/expo.md §2)
 
     func decodeMessage(_ members: [(String, JSONValue)], index: Int?) throws(ExpoRequestError) -> ExpoPushMessage {
         var m = ExpoPushMessage()
@@ -221,7 +221,7 @@ public struct ExpoSendRequestDecoder: Sendable {
 }
 
 /// The typed reads of one message's members. The first occurrence of a member wins; `null`
-/// counts as absent for every member but `sound` (expo.md records nothing about `null`;
+/// counts as absent for every member but `sound` (docs/expo.md records nothing about `null`;
 /// absent is the accepting reading).
 struct ExpoFieldReader {
     /// The known members in order, repeats kept (the first occurrence is the one read). A

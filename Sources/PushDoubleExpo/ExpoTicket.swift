@@ -1,6 +1,6 @@
 import PushDoubleJSON
 
-/// The `details.error` values of tickets and receipts (expo.md §4.1). Tickets document only
+/// The `details.error` values of tickets and receipts (docs/expo.md §4.1). Tickets document only
 /// `DeviceNotRegistered`; receipts may carry any of them.
 public enum ExpoPushErrorKind: String, Sendable, Equatable, Hashable, CaseIterable {
     case deviceNotRegistered = "DeviceNotRegistered"
@@ -16,11 +16,11 @@ public enum ExpoPushErrorKind: String, Sendable, Equatable, Hashable, CaseIterab
 
 /// The `message` texts of error tickets and receipts.
 ///
-/// expo.md records exactly one: `"<token>" is not a registered push notification recipient`
+/// docs/expo.md records exactly one: `"<token>" is not a registered push notification recipient`
 /// for `DeviceNotRegistered` (§3.1 [A]). For the others the receipt capture (§4) shows only
 /// `"…"`, so the texts here are ours, each saying what §4.1 says the error means.
 public enum ExpoPushErrorText {
-    /// expo.md §3.1: `"ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]" is not a registered push notification recipient`.
+    /// docs/expo.md §3.1: `"ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]" is not a registered push notification recipient`.
     public static func deviceNotRegistered(token: String) -> String {
         var quoted = ""
         JSONWriter.writeString(token, into: &quoted)
@@ -38,13 +38,13 @@ public enum ExpoPushErrorText {
     public static let invalidCredentials = "The push notification credentials for this project are not valid."
 }
 
-/// One push ticket of a send response (expo.md §3.1): `{"status":"ok","id":"…"}` or
+/// One push ticket of a send response (docs/expo.md §3.1): `{"status":"ok","id":"…"}` or
 /// `{"status":"error","message":"…","details":{"error":"…",…}}`, keys in that order.
 public enum ExpoTicket: Sendable, Equatable {
     /// Accepted; `id` is the receipt id to ask `getReceipts` for.
     case ok(id: String)
     /// Refused for this recipient. `details` starts with `error`; extra members follow it
-    /// (e.g. `expoPushToken`, §3.1 / expo-server-sdk-node#74).
+    /// (e.g. `expoPushToken`, §3.1 / https://github.com/expo/expo-server-sdk-node/pull/74).
     case error(message: String, details: JSONObject)
 
     /// An error ticket of `kind` with `extra` details after `error`.
@@ -82,7 +82,7 @@ public enum ExpoTicket: Sendable, Equatable {
     }
 }
 
-/// The body of a successful send (expo.md §3.1): HTTP 200, `{"data":[ticket…]}` in recipient order.
+/// The body of a successful send (docs/expo.md §3.1): HTTP 200, `{"data":[ticket…]}` in recipient order.
 public enum ExpoSendResponse {
     /// `{"data":[…]}`. With `singleObject` (only meaningful for a one-recipient request whose
     /// body was not an array, §3.1 "may get back one ticket object") `data` is the ticket itself;

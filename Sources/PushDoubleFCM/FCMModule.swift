@@ -7,10 +7,10 @@ import PushDoubleTransport
 /// endpoint, both answered by one ``FCMFake``.
 ///
 /// Listeners `fcm` (8723, `fcm.googleapis.com`) and `google-oauth` (8724,
-/// `oauth2.googleapis.com`), TLS with ALPN `h2` and `http/1.1` (fcm.md §1.1: firebase-admin's
+/// `oauth2.googleapis.com`), TLS with ALPN `h2` and `http/1.1` (docs/fcm.md §1.1: firebase-admin's
 /// `send` uses HTTP/1.1, `send_each_async` h2). Options (`fakeOptions.fcm`, or
 /// `serve --option fcm.KEY=VALUE`): see ``optionKeys`` and docs/fcm.md. Senders get a copy of
-/// the shipped service account whose `token_uri` is the bound token URL (DESIGN §4:
+/// the shipped service account whose `token_uri` is the bound token URL (docs/conformance.md "Driver protocol v1":
 /// `FCM_URL`, `FCM_PROJECT_ID`, `FCM_SERVICE_ACCOUNT_FILE`, `GOOGLE_APPLICATION_CREDENTIALS`,
 /// `GOOGLE_OAUTH_TOKEN_URL`).
 public struct FCMModule: ProviderModule {

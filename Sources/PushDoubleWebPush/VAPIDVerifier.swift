@@ -25,7 +25,7 @@ public final class VAPIDSignatureCache: Sendable {
     public var count: Int { entries.withLock { $0.count } }
 }
 
-/// The VAPID phase of ``WebPushRequestValidator`` (webpush.md §5, §6.2 "Autopush VAPID
+/// The VAPID phase of ``WebPushRequestValidator`` (docs/webpush.md §5, §6.2 "Autopush VAPID
 /// checks", §6.3 Apple's causes), in this order:
 /// 1. `Authorization` present (required for restricted subscriptions or by configuration),
 ///    exactly once;
@@ -85,7 +85,7 @@ struct VAPIDVerifier {
         return (key, jwt)
     }
 
-    // MARK: The Authorization forms (webpush.md §5)
+    // MARK: The Authorization forms (docs/webpush.md §5)
 
     func parse(_ header: String, cryptoKey: String?) throws(WebPushRejection) -> Credentials {
         let h = WebPushRequestValidator.trim(header)
@@ -121,7 +121,7 @@ struct VAPIDVerifier {
             case "k":
                 guard k == nil else { throw WebPushRejection(.vapidMalformed, "k given twice") }
                 k = value
-            default: continue  // webpush.md names only t and k; others are ignored
+            default: continue  // docs/webpush.md names only t and k; others are ignored
             }
         }
         guard let t, !t.isEmpty else { throw WebPushRejection(.vapidMalformed, "vapid without t=") }
@@ -135,7 +135,7 @@ struct VAPIDVerifier {
         }
     }
 
-    // MARK: Claims (webpush.md §5, §6.2, §6.3)
+    // MARK: Claims (docs/webpush.md §5, §6.2, §6.3)
 
     func checkClaims(_ jwt: ParsedJWT, origin: String, now: Int64) throws(WebPushRejection) -> (exp: Int64, subject: String) {
         guard let aud = jwt.audience else { throw WebPushRejection(.vapidAudience, "no aud (string) claim") }

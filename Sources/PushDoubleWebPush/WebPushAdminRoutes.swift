@@ -3,15 +3,15 @@ import PushDoubleCore
 import PushDoubleCrypto
 import PushDoubleTransport
 
-/// The Web Push admin routes (DESIGN §4, issue 14 item 2 and 4): subscriptions made the way
-/// a browser makes them, each a device of provider `webpush`, and the messages the browser
+/// The Web Push admin routes (the browser half, as a test drives it): subscriptions made the
+/// way a browser makes them, each a device of provider `webpush`, and the messages the browser
 /// half received.
 ///
 /// - `POST /webpush/subscriptions` with `{}` or `{"id"?, "applicationServerKey"?, "service"?,
 ///   "endpointOrigin"?}` → 201 `{"id","endpoint","expirationTime":null,"keys":{"p256dh","auth"}}`:
 ///   a fresh P-256 key pair and 16-byte auth secret, the endpoint in the path shape of the
 ///   service (``WebPushService``). With an `applicationServerKey` (base64url VAPID public key)
-///   the subscription is restricted (webpush.md §5). `endpointOrigin` (``EndpointOrigin``):
+///   the subscription is restricted (docs/webpush.md §5). `endpointOrigin` (``EndpointOrigin``):
 ///   `"local"` (default) puts the endpoint on the fake's bound URL, `"production"` on the real
 ///   service's origin (`https://updates.push.services.mozilla.com/wpush/v1/<token>`, reached
 ///   through the CONNECT proxy), or an `https://` origin of the service's real host

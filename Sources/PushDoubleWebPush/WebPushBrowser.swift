@@ -2,23 +2,23 @@ import Foundation
 import PushDoubleCrypto
 import PushDoubleJSON
 
-/// Why a browser could not decrypt an accepted message (webpush.md §2, §4). One case per
+/// Why a browser could not decrypt an accepted message (docs/webpush.md §2, §4). One case per
 /// cause, mapped from PushDoubleCrypto's ``CryptoError``.
 public enum WebPushDecryptionFailure: Error, Sendable, Equatable, CustomStringConvertible {
     /// AES-GCM authentication failed: encrypted for another key pair or auth secret, or tampered.
     case authenticationFailed(record: Int)
-    /// `aes128gcm` record without a `0x01`/`0x02` delimiter (RFC 8188, webpush.md §2.2).
+    /// `aes128gcm` record without a `0x01`/`0x02` delimiter (RFC 8188, docs/webpush.md §2.2).
     case missingPaddingDelimiter(record: Int)
-    /// Delimiter `0x01` in the last record or `0x02` before it (webpush.md §2.2).
+    /// Delimiter `0x01` in the last record or `0x02` before it (docs/webpush.md §2.2).
     case wrongPaddingDelimiter(record: Int, delimiter: UInt8)
     /// `aesgcm` padding-length prefix larger than the record, or non-zero padding (§4).
     case invalidPadding(record: Int)
     /// `rs` below the coding's minimum.
     case recordSizeTooSmall(recordSize: Int, minimum: Int)
     /// The body holds more than one record: "A push message is a **single record**"
-    /// (webpush.md §2.2), i.e. the ciphertext is longer than `rs`.
+    /// (docs/webpush.md §2.2), i.e. the ciphertext is longer than `rs`.
     case notASingleRecord(recordSize: Int, ciphertextLength: Int)
-    /// Body shorter than the 86-byte header (webpush.md §2.1) or its keyid.
+    /// Body shorter than the 86-byte header (docs/webpush.md §2.1) or its keyid.
     case truncatedHeader(length: Int, required: Int)
     /// A record shorter than tag + delimiter, or no record at all.
     case truncatedRecord(record: Int, length: Int)
@@ -91,12 +91,12 @@ public enum WebPushDecryptionFailure: Error, Sendable, Equatable, CustomStringCo
 }
 
 /// The push-message receiving side of a browser: decrypts what the push service accepted
-/// with the subscription's private key and auth secret, as RFC 8291 (`aes128gcm`, webpush.md
+/// with the subscription's private key and auth secret, as RFC 8291 (`aes128gcm`, docs/webpush.md
 /// §2–§3) and the legacy draft (`aesgcm`, §4) specify, using PushDoubleCrypto's
 /// ``WebPushCipher``.
 public struct WebPushBrowser: Sendable {
     public let subscription: WebPushSubscription
-    /// Refuse `aes128gcm` bodies of more than one record (webpush.md §2.2 "a single
+    /// Refuse `aes128gcm` bodies of more than one record (docs/webpush.md §2.2 "a single
     /// record"). On by default; off decrypts multi-record RFC 8188 bodies too.
     public var requireSingleRecord = true
 

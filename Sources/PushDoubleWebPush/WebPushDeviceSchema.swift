@@ -11,7 +11,7 @@ import PushDoubleCrypto
 ///  "privateKey":"<32-byte ua_private scalar>","applicationServerKey":"<VAPID public key>"}
 /// ```
 ///
-/// - `subscription`: the browser's PushSubscription JSON (webpush.md §2.3: `p256dh` is
+/// - `subscription`: the browser's PushSubscription JSON (docs/webpush.md §2.3: `p256dh` is
 ///   `ua_public`, `auth` the 16-byte secret), required. The endpoint is an `https://` URL or a
 ///   bare path, with a path shape of §6 (``WebPushEndpointPath``); the device's `token` is the
 ///   token in it (given, it must be that one).
@@ -19,7 +19,7 @@ import PushDoubleCrypto
 ///   it to play the browser and decrypt. Must match `p256dh`. Without it messages are accepted
 ///   but recorded as undecryptable (`noPrivateKey`).
 /// - `applicationServerKey` (base64url VAPID public key): the subscription is restricted
-///   (webpush.md §5: VAPID required, `k` must be this key).
+///   (docs/webpush.md §5: VAPID required, `k` must be this key).
 ///
 /// All values are base64url (unpadded or padded).
 public enum WebPushDeviceSchema {

@@ -14,9 +14,9 @@ public struct WebPushFakeConfiguration: Sendable {
     /// WNS 5000; ``WebPushValidatorConfiguration/preset(for:)``).
     public var maxBodyBytes: Int? = nil
     /// `Retry-After` of throttled answers (rate-limited subscriptions, quota rules without one).
-    /// autopush's recorded 120 s (webpush.md §6.2) is the default for every service.
+    /// autopush's recorded 120 s (docs/webpush.md §6.2) is the default for every service.
     public var retryAfterSeconds = 120
-    /// Choices on what webpush.md marks UNCONFIRMED (FCM `Location`, Apple's gone status, WNS's success).
+    /// Choices on what docs/webpush.md marks UNCONFIRMED (FCM `Location`, Apple's gone status, WNS's success).
     public var style = WebPushStyleOptions()
 
     public init() {}
@@ -31,7 +31,7 @@ public struct WebPushFakeConfiguration: Sendable {
 }
 
 /// The Web Push service fake, and the browser behind every subscription: `POST <endpoint>`
-/// checked as RFC 8030 / RFC 8292 and the imitated service (webpush.md §1, §5, §6), answered in
+/// checked as RFC 8030 / RFC 8292 and the imitated service (docs/webpush.md §1, §5, §6), answered in
 /// that service's style, and every message it validated decrypted with the subscription's
 /// keys (RFC 8291, §2–§4), one ``ProviderFake`` the core pipeline drives.
 ///
@@ -107,7 +107,7 @@ public final class WebPushFake: ProviderFake {
         var notification: [(String, JSONValue)] = [("service", .string(target.service.rawValue)), ("headers", Self.sentHeaders(request))]
         admission.notification = .object(notification)
         guard request.method == "POST" else {
-            // webpush.md §6.4 records WNS's 405 for a method other than POST; the others are not recorded (the same, a choice).
+            // docs/webpush.md §6.4 records WNS's 405 for a method other than POST; the others are not recorded (the same, a choice).
             var r = HTTPResponse(status: 405, headers: ["allow": "POST"])
             r.body = []
             admission.refusal = ProviderResponse(r, reason: "methodNotAllowed", decidedBy: Decision(.validation, "\(request.method) is not POST"))
@@ -251,7 +251,7 @@ public final class WebPushFake: ProviderFake {
 
     public func magicDevice(token: String) -> MagicDevice? { WebPushMagicTokens.device(for: token) }
 
-    /// A non-empty base64url token of at most 512 characters (webpush.md records no format).
+    /// A non-empty base64url token of at most 512 characters (docs/webpush.md records no format).
     public func isWellFormedToken(_ token: String) -> Bool {
         !token.isEmpty && token.utf8.count <= 512 && token.utf8.allSatisfy(WebPushRequestValidator.isBase64URLByte)
     }
@@ -270,7 +270,7 @@ public final class WebPushFake: ProviderFake {
         return HTTPResponse(status: r.status, headers: h, body: r.body)
     }
 
-    /// The origin the request reached: what VAPID `aud` must be (webpush.md §5, "the origin of
+    /// The origin the request reached: what VAPID `aud` must be (docs/webpush.md §5, "the origin of
     /// the push resource", `scheme://host[:port]`), and the origin of the `Location` of an
     /// accepted message. `https://` + `:authority` / `Host`, without the default port `:443`
     /// (an origin omits it, RFC 6454 §6.1): through the CONNECT proxy that is the real service's

@@ -8,7 +8,7 @@ import PushDoubleCore
 /// digit**, then anything base64url (so a test can mint as many distinct subscriptions of one
 /// kind as it needs). The token goes where a subscription's token goes in any service's path
 /// shape (`/wpush/v1/00000000410…`, `/fcm/send/00000000410…`, `/00000000410…`,
-/// `/w/?token=00000000410…`), and the answer is that service's (webpush.md §6):
+/// `/w/?token=00000000410…`), and the answer is that service's (docs/webpush.md §6):
 ///
 ///     00000000 4100 …   unsubscribed: FCM 410 + 47-byte text, autopush 410 errno 106, Apple 410, WNS 410
 ///     00000000 4101 …   expired:      FCM 410 + 47-byte text, autopush 410 errno 103, Apple 410, WNS 410

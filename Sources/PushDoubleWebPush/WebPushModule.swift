@@ -15,7 +15,7 @@ extension ProviderID {
 /// Options (`fakeOptions.webpush`, `serve --option webpush.KEY=VALUE`): `defaultService`
 /// (`mozilla` | `fcm` | `apple` | `wns`), `requireVAPID`, `maxBodyBytes`, `retryAfterSeconds`,
 /// `fcmLocation` (`endpointMessage` | `omitted`), `appleGoneStatus`, `wnsSuccessStatus`.
-/// Senders get (DESIGN §4) `WEBPUSH_URL`, `VAPID_PRIVATE_KEY_FILE` (the shipped TEST-ONLY key,
+/// Senders get (docs/conformance.md "Driver protocol v1") `WEBPUSH_URL`, `VAPID_PRIVATE_KEY_FILE` (the shipped TEST-ONLY key,
 /// PKCS#8 PEM), `VAPID_PUBLIC_KEY`, `VAPID_SUBJECT`, and the driver params
 /// `providers.webpush {vapidPrivateKeyFile, vapidPublicKey, subject, url, caFile}`.
 public struct WebPushModule: ProviderModule {
@@ -28,7 +28,7 @@ public struct WebPushModule: ProviderModule {
     public static let listenerName = "webpush"
     public static let defaultPort = 8726
     /// The `sub` claim senders are told to use (`VAPID_SUBJECT`): a `mailto:` contact
-    /// (webpush.md §5 SHOULD), not at `localhost` (Apple refuses it, §6.3).
+    /// (docs/webpush.md §5 SHOULD), not at `localhost` (Apple refuses it, §6.3).
     public static let subject = "mailto:pushdouble@example.com"
 
     public var listenerDefaults: [ListenerDefault] {
@@ -41,7 +41,7 @@ public struct WebPushModule: ProviderModule {
     /// declares them for the CONNECT proxy: autopush, Apple and WNS (`*.notify.windows.com`).
     public static let ownedServices: [WebPushService] = WebPushService.allCases.filter { !sharedHostServices.contains($0) }
     /// The services whose endpoints live on another provider's real host: FCM Web Push,
-    /// `fcm.googleapis.com/fcm/send/<token>` (webpush.md §6.1), the host of the FCM fake. The
+    /// `fcm.googleapis.com/fcm/send/<token>` (docs/webpush.md §6.1), the host of the FCM fake. The
     /// Web Push fake reaches them through ``WebPushInstance/hostRoutes`` on that host's listener.
     public static let sharedHostServices: [WebPushService] = [.fcm]
 
@@ -103,7 +103,7 @@ public struct WebPushInstance: ProviderInstance {
     }
 
     /// `webpush`: TLS, ALPN `h2` then `http/1.1` (pywebpush speaks HTTP/1.1 through `requests`,
-    /// node web-push through `https.request`, webpush.md §7), default HTTP/2 settings.
+    /// node web-push through `https.request`, docs/webpush.md §7), default HTTP/2 settings.
     public var listeners: [FakeListenerSpec] {
         [FakeListenerSpec(name: WebPushModule.listenerName, defaultPort: WebPushModule.defaultPort, fake: fake,
                           alpn: ["h2", "http/1.1"], allowHTTP1: true, allowHTTP2: true, useTLS: true)]

@@ -1,7 +1,7 @@
-/// Every check ``WebPushRequestValidator`` makes, with the webpush.md section it comes from.
+/// Every check ``WebPushRequestValidator`` makes, with the docs/webpush.md section it comes from.
 /// How each is answered depends on the service imitated: ``WebPushServiceStyle``.
 public enum WebPushRule: String, Sendable, Equatable, Hashable, CaseIterable {
-    // MARK: RFC 8030 headers (webpush.md §1.1)
+    // MARK: RFC 8030 headers (docs/webpush.md §1.1)
     /// No `TTL` header: "A push service MUST reply 400" (§1.1, RFC 8030 §5.2).
     case missingTTL
     /// `TTL` is not delta-seconds (digits only), or is sent more than once (§1.1; autopush
@@ -18,7 +18,7 @@ public enum WebPushRule: String, Sendable, Equatable, Hashable, CaseIterable {
     /// Body larger than the limit (§1.2 413, RFC 8030 §7.2: MUST accept ≤ 4096 octets).
     case payloadTooLarge
 
-    // MARK: content coding (webpush.md §1.1, §4, §6.2 errno 110)
+    // MARK: content coding (docs/webpush.md §1.1, §4, §6.2 errno 110)
     /// A body without `Content-Encoding` (§1.1 "whenever there is a body"; autopush
     /// `Missing Content-Encoding header`).
     case missingContentEncoding
@@ -38,7 +38,7 @@ public enum WebPushRule: String, Sendable, Equatable, Hashable, CaseIterable {
     /// **not** carry `salt` or `dh` in headers").
     case legacyParametersWithAES128GCM
 
-    // MARK: VAPID (webpush.md §5, §6.2 "Autopush VAPID checks", §6.3)
+    // MARK: VAPID (docs/webpush.md §5, §6.2 "Autopush VAPID checks", §6.3)
     /// No `Authorization` on a restricted subscription (§5: "401 if absent").
     case vapidMissing
     /// An `Authorization` scheme other than `vapid` / `WebPush` (/ `Bearer`) (§6.2 `Unknown auth scheme`).
@@ -71,7 +71,7 @@ public enum WebPushRule: String, Sendable, Equatable, Hashable, CaseIterable {
     /// `k` equals the message's ECDH key (§1.2: "identical `k` / ECDH key values", RFC 8292 §3.2 → 400).
     case vapidKeyEqualsECDHKey
 
-    /// The status RFC 8030 / RFC 8292 give (webpush.md §1.2): 400 for header and
+    /// The status RFC 8030 / RFC 8292 give (docs/webpush.md §1.2): 400 for header and
     /// content-coding faults and identical keys, 413 for size, 401 for absent VAPID, 403 for
     /// invalid VAPID. Each service style answers with its own (``WebPushServiceStyle``).
     public var rfcStatus: Int {

@@ -1,6 +1,6 @@
 import PushDoubleCrypto
 
-/// A delivery request as the transport received it (RFC 8030 §5, webpush.md §1): header
+/// A delivery request as the transport received it (RFC 8030 §5, docs/webpush.md §1): header
 /// fields in arrival order (names compared ignoring ASCII case) and the body.
 public struct WebPushRequest: Sendable, Equatable {
     /// One header field as received.
@@ -33,7 +33,7 @@ public struct WebPushRequest: Sendable, Equatable {
     public func value(_ name: String) -> String? { values(name).first }
 }
 
-/// `Urgency` values (RFC 8030 §5.3, webpush.md §1.1), default `normal`.
+/// `Urgency` values (RFC 8030 §5.3, docs/webpush.md §1.1), default `normal`.
 public enum WebPushUrgency: String, Sendable, Equatable, CaseIterable {
     case veryLow = "very-low"
     case low
@@ -41,13 +41,13 @@ public enum WebPushUrgency: String, Sendable, Equatable, CaseIterable {
     case high
 }
 
-/// The body's content coding (webpush.md §1.1 `aes128gcm`, §4 legacy `aesgcm`).
+/// The body's content coding (docs/webpush.md §1.1 `aes128gcm`, §4 legacy `aesgcm`).
 public enum WebPushContentEncoding: String, Sendable, Equatable {
     case aes128gcm
     case aesgcm
 }
 
-/// Which `Authorization` form carried VAPID (webpush.md §5).
+/// Which `Authorization` form carried VAPID (docs/webpush.md §5).
 public enum VAPIDForm: Sendable, Equatable {
     /// RFC 8292: `vapid t=<JWT>, k=<key>` (space after the comma optional).
     case vapid
@@ -56,7 +56,7 @@ public enum VAPIDForm: Sendable, Equatable {
     case legacy(scheme: String)
 }
 
-/// A checked VAPID identification (webpush.md §5).
+/// A checked VAPID identification (docs/webpush.md §5).
 public struct VAPIDIdentity: Sendable, Equatable {
     public let form: VAPIDForm
     /// The application server's public key (`k` / `p256ecdsa`), already verified to sign `jwt`.

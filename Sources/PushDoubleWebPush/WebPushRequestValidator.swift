@@ -1,9 +1,9 @@
 import PushDoubleCrypto
 
-/// Checks a Web Push delivery request (RFC 8030 `POST <endpoint>`, webpush.md §1, §4, §5)
+/// Checks a Web Push delivery request (RFC 8030 `POST <endpoint>`, docs/webpush.md §1, §4, §5)
 /// and returns the ``WebPushAcceptedRequest`` or the ``WebPushRejection``.
 ///
-/// Header names are compared ignoring case. The checks run in this order (webpush.md does
+/// Header names are compared ignoring case. The checks run in this order (docs/webpush.md does
 /// not record the order of any real service; this is RFC section order with VAPID last,
 /// because its identical-key rule needs the content coding parsed):
 /// 1. `TTL` (§1.1: required, delta-seconds);
@@ -53,10 +53,10 @@ public struct WebPushRequestValidator: Sendable {
         try validate(request, applicationServerKey: subscription.applicationServerKey, origin: origin ?? subscription.origin, now: now)
     }
 
-    // MARK: Phase 1: TTL, Urgency, Topic (webpush.md §1.1)
+    // MARK: Phase 1: TTL, Urgency, Topic (docs/webpush.md §1.1)
 
     /// `TTL`: exactly one field, delta-seconds (`1*DIGIT`). A value beyond Int64 is taken as
-    /// Int64.max (accepting; webpush.md records no upper bound for the request).
+    /// Int64.max (accepting; docs/webpush.md records no upper bound for the request).
     static func ttl(_ r: WebPushRequest) throws(WebPushRejection) -> Int64 {
         let values = r.values("TTL")
         guard let raw = values.first else { throw WebPushRejection(.missingTTL, "no TTL header") }
@@ -89,7 +89,7 @@ public struct WebPushRequestValidator: Sendable {
         return t
     }
 
-    // MARK: Phase 2: content coding (webpush.md §1.1, §2.1, §4)
+    // MARK: Phase 2: content coding (docs/webpush.md §1.1, §2.1, §4)
 
     /// The coding and, when the headers or body show it, the sender's ECDH public key.
     struct Coding {
@@ -102,7 +102,7 @@ public struct WebPushRequestValidator: Sendable {
             if r.body.isEmpty { return Coding(encoding: nil, ecdhKey: nil) }
             throw WebPushRejection(.missingContentEncoding, "a \(r.body.count)-byte body without Content-Encoding")
         }
-        // Content codings are case-insensitive tokens (HTTP); webpush.md writes them lowercase.
+        // Content codings are case-insensitive tokens (HTTP); docs/webpush.md writes them lowercase.
         let name = Self.trim(raw).lowercased()
         guard let encoding = WebPushContentEncoding(rawValue: name) else {
             throw WebPushRejection(.unknownContentEncoding, "Content-Encoding \"\(raw)\"")
@@ -115,7 +115,7 @@ public struct WebPushRequestValidator: Sendable {
                 if encryption?["salt"] != nil { throw WebPushRejection(.legacyParametersWithAES128GCM, "aes128gcm with Encryption: salt=") }
                 if cryptoKey?["dh"] != nil { throw WebPushRejection(.legacyParametersWithAES128GCM, "aes128gcm with Crypto-Key: dh=") }
             }
-            // RFC 8188 §2.1: keyid at offset 21, idlen bytes (65 for Web Push, webpush.md §2.1).
+            // RFC 8188 §2.1: keyid at offset 21, idlen bytes (65 for Web Push, docs/webpush.md §2.1).
             let b = r.body
             let key: [UInt8]? = b.count >= 21 + 65 && b[20] == 65 ? Array(b[21..<86]) : nil
             return Coding(encoding: .aes128gcm, ecdhKey: key)
@@ -154,7 +154,7 @@ public struct WebPushRequestValidator: Sendable {
 }
 
 /// `a=b; c="d", e=f` → name → value: the parameter syntax of `Encryption` and `Crypto-Key`
-/// (webpush.md §4: entries separated by `;` or `,`, values possibly quoted). Names are
+/// (docs/webpush.md §4: entries separated by `;` or `,`, values possibly quoted). Names are
 /// lowercased; the first occurrence wins.
 /// The parameters of a legacy `Encryption` / `Crypto-Key` header, parsed by the one parser
 /// the decryptor uses (``WebPushCipher/headerParameters(_:)``).

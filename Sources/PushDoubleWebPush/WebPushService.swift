@@ -3,12 +3,12 @@ import PushDoubleTransport
 /// The real push service a subscription imitates: it shapes the endpoint URL
 /// (``WebPushSubscription``) and the answers (``WebPushServiceStyle``).
 ///
-/// Endpoint shapes, webpush.md §6:
+/// Endpoint shapes, docs/webpush.md §6:
 /// - `mozilla`: `https://updates.push.services.mozilla.com/wpush/v1/<token>`, `v2` for
 ///   VAPID-restricted subscriptions (§6.2 [L]);
 /// - `fcm`: `https://fcm.googleapis.com/fcm/send/<token>` (§6.1 [O]);
 /// - `apple`: `https://web.push.apple.com/<token>` (§6.3 [O]);
-/// - `wns`: `https://*.notify.windows.com/w/?token=<token>` (§6.4 [A]). webpush.md does not
+/// - `wns`: `https://*.notify.windows.com/w/?token=<token>` (§6.4 [A]). docs/webpush.md does not
 ///   record the `*` label; ``defaultOrigin`` uses `wns.notify.windows.com` (a choice, see
 ///   docs/webpush.md).
 public enum WebPushService: String, Sendable, Equatable, Hashable, CaseIterable {
@@ -28,7 +28,7 @@ public enum WebPushService: String, Sendable, Equatable, Hashable, CaseIterable 
     }
 
     /// The real service's host name, as the CONNECT proxy and the test certificate name it
-    /// (webpush.md §6.1–§6.4): WNS's is the wildcard `*.notify.windows.com` (§6.4 records
+    /// (docs/webpush.md §6.1–§6.4): WNS's is the wildcard `*.notify.windows.com` (§6.4 records
     /// `https://*.notify.windows.com/w/?token=…`), which stands for exactly one label.
     public var realHost: String {
         switch self {
@@ -64,7 +64,7 @@ public enum WebPushService: String, Sendable, Equatable, Hashable, CaseIterable 
 
     /// The path and query of an endpoint, after the origin: `/wpush/v1/<token>` (Mozilla; `v2`
     /// when `restricted`, i.e. made with an `applicationServerKey`), `/fcm/send/<token>`,
-    /// `/<token>` (Apple), `/w/?token=<token>` (WNS). webpush.md §6.1–§6.4.
+    /// `/<token>` (Apple), `/w/?token=<token>` (WNS). docs/webpush.md §6.1–§6.4.
     public func endpointPath(token: String, restricted: Bool) -> String {
         switch self {
         case .mozilla: return "/wpush/\(restricted ? "v2" : "v1")/\(token)"
@@ -75,7 +75,7 @@ public enum WebPushService: String, Sendable, Equatable, Hashable, CaseIterable 
     }
 }
 
-/// Where a delivery request was sent, as the endpoint path shows it (webpush.md §6.1–§6.4):
+/// Where a delivery request was sent, as the endpoint path shows it (docs/webpush.md §6.1–§6.4):
 /// the service whose path shape it has and the subscription token in it.
 public struct WebPushEndpointPath: Sendable, Equatable {
     public let service: WebPushService

@@ -28,9 +28,9 @@ public struct WebPushResponse: Sendable, Equatable {
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// Why a subscription no longer takes messages (webpush.md §1.2 404/410, §6).
+/// Why a subscription no longer takes messages (docs/webpush.md §1.2 404/410, §6).
 public enum WebPushGoneReason: String, Sendable, Equatable, CaseIterable {
-    /// Expired (RFC 8030 §7.3: MUST be 404; every real service uses 410, webpush.md §1.2).
+    /// Expired (RFC 8030 §7.3: MUST be 404; every real service uses 410, docs/webpush.md §1.2).
     case expired
     /// Unsubscribed by the user or the browser.
     case unsubscribed
@@ -53,9 +53,9 @@ public enum WebPushOutcome: Sendable, Equatable {
     case throttled(retryAfterSeconds: Int)
 }
 
-/// Choices for what webpush.md marks UNCONFIRMED or does not record.
+/// Choices for what docs/webpush.md marks UNCONFIRMED or does not record.
 public struct WebPushStyleOptions: Sendable, Equatable {
-    /// FCM's `Location` on 201 (webpush.md §6.1: present, format **UNCONFIRMED**).
+    /// FCM's `Location` on 201 (docs/webpush.md §6.1: present, format **UNCONFIRMED**).
     public enum FCMLocation: Sendable, Equatable {
         /// `<endpoint>/m/<messageID>` (autopush's recorded shape, §6.2): the default.
         case endpointMessage
@@ -68,7 +68,7 @@ public struct WebPushStyleOptions: Sendable, Equatable {
     /// 403 for revoked subscriptions, **UNCONFIRMED**).
     public var appleGoneStatus = 410
     /// Body of Apple's dead-subscription answer (§6.3: **UNCONFIRMED**; empty by default;
-    /// `{"reason":"Unregistered"}` is the unconfirmed reason webpush.md names).
+    /// `{"reason":"Unregistered"}` is the unconfirmed reason docs/webpush.md names).
     public var appleGoneBody: [UInt8] = []
     /// Status of WNS's success (§6.4: 200 or 201 **UNCONFIRMED**; 201 = RFC 8030 §5).
     public var wnsSuccessStatus = 201
@@ -80,7 +80,7 @@ public struct WebPushStyleOptions: Sendable, Equatable {
 }
 
 /// How one real service answers: status, headers and body for every ``WebPushOutcome``,
-/// byte for byte where webpush.md records the bytes (§6). What it does not record is
+/// byte for byte where docs/webpush.md records the bytes (§6). What it does not record is
 /// answered with the RFC 8030 status (``WebPushRule/rfcStatus``) and an empty body, and is
 /// listed in docs/webpush.md.
 public struct WebPushServiceStyle: Sendable {
@@ -104,7 +104,7 @@ public struct WebPushServiceStyle: Sendable {
 
     /// A reason this service does not have (a fault rule's own reason, or none) in the
     /// service's error shape with `status`: autopush's 5-key JSON (`errno` null, the reason as
-    /// `message`), Apple's `{"reason":…}`, FCM's `text/plain` line, WNS's empty body. webpush.md
+    /// `message`), Apple's `{"reason":…}`, FCM's `text/plain` line, WNS's empty body. docs/webpush.md
     /// records no such answer; the shapes are the recorded ones of §6.1–§6.4 (docs/webpush.md).
     public func unknownReason(_ reason: String?, status: Int) -> WebPushResponse {
         switch service {
@@ -122,10 +122,10 @@ public struct WebPushServiceStyle: Sendable {
 }
 
 /// Where the success `Location` of the push message resource points (RFC 8030 §5;
-/// autopush's shape `<endpoint_url>/m/<message_id>`, webpush.md §6.2).
+/// autopush's shape `<endpoint_url>/m/<message_id>`, docs/webpush.md §6.2).
 func messageLocation(endpoint: String, messageID: String) -> String { endpoint + "/m/" + messageID }
 
-/// 429 + `Retry-After` (RFC 8030 §8.4, webpush.md §1.2).
+/// 429 + `Retry-After` (RFC 8030 §8.4, docs/webpush.md §1.2).
 func rfcThrottle(_ seconds: Int) -> WebPushResponse {
     WebPushResponse(status: 429, headers: [.init("Retry-After", String(seconds))])
 }

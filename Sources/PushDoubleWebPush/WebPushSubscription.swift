@@ -5,7 +5,7 @@ import PushDoubleJSON
 /// 16-byte `auth` secret, an endpoint shaped like the imitated service's, and optionally the
 /// `applicationServerKey` (VAPID public key) that restricts it.
 ///
-/// Sources: webpush.md §2.3 (`ua_public` is the subscription's `p256dh`, `auth_secret` its
+/// Sources: docs/webpush.md §2.3 (`ua_public` is the subscription's `p256dh`, `auth_secret` its
 /// 16-byte `auth`), §5 "Restricted subscriptions (created with `applicationServerKey`)",
 /// §6 (endpoint shapes, see ``WebPushService``). The JSON form is the browser's
 /// `PushSubscription.toJSON()`: `{"endpoint","expirationTime":null,"keys":{"p256dh","auth"}}`.
@@ -76,6 +76,6 @@ public struct WebPushSubscription: Sendable {
     /// ``json`` as compact UTF-8 text.
     public var jsonText: String { json.compactJSON }
 
-    /// A random token: 32 random bytes as base64url (webpush.md records no token format).
+    /// A random token: 32 random bytes as base64url (docs/webpush.md records no token format).
     static func randomToken() throws(CryptoError) -> String { Base64URL.encode(try WebPushCipher.randomBytes(32)) }
 }

@@ -1,35 +1,35 @@
-/// The knobs of ``WebPushRequestValidator``. Defaults follow webpush.md; where it says
+/// The knobs of ``WebPushRequestValidator``. Defaults follow docs/webpush.md; where it says
 /// UNCONFIRMED the default accepts. ``preset(for:)`` adds what one service is recorded doing.
 public struct WebPushValidatorConfiguration: Sendable, Equatable {
     /// Largest body accepted; larger → ``WebPushRule/payloadTooLarge``. RFC 8030 §7.2: MUST
-    /// accept 4096 octets or less (webpush.md §1.2), so 4096 is the default.
+    /// accept 4096 octets or less (docs/webpush.md §1.2), so 4096 is the default.
     public var maxBodyBytes = 4096
-    /// Require VAPID on every subscription, not only restricted ones (webpush.md §5 requires
+    /// Require VAPID on every subscription, not only restricted ones (docs/webpush.md §5 requires
     /// it only for subscriptions made with an `applicationServerKey`).
     public var requireVAPID = false
     /// Schemes of the legacy `<scheme> <JWT>` + `Crypto-Key: p256ecdsa=` form, lowercase.
-    /// webpush.md §5 records `WebPush`; §6.2 says autopush also accepts `bearer`.
+    /// docs/webpush.md §5 records `WebPush`; §6.2 says autopush also accepts `bearer`.
     public var legacyAuthSchemes: Set<String> = ["webpush", "bearer"]
-    /// Largest `exp` − now in seconds (webpush.md §5: 24 hours).
+    /// Largest `exp` − now in seconds (docs/webpush.md §5: 24 hours).
     public var maxExpirySeconds: Int64 = 86_400
-    /// Refuse a `sub` that is neither `mailto:` nor `https:` (webpush.md §5 SHOULD; Apple
+    /// Refuse a `sub` that is neither `mailto:` nor `https:` (docs/webpush.md §5 SHOULD; Apple
     /// documents refusing it, §6.3 [A]).
     public var requireSubjectScheme = true
-    /// Refuse `mailto: addr` with a space (webpush.md §6.3: **UNCONFIRMED**, so off).
+    /// Refuse `mailto: addr` with a space (docs/webpush.md §6.3: **UNCONFIRMED**, so off).
     public var rejectMailtoSpace = false
-    /// Refuse a `sub` whose domain is `localhost` (webpush.md §6.3: Apple, seen in practice [O]).
+    /// Refuse a `sub` whose domain is `localhost` (docs/webpush.md §6.3: Apple, seen in practice [O]).
     public var rejectLocalhostSubject = false
-    /// Refuse a `sub` containing `<` or `>` (webpush.md §6.3: reported for Apple).
+    /// Refuse a `sub` containing `<` or `>` (docs/webpush.md §6.3: reported for Apple).
     public var rejectAngleBracketsInSubject = false
-    /// Refuse `aes128gcm` requests that carry `salt` / `dh` in headers (webpush.md §4,
+    /// Refuse `aes128gcm` requests that carry `salt` / `dh` in headers (docs/webpush.md §4,
     /// autopush validation).
     public var rejectLegacyParametersWithAES128GCM = true
-    /// Refuse a VAPID key equal to the message's ECDH key (webpush.md §1.2, RFC 8292 §3.2).
+    /// Refuse a VAPID key equal to the message's ECDH key (docs/webpush.md §1.2, RFC 8292 §3.2).
     public var rejectVAPIDKeyEqualToECDHKey = true
 
     public init() {}
 
-    /// The defaults plus what webpush.md §6 records of `service`: autopush's raw-body limit
+    /// The defaults plus what docs/webpush.md §6 records of `service`: autopush's raw-body limit
     /// of 5630 bytes (§6.2), WNS's 5000 (§6.4), Apple's stricter `sub` checks (§6.3, without
     /// the UNCONFIRMED space rule). FCM keeps the RFC defaults.
     public static func preset(for service: WebPushService) -> WebPushValidatorConfiguration {

@@ -492,7 +492,7 @@ def attack_flow_control(srv):
 
 
 def attack_admin_numbers(srv):
-    """The fault rules that once crashed the process (issue 10): each refused with a JSON 400 naming the field."""
+    """The fault rules that once crashed the process: each refused with a JSON 400 naming the field."""
     v = Verdict("admin-extreme-numbers")
     rules = [
         {"id": "q1", "match": {"provider": "apns"}, "action": {"type": "quota", "fixedWindow": {"limit": 1, "seconds": 1e-300}}},

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The inbox page in headless Chromium (issue 16 item 8; the HTML report: report_test.py).
+"""The inbox page in headless Chromium (the HTML report: report_test.py).
 
 Driven by Tests/PushDoubleBrowserTests/InboxBrowserTests.swift, which starts a double, sends one
 push per provider (send_pushes.py, whose manifest this script checks against), and runs this

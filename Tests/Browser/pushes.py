@@ -4,7 +4,7 @@ Everything comes from the double's sender environment (SenderKit, `pushdouble se
 PUSHDOUBLE_ADMIN_URL, PUSHDOUBLE_CA_FILE, APNS_URL/APNS_KEY_FILE/APNS_KEY_ID/APNS_TEAM_ID/APNS_TOPIC,
 FCM_URL/FCM_PROJECT_ID/FCM_SERVICE_ACCOUNT_FILE, EXPO_URL (EXPO_ACCESS_TOKEN when required),
 VAPID_PRIVATE_KEY_FILE/VAPID_SUBJECT. The provider code paths are the interop scripts' own:
-the APNs JWT is Tests/Interop/apns_interop.py's `make_jwt` (PyJWT ES256, apns.md §5), FCM goes
+the APNs JWT is Tests/Interop/apns_interop.py's `make_jwt` (PyJWT ES256, docs/apns.md §5), FCM goes
 through google-auth's service-account flow against the shipped token endpoint (as
 Tests/Interop/fcm_google_auth.py), Web Push subscribes through the admin API like a browser
 (Tests/Interop/webpush_common.py's `Admin.subscribe`) and encrypts with pywebpush.
@@ -66,7 +66,7 @@ def admin_call(admin_url, method, path, body=None):
 def send_apns(kit, token, title, body, background=False):
     """POST /3/device/<token> over HTTP/2 with a fresh provider JWT; returns (status, reason, jwt).
     background: a silent push instead (push type background, priority 5, content-available 1
-    and no alert, badge or sound: /work/shared/protocols/apns.md sections 3 and 9)."""
+    and no alert, badge or sound: docs/apns.md sections 3 and 9)."""
     key = open(kit.apns_key_file).read()
     token_jwt = make_jwt(key, kit.apns_key_id, kit.apns_team_id)
     headers = {"authorization": f"bearer {token_jwt}", "apns-topic": kit.apns_topic,
@@ -111,7 +111,7 @@ def subscribe_webpush(kit, sid, service="mozilla"):
 def with_foreign_key(subscription):
     """The subscription with its p256dh replaced by a fresh key's: the service takes what is
     encrypted to it, the subscriber cannot decrypt it (the content key comes from an ECDH with
-    the subscriber's key pair: RFC 8291, /work/shared/protocols/webpush.md section 2)."""
+    the subscriber's key pair: RFC 8291, docs/webpush.md section 2)."""
     import base64
     from cryptography.hazmat.primitives.asymmetric import ec
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat

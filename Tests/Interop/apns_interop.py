@@ -7,7 +7,7 @@ and passes its ports, CA and signing key. Can also be run by hand against `pushd
     python3 Tests/Interop/apns_interop.py --production-port 2197 --sandbox-port 2198 \
         --ca ca.pem --key key.p8 --key-id KEY1234567 --team-id TEAM123456 --topic com.example.pushdouble
 
-Three clients, each checked against the wire facts of /work/shared/protocols/apns.md:
+Three clients, each checked against the wire facts of docs/apns.md:
   1. `h2` (hyper-h2) on a raw TLS socket: SETTINGS values, MAX_CONCURRENT_STREAMS 1 then 1000,
      success = one HEADERS frame with END_STREAM and no DATA, error = HEADERS + exactly one
      DATA frame with compact JSON, `timestamp` only on 410.

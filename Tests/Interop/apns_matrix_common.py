@@ -35,7 +35,7 @@ MAGIC_UNREGISTERED = "000000004100" + "0" * 52
 MAGIC_BAD_DEVICE_TOKEN = "000000004000" + "0" * 52
 UNREGISTERED_TIMESTAMP = 1704067200000
 # How far back the clock of the token signer is set for the ExpiredProviderToken case:
-# well past the one-hour token lifetime (apns.md §5).
+# well past the one-hour token lifetime (docs/apns.md §5).
 STALE_SECONDS = 2 * 3600
 
 

@@ -1,6 +1,6 @@
 """firebase-admin (the official Python Admin SDK) against the PushDouble FCM fake.
 
-firebase-admin has no option for the FCM base URL (fcm.md §5.1: the URL is the class
+firebase-admin has no option for the FCM base URL (docs/fcm.md §5.1: the URL is the class
 attribute `firebase_admin.messaging._MessagingService.FCM_URL`); that one constant is patched
 to the fake's URL. Everything else is the SDK as shipped: it reads the key file, signs the
 RS256 assertion and fetches its access token from the file's token_uri (the fake) through
@@ -18,7 +18,7 @@ from firebase_admin import credentials, exceptions, messaging  # noqa: E402
 def main():
     a = parse_args()
     report = Report("firebase-admin")
-    # The one patch: the hard-coded FCM URL (fcm.md §5.1 "Endpoint override: none").
+    # The one patch: the hard-coded FCM URL (docs/fcm.md §5.1 "Endpoint override: none").
     messaging._MessagingService.FCM_URL = a.fcm_url.rstrip("/") + "/v1/projects/{0}/messages:send"
     app = firebase_admin.initialize_app(credentials.Certificate(a.service_account), name="pushdouble")
 
@@ -37,7 +37,7 @@ def main():
     report.expect_error("invalidArgument", lambda: messaging.send(message(MAGIC_INVALID), app=app), exceptions.InvalidArgumentError)
     report.expect_error("senderIdMismatch", lambda: messaging.send(message(MAGIC_SENDER_MISMATCH), app=app),
                         messaging.SenderIdMismatchError)
-    # FCM's own check of the message (fcm.md §2.1 reserved data keys), not the SDK's.
+    # FCM's own check of the message (docs/fcm.md §2.1 reserved data keys), not the SDK's.
     report.expect_error("reservedDataKey",
                         lambda: messaging.send(messaging.Message(token=TOKEN, data={"google.x": "1"}), app=app),
                         exceptions.InvalidArgumentError)

@@ -1,12 +1,12 @@
 """google-auth (Google's Python auth library) against the PushDouble token endpoint and FCM fake.
 
 No patch: `service_account.Credentials.from_service_account_file` reads token_uri from the
-key file (fcm.md §6.4), which `pushdouble serve` points at the fake. Checks the token
+key file (docs/fcm.md §6.4), which `pushdouble serve` points at the fake. Checks the token
 refresh (an opaque `ya29.` token with an expiry about an hour ahead), an AuthorizedSession
 send with it, the 404 UNREGISTERED / 400 INVALID_ARGUMENT bodies as the library hands them
 over, and the refusal of an assertion signed with another key (`--wrong-key-account`) as
 google.auth.exceptions.RefreshError carrying Google's `invalid_grant` / `Invalid JWT
-Signature.` (fcm.md §6.3).
+Signature.` (docs/fcm.md §6.3).
 """
 import datetime
 

@@ -1,4 +1,4 @@
-"""Issue 10 over TLS (the APNs port is TLS): four connections flood cheap frames (two
+"""Flood limits over TLS (docs/transport.md "Fairness and floods"; the APNs port is TLS): four connections flood cheap frames (two
 PRIORITY, two empty CONTINUATION) while a fifth times GET requests one after another.
 
     python3 h2_flood.py PORT MODE

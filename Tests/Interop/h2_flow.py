@@ -2,7 +2,7 @@
 WINDOW_UPDATE (stream and connection) and on SETTINGS_INITIAL_WINDOW_SIZE changes, which
 apply to open streams and may make windows negative (§6.9.2). singleDataFrame keeps its
 one frame whenever the window allows it, and falls back to window-sized pieces instead of
-waiting for a WINDOW_UPDATE the client has no reason to send (the deadlock of issue 9)."""
+waiting for a WINDOW_UPDATE the client has no reason to send (a deadlock)."""
 import socket
 import sys
 import h2.events

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Clients of PushDouble's CONNECT proxy (issue 15), driven by
+"""Clients of PushDouble's CONNECT proxy (docs/transport.md "CONNECT proxy listeners"), driven by
 Tests/PushDoubleAPNsTests/ConnectProxySocketTests.swift. Each subcommand prints one JSON line.
 
   httpx    httpx.Client(proxy=…, verify=CA, http2=True) POSTs to https://<host>/3/device/<token>

@@ -98,7 +98,7 @@ def autopush_gone_body(body):
     assert (j["code"], j["errno"], j["message"]) == (410, 106, "No such subscription"), j
 
 
-# The 410 body each service sends for a dead subscription (webpush.md §6.1, §6.2).
+# The 410 body each service sends for a dead subscription (docs/webpush.md §6.1, §6.2).
 GONE_BODY = {"fcm": fcm_gone_body, "mozilla": autopush_gone_body}
 
 

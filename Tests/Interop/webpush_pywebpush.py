@@ -31,7 +31,7 @@ args = parse_args()
 admin = Admin(args.admin)
 checks = Checks(LIBRARY)
 # requests lets REQUESTS_CA_BUNDLE / CURL_CA_BUNDLE from the environment override Session.verify;
-# the double's sender environment sets REQUESTS_CA_BUNDLE to its CA (DESIGN §4), so do the same.
+# the double's sender environment sets REQUESTS_CA_BUNDLE to its CA (docs/conformance.md "Driver protocol v1"), so do the same.
 os.environ["REQUESTS_CA_BUNDLE"] = args.ca
 os.environ.pop("CURL_CA_BUNDLE", None)
 session = requests.Session()

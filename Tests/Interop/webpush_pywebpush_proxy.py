@@ -3,9 +3,9 @@
 The subscriptions are made through the admin API with `"endpointOrigin": "production"`, so the
 browser side hands out what a real browser would (https://updates.push.services.mozilla.com/wpush/v2/…,
 https://fcm.googleapis.com/fcm/send/…, https://web.push.apple.com/…, https://<x>.notify.windows.com/w/?token=…;
-webpush.md §6.1–§6.4). pywebpush is called without a session: it posts with `requests`, which reads
+docs/webpush.md §6.1–§6.4). pywebpush is called without a session: it posts with `requests`, which reads
 HTTPS_PROXY (the double's proxy) and REQUESTS_CA_BUNDLE (the test CA) from the environment; nothing
-else is configured. pywebpush derives the VAPID `aud` from the endpoint (webpush.md §7.2), so it is
+else is configured. pywebpush derives the VAPID `aud` from the endpoint (docs/webpush.md §7.2), so it is
 the real origin, which is what the fake requires when reached by the real name. Driven by
 Tests/PushDoubleWebPushTests/WebPushProxyTests.swift with only HTTPS_PROXY, REQUESTS_CA_BUNDLE and
 NO_PROXY (loopback, for the admin API) set.
@@ -41,7 +41,7 @@ if not os.environ.get("HTTPS_PROXY") or not os.environ.get("REQUESTS_CA_BUNDLE")
 admin = Admin(args.admin)
 checks = Checks(LIBRARY)
 
-SHAPES = {  # webpush.md §6: the endpoint prefix a production subscription has
+SHAPES = {  # docs/webpush.md §6: the endpoint prefix a production subscription has
     "mozilla": "https://updates.push.services.mozilla.com/wpush/v2/",  # restricted (applicationServerKey) → v2
     "fcm": "https://fcm.googleapis.com/fcm/send/",
     "apple": "https://web.push.apple.com/",

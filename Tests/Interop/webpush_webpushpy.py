@@ -6,7 +6,7 @@ headers) and leaves the sending to the caller; this script posts it with httpx o
 (ALPN h2), verifying with the test CA. See webpush_common.py for how it is run. Checks:
   aud_without_port  the library signs aud = scheme://host (no port, `VAPID.get_authorization_header`):
                     the fake, reached on a non-default port, refuses it as autopush does
-                    (401 errno 109 "Invalid VAPID audience"; webpush.md §5: aud is the origin
+                    (401 errno 109 "Invalid VAPID audience"; docs/webpush.md §5: aud is the origin
                     scheme://host[:port])
   delivered_<service>  with aud patched to the endpoint's origin (the one patch, below): 201 from
                     each imitated service, over HTTP/2; the fake decrypted the exact plaintext

@@ -133,7 +133,7 @@ final class APNsFakeTests: XCTestCase {
     }
 
     /// Python clients send `iat` as `time.time()` or as a digit string; Apple accepts both
-    /// (issue 9). The form is recorded for the conformance runner.
+    /// (docs/apns.md "Leniency" and "Sources"). The form is recorded for the conformance runner.
     func testIatAsFractionOrDigitStringIsAccepted() throws {
         let h = APNsHarness()
         let forms: [(JOSEValue, String)] = [
@@ -307,7 +307,7 @@ final class APNsFakeTests: XCTestCase {
         XCTAssertEqual(r.status, 403)
         XCTAssertEqual(String(decoding: r.body, as: UTF8.self), #"{"reason":"BadEnvironmentKeyInToken"}"#)
         XCTAssertEqual(h.send(authorization: "bearer " + sandboxKey.jwt(iat: h.now), connection: FakeConnection(listener: "apns-sandbox")).status, 200)
-        // It takes precedence over BadDeviceToken (apns.md §8).
+        // It takes precedence over BadDeviceToken (docs/apns.md §8).
         let sandboxToken = "000000004002" + String(repeating: "0", count: 52)
         XCTAssertEqual(reason(h.send(token: sandboxToken, authorization: "bearer " + sandboxKey.jwt(iat: h.now), connection: FakeConnection())),
                        "BadEnvironmentKeyInToken")
@@ -507,7 +507,7 @@ final class APNsFakeTests: XCTestCase {
         XCTAssertEqual(e.decidedBy.stage, .accepted)
     }
 
-    /// Every reason of apns.md §7.2 is produced by the fake: by its own checks, or (for the
+    /// Every reason of docs/apns.md §7.2 is produced by the fake: by its own checks, or (for the
     /// server-side and certificate reasons) through fault rules rendered by `errorResponse`.
     func testEveryReasonOfTheTableIsReachable() throws {
         var seen = Set<String>()

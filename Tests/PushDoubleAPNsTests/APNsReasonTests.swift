@@ -3,7 +3,7 @@ import PushDoubleTransport
 @testable import PushDoubleAPNs
 
 final class APNsReasonTests: XCTestCase {
-    /// apns.md §7.2, row by row: (status, reason).
+    /// docs/apns.md §7.2, row by row: (status, reason).
     static let table: [(Int, String)] = [
         (400, "BadCollapseId"), (400, "BadDeviceToken"), (400, "BadExpirationDate"), (400, "BadMessageId"),
         (400, "BadPriority"), (400, "BadTopic"), (400, "DeviceTokenNotForTopic"), (400, "DuplicateHeaders"),

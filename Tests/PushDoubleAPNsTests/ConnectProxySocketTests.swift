@@ -10,7 +10,7 @@ import PushDoubleTransport
 import PushDoubleAPNs
 import PushDouble
 
-/// The CONNECT proxy over real sockets (issue 15): curl, httpx and an unmodified kalyke-apns
+/// The CONNECT proxy over real sockets (docs/transport.md "CONNECT proxy listeners"): curl, httpx and an unmodified kalyke-apns
 /// reach the APNs fake by Apple's host names through it; every other target is refused and
 /// logged with no outbound connection; garbage, half-open and idle tunnels and 1,000 tunnels
 /// at once leave it serving. Tools: curl, python3 (httpx, kalyke-apns; Tests/Interop/proxy_clients.py),

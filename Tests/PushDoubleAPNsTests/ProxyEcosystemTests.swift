@@ -6,7 +6,7 @@ import PushDoubleCrypto
 import PushDoubleTransport
 import PushDouble
 
-/// Go and Node as unmodified senders through the CONNECT proxy (issue 15), each with the real
+/// Go and Node as unmodified senders through the CONNECT proxy (senders whose hosts are compiled in), each with the real
 /// host names compiled in and only the proxy and CA variables of its ecosystem:
 /// - Go 1.19+ `net/http` default client (Tests/Interop/go/proxy_client.go, stdlib only):
 ///   `HTTPS_PROXY` + `SSL_CERT_FILE`; APNs over HTTP/2 through the tunnel, Google's token

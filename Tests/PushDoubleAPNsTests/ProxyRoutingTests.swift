@@ -7,7 +7,7 @@ import PushDoubleWebPush
 
 /// What the CONNECT proxy routes and how a shared real host is split, without sockets: every
 /// declared real host is covered by the shipped server certificate, and ``HostRoute``s land on
-/// the listener that declares their host (issue 15; the socket behaviour is
+/// the listener that declares their host (docs/transport.md "CONNECT proxy listeners"; the socket behaviour is
 /// ConnectProxySocketTests and WebPushProxyTests).
 final class ProxyRoutingTests: XCTestCase {
     /// RFC 6125 §6.4.3 matching of one certificate DNS name: exact, or `*.` for one label.

@@ -2,7 +2,7 @@ import Foundation
 import PushDoubleTestSupport
 import XCTest
 
-/// The abuse tier (issue 10): every attack class of `Tests/Abuse/abuse.py` driven over real
+/// The abuse tier (hostile input must neither crash nor starve the server): every attack class of `Tests/Abuse/abuse.py` driven over real
 /// sockets against the built `pushdouble serve`, one fresh server per attack. Each test asserts
 /// that the server stayed alive and responsive (push and `/health` latency within a small
 /// multiple of the baseline), that its memory stayed bounded, and the attack's own expectation

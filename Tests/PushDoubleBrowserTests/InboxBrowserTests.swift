@@ -4,7 +4,7 @@ import PushDoubleCore
 import PushDoubleTestSupport
 import XCTest
 
-/// Issue 16 item 8: the inbox page and the HTML conformance report in a real browser — Debian's
+/// The inbox page and the HTML conformance report in a real browser — Debian's
 /// headless Chromium driven by Selenium (Tests/Browser/, docs/inbox.md "How the inbox is
 /// tested"). The double runs in-process; one push per provider is sent first with the
 /// interop clients (Tests/Browser/send_pushes.py: httpx HTTP/2 + PyJWT for APNs, google-auth for

@@ -5,7 +5,7 @@ import PushDoubleCore
 import PushDoubleTransport
 @testable import PushDouble
 
-/// Issue 10: the payloads that used to kill the server, over real sockets. They are refused
+/// The payloads that used to kill the server, over real sockets. They are refused
 /// with a JSON 400 naming the field; the same rules built in code (past the validation)
 /// still run without trapping; the server answers `/health` after each. Transport-level
 /// refusals on the admin port are JSON too.

@@ -45,7 +45,7 @@ final class InputLimitsTests: XCTestCase {
                       "faults[0].action.errorCode: expected an integer in 0…4294967295, found 4294967296")
     }
 
-    /// The payloads of issue 10 item 1 that used to trap in the fault engine or the date code.
+    /// The payloads that used to trap in the fault engine or the date code.
     func testTheCrashPayloadsAreRefusedAtLoad() {
         assertRefused(rule(#"{"id":"a","action":{"type":"quota","fixedWindow":{"limit":1,"seconds":1e-300}}}"#),
                       "faults[0].action.fixedWindow.seconds: expected a number in 0.001…31536000, found 1e-300")

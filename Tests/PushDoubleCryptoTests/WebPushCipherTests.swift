@@ -4,7 +4,7 @@ import PushDoubleTestSupport
 
 /// RFC 8291 Web Push encryption (Appendix A vector) and the legacy `aesgcm` coding.
 final class WebPushCipherTests: XCTestCase {
-    // RFC 8291 Appendix A (copied from /work/shared/protocols/webpush.md §3).
+    // RFC 8291 Appendix A (copied from docs/webpush.md §3).
     static let plaintext = Array("When I grow up, I want to be a watermelon".utf8)
     static let asPrivate = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw"
     static let asPublic = "BP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A8"

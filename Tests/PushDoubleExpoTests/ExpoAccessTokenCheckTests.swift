@@ -1,7 +1,7 @@
 import XCTest
 @testable import PushDoubleExpo
 
-/// Enhanced push security (expo.md §1 "Auth" [A]): `Authorization: Bearer <access token>` → `UNAUTHORIZED`.
+/// Enhanced push security (docs/expo.md §1 "Auth" [A]): `Authorization: Bearer <access token>` → `UNAUTHORIZED`.
 final class ExpoAccessTokenCheckTests: XCTestCase {
     let valid: Set<String> = ["tok-123"]
 

@@ -2,13 +2,13 @@ import XCTest
 import PushDoubleJSON
 @testable import PushDoubleExpo
 
-/// Every body the core writes, against the captures of /work/shared/protocols/expo.md, copied
-/// here with their section. expo.md prints them indented for reading; ``compactCapture(_:)``
+/// Every body the core writes, against the captures of docs/expo.md, copied
+/// here with their section. docs/expo.md prints them indented for reading; ``compactCapture(_:)``
 /// removes only that whitespace (member order is kept), and our bytes must equal the result.
 final class ExpoCaptureTests: XCTestCase {
     // MARK: §3.1 send success
 
-    /// expo.md §3.1 [A], verbatim.
+    /// docs/expo.md §3.1 [A], verbatim.
     static let sendSuccessCapture = #"""
     { "data": [
       { "status": "ok", "id": "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX" },
@@ -47,7 +47,8 @@ final class ExpoCaptureTests: XCTestCase {
 
     // MARK: §3.2 request-level errors
 
-    /// expo.md §3.2 [A]/[L] (observed text [O] expo/expo#6771, #43172), verbatim.
+    /// docs/expo.md §3.2 [A]/[L] (observed text [O] https://github.com/expo/expo/issues/6771 ,
+    /// https://github.com/expo/expo/issues/43172), verbatim.
     static let tooManyExperienceIDsCapture = #"""
     { "errors": [ { "code": "PUSH_TOO_MANY_EXPERIENCE_IDS",
                     "message": "All push notification messages in the same request must be for the same project; check the details field to investigate conflicting tokens.",
@@ -73,7 +74,7 @@ final class ExpoCaptureTests: XCTestCase {
                        #"{"@username/projectAAA":["ExponentPushToken[a1]","ExponentPushToken[a2]"],"@username/projectBBB":["ExponentPushToken[B1]","ExponentPushToken[B2]"]}"#)
     }
 
-    /// expo.md §3.2 table [O] ctwillie/expo-server-sdk-php#34: the text for 115 recipients.
+    /// docs/expo.md §3.2 table [O] https://github.com/ctwillie/expo-server-sdk-php/issues/34: the text for 115 recipients.
     func testTooManyNotificationsTextForOneHundredFifteen() {
         let to = (0..<115).map { "\"\(tok("a\($0)"))\"" }.joined(separator: ",")
         let e = refuseSend("{\"to\":[\(to)]}", .tooManyRecipients)
@@ -82,7 +83,7 @@ final class ExpoCaptureTests: XCTestCase {
         XCTAssertEqual(e?.httpStatus, 400)
     }
 
-    /// expo.md §3.2 table, `API_ERROR` [O] expo/expo#9290: `"\"value\" must be of type object."`.
+    /// docs/expo.md §3.2 table, `API_ERROR` [O] https://github.com/expo/expo/issues/9290: `"\"value\" must be of type object."`.
     func testValueMustBeOfTypeObject() {
         for body in ["\"hello\"", "5", "true", "null"] {
             let e = refuseSend(body, .bodyShape)
@@ -91,7 +92,7 @@ final class ExpoCaptureTests: XCTestCase {
         }
     }
 
-    /// expo.md §3.2 table, `API_ERROR`, the Python SDK docstring [L]:
+    /// docs/expo.md §3.2 table, `API_ERROR`, the Python SDK docstring [L]:
     /// `child "to" fails because ["to" must be a string]. "value" must be an array.`
     func testToMustBeAStringText() {
         for body in [#"{"to":5}"#, #"{"to":{"a":1}}"#, #"{"to":true,"title":"t"}"#] {
@@ -121,7 +122,7 @@ final class ExpoCaptureTests: XCTestCase {
 
     // MARK: §4 getReceipts
 
-    /// expo.md §4 [A], verbatim. Its error message is `"…"` (none recorded): ours replaces it.
+    /// docs/expo.md §4 [A], verbatim. Its error message is `"…"` (none recorded): ours replaces it.
     static let receiptsCapture = #"""
     { "data": {
       "XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX": { "status": "ok" },

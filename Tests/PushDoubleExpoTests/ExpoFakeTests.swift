@@ -21,7 +21,7 @@ final class ExpoFakeTests: XCTestCase {
         let r = h.postSend(#"[{"to":["\#(a)","\#(b)"],"title":"t"},{"to":"\#(c)"},{"to":"not-a-token","body":"x"},{"to":"\#(d)"}]"#)
         XCTAssertEqual(r.status, 200)
         XCTAssertEqual(r.headers["content-type"], "application/json; charset=utf-8")
-        // expo.md §3.1: the DeviceNotRegistered ticket byte for byte, ok tickets with their ids.
+        // docs/expo.md §3.1: the DeviceNotRegistered ticket byte for byte, ok tickets with their ids.
         let dnr = { (t: String) in #"{"status":"error","message":"\"\#(t)\" is not a registered push notification recipient","details":{"error":"DeviceNotRegistered","expoPushToken":"\#(t)"}}"# }
         XCTAssertEqual(r.text, #"{"data":[{"status":"ok","id":"T1"},"# + dnr(b) + #",{"status":"ok","id":"T2"},"# + dnr("not-a-token")
                        + #",{"status":"ok","id":"T3"}]}"#)
@@ -79,7 +79,7 @@ final class ExpoFakeTests: XCTestCase {
         XCTAssertEqual(h.postSend(#"{"to":"\#(a)"}"#, headers: [("authorization", "bearer  " + h.service.configuration.accessToken)]).status, 200)
         XCTAssertEqual(h.postReceipts(["T1"]).status, 200, "getReceipts needs no token")
 
-        // expo.md §7: the 401 is UNCONFIRMED, so it can be changed (option errorStatuses).
+        // docs/expo.md §7: the 401 is UNCONFIRMED, so it can be changed (option errorStatuses).
         let forbidden = ExpoHarness { $0.decoder.statuses.overrides[.unauthorized] = 403 }
         XCTAssertEqual(forbidden.postSend(#"{"to":"\#(a)"}"#, headers: []).status, 403)
 
@@ -149,7 +149,7 @@ final class ExpoFakeTests: XCTestCase {
         let receipts = h.postReceipts(ids)
         XCTAssertEqual(receipts.status, 400)
         XCTAssertEqual(receipts.json["errors"]?[0]?["code"], "PUSH_TOO_MANY_RECEIPTS")
-        // 4097 bytes → an ok ticket whose receipt is MessageTooBig (expo.md §1).
+        // 4097 bytes → an ok ticket whose receipt is MessageTooBig (docs/expo.md §1).
         let big = String(repeating: "x", count: 4200)
         let r = h.postSend(#"{"to":"\#(d)","body":"\#(big)"}"#)
         XCTAssertEqual(r.json["data"]?[0]?["status"], "ok")

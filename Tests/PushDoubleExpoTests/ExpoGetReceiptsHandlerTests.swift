@@ -2,7 +2,7 @@ import XCTest
 import PushDoubleJSON
 @testable import PushDoubleExpo
 
-/// `POST /--/api/v2/push/getReceipts` (expo.md §4): `{"ids":[…]}`, ≤ 1000 ids, unknown omitted.
+/// `POST /--/api/v2/push/getReceipts` (docs/expo.md §4): `{"ids":[…]}`, ≤ 1000 ids, unknown omitted.
 final class ExpoGetReceiptsHandlerTests: XCTestCase {
     func handler(_ availability: ExpoReceiptAvailability = .afterDelay(seconds: 0)) -> ExpoGetReceiptsHandler {
         let ids = SequentialIDs()
@@ -82,7 +82,7 @@ final class ExpoGetReceiptsHandlerTests: XCTestCase {
     }
 
     func testGzipReceiptsRequest() throws {
-        // 300 ids, the Node SDK's chunk (expo.md §6.1), gzipped as it would be (> 1024 characters).
+        // 300 ids, the Node SDK's chunk (docs/expo.md §6.1), gzipped as it would be (> 1024 characters).
         let h = handler()
         for _ in 0..<300 { _ = h.store.issue(.ok, now: 0) }
         let json = "{\"ids\":[" + (1...300).map { "\"T\($0)\"" }.joined(separator: ",") + "]}"

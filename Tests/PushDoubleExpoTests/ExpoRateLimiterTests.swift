@@ -2,7 +2,7 @@ import Dispatch
 import XCTest
 @testable import PushDoubleExpo
 
-/// 600 notifications / s / project (expo.md §1 [A]) → `TOO_MANY_REQUESTS`, 429, on a manual clock.
+/// 600 notifications / s / project (docs/expo.md §1 [A]) → `TOO_MANY_REQUESTS`, 429, on a manual clock.
 final class ExpoRateLimiterTests: XCTestCase {
     func testSixHundredPerSecondPerProject() {
         let l = ExpoRateLimiter()

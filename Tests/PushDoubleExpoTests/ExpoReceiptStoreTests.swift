@@ -2,7 +2,7 @@ import Dispatch
 import XCTest
 @testable import PushDoubleExpo
 
-/// ``ExpoReceiptStore`` with a manual clock: delay, hold/release, 24 h expiry (expo.md §1, §4),
+/// ``ExpoReceiptStore`` with a manual clock: delay, hold/release, 24 h expiry (docs/expo.md §1, §4),
 /// capacity, concurrency.
 final class ExpoReceiptStoreTests: XCTestCase {
     func store(_ availability: ExpoReceiptAvailability = .afterDelay(seconds: 0), capacity: Int = 100_000) -> ExpoReceiptStore {

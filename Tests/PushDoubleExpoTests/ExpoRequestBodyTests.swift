@@ -2,10 +2,10 @@ import XCTest
 import PushDoubleJSON
 @testable import PushDoubleExpo
 
-/// Request bodies: plain, `Content-Encoding: gzip` (expo.md §1 [A]) made by Python's gzip at
+/// Request bodies: plain, `Content-Encoding: gzip` (docs/expo.md §1 [A]) made by Python's gzip at
 /// test time, `deflate`, bad encodings, broken streams and decompression bombs.
 final class ExpoRequestBodyTests: XCTestCase {
-    /// A body like the Node SDK gzips (JSON over 1024 characters, expo.md §6.1): 40 recipients.
+    /// A body like the Node SDK gzips (JSON over 1024 characters, docs/expo.md §6.1): 40 recipients.
     static let bigSend: String = {
         let to = (0..<40).map { "\"\(tok("a\($0)xxxxxxxxxxxxxxxxxx"))\"" }.joined(separator: ",")
         return "[{\"to\":[\(to)],\"title\":\"Hello\",\"body\":\"World\",\"data\":{\"n\":1}}]"

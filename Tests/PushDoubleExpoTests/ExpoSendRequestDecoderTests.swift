@@ -2,7 +2,7 @@ import XCTest
 import PushDoubleJSON
 @testable import PushDoubleExpo
 
-/// The rules of ``ExpoSendRequestDecoder`` (expo.md §1, §2, §5), accepted and refused.
+/// The rules of ``ExpoSendRequestDecoder`` (docs/expo.md §1, §2, §5), accepted and refused.
 final class ExpoSendRequestDecoderTests: XCTestCase {
     // MARK: Shape (§2: one object or an array)
 

@@ -49,9 +49,9 @@ func refuseSend(_ json: String, _ rule: ExpoRule, _ c: ExpoSendDecoderConfigurat
     refuseSend(Array(json.utf8), rule, c, projectOf: projectOf, file: file, line: line)
 }
 
-/// The compact form of a capture copied from expo.md (pretty-printed there): parsing keeps
+/// The compact form of a capture copied from docs/expo.md (pretty-printed there): parsing keeps
 /// member order, so comparing our bytes to this is a byte-for-byte check of everything but
-/// the whitespace expo.md added for reading.
+/// the whitespace docs/expo.md added for reading.
 func compactCapture(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> String {
     do { return try JSONValue.parse(text).compactJSON } catch {
         XCTFail("capture does not parse: \(error)", file: file, line: line)

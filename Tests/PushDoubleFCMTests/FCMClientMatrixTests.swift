@@ -20,7 +20,7 @@ final class FCMClientMatrixTests: XCTestCase {
         let history = try runMatrix(script: "fcm_firebase_admin.py", distribution: "firebase-admin",
                                     expect: ["send", "dry_run", "topic", "unregistered", "invalidArgument", "senderIdMismatch",
                                              "reservedDataKey", "send_each", "send_each_async"])
-        // send / send_each over HTTP/1.1 (requests), send_each_async over h2 (httpx), fcm.md §1.1.
+        // send / send_each over HTTP/1.1 (requests), send_each_async over h2 (httpx), docs/fcm.md §1.1.
         XCTAssertEqual(Set(history.filter { $0.endpoint == "fcm.send" }.map(\.transport.version)), [.http1_1, .http2])
         // One access token for every send of the run (no mint per message).
         XCTAssertEqual(history.filter { $0.endpoint == "oauth.token" }.count, 1)
@@ -46,7 +46,7 @@ final class FCMClientMatrixTests: XCTestCase {
         XCTAssertEqual(Set(history.filter { $0.endpoint == "fcm.send" }.map(\.transport.version)), [.http2], "use_http2=True")
     }
 
-    /// issue 15: firebase-admin with nothing patched reaches the fake through the CONNECT proxy
+    /// firebase-admin with nothing patched reaches the fake through the CONNECT proxy
     /// by the real host names (fcm.googleapis.com for sends, oauth2.googleapis.com for tokens):
     /// `send` (requests) does; `send_each_async` (httpx on an explicit transport) ignores
     /// HTTPS_PROXY, fails to resolve the real name offline, and is recorded as such.
@@ -131,7 +131,7 @@ final class FCMClientMatrixTests: XCTestCase {
     }
 
     /// The shipped account's key file with another RSA key: its assertions must be refused
-    /// with `Invalid JWT Signature.` (fcm.md §6.3).
+    /// with `Invalid JWT Signature.` (docs/fcm.md §6.3).
     func writeWrongKeyAccount(_ kit: SenderKit, serviceAccountFile: String) throws -> String {
         let text = try String(contentsOfFile: serviceAccountFile, encoding: .utf8)
         guard case .object(var members) = try JSONValue.parse(text) else { XCTFail("key file is not an object"); return serviceAccountFile }

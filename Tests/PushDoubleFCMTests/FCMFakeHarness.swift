@@ -61,7 +61,7 @@ final class FCMHarness {
         return r
     }
 
-    /// An RS256 assertion of the shipped account (fcm.md §6.2), with claim overrides.
+    /// An RS256 assertion of the shipped account (docs/fcm.md §6.2), with claim overrides.
     func assertion(_ overrides: [(String, JSONValue?)] = [], key: RSAPrivateKey? = nil) throws -> String {
         var c: JOSEObject = ["iss": .string(account.clientEmail), "scope": .string(Self.scope),
                              "aud": .string(GoogleTokenEndpoint.googleTokenURL), "iat": .int(now), "exp": .int(now + 3600)]

@@ -6,7 +6,7 @@ import PushDoubleTransport
 @testable import PushDoubleFCM
 
 /// The FCM fake through the core pipeline: token endpoint, Bearer checks, device states,
-/// validation, validate_only, history, fault reasons (fcm.md §1–§6).
+/// validation, validate_only, history, fault reasons (docs/fcm.md §1–§6).
 final class FCMFakeTests: XCTestCase {
     static let okMessage = #""token":"dev-token-1","notification":{"title":"Hi","body":"There"},"data":{"k":"v"},"android":{"ttl":"60s"}"#
 
@@ -54,7 +54,7 @@ final class FCMFakeTests: XCTestCase {
         let other = h.answer(h.send(Self.okMessage, project: "someone-elses-project", bearer: bearer))
         XCTAssertEqual(other.status, 403)
         XCTAssertEqual(other.body, GoogleErrorEnvelope.permissionDenied(project: "someone-elses-project").body())
-        // The project number stands for the project (fcm.md §1).
+        // The project number stands for the project (docs/fcm.md §1).
         XCTAssertEqual(h.answer(h.send(Self.okMessage, project: FCMConfiguration.shippedProjectNumber, bearer: bearer)).status, 200)
 
         h.clock.advance(61)

@@ -7,7 +7,7 @@ import PushDoubleJSON
 
 /// The service-account file, form decoding, the access-token store and the send path.
 final class FCMOAuthSupportTests: XCTestCase {
-    // MARK: Service account (fcm.md §6.1)
+    // MARK: Service account (docs/fcm.md §6.1)
 
     func testShippedServiceAccountParses() throws {
         let sa = try GoogleServiceAccount(json: Array(try shippedServiceAccountJSON()))
@@ -45,7 +45,7 @@ final class FCMOAuthSupportTests: XCTestCase {
         XCTAssertNil(minimal?.projectID)
     }
 
-    // MARK: Form decoding (fcm.md §6.2)
+    // MARK: Form decoding (docs/fcm.md §6.2)
 
     func testFormDecoding() throws {
         let pairs = try FormURLEncoding.decode(Array("a=b+c&d=%41%2b%2B&&e&f=&%C3%A9=%e2%82%AC&".utf8))
@@ -118,7 +118,7 @@ final class FCMOAuthSupportTests: XCTestCase {
         XCTAssertTrue(all.allSatisfy { $0.hasPrefix("ya29.") && $0.count == 5 + 64 })
     }
 
-    // MARK: Send endpoint path and success body (fcm.md §1, §3)
+    // MARK: Send endpoint path and success body (docs/fcm.md §1, §3)
 
     func testSendPath() {
         XCTAssertEqual(FCMSendEndpoint.project(fromPath: "/v1/projects/pushdouble-test/messages:send"), "pushdouble-test")
@@ -134,12 +134,12 @@ final class FCMOAuthSupportTests: XCTestCase {
     }
 
     func testSuccessBodies() {
-        // fcm.md §3: the pushiko capture for validate_only, project foo.
+        // docs/fcm.md §3: the pushiko capture for validate_only, project foo.
         let name = FCMSendEndpoint.messageName(project: "foo", messageID: FCMSendEndpoint.validateOnlyMessageID)
         XCTAssertEqual(String(decoding: FCMSendEndpoint.successBody(name: name), as: UTF8.self),
                        "{\n  \"name\": \"projects/foo/messages/fake_message_id\"\n}")
         XCTAssertEqual(FCMSendEndpoint.successBody(name: name, trailingNewline: true).last, 0x0A)
-        // fcm.md §3 example id.
+        // docs/fcm.md §3 example id.
         XCTAssertEqual(FCMSendEndpoint.messageID(timestampMicros: 1_500_415_314_455_276, tag: 0x31bd1c9631bd1c96), "0:1500415314455276%31bd1c9631bd1c96")
         XCTAssertEqual(FCMSendEndpoint.messageID(timestampMicros: 42, tag: 1), "0:0000000000000042%0000000000000001")
     }

@@ -2,13 +2,13 @@ import XCTest
 import PushDoubleJSON
 @testable import PushDoubleFCM
 
-/// `android`, `apns` and `webpush` blocks (fcm.md §2.2–§2.5), and both field casings on a
+/// `android`, `apns` and `webpush` blocks (docs/fcm.md §2.2–§2.5), and both field casings on a
 /// message that uses every field.
 final class FCMPlatformConfigTests: XCTestCase {
     private func android(_ members: String) -> String { msg(#""token":"t","android":{"# + members + "}") }
     private func note(_ members: String) -> String { android(#""notification":{"# + members + "}") }
 
-    // MARK: AndroidConfig (fcm.md §2.2)
+    // MARK: AndroidConfig (docs/fcm.md §2.2)
 
     func testAndroidFieldsInBothCasings() {
         let snake = accept(android(#""collapse_key":"c","restricted_package_name":"com.x","direct_boot_ok":true,"bandwidth_constrained_ok":false,"restricted_satellite_ok":true,"fcm_options":{"analytics_label":"l"},"data":{"k":"v"}"#))?.android
@@ -52,7 +52,7 @@ final class FCMPlatformConfigTests: XCTestCase {
     }
 
     func testTTLRange() {
-        // Fractions are rounded down before the range check (fcm.md §2.2).
+        // Fractions are rounded down before the range check (docs/fcm.md §2.2).
         XCTAssertEqual(accept(android(#""ttl":"2419200.9s""#))?.android?.ttl?.wholeSeconds, 2_419_200)
         for bad in ["2419201s", "-1s", "-0.5s", "99999999999s"] {
             XCTAssertEqual(refuse(android("\"ttl\":\"\(bad)\""), .ttlRange, field: "message.android.ttl")?.envelope, .invalidArgument, bad)
@@ -64,7 +64,7 @@ final class FCMPlatformConfigTests: XCTestCase {
         XCTAssertEqual(FCMDuration("-3.5s")?.wholeSeconds, -4)
     }
 
-    // MARK: AndroidNotification (fcm.md §2.3)
+    // MARK: AndroidNotification (docs/fcm.md §2.3)
 
     func testAndroidNotificationStringsAndFlagsInBothCasings() {
         let snake = ##""title":"T","body":"B","icon":"i","color":"#a1B2c3","sound":"s","tag":"g","click_action":"a","body_loc_key":"bk","title_loc_key":"tk","channel_id":"ch","ticker":"tc","image":"im","sticky":true,"local_only":false,"default_sound":true,"default_vibrate_timings":false,"default_light_settings":true,"bypass_proxy_notification":false"##
@@ -139,7 +139,7 @@ final class FCMPlatformConfigTests: XCTestCase {
         refuse(note(#""proxy":1"#), .enumValue)
     }
 
-    // MARK: ApnsConfig (fcm.md §2.4)
+    // MARK: ApnsConfig (docs/fcm.md §2.4)
 
     func testApns() {
         let a = accept(msg(#""token":"t","apns":{"headers":{"apns-priority":"5","apns-push-type":"background"},"payload":{"aps":{"content-available":1},"x":[1]},"fcm_options":{"analytics_label":"l","image":"https://i"}}"#))?.apns
@@ -154,7 +154,7 @@ final class FCMPlatformConfigTests: XCTestCase {
         XCTAssertEqual(accept(msg(#""token":"t","apns":{"payload":{"anything_goes":{"deep":true}}}"#))?.unknownFields, [])
     }
 
-    // MARK: WebpushConfig (fcm.md §2.5)
+    // MARK: WebpushConfig (docs/fcm.md §2.5)
 
     func testWebpush() {
         let w = accept(msg(#""token":"t","webpush":{"headers":{"TTL":"15"},"data":{"a":"b"},"notification":{"title":"T","actions":[]},"fcm_options":{"link":"https://example.com/x","analytics_label":"l"}}"#))?.webpush
@@ -170,7 +170,7 @@ final class FCMPlatformConfigTests: XCTestCase {
         refuse(msg(#""token":"t","webpush":{"notification":[1]}"#), .wrongType, field: "message.webpush.notification")
     }
 
-    // MARK: Both casings on a message with every field (fcm.md §2)
+    // MARK: Both casings on a message with every field (docs/fcm.md §2)
 
     /// A message in the shape the Admin SDKs send (snake_case), every schema field used.
     static let everyFieldSnake = #"""

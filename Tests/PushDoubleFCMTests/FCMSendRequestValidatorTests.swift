@@ -2,9 +2,9 @@ import XCTest
 import PushDoubleJSON
 @testable import PushDoubleFCM
 
-/// The request-level, target, data and size rules of ``FCMSendRequestValidator`` (fcm.md §2, §2.1, §4.3, §4.5).
+/// The request-level, target, data and size rules of ``FCMSendRequestValidator`` (docs/fcm.md §2, §2.1, §4.3, §4.5).
 final class FCMSendRequestValidatorTests: XCTestCase {
-    // MARK: Body and request (fcm.md §2)
+    // MARK: Body and request (docs/fcm.md §2)
 
     func testBodyThatIsNotJSONOrNotAnObject() {
         let e = refuse("{\"message\":", .bodyNotJSON)
@@ -48,7 +48,7 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         XCTAssertEqual(refuse("{}", .missingTarget)?.envelope, .missingRecipient)
     }
 
-    // MARK: Targets (fcm.md §2.1)
+    // MARK: Targets (docs/fcm.md §2.1)
 
     func testEachTargetAlone() {
         XCTAssertEqual(accept(msg(#""token":"abc""#))?.target, .token("abc"))
@@ -113,7 +113,7 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         XCTAssertNil(FCMTopicSyntax.conditionTopics(String(repeating: "(", count: 100) + "'a' in topics" + String(repeating: ")", count: 100)))
     }
 
-    // MARK: data (fcm.md §2.1, §4.3 doc example 1)
+    // MARK: data (docs/fcm.md §2.1, §4.3 doc example 1)
 
     func testDataValuesAreStrings() {
         let m = accept(msg(#""token":"t","data":{"a":"1","b":"x"}"#))
@@ -141,7 +141,7 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         for key in ["fromage", "my_google", "Google", "GCM", "message", "type"] {
             XCTAssertNotNil(accept(msg("\"token\":\"t\",\"data\":{\"\(key)\":\"v\"}")), key)
         }
-        // fcm.md lists the reserved keys for message.data only.
+        // docs/fcm.md lists the reserved keys for message.data only.
         XCTAssertNotNil(accept(msg(#""token":"t","android":{"data":{"from":"x"}}"#)))
         // The older docs' dotted prefixes, as an option.
         var c = FCMValidatorConfiguration()
@@ -158,7 +158,7 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         XCTAssertNotNil(accept(msg(#""token":"t","data":{"k1":"v","ex":"v","K":"v"}"#), k))
     }
 
-    // MARK: notification (fcm.md §2.1)
+    // MARK: notification (docs/fcm.md §2.1)
 
     func testNotification() {
         let m = accept(msg(#""token":"t","notification":{"title":"T","body":"B","image":"https://i"}"#))
@@ -168,7 +168,7 @@ final class FCMSendRequestValidatorTests: XCTestCase {
                        #"Invalid value at 'message.notification' (TYPE_MESSAGE), "x""#)
     }
 
-    // MARK: Unknown fields (fcm.md records no error for them)
+    // MARK: Unknown fields (docs/fcm.md records no error for them)
 
     func testUnknownFieldsAreAcceptedAndListedByDefault() {
         let m = accept(#"{"message":{"token":"t","foo":1,"android":{"bar":true,"notification":{"baz":"x"}}},"dry_run":true}"#)
@@ -195,7 +195,7 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         refuse(msg(#""name":1,"token":"t""#), .wrongType, field: "message.name")
     }
 
-    // MARK: Analytics label (fcm.md §2.1, server rule UNCONFIRMED)
+    // MARK: Analytics label (docs/fcm.md §2.1, server rule UNCONFIRMED)
 
     func testAnalyticsLabelIsUncheckedByDefaultAndCheckable() {
         let body = msg(#""token":"t","fcm_options":{"analytics_label":"bad label!"}"#)
@@ -210,7 +210,7 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         refuse(msg(#""token":"t","webpush":{"fcm_options":{"analytics_label":"a b"}}"#), .analyticsLabel, field: "message.webpush.fcm_options.analytics_label", c)
     }
 
-    // MARK: Payload size (fcm.md §4.5, error §4.3)
+    // MARK: Payload size (docs/fcm.md §4.5, error §4.3)
 
     /// `data` with one key `k` and a value filling the payload to `total` bytes.
     private func dataOf(total: Int, target: String = #""token":"t""#) -> String {
@@ -252,7 +252,7 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         XCTAssertEqual(refuse(msg(#""token":"abcdefghi""#), .payloadTooLarge, c)?.envelope, .payloadTooLargeLegacy)
     }
 
-    // MARK: Data-only messages to iOS (fcm.md §2.1)
+    // MARK: Data-only messages to iOS (docs/fcm.md §2.1)
 
     func testDataOnlyAPNsPriorityIsOffByDefaultAndCheckable() {
         let dataOnly = msg(#""token":"t","data":{"a":"b"},"apns":{"headers":{"apns-priority":"10"}}"#)

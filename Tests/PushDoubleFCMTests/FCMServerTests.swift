@@ -33,7 +33,7 @@ final class FCMServerTests: XCTestCase {
 
     func env(_ kit: SenderKit, _ name: String) -> String? { kit.environment.first { $0.0 == name }?.1 }
 
-    /// An assertion signed with the shipped key, `aud` = the token URL (fcm.md §6.2).
+    /// An assertion signed with the shipped key, `aud` = the token URL (docs/fcm.md §6.2).
     func assertion(audience: String) throws -> String {
         let sa = FCMConfiguration.shippedServiceAccount
         let now = Int64(Date().timeIntervalSince1970)

@@ -2,8 +2,8 @@ import XCTest
 import PushDoubleJSON
 @testable import PushDoubleFCM
 
-/// Every error body against the captures of /work/shared/protocols/fcm.md, byte for byte.
-/// Bodies fcm.md gives only as field lists (§4.3 table) are written out here in the §4.2
+/// Every error body against the captures of docs/fcm.md, byte for byte.
+/// Bodies docs/fcm.md gives only as field lists (§4.3 table) are written out here in the §4.2
 /// layout (2-space indentation, `code`/`message`/`status`/`details`, one element per line).
 final class GoogleErrorEnvelopeTests: XCTestCase {
     private func assertBody(_ envelope: GoogleErrorEnvelope, _ expected: String, file: StaticString = #filePath, line: UInt = #line) {
@@ -12,7 +12,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         XCTAssertEqual(envelope.body(), Array(expected.utf8), file: file, line: line)
     }
 
-    // fcm.md §4.2: byte-for-byte capture of a real 401 (Blackjacx/Assist#6).
+    // docs/fcm.md §4.2: byte-for-byte capture of a real 401 (https://github.com/Blackjacx/Assist/issues/6).
     func testThirdPartyAuthErrorMatchesTheSection42CaptureByteForByte() {
         let captured = """
         {
@@ -33,7 +33,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         XCTAssertEqual(GoogleErrorEnvelope.thirdPartyAuthError().httpStatus, 401)
     }
 
-    // fcm.md §4.2: the trailing newline is UNCONFIRMED, so it is an option.
+    // docs/fcm.md §4.2: the trailing newline is UNCONFIRMED, so it is an option.
     func testTrailingNewlineIsOptional() {
         let plain = GoogleErrorEnvelope.unregistered.body()
         let withNewline = GoogleErrorEnvelope.unregistered.body(trailingNewline: true)
@@ -41,7 +41,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         XCTAssertEqual(withNewline, plain + [0x0A])
     }
 
-    // fcm.md §4.1 envelope example / §4.3 "Unregistered token".
+    // docs/fcm.md §4.1 envelope example / §4.3 "Unregistered token".
     func testUnregistered() {
         assertBody(.unregistered, """
         {
@@ -60,7 +60,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.3 "Unavailable" (the pushiko capture fcm.md cites, already in the §4.2 layout).
+    // docs/fcm.md §4.3 "Unavailable" (the pushiko capture docs/fcm.md cites, already in the §4.2 layout).
     func testUnavailable() {
         assertBody(.unavailable, """
         {
@@ -79,7 +79,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.3 "Internal".
+    // docs/fcm.md §4.3 "Internal".
     func testInternal() {
         assertBody(.internal, """
         {
@@ -98,7 +98,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.3 "Sender mismatch".
+    // docs/fcm.md §4.3 "Sender mismatch".
     func testSenderIDMismatch() {
         assertBody(.senderIDMismatch, """
         {
@@ -117,7 +117,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.3 "Invalid token (doc example 2)": the compact `error` content as recorded.
+    // docs/fcm.md §4.3 "Invalid token (doc example 2)": the compact `error` content as recorded.
     func testInvalidRegistrationTokenDocExampleCompactContent() {
         XCTAssertEqual(GoogleErrorEnvelope.invalidRegistrationToken.errorObject.compactJSON,
                        #"{"code":400,"message":"The registration token is not a valid FCM registration token","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"INVALID_ARGUMENT"}]}"#)
@@ -138,7 +138,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.3 "Invalid token (older capture)": FcmError first, then BadRequest.
+    // docs/fcm.md §4.3 "Invalid token (older capture)": FcmError first, then BadRequest.
     func testInvalidRegistrationTokenLegacy() {
         assertBody(.invalidRegistrationTokenLegacy, """
         {
@@ -166,7 +166,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.3 "Non-string data value (doc example 1)": BadRequest only, no FcmError.
+    // docs/fcm.md §4.3 "Non-string data value (doc example 1)": BadRequest only, no FcmError.
     func testNonStringDataValueDocExample() {
         let e = GoogleErrorEnvelope.invalidValue(field: "message.data[0].value", protoType: "TYPE_STRING", valueText: "12")
         assertBody(e, """
@@ -192,7 +192,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         XCTAssertNil(e.fcmErrorCode)
     }
 
-    // fcm.md §4.3 "Missing recipient": BadRequest first, then FcmError.
+    // docs/fcm.md §4.3 "Missing recipient": BadRequest first, then FcmError.
     func testMissingRecipient() {
         assertBody(.missingRecipient, """
         {
@@ -220,7 +220,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.3 "Payload too large, older": the compact content as recorded, no details.
+    // docs/fcm.md §4.3 "Payload too large, older": the compact content as recorded, no details.
     func testPayloadTooLargeLegacy() {
         XCTAssertEqual(GoogleErrorEnvelope.payloadTooLargeLegacy.errorObject.compactJSON,
                        #"{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT"}"#)
@@ -235,8 +235,8 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.3 "Payload too large, 2023 onwards": a bare BadRequest, then FcmError; the
-    // escaped prefix in §4.2 (reown push-server#346) matches the start of the body.
+    // docs/fcm.md §4.3 "Payload too large, 2023 onwards": a bare BadRequest, then FcmError; the
+    // escaped prefix in §4.2 (https://github.com/reown-com/push-server/issues/346) matches the start of the body.
     func testPayloadTooLarge2023() {
         let expected = """
         {
@@ -260,7 +260,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         XCTAssertTrue(expected.hasPrefix("{\n  \"error\": {\n    \"code\": 400,\n    \"message\": \"Android message is too big\","))
     }
 
-    // fcm.md §4.3 "Invalid OAuth token": the compact content as recorded, no details.
+    // docs/fcm.md §4.3 "Invalid OAuth token": the compact content as recorded, no details.
     func testInvalidCredentials() {
         XCTAssertEqual(GoogleErrorEnvelope.invalidCredentials.errorObject.compactJSON,
                        #"{"code":401,"message":"Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.","status":"UNAUTHENTICATED"}"#)
@@ -275,7 +275,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.3 "Missing Authorization header": same shape, the message starts as recorded.
+    // docs/fcm.md §4.3 "Missing Authorization header": same shape, the message starts as recorded.
     func testMissingCredential() {
         let e = GoogleErrorEnvelope.missingCredential
         XCTAssertEqual(e.code, 401)
@@ -286,7 +286,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
                        #"{"code":401,"message":"Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.","status":"UNAUTHENTICATED"}"#)
     }
 
-    // fcm.md §4.3: in 2026 the THIRD_PARTY_AUTH_ERROR message is sometimes the generic one.
+    // docs/fcm.md §4.3: in 2026 the THIRD_PARTY_AUTH_ERROR message is sometimes the generic one.
     func testThirdPartyAuthErrorWithTheGenericMessageAndLegacyCode() {
         let e = GoogleErrorEnvelope.thirdPartyAuthError(message: GoogleErrorEnvelope.missingCredentialMessage)
         XCTAssertEqual(e.fcmErrorCode, .thirdPartyAuthError)
@@ -296,7 +296,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         XCTAssertEqual(legacy.httpStatus, 401)
     }
 
-    // fcm.md §4.3 "IAM permission missing".
+    // docs/fcm.md §4.3 "IAM permission missing".
     func testPermissionDenied() {
         assertBody(.permissionDenied(project: "pushdouble-test"), """
         {
@@ -309,7 +309,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.3 "Quota" / §4.4: 429 RESOURCE_EXHAUSTED, FcmError QUOTA_EXCEEDED, optional QuotaFailure.
+    // docs/fcm.md §4.3 "Quota" / §4.4: 429 RESOURCE_EXHAUSTED, FcmError QUOTA_EXCEEDED, optional QuotaFailure.
     func testQuotaExceeded() {
         let text = GoogleErrorEnvelope.gcpQuotaMessage(metric: "m", limit: "l", projectNumber: "123")
         XCTAssertEqual(text, "Quota exceeded for quota metric 'm' and limit 'l' of service 'fcm.googleapis.com' for consumer 'project_number:123'.")
@@ -348,7 +348,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
         """)
     }
 
-    // fcm.md §4.4: HTTP status and canonical status of every FcmError code.
+    // docs/fcm.md §4.4: HTTP status and canonical status of every FcmError code.
     func testErrorCodeTable() {
         let table: [(FCMErrorCode, Int, String)] = [
             (.invalidArgument, 400, "INVALID_ARGUMENT"), (.unregistered, 404, "NOT_FOUND"),
@@ -389,7 +389,7 @@ final class GoogleErrorEnvelopeTests: XCTestCase {
                        #"{"code":400,"message":"m","status":"X","details":[]}"#)
     }
 
-    // fcm.md §4.3 "Front-end 502": non-JSON HTML; the full page is pushiko's capture
+    // docs/fcm.md §4.3 "Front-end 502": non-JSON HTML; the full page is pushiko's capture
     // (repo bloomberg/pushiko, docs/fcm_responses.md, "Bad gateway"), copied here.
     func testBadGatewayPageIsThePushikoCapture() {
         let captured = #"""

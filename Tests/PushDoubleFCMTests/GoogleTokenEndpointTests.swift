@@ -4,7 +4,7 @@ import PushDoubleCrypto
 import PushDoubleJSON
 @testable import PushDoubleFCM
 
-/// The token endpoint (fcm.md §6): assertions signed with the shipped test service account
+/// The token endpoint (docs/fcm.md §6): assertions signed with the shipped test service account
 /// (Certificates/firebase-test-service-account.json), every outcome and its exact body.
 final class GoogleTokenEndpointTests: XCTestCase {
     static let now: Double = 1_764_583_200
@@ -34,7 +34,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
                                    store: makeStore(), configuration: c)
     }
 
-    /// The claims every client library sends (fcm.md §6.2), with overrides.
+    /// The claims every client library sends (docs/fcm.md §6.2), with overrides.
     func claims(_ overrides: [(String, JSONValue?)] = []) -> JOSEObject {
         var c: JOSEObject = ["iss": .string(account.clientEmail), "scope": .string(Self.fcmScope),
                              "aud": .string(account.tokenURI!), "iat": .int(Int64(Self.now)), "exp": .int(Int64(Self.now) + 3600)]
@@ -46,7 +46,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
         try JWT.signRS256(keyID: account.privateKeyID, claims: claims(overrides), key: key ?? self.key)
     }
 
-    /// `grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=<JWT>` (fcm.md §6.2).
+    /// `grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=<JWT>` (docs/fcm.md §6.2).
     func form(_ assertion: String) -> [UInt8] {
         Array("grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=\(assertion)".utf8)
     }
@@ -72,7 +72,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
     static let invalidSignatureBody = #"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#
     static let timeframeBody = #"{"error":"invalid_grant","error_description":"Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim."}"#
 
-    // MARK: Success (fcm.md §6.3)
+    // MARK: Success (docs/fcm.md §6.3)
 
     func testValidAssertionGetsTheRecordedSuccessBody() throws {
         let endpoint = try makeEndpoint()
@@ -94,7 +94,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
         XCTAssertEqual(String(decoding: outcome.body, as: UTF8.self), #"{"access_token":"ya29.test-1","expires_in":600,"token_type":"Bearer"}"#)
     }
 
-    // MARK: Form (fcm.md §6.2, RFC 6749 §5.2)
+    // MARK: Form (docs/fcm.md §6.2, RFC 6749 §5.2)
 
     func testGrantTypeAndAssertionParameters() throws {
         let endpoint = try makeEndpoint()
@@ -111,7 +111,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
         assertIssued(endpoint.handle(body: Array("assertion=\(a)&grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer".utf8), now: Self.now))
     }
 
-    // MARK: Signature and issuer (fcm.md §6.2, §6.3)
+    // MARK: Signature and issuer (docs/fcm.md §6.2, §6.3)
 
     func testWrongKeyGetsTheRecordedInvalidSignatureBody() throws {
         let other = try RSAPrivateKey.generate(bits: 2048)
@@ -151,7 +151,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
         let checking = try makeEndpoint { $0.checkKeyID = true }
         assertRefused(checking.handle(body: form(wrongKid), now: Self.now), .unknownKeyID, body: Self.invalidSignatureBody)
         assertIssued(checking.handle(body: form(try assertion()), now: Self.now))
-        // googleapis/node-gtoken sends only {"alg":"RS256"} (fcm.md §6.2).
+        // googleapis/node-gtoken sends only {"alg":"RS256"} (docs/fcm.md §6.2).
         let gtoken = try JWT.sign(header: ["alg": "RS256"], claims: claims(), key: .rs256(key))
         XCTAssertTrue(gtoken.hasPrefix(Base64URL.encode(Array(#"{"alg":"RS256"}"#.utf8)) + "."))
         assertIssued(checking.handle(body: form(gtoken), now: Self.now))
@@ -166,7 +166,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
         XCTAssertEqual(assertIssued(endpoint.handle(body: form(a), now: Self.now))?.projects, ["p"])
     }
 
-    // MARK: Times (fcm.md §6.2, §6.3; skew allowance configurable)
+    // MARK: Times (docs/fcm.md §6.2, §6.3; skew allowance configurable)
 
     func testLifetimeAtMostOneHour() throws {
         let e = try makeEndpoint()
@@ -213,7 +213,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
         XCTAssertEqual(GoogleOAuthError.TimeframeWording.v2018.text, "Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values and use a clock with skew to account for clock differences between systems.")
     }
 
-    // MARK: Audience and scope (fcm.md §6.2, §1)
+    // MARK: Audience and scope (docs/fcm.md §6.2, §1)
 
     func testAudience() throws {
         let e = try makeEndpoint()
@@ -245,12 +245,12 @@ final class GoogleTokenEndpointTests: XCTestCase {
                        ["https://www.googleapis.com/auth/userinfo.email"])
     }
 
-    // MARK: Body layout and overrides (fcm.md §6.3: whitespace UNCONFIRMED)
+    // MARK: Body layout and overrides (docs/fcm.md §6.3: whitespace UNCONFIRMED)
 
     func testPrettyOneSpaceLayoutIsTheCapturedForm() throws {
         let e = try makeEndpoint { $0.errorLayout = .prettyOneSpace }
         let other = try RSAPrivateKey.generate(bits: 2048)
-        // fcm.md §6.3: '{\n "error": "invalid_grant",\n "error_description": "Invalid JWT Signature."\n}'
+        // docs/fcm.md §6.3: '{\n "error": "invalid_grant",\n "error_description": "Invalid JWT Signature."\n}'
         assertRefused(e.handle(body: form(try assertion(key: other)), now: Self.now), .badSignature,
                       body: "{\n \"error\": \"invalid_grant\",\n \"error_description\": \"Invalid JWT Signature.\"\n}")
         XCTAssertEqual(String(decoding: GoogleOAuthError.invalidScope.body(layout: .prettyOneSpace), as: UTF8.self), "{\n \"error\": \"invalid_scope\"\n}")

@@ -2,7 +2,7 @@ import Foundation
 import XCTest
 @testable import PushDoubleTransport
 
-/// The HTTP/2 side of issue 10, through a fake ``ConnectionIO``: the per-turn frame budget,
+/// The HTTP/2 side of fairness and flood limits (docs/transport.md "Fairness and floods"), through a fake ``ConnectionIO``: the per-turn frame budget,
 /// the cheap-frame guard and the header-block caps. The latency effect over real sockets
 /// is in ``RuntimeFloodTests``.
 final class HTTP2FloodTests: XCTestCase {

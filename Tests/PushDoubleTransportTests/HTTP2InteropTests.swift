@@ -176,7 +176,7 @@ extension HTTP2InteropTests {
 }
 
 extension HTTP2InteropTests {
-    /// Issue 10 on a TLS listener (the APNs port is TLS), one loop: `h2_flood.py` floods
+    /// Flood limits (docs/transport.md "Fairness and floods") on a TLS listener (the APNs port is TLS), one loop: `h2_flood.py` floods
     /// from four processes and times requests on a fifth connection.
     private func startTLS(limits: ServerLimits) throws -> Int {
         let cert = try TestCertificate.make()

@@ -5,7 +5,7 @@ import XCTest
 
 /// A streamed body's sink tells its producer what the socket has not taken yet
 /// (``ResponseBodySink/unsentBytes``), so a producer can wait or drop a reader that does not
-/// read instead of piling output up in memory (issue 10: history dumps, the SSE stream).
+/// read instead of piling output up in memory (history dumps, the SSE stream).
 final class RuntimeBackpressureTests: XCTestCase {
     /// Captures the sink so the test can watch it.
     final class Source: ResponseBodySource, @unchecked Sendable {

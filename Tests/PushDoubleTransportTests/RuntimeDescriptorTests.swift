@@ -5,7 +5,7 @@ import XCTest
 import Glibc
 #endif
 
-/// Issue 10 item 5: descriptor limits and per-listener connection counts, over real sockets.
+/// Descriptor limits and per-listener connection counts, over real sockets.
 final class RuntimeDescriptorTests: XCTestCase {
     private func waitFor(_ what: String, timeout: Double = 5, _ cond: () -> Bool) {
         let end = Date().addingTimeInterval(timeout)
@@ -49,8 +49,8 @@ final class RuntimeDescriptorTests: XCTestCase {
         withExtendedLifetime(b) {}
     }
 
-    /// A full listener sheds its oldest connection that has sent nothing yet (issue 10:
-    /// silent sockets must not lock real clients out), never one that sent a request.
+    /// A full listener sheds its oldest connection that has sent nothing yet (silent
+    /// sockets must not lock real clients out), never one that sent a request.
     func testAFullListenerShedsTheOldestSilentConnection() throws {
         let server = HTTPServer(eventLoopCount: 2)
         addTeardownBlock { server.stop(timeout: 0.5) }

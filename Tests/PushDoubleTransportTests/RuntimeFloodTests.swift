@@ -7,7 +7,7 @@ import PushDoubleHPACK
 import Glibc
 #endif
 
-/// Issue 10 over real sockets: connections flooding cheap HTTP/2 frames must neither
+/// Fairness over real sockets (docs/transport.md "Fairness and floods"): connections flooding cheap HTTP/2 frames must neither
 /// starve the other connections of their event loop nor be served forever.
 final class RuntimeFloodTests: XCTestCase {
     /// What a flooding connection sends after its preface.

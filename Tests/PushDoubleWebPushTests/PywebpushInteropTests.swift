@@ -6,7 +6,7 @@ import PushDoubleTestSupport
 @testable import PushDoubleWebPush
 
 /// A real sender library encrypts and signs at test time: pywebpush (which encrypts with
-/// http_ece and signs VAPID with py_vapid, webpush.md §7.2) builds the request for a
+/// http_ece and signs VAPID with py_vapid, docs/webpush.md §7.2) builds the request for a
 /// subscription made here; a stand-in `requests` session captures it instead of sending it
 /// (no network). The captured request must pass ``WebPushRequestValidator`` and decrypt with
 /// ``WebPushBrowser``. Requires `pip install pywebpush`; a missing library fails the test.
@@ -73,7 +73,7 @@ print(json.dumps(captured))
         let text = #"{"title":"héllo from pywebpush","n":42}"#
         let c = try pywebpush(sub, data: text, encoding: "aes128gcm", ttl: 120, headers: ["Urgency": "high", "Topic": "news"])
         XCTAssertEqual(c.endpoint, sub.endpoint)
-        // py_vapid's form, no space after the comma (webpush.md §5).
+        // py_vapid's form, no space after the comma (docs/webpush.md §5).
         XCTAssertTrue(c.request.value("Authorization")?.contains(",k=") ?? false, "\(c.request.headers)")
         let accepted = try WebPushRequestValidator(configuration: .preset(for: .mozilla)).validate(c.request, for: sub, now: now)
         XCTAssertEqual(accepted.ttl, 120)

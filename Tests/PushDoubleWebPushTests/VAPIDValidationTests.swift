@@ -3,7 +3,7 @@ import PushDoubleCrypto
 import PushDoubleJSON
 @testable import PushDoubleWebPush
 
-/// RFC 8292 VAPID (webpush.md §5, §6.2 autopush checks, §6.3 Apple), JWTs signed here with
+/// RFC 8292 VAPID (docs/webpush.md §5, §6.2 autopush checks, §6.3 Apple), JWTs signed here with
 /// Certificates/vapid-test-private.pem.
 final class VAPIDValidationTests: XCTestCase {
     let origin = "https://updates.push.services.mozilla.com"
@@ -134,7 +134,7 @@ final class VAPIDValidationTests: XCTestCase {
         refuse(try request(h, to: restricted), restricted, .vapidKeyMismatch)
     }
 
-    /// RFC 8292 §3.2 (webpush.md §1.2): `k` identical to the ECDH key → 400.
+    /// RFC 8292 §3.2 (docs/webpush.md §1.2): `k` identical to the ECDH key → 400.
     func testKeyEqualToECDHKey() throws {
         let key = try vapidTestKey()
         let body = try WebPushCipher.encrypt(plaintext: Array("x".utf8), uaPublicKey: sub.publicKey, authSecret: sub.authSecret,
@@ -202,7 +202,7 @@ final class VAPIDValidationTests: XCTestCase {
             refuse(try request(vapidHeader(goodClaims(sub: .string(s)))), sub, .vapidSubjectInvalid, apple)
         }
         XCTAssertNotNil(accept(try request(vapidHeader(goodClaims(sub: "mailto: admin@example.com"))), sub, apple))
-        XCTAssertNotNil(accept(try request(vapidHeader(goodClaims(sub: "mailto:realuser@gmail.com"))), sub, apple))  // web-push #947 → 201
+        XCTAssertNotNil(accept(try request(vapidHeader(goodClaims(sub: "mailto:realuser@gmail.com"))), sub, apple))  // https://github.com/web-push-libs/web-push/issues/947 → 201
         var spaced = apple
         spaced.rejectMailtoSpace = true
         refuse(try request(vapidHeader(goodClaims(sub: "mailto: admin@example.com"))), sub, .vapidSubjectInvalid, spaced)

@@ -4,7 +4,7 @@ import XCTest
 import PushDoubleJSON
 @testable import PushDoubleWebPush
 
-/// Decryption by the subscription's keys (webpush.md §2–§4) and the received-message record.
+/// Decryption by the subscription's keys (docs/webpush.md §2–§4) and the received-message record.
 final class WebPushBrowserTests: XCTestCase {
     func accepted(_ body: [UInt8], _ encoding: WebPushContentEncoding? = .aes128gcm, encryption: String? = nil,
                   cryptoKey: String? = nil, ttl: Int64 = 10, urgency: WebPushUrgency = .normal, topic: String? = nil) -> WebPushAcceptedRequest {
@@ -12,7 +12,7 @@ final class WebPushBrowserTests: XCTestCase {
                                cryptoKeyHeader: cryptoKey, vapid: nil, body: body)
     }
 
-    /// The RFC 8291 §5 example request (webpush.md §3: body of 144 bytes, not the printed 145)
+    /// The RFC 8291 §5 example request (docs/webpush.md §3: body of 144 bytes, not the printed 145)
     /// through the validator and the browser.
     func testRFC8291AppendixAVector() throws {
         let sub = try RFC8291.subscription()

@@ -141,7 +141,7 @@ final class WebPushFakeTests: XCTestCase {
         XCTAssertEqual(h.last?.notification?["encoding"], "aesgcm")
     }
 
-    /// Draft-01 VAPID: `WebPush <jwt>` + `Crypto-Key: dh=…;p256ecdsa=…` with aesgcm (webpush.md §4, §5).
+    /// Draft-01 VAPID: `WebPush <jwt>` + `Crypto-Key: dh=…;p256ecdsa=…` with aesgcm (docs/webpush.md §4, §5).
     func testLegacyVAPIDFormWithAESGCM() throws {
         let h = WebPushHarness()
         let sub = try h.subscribe(applicationServerKey: try vapidTestKey().publicKey)
@@ -155,7 +155,7 @@ final class WebPushFakeTests: XCTestCase {
         XCTAssertEqual(h.last?.auth?.extra["form"], "webpush")
     }
 
-    /// A bad `aud` in each service's style (webpush.md §6.1–§6.4).
+    /// A bad `aud` in each service's style (docs/webpush.md §6.1–§6.4).
     func testVAPIDFailureInEachServiceStyle() throws {
         let h = WebPushHarness()
         let wrongAud = goodClaims(origin: "https://fcm.googleapis.com")
@@ -228,7 +228,7 @@ final class WebPushFakeTests: XCTestCase {
         let big = h.send(sub.endpointPath, headers: [("ttl", "1"), ("content-encoding", "aes128gcm")], body: Array(repeating: 0, count: 4097))
         XCTAssertEqual(big.status, 413)
         XCTAssertEqual(h.last?.response.reason, "payloadTooLarge")
-        // autopush takes up to 5630 bytes and answers 413 with errno 104 above (webpush.md §6.2).
+        // autopush takes up to 5630 bytes and answers 413 with errno 104 above (docs/webpush.md §6.2).
         let moz = try h.subscribe(.mozilla, id: "m")
         let bigMoz = h.send(moz.endpointPath, headers: [("ttl", "1"), ("content-encoding", "aes128gcm")], body: Array(repeating: 0, count: 5631))
         XCTAssertEqual(bigMoz.status, 413)

@@ -6,7 +6,7 @@ import PushDoubleCrypto
 import PushDouble
 @testable import PushDoubleWebPush
 
-/// The Web Push services by their real names through the CONNECT proxy (issue 15): production-
+/// The Web Push services by their real names through the CONNECT proxy (docs/webpush.md "Real host names"): production-
 /// shaped subscription endpoints (`endpointOrigin` of `POST /webpush/subscriptions`), the four
 /// hosts (`updates.push.services.mozilla.com`, `fcm.googleapis.com/fcm/send/…` on the FCM
 /// listener by ``HostRoute``, `web.push.apple.com`, `*.notify.windows.com`), the VAPID `aud` of
@@ -63,7 +63,7 @@ final class WebPushProxyTests: XCTestCase {
             let host = String(c.prefix.dropFirst("https://".count).prefix { $0 != "/" })
             XCTAssertEqual(e.transport.connection.tls?.serverName, host)
             if c.service == "mozilla" {
-                // autopush's Location is the endpoint + /m/<id> (webpush.md §6.2): the real origin.
+                // autopush's Location is the endpoint + /m/<id> (docs/webpush.md §6.2): the real origin.
                 XCTAssertTrue(sent.headers.lowercased().contains("location: " + endpoint.lowercased() + "/m/"), sent.headers)
             }
         }

@@ -2,7 +2,7 @@ import XCTest
 import PushDoubleCrypto
 @testable import PushDoubleWebPush
 
-/// RFC 8030 headers and the content-coding checks (webpush.md §1.1, §4).
+/// RFC 8030 headers and the content-coding checks (docs/webpush.md §1.1, §4).
 final class WebPushRequestValidatorTests: XCTestCase {
     var sub: WebPushSubscription!
 

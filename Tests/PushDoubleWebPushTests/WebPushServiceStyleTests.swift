@@ -2,7 +2,7 @@ import XCTest
 import PushDoubleJSON
 @testable import PushDoubleWebPush
 
-/// Every answer byte for byte against webpush.md §6 (captures copied here, section named).
+/// Every answer byte for byte against docs/webpush.md §6 (captures copied here, section named).
 final class WebPushServiceStyleTests: XCTestCase {
     let endpoint = "https://updates.push.services.mozilla.com/wpush/v1/TOKEN"
 
@@ -77,7 +77,7 @@ final class WebPushServiceStyleTests: XCTestCase {
         XCTAssertEqual(clamped.status, 201)
     }
 
-    /// The 5-key JSON (§6.2), with the messages webpush.md quotes.
+    /// The 5-key JSON (§6.2), with the messages docs/webpush.md quotes.
     func testAutopushErrorBodies() {
         let mi = "http://autopush.readthedocs.io/en/latest/http.html#error-codes"
         let expected: [(WebPushRule, Int, String)] = [

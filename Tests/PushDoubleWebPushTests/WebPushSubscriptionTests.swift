@@ -4,7 +4,7 @@ import PushDoubleJSON
 @testable import PushDoubleWebPush
 
 final class WebPushSubscriptionTests: XCTestCase {
-    /// webpush.md §6.1–§6.4: each service's endpoint shape.
+    /// docs/webpush.md §6.1–§6.4: each service's endpoint shape.
     func testEndpointShapesPerService() throws {
         let key = try P256PrivateKey.generate()
         let auth = [UInt8](repeating: 7, count: 16)
@@ -27,7 +27,7 @@ final class WebPushSubscriptionTests: XCTestCase {
         XCTAssertEqual(s.origin, "https://127.0.0.1:8443")
     }
 
-    /// Fixed keys reproduce the RFC 8291 Appendix A subscription (webpush.md §3.1: `p256dh` is
+    /// Fixed keys reproduce the RFC 8291 Appendix A subscription (docs/webpush.md §3.1: `p256dh` is
     /// ua_public, `auth` the auth secret) and its browser JSON byte for byte.
     func testFixedKeysAndBrowserJSON() throws {
         let s = try RFC8291.subscription()

@@ -22,7 +22,7 @@ func vapidTestPublicText() throws -> String {
 /// A fixed instant for claim checks.
 let testNow: Int64 = 1_780_000_000
 
-/// RFC 8291 Appendix A inputs (webpush.md §3.1).
+/// RFC 8291 Appendix A inputs (docs/webpush.md §3.1).
 enum RFC8291 {
     static let plaintext = "When I grow up, I want to be a watermelon"
     static let asPrivate = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw"
@@ -30,7 +30,7 @@ enum RFC8291 {
     static let uaPublic = "BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4"
     static let auth = "BTBZMqHH6r4Tts7J_aSIgg"
     static let salt = "DGv6ra1nlYgDCS1FRnbzlw"
-    /// webpush.md §3.3 "full body = header ‖ ciphertext", 144 bytes.
+    /// docs/webpush.md §3.3 "full body = header ‖ ciphertext", 144 bytes.
     static let body = "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN"
 
     static func subscription(service: WebPushService = .mozilla) throws -> WebPushSubscription {
@@ -40,13 +40,13 @@ enum RFC8291 {
     }
 }
 
-/// Signs VAPID claims with `key` (header `{"typ":"JWT","alg":"ES256"}`, webpush.md §5).
+/// Signs VAPID claims with `key` (header `{"typ":"JWT","alg":"ES256"}`, docs/webpush.md §5).
 func vapidJWT(_ claims: JOSEObject, key: P256PrivateKey) throws -> String {
     try JWT.sign(header: ["typ": "JWT", "alg": "ES256"], claims: claims, key: .es256(key))
 }
 
 /// Claims that pass for `origin` at ``testNow``: `aud`, `exp` = now + 12 h (the libraries'
-/// default, webpush.md §5), `sub` mailto.
+/// default, docs/webpush.md §5), `sub` mailto.
 func goodClaims(origin: String = "https://updates.push.services.mozilla.com", exp: Int64 = testNow + 12 * 3600,
                 sub: JSONValue? = "mailto:ops@example.com") -> JOSEObject {
     var c: JOSEObject = ["aud": .string(origin), "exp": .int(exp)]

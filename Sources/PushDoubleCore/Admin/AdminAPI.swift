@@ -320,7 +320,7 @@ public final class AdminHandlers: Sendable {
         let faults: Int
         let scenarios: [String]
         let history: History
-        /// Connections per listener: open now, refused at accept, shed to make room (issue 10).
+        /// Connections per listener: open now, refused at accept, shed to make room (docs/transport.md "Fairness and floods").
         let listeners: [Listener]
         struct Listener: Encodable { let name: String; let open: Int; let refused: Int; let shed: Int }
     }

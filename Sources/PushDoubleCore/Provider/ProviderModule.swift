@@ -72,7 +72,7 @@ public protocol ProviderInstance: Sendable {
     /// `fcm.googleapis.com`). Default: none.
     var hostRoutes: [HostRoute] { get }
     /// What a sender needs to reach this fake, rendered once the listeners are bound:
-    /// credential files, environment lines (DESIGN §4) and the driver's `initialize` params.
+    /// credential files, environment lines (docs/conformance.md "Driver protocol v1") and the driver's `initialize` params.
     /// nil when the provider has nothing bound (no listener of it is open).
     func senderMaterial(_ context: SenderMaterialContext) throws -> SenderMaterial?
 }
@@ -140,7 +140,7 @@ public struct AdminRoute: Sendable {
     }
 }
 
-/// What a provider hands a sender (DESIGN §4), rendered after the listeners are bound.
+/// What a provider hands a sender (docs/conformance.md "Driver protocol v1"), rendered after the listeners are bound.
 public struct SenderMaterial: Sendable {
     /// Environment lines in order (`APNS_URL`, `FCM_SERVICE_ACCOUNT_FILE`, …); also written
     /// under `"environment"` in the endpoints file.

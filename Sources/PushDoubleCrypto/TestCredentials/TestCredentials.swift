@@ -20,7 +20,7 @@ public enum TestCredentials {
     public static let serverDNSNames = [
         "localhost", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
         "fcm.googleapis.com", "oauth2.googleapis.com", "exp.host", "push.pushdouble.test",
-        // Web Push services (webpush.md §6.2–§6.4; FCM's is fcm.googleapis.com above). The
+        // Web Push services (docs/webpush.md §6.2–§6.4; FCM's is fcm.googleapis.com above). The
         // wildcard matches one label (RFC 6125 §6.4.3): wns.notify.windows.com, db5p.notify.windows.com.
         "updates.push.services.mozilla.com", "web.push.apple.com", "*.notify.windows.com",
     ]

@@ -3,9 +3,9 @@ import PushDoubleCrypto
 
 /// The settings of one Expo fake (``ExpoService``): the module's options
 /// (`fakeOptions.expo` of a scenario) decoded by ``ExpoModule/configuration(options:context:)``.
-/// Defaults follow expo.md; docs/expo.md lists each option with its source.
+/// Defaults follow docs/expo.md; docs/expo.md lists each option with its source.
 public struct ExpoFakeConfiguration: Sendable {
-    /// Enhanced push security (expo.md §1 "Auth" [A]): a send needs
+    /// Enhanced push security (docs/expo.md §1 "Auth" [A]): a send needs
     /// `Authorization: Bearer <accessToken>`. On by default (option `requireAccessToken`).
     public var requireAccessToken = true
     /// The project's access token the fake accepts (option `accessToken`); senders are told it
@@ -13,9 +13,9 @@ public struct ExpoFakeConfiguration: Sendable {
     public var accessToken = ExpoFakeConfiguration.shippedAccessToken
     /// When receipts become visible (options `receiptDelaySeconds`, `holdReceipts`).
     public var receiptAvailability = ExpoReceiptAvailability.afterDelay(seconds: 0)
-    /// Seconds a receipt is kept (expo.md §1 [A]: 24 h; option `receiptRetentionSeconds`).
+    /// Seconds a receipt is kept (docs/expo.md §1 [A]: 24 h; option `receiptRetentionSeconds`).
     public var receiptRetention: Double = 24 * 60 * 60
-    /// Notifications per second per project (expo.md §1 [A]: 600; option `rateLimitPerSecond`,
+    /// Notifications per second per project (docs/expo.md §1 [A]: 600; option `rateLimitPerSecond`,
     /// 0 = off).
     public var rateLimitPerSecond = 600
     /// The project of tokens no registered device names (open world), for the rate only:

@@ -2,7 +2,7 @@ import PushDoubleCore
 import PushDoubleTransport
 
 /// What the `expo` listener answers outside its two routes, in Expo's error shape (texts and
-/// codes ours: expo.md records no such answer): unknown paths 404 `NOT_FOUND`, a known path
+/// codes ours: docs/expo.md records no such answer): unknown paths 404 `NOT_FOUND`, a known path
 /// with another method 405 `METHOD_NOT_ALLOWED`, and bodies over the transport's limits
 /// `API_ERROR` with the transport's status (413 / 431).
 public struct ExpoFallbackFake: ProviderFake {

@@ -5,13 +5,13 @@ import PushDoubleTransport
 /// The Expo provider module (``ProviderModule``): listener `expo` (8725), TLS with ALPN `h2`
 /// and `http/1.1` (the Node SDK speaks HTTP/1.1 through undici, the Python SDK through
 /// requests), host `exp.host` by the test certificate; two routes, `POST /--/api/v2/push/send`
-/// and `POST /--/api/v2/push/getReceipts` (expo.md §1), and the admin route
+/// and `POST /--/api/v2/push/getReceipts` (docs/expo.md §1), and the admin route
 /// `POST /expo/receipts/release`.
 ///
 /// Options (`fakeOptions.expo`): `requireAccessToken` (default true), `accessToken`,
 /// `receiptDelaySeconds` (default 0), `holdReceipts` (default false), `receiptRetentionSeconds`
 /// (default 86400), `rateLimitPerSecond` (default 600, 0 = off), `defaultProject`,
-/// `messageTooBig` ("receipt" | "ticket"), `errorStatuses` ({code: status}). Sender material (DESIGN §4): `EXPO_URL`,
+/// `messageTooBig` ("receipt" | "ticket"), `errorStatuses` ({code: status}). Sender material (docs/conformance.md "Driver protocol v1"): `EXPO_URL`,
 /// `EXPO_BASE_URL`, `EXPO_ACCESS_TOKEN`; driver params `providers.expo {url, accessToken, caFile}`.
 public struct ExpoModule: ProviderModule {
     public init() {}
@@ -23,7 +23,7 @@ public struct ExpoModule: ProviderModule {
     public static let port = 8725
     /// The listener's name.
     public static let listenerName = "expo"
-    /// The real service this listener stands in for (expo.md §1: `https://exp.host`).
+    /// The real service this listener stands in for (docs/expo.md §1: `https://exp.host`).
     public static let realHosts = ["exp.host:443"]
 
     public var listenerDefaults: [ListenerDefault] {
@@ -59,7 +59,7 @@ public struct ExpoModule: ProviderModule {
         ExpoInstance(service: ExpoService(configuration: try configuration(options: options, context: context), clock: context.clock))
     }
 
-    /// The fake's settings for `options` (defaults: expo.md's figures, the shipped access token).
+    /// The fake's settings for `options` (defaults: docs/expo.md's figures, the shipped access token).
     public func configuration(options: JSONValue?, context: ProviderBuildContext) throws -> ExpoFakeConfiguration {
         var c = ExpoFakeConfiguration()
         var delay: Double = 0
@@ -93,7 +93,7 @@ public struct ExpoModule: ProviderModule {
                 c.rateLimitPerSecond = Int(n)
             case "defaultProject": c.defaultProject = try text()
             case "errorStatuses":
-                // expo.md §7: every request-level status but 429 is UNCONFIRMED, so each can be changed.
+                // docs/expo.md §7: every request-level status but 429 is UNCONFIRMED, so each can be changed.
                 guard let members = value.objectValue else { throw fail("expected an object such as {\"UNAUTHORIZED\": 403}") }
                 for (code, status) in members {
                     guard let errorCode = ExpoErrorCode(rawValue: code) else {
@@ -147,7 +147,7 @@ public struct ExpoInstance: ProviderInstance {
         }]
     }
 
-    /// `EXPO_URL` and `EXPO_BASE_URL` (the base URL the Node SDK reads, expo.md §6.1) and
+    /// `EXPO_URL` and `EXPO_BASE_URL` (the base URL the Node SDK reads, docs/expo.md §6.1) and
     /// `EXPO_ACCESS_TOKEN` (only when enhanced push security is on).
     public func senderMaterial(_ context: SenderMaterialContext) throws -> SenderMaterial? {
         guard let url = context.url(ExpoModule.listenerName) else { return nil }

@@ -2,12 +2,12 @@ import Foundation
 import PushDoubleCore
 import PushDoubleTransport
 
-/// `POST /--/api/v2/push/getReceipts` (expo.md §4): `{"ids":[…]}` (plain or gzip, ≤ 1000 ids)
+/// `POST /--/api/v2/push/getReceipts` (docs/expo.md §4): `{"ids":[…]}` (plain or gzip, ≤ 1000 ids)
 /// → `{"data":{id: receipt}}` with the visible receipts, unknown / held / expired ids left out.
 /// Each receipt served is added to the history entry of the send that issued its ticket
 /// (``ExpoSendRecord``).
 ///
-/// The access token is not required here: expo.md §1 ties enhanced push security to sending,
+/// The access token is not required here: docs/expo.md §1 ties enhanced push security to sending,
 /// and the Python SDK sends no `Authorization` header at all (§6.2); accepting is the lenient
 /// reading (docs/expo.md).
 public struct ExpoReceiptsFake: ProviderFake {

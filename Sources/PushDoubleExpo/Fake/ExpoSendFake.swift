@@ -2,7 +2,7 @@ import Foundation
 import PushDoubleCore
 import PushDoubleTransport
 
-/// `POST /--/api/v2/push/send` (expo.md §1–§3) as one ``ProviderFake`` the core drives.
+/// `POST /--/api/v2/push/send` (docs/expo.md §1–§3) as one ``ProviderFake`` the core drives.
 ///
 /// - ``admit(_:context:services:)``: access token (enhanced push security, §1), then the body
 ///   (``ExpoSendRequestDecoder``: plain or gzip, shape, fields, ≤ 100 recipients, token forms,

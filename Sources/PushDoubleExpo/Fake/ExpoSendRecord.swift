@@ -5,7 +5,7 @@ import PushDoubleCore
 /// The history entry of one send, as the owner of its tickets' receipts
 /// (``ExpoReceiptOwner``): each time getReceipts serves one of them, the entry is annotated
 /// (``HistoryOutcome/annotate(_:_:)``), so one entry shows the message, its tickets and, as
-/// they are fetched, their receipts (issue 13 item 4).
+/// they are fetched, their receipts: the whole ticket → receipt lifecycle in one place.
 ///
 /// The annotation is `receipts`: `{ticketId: {"receipt": {…}, "fetchedAt": "…Z", "fetches": n}, …}`
 /// in order of the latest fetch. Made in `deliver` (the tickets are issued before the entry

@@ -48,7 +48,7 @@ public final class ExpoService: Sendable {
     /// The device a magic token implies (``ExpoMagicTokens``).
     public func magicDevice(token: String) -> MagicDevice? { ExpoMagicTokens.entry(for: token)?.device }
 
-    /// A push token of an accepted form (expo.md §5).
+    /// A push token of an accepted form (docs/expo.md §5).
     public func isWellFormedToken(_ token: String) -> Bool {
         ExpoPushTokenForm.of(token).map { configuration.decoder.acceptedTokenForms.contains($0) } ?? false
     }
@@ -62,7 +62,7 @@ public final class ExpoService: Sendable {
         return HTTPResponse(status: status, headers: h, body: body)
     }
 
-    /// A request-level failure (expo.md §3.2) as the pipeline records it.
+    /// A request-level failure (docs/expo.md §3.2) as the pipeline records it.
     static func refusal(_ error: ExpoRequestError, stage: Decision.Stage, detail: String? = nil) -> ProviderResponse {
         ProviderResponse(json(error.httpStatus, error.body), reason: error.code.rawValue,
                          decidedBy: Decision(stage, detail ?? error.rule.rawValue))
@@ -79,7 +79,7 @@ public final class ExpoService: Sendable {
                             extra: valid ? [:] : ["token": "not the project's access token"])
     }
 
-    /// A request-level error a fault rule names by its code (expo.md §3.2 table), with the
+    /// A request-level error a fault rule names by its code (docs/expo.md §3.2 table), with the
     /// recorded text where there is one; nil for another reason.
     func requestError(code reason: String, recipients: Int) -> ExpoRequestError? {
         guard let code = ExpoErrorCode(rawValue: reason) else { return nil }

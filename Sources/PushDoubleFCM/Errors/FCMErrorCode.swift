@@ -1,7 +1,7 @@
 /// The `google.firebase.fcm.v1.FcmError.errorCode` values, each with the HTTP status and
-/// canonical `google.rpc` status FCM answers it with (fcm.md §4.4 [A]).
+/// canonical `google.rpc` status FCM answers it with (docs/fcm.md §4.4 [A]).
 public enum FCMErrorCode: String, Sendable, Equatable, CaseIterable {
-    /// "No further information"; fcm.md §4.4 records no HTTP status for it (500 / `UNKNOWN` is used here).
+    /// "No further information"; docs/fcm.md §4.4 records no HTTP status for it (500 / `UNKNOWN` is used here).
     case unspecifiedError = "UNSPECIFIED_ERROR"
     case invalidArgument = "INVALID_ARGUMENT"
     case unregistered = "UNREGISTERED"
@@ -10,10 +10,10 @@ public enum FCMErrorCode: String, Sendable, Equatable, CaseIterable {
     case unavailable = "UNAVAILABLE"
     case `internal` = "INTERNAL"
     case thirdPartyAuthError = "THIRD_PARTY_AUTH_ERROR"
-    /// Deprecated old name of `THIRD_PARTY_AUTH_ERROR`; the SDKs still map it (fcm.md §4.4).
+    /// Deprecated old name of `THIRD_PARTY_AUTH_ERROR`; the SDKs still map it (docs/fcm.md §4.4).
     case apnsAuthError = "APNS_AUTH_ERROR"
 
-    /// The HTTP status of the table in fcm.md §4.4.
+    /// The HTTP status of the table in docs/fcm.md §4.4.
     public var httpStatus: Int {
         switch self {
         case .unspecifiedError: return 500
@@ -27,7 +27,7 @@ public enum FCMErrorCode: String, Sendable, Equatable, CaseIterable {
         }
     }
 
-    /// The usual canonical `status` string of fcm.md §4.4.
+    /// The usual canonical `status` string of docs/fcm.md §4.4.
     public var status: GoogleRPCStatus {
         switch self {
         case .unspecifiedError: return .unknown
@@ -43,7 +43,7 @@ public enum FCMErrorCode: String, Sendable, Equatable, CaseIterable {
 }
 
 /// The canonical `google.rpc.Code` names that appear in `error.status`, with the HTTP status
-/// each maps to (fcm.md §5.1 step 3, the Python SDK's table [L]).
+/// each maps to (docs/fcm.md §5.1 step 3, the Python SDK's table [L]).
 public enum GoogleRPCStatus: String, Sendable, Equatable, CaseIterable {
     case invalidArgument = "INVALID_ARGUMENT"
     case unauthenticated = "UNAUTHENTICATED"
@@ -56,7 +56,7 @@ public enum GoogleRPCStatus: String, Sendable, Equatable, CaseIterable {
     case unavailable = "UNAVAILABLE"
     case unknown = "UNKNOWN"
 
-    /// The HTTP status of fcm.md §5.1's table (`UNKNOWN` has none there; 500 is used).
+    /// The HTTP status of docs/fcm.md §5.1's table (`UNKNOWN` has none there; 500 is used).
     public var httpStatus: Int {
         switch self {
         case .invalidArgument: return 400

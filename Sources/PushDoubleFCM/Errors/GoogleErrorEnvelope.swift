@@ -1,13 +1,13 @@
 import PushDoubleJSON
 
-/// One `google.rpc.BadRequest.FieldViolation`: `{"field":…,"description":…}` (fcm.md §4.1).
+/// One `google.rpc.BadRequest.FieldViolation`: `{"field":…,"description":…}` (docs/fcm.md §4.1).
 public struct GoogleFieldViolation: Sendable, Equatable {
     public var field: String
     public var description: String
     public init(field: String, description: String) { self.field = field; self.description = description }
 }
 
-/// One entry of `error.details[]` (fcm.md §4.1 [A]); the envelope writes them in the order
+/// One entry of `error.details[]` (docs/fcm.md §4.1 [A]); the envelope writes them in the order
 /// given, because the observed order differs from case to case (§4.3).
 public enum GoogleErrorDetail: Sendable, Equatable {
     /// `{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":…}`.
@@ -16,7 +16,7 @@ public enum GoogleErrorDetail: Sendable, Equatable {
     /// violations only the `@type` member is written (the 2023+ "Android message is too big"
     /// capture, §4.3).
     case badRequest([GoogleFieldViolation]?)
-    /// `{"@type":"type.googleapis.com/google.rpc.QuotaFailure"}`. fcm.md §4.1/§4.4 names the
+    /// `{"@type":"type.googleapis.com/google.rpc.QuotaFailure"}`. docs/fcm.md §4.1/§4.4 names the
     /// type but records no member of it, so none is written; use `.custom` for more.
     case quotaFailure
     /// Any other detail object, written as given (e.g. an `ApnsError`, §4.4).
@@ -45,9 +45,9 @@ public enum GoogleErrorDetail: Sendable, Equatable {
 }
 
 /// The Google `google.rpc.Status` error envelope, v2 error format:
-/// `{"error":{"code":…,"message":…,"status":…,"details":[…]}}` (fcm.md §4.1 [A]).
+/// `{"error":{"code":…,"message":…,"status":…,"details":[…]}}` (docs/fcm.md §4.1 [A]).
 ///
-/// `body()` writes it the way Google does (fcm.md §4.2 [O]): pretty-printed with 2-space
+/// `body()` writes it the way Google does (docs/fcm.md §4.2 [O]): pretty-printed with 2-space
 /// indentation, keys in the order `code`, `message`, `status`, `details`, each array element
 /// on its own lines. A nil `details` omits the member (the no-details captures of §4.3).
 public struct GoogleErrorEnvelope: Sendable, Equatable {
@@ -70,7 +70,7 @@ public struct GoogleErrorEnvelope: Sendable, Equatable {
     /// The HTTP status to answer with (the same as `code`).
     public var httpStatus: Int { code }
 
-    /// The first FcmError code in `details`, as the SDKs look it up (fcm.md §5.1 step 2, §5.3).
+    /// The first FcmError code in `details`, as the SDKs look it up (docs/fcm.md §5.1 step 2, §5.3).
     public var fcmErrorCode: FCMErrorCode? {
         for d in details ?? [] { if case .fcmError(let c) = d { return c } }
         return nil
@@ -86,7 +86,7 @@ public struct GoogleErrorEnvelope: Sendable, Equatable {
     /// The whole `{"error":{…}}` document as a JSON value.
     public var json: JSONValue { .object([("error", errorObject)]) }
 
-    /// The response body as Google writes it (fcm.md §4.2). Whether Google ends the body
+    /// The response body as Google writes it (docs/fcm.md §4.2). Whether Google ends the body
     /// with a newline is UNCONFIRMED (§4.2), so it is an option, off by default.
     public func body(trailingNewline: Bool = false) -> [UInt8] {
         var out = json.serialized(.pretty)
@@ -97,7 +97,7 @@ public struct GoogleErrorEnvelope: Sendable, Equatable {
 
 /// Response metadata of Google's JSON answers.
 public enum GoogleResponseHeaders {
-    /// `Content-Type` of FCM's JSON answers (fcm.md §1 for 200, §4.2 for errors [A]/[O]). Its
+    /// `Content-Type` of FCM's JSON answers (docs/fcm.md §1 for 200, §4.2 for errors [A]/[O]). Its
     /// exact casing on errors is UNCONFIRMED (§4.2): the wiring should make it configurable.
     public static let jsonContentType = "application/json; charset=UTF-8"
 }

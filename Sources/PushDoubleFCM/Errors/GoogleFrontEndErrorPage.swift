@@ -1,4 +1,4 @@
-/// The non-JSON HTML page Google's front end answers a 502 with (fcm.md §4.3 "Front-end 502"
+/// The non-JSON HTML page Google's front end answers a 502 with (docs/fcm.md §4.3 "Front-end 502"
 /// [O]: `<title>Error 502 (Server Error)!!1</title>` … `Please try again in 30 seconds.`; the
 /// full page is the capture in repo bloomberg/pushiko, `docs/fcm_responses.md`, "Bad gateway").
 public enum GoogleFrontEndErrorPage {

@@ -3,7 +3,7 @@ import PushDoubleCrypto
 
 /// The service accounts one FCM fake knows and the access tokens it issued: the token
 /// endpoint (``GoogleTokenEndpoint``) behind a lock, so the admin API can add accounts while
-/// requests are served (issue 12 item 2: "more accounts and projects through the admin API").
+/// requests are served (a test may add accounts and projects while its sender runs).
 public final class FCMAccountDirectory: Sendable {
     /// Every access token issued by this fake (shared by the token and send endpoints).
     public let store: FCMAccessTokenStore

@@ -5,10 +5,10 @@ import PushDoubleTransport
 /// The FCM fake's admin API routes (README "FCM"):
 ///
 /// - `GET /fcm/accounts` → `{"accounts":[{"clientEmail","projects":[…]}]}`
-/// - `POST /fcm/accounts` with a service-account key file (fcm.md §6.1) → 201 and the account;
-///   its assertions are accepted from then on (issue 12 item 2).
+/// - `POST /fcm/accounts` with a service-account key file (docs/fcm.md §6.1) → 201 and the account;
+///   its assertions are accepted from then on (a test can add accounts and projects while the fake runs).
 /// - `POST /fcm/tokens/revoke` with `{"token":"ya29.…"}`, `{"clientEmail":"…"}` or `{}` (every
-///   token) → `{"revoked":n}`; a revoked token is answered 401 UNAUTHENTICATED (fcm.md §4.3).
+///   token) → `{"revoked":n}`; a revoked token is answered 401 UNAUTHENTICATED (docs/fcm.md §4.3).
 enum FCMAdminRoutes {
     static func routes(_ fake: FCMFake) -> [AdminRoute] {
         [AdminRoute("GET", "/fcm/accounts") { _, _ in listAccounts(fake) },

@@ -6,17 +6,17 @@ public struct FCMConfiguration: Sendable {
     /// Service accounts whose assertions the token endpoint accepts (default: the shipped one,
     /// Certificates/firebase-test-service-account.json).
     public var serviceAccounts: [GoogleServiceAccount]
-    /// Project numbers accepted in place of the project ids (fcm.md §1); also named in the
+    /// Project numbers accepted in place of the project ids (docs/fcm.md §1); also named in the
     /// QUOTA_EXCEEDED text.
     public var projectNumbers: Set<String> = [FCMConfiguration.shippedProjectNumber]
-    /// `expires_in` of issued access tokens (fcm.md §6.3: 3599); shorten it to watch a sender refresh.
+    /// `expires_in` of issued access tokens (docs/fcm.md §6.3: 3599); shorten it to watch a sender refresh.
     public var accessTokenLifetimeSeconds = 3599
     public var tokenEndpoint: GoogleTokenEndpointConfiguration
     public var validator = FCMValidatorConfiguration()
-    /// The body for an invalid registration token: the current documented form (fcm.md §4.3
+    /// The body for an invalid registration token: the current documented form (docs/fcm.md §4.3
     /// "doc example 2") or ``GoogleErrorEnvelope/invalidRegistrationTokenLegacy``.
     public var invalidTokenEnvelope = GoogleErrorEnvelope.invalidRegistrationToken
-    /// `Retry-After` of the QUOTA_EXCEEDED answer to a rate-limited device. fcm.md §4.6 records
+    /// `Retry-After` of the QUOTA_EXCEEDED answer to a rate-limited device. docs/fcm.md §4.6 records
     /// "at least 1 minute" (UNCONFIRMED) when there is none, so 60.
     public var quotaRetryAfterSeconds = 60
 

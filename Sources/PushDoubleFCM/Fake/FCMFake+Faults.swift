@@ -3,11 +3,11 @@ import PushDoubleTransport
 
 /// Fault-rule answers in FCM's and the token endpoint's own shapes.
 extension FCMFake {
-    /// The reason that renders Google's HTML 502 page (fcm.md §4.3 "Front-end 502"); also
+    /// The reason that renders Google's HTML 502 page (docs/fcm.md §4.3 "Front-end 502"); also
     /// accepted on the token endpoint.
     public static let badGatewayReason = "BAD_GATEWAY"
 
-    /// Reasons a fault rule may name on `fcm.send`: every FcmError code (fcm.md §4.4),
+    /// Reasons a fault rule may name on `fcm.send`: every FcmError code (docs/fcm.md §4.4),
     /// `UNAUTHENTICATED` (the invalid-token 401), `PERMISSION_DENIED` (the IAM 403) and
     /// ``badGatewayReason``. On `oauth.token`: `invalid_grant` (with `Invalid JWT Signature.`),
     /// `invalid_request`, `unsupported_grant_type`, `invalid_scope` and ``badGatewayReason``;
@@ -30,7 +30,7 @@ extension FCMFake {
         return Self.jsonResponse(envelope.code, envelope.body(), headers: headers)
     }
 
-    /// The recorded body for a send-side reason (fcm.md §4.3 catalog), nil when unknown.
+    /// The recorded body for a send-side reason (docs/fcm.md §4.3 catalog), nil when unknown.
     func sendEnvelope(reason: String, project: String) -> GoogleErrorEnvelope? {
         if let code = FCMErrorCode(rawValue: reason) {
             switch code {
@@ -52,7 +52,7 @@ extension FCMFake {
         }
     }
 
-    /// The token endpoint's body for a reason (fcm.md §6.3; RFC 6749 §5.2 codes).
+    /// The token endpoint's body for a reason (docs/fcm.md §6.3; RFC 6749 §5.2 codes).
     func oauthError(_ reason: String) -> GoogleOAuthError {
         switch reason {
         case GoogleOAuthError.invalidSignature.error: return .invalidSignature
@@ -64,7 +64,7 @@ extension FCMFake {
     }
 
     /// A reason FCM does not document, from a fault rule: Google's envelope around it, with the
-    /// canonical status of the HTTP status (fcm.md §5.1 table) and no `details`.
+    /// canonical status of the HTTP status (docs/fcm.md §5.1 table) and no `details`.
     public func unknownReasonResponse(reason: String?, status: Int, headers: HTTPHeaders) -> HTTPResponse {
         let rpc = GoogleRPCStatus.allCases.first { $0.httpStatus == status && $0 != .unknown } ?? .unknown
         let e = GoogleErrorEnvelope(code: status, message: reason ?? "Unknown error.", status: rpc, details: nil)

@@ -2,9 +2,9 @@ import Foundation
 import PushDoubleCore
 import PushDoubleTransport
 
-/// The send endpoint, `POST /v1/projects/{project}/messages:send` (fcm.md §1–§4).
+/// The send endpoint, `POST /v1/projects/{project}/messages:send` (docs/fcm.md §1–§4).
 extension FCMFake {
-    /// Phases: path ▶ Bearer token (fcm.md §4.3: 401 without `details`; 403 for another
+    /// Phases: path ▶ Bearer token (docs/fcm.md §4.3: 401 without `details`; 403 for another
     /// project) ▶ the message (``FCMSendRequestValidator``) ▶ token syntax.
     func admitSend(_ request: HTTPRequest, now: Double) -> Admission {
         var admission = Admission(endpoint: Self.sendEndpoint)
@@ -45,8 +45,8 @@ extension FCMFake {
     /// What ``Admission/notificationMaker`` holds for an authenticated send.
     typealias NotificationMaker = @Sendable (HTTPRequest) -> JSONValue?
 
-    /// Reads `Authorization: Bearer <token>` (scheme in any case, protocols README
-    /// "Leniency") and looks the token up. Returns the identity for the history and, when
+    /// Reads `Authorization: Bearer <token>` (scheme in any case: auth schemes are
+    /// case-insensitive, RFC 9110 §11.1) and looks the token up. Returns the identity for the history and, when
     /// refused, the answer; when accepted, the history's maker of the decoded message for
     /// the token's account (one closure per accepted bearer, not one per send).
     func authenticate(_ request: HTTPRequest, project: String, now: Double) -> (AuthIdentity, ProviderResponse?, NotificationMaker?) {
@@ -96,7 +96,7 @@ extension FCMFake {
     }
 
     /// The last `Authorization` value accepted for a project, with what it was accepted as.
-    /// A sender reuses one access token for many sends (fcm.md §6.3), so the next request
+    /// A sender reuses one access token for many sends (docs/fcm.md §6.3), so the next request
     /// with the same header for the same project skips parsing the header, looking the token
     /// up and building the history identity — as long as no token was issued, revoked or
     /// evicted since (``FCMAccessTokenStore/generation``) and the token has not expired: the
@@ -152,7 +152,7 @@ extension FCMFake {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// Device state (fcm.md §4.3/§4.4: UNREGISTERED also for missing tokens), the device's
+    /// Device state (docs/fcm.md §4.3/§4.4: UNREGISTERED also for missing tokens), the device's
     /// project, then `validate_only` (§3) or a new message id.
     func deliverSend(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, now: Date) -> ProviderResponse {
         let project = admission.topic ?? ""
@@ -186,7 +186,7 @@ extension FCMFake {
         return ProviderResponse(Self.jsonResponse(200, body), reason: nil, decidedBy: Decision(.accepted, device.source.rawValue))
     }
 
-    /// The QUOTA_EXCEEDED body (fcm.md §4.3: message UNCONFIRMED, so GCP's usual form).
+    /// The QUOTA_EXCEEDED body (docs/fcm.md §4.3: message UNCONFIRMED, so GCP's usual form).
     var quotaEnvelope: GoogleErrorEnvelope {
         .quotaExceeded(message: GoogleErrorEnvelope.gcpQuotaMessage(metric: "fcm.googleapis.com/messages",
                                                                    limit: "MessagesPerMinutePerProject",

@@ -3,7 +3,7 @@ import PushDoubleCore
 import PushDoubleCrypto
 import PushDoubleTransport
 
-/// The OAuth2 token endpoint, `POST /token` (fcm.md §6, RFC 7523 JWT-bearer grant).
+/// The OAuth2 token endpoint, `POST /token` (docs/fcm.md §6, RFC 7523 JWT-bearer grant).
 extension FCMFake {
     /// The token path (the shipped key file's `token_uri` ends with it).
     public static let tokenPath = "/token"
@@ -11,7 +11,7 @@ extension FCMFake {
     /// Every check of ``GoogleTokenEndpoint`` (signature, `iss`, `iat`/`exp`, `aud`, scope);
     /// the token is issued in ``deliverToken(_:now:)``. `aud` may also be the URL the request
     /// reached (`https://<authority>/token`), i.e. the `token_uri` of the key file a sender
-    /// was given (fcm.md §6.2).
+    /// was given (docs/fcm.md §6.2).
     func admitToken(_ request: HTTPRequest, now: Double) -> Admission {
         var admission = Admission(endpoint: Self.tokenEndpoint)
         guard request.method == "POST", Self.pathOnly(request) == Self.tokenPath else {
@@ -82,7 +82,7 @@ extension FCMFake {
         return .object(members)
     }
 
-    /// A token-endpoint answer: JSON with `application/json; charset=utf-8` (fcm.md records no
+    /// A token-endpoint answer: JSON with `application/json; charset=utf-8` (docs/fcm.md records no
     /// content type for the token endpoint; this is the usual one of Google's JSON APIs).
     static func oauthResponse(_ status: Int, _ body: [UInt8], headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         var h = headers
@@ -91,7 +91,7 @@ extension FCMFake {
     }
 
     /// Any other path of the token listener: 404 `{"error":"invalid_request"}`. Not recorded in
-    /// fcm.md; PushDouble's choice in the token endpoint's own shape.
+    /// docs/fcm.md; PushDouble's choice in the token endpoint's own shape.
     static func oauthNotFound(_ request: HTTPRequest) -> ProviderResponse {
         ProviderResponse(oauthResponse(404, GoogleOAuthError.invalidRequest.body()), reason: GoogleOAuthError.invalidRequest.error,
                          decidedBy: Decision(.validation, "no such endpoint: \(request.method) \(pathOnly(request))"))

@@ -14,9 +14,9 @@ extension ProviderID {
 ///
 /// - `POST /v1/projects/{project}/messages:send` (endpoint `fcm.send`): Bearer access token
 ///   (401 / 403 in Google's envelope), the message checked by ``FCMSendRequestValidator``,
-///   the token's device state, `validate_only`, the `{"name": …}` answer (fcm.md §1–§4).
+///   the token's device state, `validate_only`, the `{"name": …}` answer (docs/fcm.md §1–§4).
 /// - `POST /token` (endpoint `oauth.token`): the RS256 JWT-bearer grant of
-///   ``GoogleTokenEndpoint`` (fcm.md §6); access tokens from ``FCMAccountDirectory/store``.
+///   ``GoogleTokenEndpoint`` (docs/fcm.md §6); access tokens from ``FCMAccountDirectory/store``.
 ///
 /// The assertion and the access token are checked in ``admit(_:context:services:)``; the token
 /// is issued (and the message id made) in ``deliver(_:admission:device:context:services:)``,
@@ -29,7 +29,7 @@ public final class FCMFake: ProviderFake {
     /// Listener names (README port table).
     public static let sendListener = "fcm"
     public static let tokenListener = "google-oauth"
-    /// The real host names (fcm.md §1, §6.2), recognised in `:authority` / `Host` and SNI.
+    /// The real host names (docs/fcm.md §1, §6.2), recognised in `:authority` / `Host` and SNI.
     public static let sendHost = "fcm.googleapis.com"
     public static let tokenHost = "oauth2.googleapis.com"
 
@@ -105,7 +105,7 @@ public final class FCMFake: ProviderFake {
 
     public func magicDevice(token: String) -> MagicDevice? { FCMMagicTokens.device(for: token) }
 
-    /// fcm.md records no format for registration tokens: 1 to 4096 visible ASCII characters
+    /// docs/fcm.md records no format for registration tokens: 1 to 4096 visible ASCII characters
     /// (no space or control character) is PushDouble's accepting rule.
     public func isWellFormedToken(_ token: String) -> Bool { Self.isWellFormedToken(token) }
 
@@ -151,7 +151,7 @@ public final class FCMFake: ProviderFake {
         return p[..<p.utf8.index(p.utf8.startIndex, offsetBy: q)]
     }
 
-    /// A JSON answer with Google's content type (fcm.md §1, §4.2).
+    /// A JSON answer with Google's content type (docs/fcm.md §1, §4.2).
     static func jsonResponse(_ status: Int, _ body: [UInt8], headers: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
         // No extra header (the usual case): the one prebuilt header list, shared.
         if headers.isEmpty { return HTTPResponse(status: status, headers: jsonHeaders, body: body) }
@@ -166,7 +166,7 @@ public final class FCMFake: ProviderFake {
         return h
     }()
 
-    /// An error in Google's envelope (fcm.md §4.1, §4.2), recorded under its FcmError code, or
+    /// An error in Google's envelope (docs/fcm.md §4.1, §4.2), recorded under its FcmError code, or
     /// its canonical status when it has none.
     static func envelopeResponse(_ envelope: GoogleErrorEnvelope, headers: HTTPHeaders = HTTPHeaders(),
                                  stage: Decision.Stage, detail: String? = nil) -> ProviderResponse {
@@ -176,7 +176,7 @@ public final class FCMFake: ProviderFake {
     }
 
     /// The answer to a path neither endpoint serves: 404 NOT_FOUND in Google's envelope
-    /// without details. fcm.md records no body for unknown paths; this is PushDouble's choice.
+    /// without details. docs/fcm.md records no body for unknown paths; this is PushDouble's choice.
     static func notFound(_ request: HTTPRequest) -> ProviderResponse {
         let e = GoogleErrorEnvelope(code: 404, message: "Requested entity was not found.", status: .notFound, details: nil)
         return envelopeResponse(e, stage: .validation, detail: "no such endpoint: \(request.method) \(pathOnly(request))")

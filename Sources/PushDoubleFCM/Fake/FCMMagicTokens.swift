@@ -4,10 +4,10 @@ import PushDoubleCore
 /// set-up (README "Magic test tokens").
 ///
 /// Scheme: **`pushdouble-fcm-`, then the HTTP status FCM answers with, then `-` and anything**
-/// (any number of distinct tokens of one kind). fcm.md records no format for registration
+/// (any number of distinct tokens of one kind). docs/fcm.md records no format for registration
 /// tokens, so the prefix is PushDouble's; a real token never starts with it.
 ///
-///     pushdouble-fcm-404-…   404 NOT_FOUND, FcmError UNREGISTERED (fcm.md §4.3)
+///     pushdouble-fcm-404-…   404 NOT_FOUND, FcmError UNREGISTERED (docs/fcm.md §4.3)
 ///     pushdouble-fcm-400-…   400 INVALID_ARGUMENT, "The registration token is not a valid FCM registration token" (§4.3)
 ///     pushdouble-fcm-403-…   403 PERMISSION_DENIED, FcmError SENDER_ID_MISMATCH (§4.3)
 ///     pushdouble-fcm-429-…   429 RESOURCE_EXHAUSTED, FcmError QUOTA_EXCEEDED, Retry-After (§4.3, §4.4)

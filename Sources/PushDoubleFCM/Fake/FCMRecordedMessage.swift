@@ -8,7 +8,7 @@ import PushDoubleTransport
 ///      "target":{"token":"…"},"validateOnly":false,
 ///      "notification":{…},"data":{…},"android":{…},"apns":{…},"webpush":{…},"fcmOptions":{…}}
 ///
-/// Members of `message` are taken in either spelling (snake_case or lowerCamelCase, fcm.md §2)
+/// Members of `message` are taken in either spelling (snake_case or lowerCamelCase, docs/fcm.md §2)
 /// and recorded under their lowerCamelCase name, as sent otherwise; absent blocks are omitted.
 enum FCMRecordedMessage {
     /// `(snake_case, lowerCamelCase)` names of the recorded `message` members, in order.

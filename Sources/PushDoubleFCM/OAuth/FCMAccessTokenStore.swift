@@ -3,7 +3,7 @@ import Synchronization
 
 /// One issued access token and what it was issued for.
 public struct FCMAccessGrant: Sendable, Equatable {
-    /// The opaque bearer token (`ya29.…`, fcm.md §6.3).
+    /// The opaque bearer token (`ya29.…`, docs/fcm.md §6.3).
     public let token: String
     /// The service account (`client_email`) it was issued to.
     public let clientEmail: String
@@ -15,7 +15,7 @@ public struct FCMAccessGrant: Sendable, Equatable {
     public let issuedAt: Double
     public let expiresAt: Double
 
-    /// Whether the token may send for `project` (an id or a number, fcm.md §1).
+    /// Whether the token may send for `project` (an id or a number, docs/fcm.md §1).
     public func covers(project: String) -> Bool { projects.contains(project) }
 }
 
@@ -31,12 +31,12 @@ public enum FCMAccessTokenLookup: Sendable, Equatable {
 }
 
 /// Issues opaque access tokens and answers lookups (the FCM fake's side of the OAuth flow,
-/// fcm.md §1 "Accept only Bearer access tokens issued by a fake token endpoint").
+/// docs/fcm.md §1 "Accept only Bearer access tokens issued by a fake token endpoint").
 ///
 /// Thread-safe (one `Mutex`); bounded: beyond `capacity` tokens the oldest is evicted.
 /// Every token has the same lifetime, so the oldest is also the first to expire.
 public final class FCMAccessTokenStore: Sendable {
-    /// Token lifetime in seconds, also the `expires_in` answered (fcm.md §6.3: 3599).
+    /// Token lifetime in seconds, also the `expires_in` answered (docs/fcm.md §6.3: 3599).
     public let lifetime: Int
     public let capacity: Int
     private let generate: @Sendable () -> String

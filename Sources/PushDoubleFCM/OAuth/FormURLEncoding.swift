@@ -1,4 +1,4 @@
-/// `application/x-www-form-urlencoded` bodies (the token request, fcm.md §6.2): `name=value`
+/// `application/x-www-form-urlencoded` bodies (the token request, docs/fcm.md §6.2): `name=value`
 /// pairs joined by `&`, `+` meaning space, `%XX` escapes (WHATWG URL standard §5.1, the
 /// encoding RFC 6749 Appendix B names).
 public enum FormURLEncoding {

@@ -1,21 +1,21 @@
 import PushDoubleJSON
 
 /// A token-endpoint error body `{"error":…,"error_description":…}` (RFC 6749 §5.2; Google's
-/// texts in fcm.md §6.3 [O]).
+/// texts in docs/fcm.md §6.3 [O]).
 public struct GoogleOAuthError: Error, Sendable, Equatable {
     /// The RFC 6749 §5.2 error code (`invalid_grant`, `invalid_scope`, …).
     public var error: String
-    /// `error_description`; nil omits the member (RFC 6749 §5.2 makes it optional; fcm.md
+    /// `error_description`; nil omits the member (RFC 6749 §5.2 makes it optional; docs/fcm.md
     /// records Google's text only for the `invalid_grant` cases below).
     public var description: String?
-    /// 400 (fcm.md §6.3: assumed for every case, confirmed for the clock-skew one).
+    /// 400 (docs/fcm.md §6.3: assumed for every case, confirmed for the clock-skew one).
     public var httpStatus: Int
 
     public init(error: String, description: String?, httpStatus: Int = 400) {
         self.error = error; self.description = description; self.httpStatus = httpStatus
     }
 
-    /// Whitespace of the body. fcm.md §6.3: one capture is compact, another pretty with
+    /// Whitespace of the body. docs/fcm.md §6.3: one capture is compact, another pretty with
     /// one-space indentation; the exact form is UNCONFIRMED.
     public enum Layout: String, Sendable, Equatable {
         /// `{"error":"invalid_grant","error_description":"Invalid JWT Signature."}` (default).
@@ -44,18 +44,18 @@ public struct GoogleOAuthError: Error, Sendable, Equatable {
         }
     }
 
-    // MARK: Recorded bodies (fcm.md §6.3)
+    // MARK: Recorded bodies (docs/fcm.md §6.3)
 
-    /// Bad signature or unknown key (fcm.md §6.3 [O]).
+    /// Bad signature or unknown key (docs/fcm.md §6.3 [O]).
     public static let invalidSignature = GoogleOAuthError(error: "invalid_grant", description: "Invalid JWT Signature.")
 
-    /// The `invalid_grant` clock-skew / lifetime texts of fcm.md §6.3, by period.
+    /// The `invalid_grant` clock-skew / lifetime texts of docs/fcm.md §6.3, by period.
     public enum TimeframeWording: String, Sendable, Equatable, CaseIterable {
-        /// 2016 (fcm.md §6.3 [O]).
+        /// 2016 (docs/fcm.md §6.3 [O]).
         case v2016
-        /// 2018–2020 (fcm.md §6.3 [O]).
+        /// 2018–2020 (docs/fcm.md §6.3 [O]).
         case v2018
-        /// 2023 onwards; fcm.md §6.3: "use as default" [O].
+        /// 2023 onwards; docs/fcm.md §6.3: "use as default" [O].
         case v2023
 
         public var text: String {
@@ -67,7 +67,7 @@ public struct GoogleOAuthError: Error, Sendable, Equatable {
         }
     }
 
-    /// `iat` / `exp` out of bounds (fcm.md §6.3 [O], HTTP 400 confirmed).
+    /// `iat` / `exp` out of bounds (docs/fcm.md §6.3 [O], HTTP 400 confirmed).
     public static func invalidTimeframe(_ wording: TimeframeWording = .v2023) -> GoogleOAuthError {
         GoogleOAuthError(error: "invalid_grant", description: wording.text)
     }
@@ -80,7 +80,7 @@ public struct GoogleOAuthError: Error, Sendable, Equatable {
     public static let unsupportedGrantType = GoogleOAuthError(error: "unsupported_grant_type", description: nil)
     /// Scope missing or not allowing FCM (RFC 6749 §5.2 `invalid_scope`).
     public static let invalidScope = GoogleOAuthError(error: "invalid_scope", description: nil)
-    /// An assertion that is not accepted for a reason fcm.md records no text for (RFC 6749
+    /// An assertion that is not accepted for a reason docs/fcm.md records no text for (RFC 6749
     /// §5.2 `invalid_grant`).
     public static let invalidGrant = GoogleOAuthError(error: "invalid_grant", description: nil)
 }

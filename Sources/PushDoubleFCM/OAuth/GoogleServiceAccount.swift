@@ -1,7 +1,7 @@
 import PushDoubleCrypto
 import PushDoubleJSON
 
-/// A Google service-account JSON key file (fcm.md §6.1 [A]/[L]): the file senders load and
+/// A Google service-account JSON key file (docs/fcm.md §6.1 [A]/[L]): the file senders load and
 /// whose `client_email`, `private_key_id` and `private_key` make the token assertion.
 public struct GoogleServiceAccount: Sendable, Equatable {
     /// `"service_account"` (the Python SDK rejects any other value, §6.1).
@@ -34,7 +34,7 @@ public struct GoogleServiceAccount: Sendable, Equatable {
         case notServiceAccount(String)
     }
 
-    /// The fields of fcm.md §6.1, in the order Google writes them.
+    /// The fields of docs/fcm.md §6.1, in the order Google writes them.
     public static let fieldNames = ["type", "project_id", "private_key_id", "private_key", "client_email", "client_id",
                                     "auth_uri", "token_uri", "auth_provider_x509_cert_url", "client_x509_cert_url", "universe_domain"]
 

@@ -5,7 +5,7 @@ import PushDoubleJSON
 /// assertions verify with, and the projects its tokens may send for.
 public struct GoogleKnownAccount: Sendable {
     public var clientEmail: String
-    /// Keys by `private_key_id` (the assertion's `kid`, fcm.md §6.1/§6.2).
+    /// Keys by `private_key_id` (the assertion's `kid`, docs/fcm.md §6.1/§6.2).
     public var keys: [(keyID: String?, key: RSAPublicKey)]
     public var projects: Set<String>
 
@@ -13,7 +13,7 @@ public struct GoogleKnownAccount: Sendable {
         self.clientEmail = clientEmail; self.keys = keys; self.projects = projects
     }
 
-    /// From a key file: its key, and `project_id` plus any `projectNumbers` (fcm.md §1: the
+    /// From a key file: its key, and `project_id` plus any `projectNumbers` (docs/fcm.md §1: the
     /// number is accepted in place of the id; the key file does not hold it).
     public init(serviceAccount sa: GoogleServiceAccount, projectNumbers: Set<String> = []) throws(CryptoError) {
         self.init(clientEmail: sa.clientEmail, keys: [(sa.privateKeyID, try sa.publicKey())],
@@ -27,51 +27,51 @@ public enum GoogleTokenRule: String, Error, Sendable, Equatable, Hashable, CaseI
     case malformedBody
     /// No `grant_type` → `invalid_request` (RFC 6749 §5.2).
     case missingGrantType
-    /// `grant_type` not `urn:ietf:params:oauth:grant-type:jwt-bearer` (fcm.md §6.2) → `unsupported_grant_type`.
+    /// `grant_type` not `urn:ietf:params:oauth:grant-type:jwt-bearer` (docs/fcm.md §6.2) → `unsupported_grant_type`.
     case unsupportedGrantType
     /// No `assertion` → `invalid_request`.
     case missingAssertion
     /// Not a compact JWS → `invalid_grant` (no description recorded).
     case malformedAssertion
-    /// `alg` not RS256 (fcm.md §6.2 header) → `Invalid JWT Signature.`.
+    /// `alg` not RS256 (docs/fcm.md §6.2 header) → `Invalid JWT Signature.`.
     case wrongAlgorithm
-    /// `iss` not a known `client_email` (fcm.md §6.2; "unknown key", §6.3) → `Invalid JWT Signature.`.
+    /// `iss` not a known `client_email` (docs/fcm.md §6.2; "unknown key", §6.3) → `Invalid JWT Signature.`.
     case unknownIssuer
     /// `kid` not a key id of the account (only with `checkKeyID`; node-gtoken sends none, §6.2).
     case unknownKeyID
-    /// Signature does not verify (fcm.md §6.3) → `Invalid JWT Signature.`.
+    /// Signature does not verify (docs/fcm.md §6.3) → `Invalid JWT Signature.`.
     case badSignature
-    /// `iat`/`exp` missing, more than 1 h apart, in the future or expired (fcm.md §6.2/§6.3) →
+    /// `iat`/`exp` missing, more than 1 h apart, in the future or expired (docs/fcm.md §6.2/§6.3) →
     /// the timeframe text.
     case badTimeframe
-    /// `aud` not the token URL (fcm.md §6.2) → `invalid_grant` (no description recorded).
+    /// `aud` not the token URL (docs/fcm.md §6.2) → `invalid_grant` (no description recorded).
     case wrongAudience
-    /// `scope` missing or without `firebase.messaging` / `cloud-platform` (fcm.md §1, §6.2) → `invalid_scope`.
+    /// `scope` missing or without `firebase.messaging` / `cloud-platform` (docs/fcm.md §1, §6.2) → `invalid_scope`.
     case insufficientScope
 }
 
 /// The knobs of ``GoogleTokenEndpoint``.
 public struct GoogleTokenEndpointConfiguration: Sendable {
-    /// Accepted `aud` values: Google's token URL (fcm.md §6.2) plus the fake's own URL(s),
+    /// Accepted `aud` values: Google's token URL (docs/fcm.md §6.2) plus the fake's own URL(s),
     /// which the wiring adds (the shipped key file's `token_uri`).
     public var audiences: Set<String> = [GoogleTokenEndpoint.googleTokenURL]
-    /// Any one of these scopes allows FCM (fcm.md §1, §6.2).
+    /// Any one of these scopes allows FCM (docs/fcm.md §1, §6.2).
     public var fcmScopes: Set<String> = [GoogleTokenEndpoint.firebaseMessagingScope, GoogleTokenEndpoint.cloudPlatformScope]
     /// Refuse assertions without an FCM scope at the token endpoint (README F8); off leaves
     /// the scope check to the send endpoint through ``FCMAccessGrant/scopes``.
     public var requireFCMScope = true
-    /// Largest `exp − iat` (fcm.md §6.2: at most 1 hour).
+    /// Largest `exp − iat` (docs/fcm.md §6.2: at most 1 hour).
     public var maxAssertionLifetime: Double = 3600
     /// Clock-skew allowance in seconds for `iat` in the future and `exp` in the past.
-    /// fcm.md records no number (only that Google asks clients to allow for skew, §6.3);
+    /// docs/fcm.md records no number (only that Google asks clients to allow for skew, §6.3);
     /// 300 s is PushDouble's accepting default.
     public var clockSkew: Double = 300
-    /// Refuse a `kid` that names no key of the account (not recorded in fcm.md, so off).
+    /// Refuse a `kid` that names no key of the account (not recorded in docs/fcm.md, so off).
     public var checkKeyID = false
     public var timeframeWording = GoogleOAuthError.TimeframeWording.v2023
     /// Error bodies replacing a rule's default (e.g. with a description).
     public var errorOverrides: [GoogleTokenRule: GoogleOAuthError] = [:]
-    /// Whitespace of error bodies (UNCONFIRMED, fcm.md §6.3).
+    /// Whitespace of error bodies (UNCONFIRMED, docs/fcm.md §6.3).
     public var errorLayout = GoogleOAuthError.Layout.compact
 
     public init() {}
@@ -122,7 +122,7 @@ public enum GoogleTokenOutcome: Sendable {
 }
 
 /// The logic of Google's OAuth2 token endpoint for the service-account JWT-bearer grant
-/// (RFC 7523; fcm.md §6): form body → assertion checks → an access token from the store.
+/// (RFC 7523; docs/fcm.md §6): form body → assertion checks → an access token from the store.
 ///
 /// Checks, in order (first failure answers; ``GoogleTokenRule`` has each answer):
 /// form decoding and no repeated parameter; `grant_type`; `assertion`; JWS syntax;
@@ -222,7 +222,7 @@ public struct GoogleTokenEndpoint: Sendable {
         throw .badSignature
     }
 
-    /// Phase 3: `iat` / `exp` (fcm.md §6.2: exp at most 1 h after iat; §6.3 timeframe error).
+    /// Phase 3: `iat` / `exp` (docs/fcm.md §6.2: exp at most 1 h after iat; §6.3 timeframe error).
     func checkTimes(_ jwt: ParsedJWT, now: Double) throws(GoogleTokenRule) {
         guard let iat = jwt.numericDate("iat")?.seconds, let exp = jwt.numericDate("exp")?.seconds else { throw .badTimeframe }
         let skew = configuration.clockSkew
@@ -231,7 +231,7 @@ public struct GoogleTokenEndpoint: Sendable {
     }
 
     /// `{"access_token":"…","expires_in":3599,"token_type":"Bearer"}`: compact, in this
-    /// member order, as fcm.md §6.3 records the success body [O].
+    /// member order, as docs/fcm.md §6.3 records the success body [O].
     public static func successBody(token: String, expiresIn: Int) -> [UInt8] {
         JSONValue.object([("access_token", .string(token)), ("expires_in", .int(Int64(expiresIn))),
                           ("token_type", "Bearer")]).compactJSONBytes

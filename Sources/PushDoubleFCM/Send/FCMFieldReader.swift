@@ -2,7 +2,7 @@ import PushDoubleJSON
 import PushDoubleTransport
 
 /// The field names of one proto message, in both spellings proto3 JSON accepts: the
-/// snake_case proto name and its lowerCamelCase JSON name (fcm.md §2 [A]: "both ... are
+/// snake_case proto name and its lowerCamelCase JSON name (docs/fcm.md §2 [A]: "both ... are
 /// accepted"; the SDKs send snake_case). A field is known by its slot, its index in `names`.
 /// A class: every object read refers to its schema, without copying the tables.
 final class FCMFieldSchema: Sendable {
@@ -113,7 +113,7 @@ struct FCMFieldReader {
         FCMError(rule: rule, field: field, envelope: configuration.error(for: rule))
     }
 
-    /// `Invalid value at '<field>' (<TYPE>), <value>` (fcm.md §4.3 doc example 1).
+    /// `Invalid value at '<field>' (<TYPE>), <value>` (docs/fcm.md §4.3 doc example 1).
     func wrongType(_ field: String, _ protoType: String, _ value: JSONTape.Index) -> FCMError {
         let envelope = configuration.errorOverrides[.wrongType]
             ?? .invalidValue(field: field, protoType: protoType, valueText: tape.value(value).compactJSON)

@@ -24,13 +24,13 @@ public struct FCMStringMap: Sendable, Equatable {
     public var byteCount: Int { entries.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count } }
 }
 
-/// The message's one target (fcm.md §2.1: a union, exactly one of these).
+/// The message's one target (docs/fcm.md §2.1: a union, exactly one of these).
 public enum FCMTarget: Sendable, Equatable {
     case token(String)
     /// As written; with `/topics/` when the configuration accepts that prefix.
     case topic(String)
     case condition(String)
-    /// Firebase Installation ID (fcm.md §2.1: newer, absent from the 2023 discovery document).
+    /// Firebase Installation ID (docs/fcm.md §2.1: newer, absent from the 2023 discovery document).
     case fid(String)
 
     /// The proto field name (`token`, `topic`, `condition`, `fid`).
@@ -42,7 +42,7 @@ public enum FCMTarget: Sendable, Equatable {
     }
 }
 
-/// `Notification {title, body, image}` (fcm.md §2.1).
+/// `Notification {title, body, image}` (docs/fcm.md §2.1).
 public struct FCMNotification: Sendable, Equatable {
     public var title: String?
     public var body: String?
@@ -50,7 +50,7 @@ public struct FCMNotification: Sendable, Equatable {
     public init(title: String? = nil, body: String? = nil, image: String? = nil) { self.title = title; self.body = body; self.image = image }
 }
 
-/// `fcm_options` of a message or platform block (fcm.md §2.1, §2.2, §2.4, §2.5).
+/// `fcm_options` of a message or platform block (docs/fcm.md §2.1, §2.2, §2.4, §2.5).
 public struct FCMOptions: Sendable, Equatable {
     public var analyticsLabel: String?
     /// `apns.fcm_options.image` only.
@@ -62,13 +62,13 @@ public struct FCMOptions: Sendable, Equatable {
     }
 }
 
-/// `AndroidConfig.priority` (fcm.md §2.2): `NORMAL` | `HIGH`, the SDKs send lowercase.
+/// `AndroidConfig.priority` (docs/fcm.md §2.2): `NORMAL` | `HIGH`, the SDKs send lowercase.
 public enum FCMAndroidPriority: String, Sendable, Equatable {
     case normal = "NORMAL"
     case high = "HIGH"
 }
 
-/// `AndroidConfig` (fcm.md §2.2).
+/// `AndroidConfig` (docs/fcm.md §2.2).
 public struct FCMAndroidConfig: Sendable, Equatable {
     public var collapseKey: String?
     public var priority: FCMAndroidPriority?
@@ -84,7 +84,7 @@ public struct FCMAndroidConfig: Sendable, Equatable {
     public init() {}
 }
 
-/// `AndroidNotification.light_settings` (fcm.md §2.3).
+/// `AndroidNotification.light_settings` (docs/fcm.md §2.3).
 public struct FCMLightSettings: Sendable, Equatable {
     /// `{red, green, blue, alpha}`, components as given (missing ones nil).
     public var red: Double?, green: Double?, blue: Double?, alpha: Double?
@@ -93,7 +93,7 @@ public struct FCMLightSettings: Sendable, Equatable {
     public init() {}
 }
 
-/// `AndroidNotification` (fcm.md §2.3). String fields are kept by their snake_case proto
+/// `AndroidNotification` (docs/fcm.md §2.3). String fields are kept by their snake_case proto
 /// name in `strings` (e.g. `strings["channel_id"]`), booleans in `flags`.
 public struct FCMAndroidNotification: Sendable, Equatable {
     /// The string fields of §2.3 that were present, by snake_case name.
@@ -118,13 +118,13 @@ public struct FCMAndroidNotification: Sendable, Equatable {
     public var title: String? { strings["title"] }
     public var body: String? { strings["body"] }
 
-    /// Enum values of fcm.md §2.3.
+    /// Enum values of docs/fcm.md §2.3.
     public static let notificationPriorities: Set<String> = ["PRIORITY_UNSPECIFIED", "PRIORITY_MIN", "PRIORITY_LOW", "PRIORITY_DEFAULT", "PRIORITY_HIGH", "PRIORITY_MAX"]
     public static let visibilities: Set<String> = ["VISIBILITY_UNSPECIFIED", "PRIVATE", "PUBLIC", "SECRET"]
     public static let proxies: Set<String> = ["PROXY_UNSPECIFIED", "ALLOW", "DENY", "IF_PRIORITY_LOWERED"]
 }
 
-/// `ApnsConfig` (fcm.md §2.4).
+/// `ApnsConfig` (docs/fcm.md §2.4).
 public struct FCMApnsConfig: Sendable, Equatable {
     /// APNs request headers; FCM defaults `apns-expiration` to 30 days and `apns-priority` to 10.
     public var headers: FCMStringMap?
@@ -134,7 +134,7 @@ public struct FCMApnsConfig: Sendable, Equatable {
     public init() {}
 }
 
-/// `WebpushConfig` (fcm.md §2.5).
+/// `WebpushConfig` (docs/fcm.md §2.5).
 public struct FCMWebpushConfig: Sendable, Equatable {
     /// RFC 8030 headers, e.g. `"TTL": "15"`.
     public var headers: FCMStringMap?
@@ -145,7 +145,7 @@ public struct FCMWebpushConfig: Sendable, Equatable {
     public init() {}
 }
 
-/// A validated `SendMessageRequest` (fcm.md §2): the message and `validate_only`.
+/// A validated `SendMessageRequest` (docs/fcm.md §2): the message and `validate_only`.
 /// Optional stored properties are spelled `Optional<T>` (no implicit nil, so `init` builds the
 /// value in place instead of copying it out: docs/core.md "Optional properties …").
 public struct FCMMessage: Sendable, Equatable {
@@ -158,10 +158,10 @@ public struct FCMMessage: Sendable, Equatable {
     public var fcmOptions: Optional<FCMOptions>
     /// `validate_only` / `validateOnly`; false when absent.
     public var validateOnly: Bool
-    /// Paths of fields that are not in fcm.md's schema (e.g. `message.android.foo`), kept
+    /// Paths of fields that are not in docs/fcm.md's schema (e.g. `message.android.foo`), kept
     /// when the configuration accepts them.
     public var unknownFields: [String]
-    /// The size measured against the payload limit (fcm.md §4.5), by the configured measure.
+    /// The size measured against the payload limit (docs/fcm.md §4.5), by the configured measure.
     public var payloadBytes: Int
 
     public init(target: FCMTarget, notification: FCMNotification? = nil, data: FCMStringMap? = nil,
@@ -172,7 +172,7 @@ public struct FCMMessage: Sendable, Equatable {
         self.unknownFields = unknownFields; self.payloadBytes = payloadBytes
     }
 
-    /// No `notification` and no `apns.payload.aps.alert`: a data-only message (fcm.md §2.1,
+    /// No `notification` and no `apns.payload.aps.alert`: a data-only message (docs/fcm.md §2.1,
     /// the `apns-priority: 5` rule).
     public var isDataOnly: Bool {
         guard notification == nil else { return false }

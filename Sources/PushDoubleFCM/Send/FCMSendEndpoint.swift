@@ -4,16 +4,16 @@ import Glibc
 import PushDoubleJSON
 import PushDoubleTransport
 
-/// The send endpoint's path and success body (fcm.md §1, §3).
+/// The send endpoint's path and success body (docs/fcm.md §1, §3).
 public enum FCMSendEndpoint {
-    /// `POST /v1/projects/{project_id}/messages:send` (fcm.md §1 [A]).
+    /// `POST /v1/projects/{project_id}/messages:send` (docs/fcm.md §1 [A]).
     public static let pathPrefix = prefixLiteral.description
     public static let pathSuffix = suffixLiteral.description
     /// The same two literals as raw UTF-8, for matching a path's bytes (no String, no array).
     private static var prefixLiteral: StaticString { "/v1/projects/" }
     private static var suffixLiteral: StaticString { "/messages:send" }
 
-    /// The project segment of a send path: `parent` must match `^projects/[^/]+$` (fcm.md §1),
+    /// The project segment of a send path: `parent` must match `^projects/[^/]+$` (docs/fcm.md §1),
     /// so the segment is non-empty and has no `/`. A query string is not part of the path
     /// here (the wiring splits it off). Nil for any other path.
     public static func project<Path: StringProtocol>(fromPath path: Path) -> String? {
@@ -45,22 +45,22 @@ public enum FCMSendEndpoint {
     }
 
     /// Whether `project` is a project number rather than an id: decimal digits without zero
-    /// padding (fcm.md §1: "The numeric project number (no zero padding) is accepted").
+    /// padding (docs/fcm.md §1: "The numeric project number (no zero padding) is accepted").
     public static func isProjectNumber(_ project: String) -> Bool {
         guard let first = project.utf8.first, first != 0x30 else { return false }
         return project.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
     }
 
-    /// `projects/{project}/messages/{messageID}` (fcm.md §2.1 `name`, §3).
+    /// `projects/{project}/messages/{messageID}` (docs/fcm.md §2.1 `name`, §3).
     public static func messageName(project: String, messageID: String) -> String {
         "projects/\(project)/messages/\(messageID)"
     }
 
-    /// The fixed id real FCM returns for `validate_only: true` (fcm.md §3 [O], pushiko capture).
+    /// The fixed id real FCM returns for `validate_only: true` (docs/fcm.md §3 [O], pushiko capture).
     /// That the project segment echoes the request's project is UNCONFIRMED (§3).
     public static let validateOnlyMessageID = "fake_message_id"
 
-    /// A message id in the documented shape `0:<16 digits>%<16 hex digits>` (fcm.md §3 example
+    /// A message id in the documented shape `0:<16 digits>%<16 hex digits>` (docs/fcm.md §3 example
     /// `0:1500415314455276%31bd1c9631bd1c96`); the wiring chooses the numbers.
     public static func messageID(timestampMicros: UInt64, tag: UInt64) -> String {
         // Written digit by digit straight into the string's storage (it is made for every
@@ -87,7 +87,7 @@ public enum FCMSendEndpoint {
     }
 
     /// The 200 body `{"name": "…"}`, pretty-printed as the pushiko capture shows it
-    /// (fcm.md §3 [O]); the SDKs read only `name`.
+    /// (docs/fcm.md §3 [O]); the SDKs read only `name`.
     public static func successBody(name: String, trailingNewline: Bool = false) -> [UInt8] {
         var out: [UInt8]
         if needsNoEscape(name) {

@@ -1,10 +1,10 @@
 import PushDoubleJSON
 
 /// Parses and checks the body of `POST /v1/projects/{project}/messages:send`
-/// (`{"message":{…},"validate_only":…}`, fcm.md §2) the way FCM does, and returns the
+/// (`{"message":{…},"validate_only":…}`, docs/fcm.md §2) the way FCM does, and returns the
 /// decoded ``FCMMessage`` or the exact ``FCMError``.
 ///
-/// Field names are accepted in snake_case and lowerCamelCase (fcm.md §2). The checks run in
+/// Field names are accepted in snake_case and lowerCamelCase (docs/fcm.md §2). The checks run in
 /// two phases, as a proto3 JSON front end followed by FCM's own checks would:
 ///
 /// 1. **Decoding** (`decode…`): JSON syntax, object shapes, each field's JSON type
@@ -43,7 +43,7 @@ public struct FCMSendRequestValidator: Sendable {
     /// Validates a request body given as text.
     public func validate(json: String) throws(FCMError) -> FCMMessage { try validate(body: Array(json.utf8)) }
 
-    // MARK: Schemas (fcm.md §2)
+    // MARK: Schemas (docs/fcm.md §2)
 
     static let requestSchema = FCMFieldSchema(["message", "validate_only"])
     static let messageSchema = FCMFieldSchema(["name", "token", "topic", "condition", "fid", "data", "notification",
@@ -67,10 +67,10 @@ public struct FCMSendRequestValidator: Sendable {
     static let apnsSchema = FCMFieldSchema(["headers", "payload", "fcm_options"])
     static let webpushSchema = FCMFieldSchema(["headers", "data", "notification", "fcm_options"])
 
-    /// `android.priority` values (fcm.md §2.2), after uppercasing.
+    /// `android.priority` values (docs/fcm.md §2.2), after uppercasing.
     static let androidPriorities: Set<String> = Set([FCMAndroidPriority.normal, .high].map(\.rawValue))
 
-    /// The targets in the order they are looked for (fcm.md §2.1).
+    /// The targets in the order they are looked for (docs/fcm.md §2.1).
     static let targetNames = ["token", "topic", "condition", "fid"]
 
     /// What decoding produced before FCM's checks: the message minus its target, the target
@@ -172,7 +172,7 @@ public struct FCMSendRequestValidator: Sendable {
         return an
     }
 
-    /// int32 (fcm.md §2.3): a JSON integer, or (leniently) an integral number or decimal string.
+    /// int32 (docs/fcm.md §2.3): a JSON integer, or (leniently) an integral number or decimal string.
     func decodeInt32(_ v: JSONTape.Index, path: String, _ r: FCMFieldReader) throws(FCMError) -> Int32 {
         let wide: Int64?
         switch r.tape.kind(v) {
@@ -245,7 +245,7 @@ public struct FCMSendRequestValidator: Sendable {
         d.message.target = target
     }
 
-    /// `from`, `message_type`, and keys starting `google` / `gcm` (fcm.md §2.1, on `message.data`).
+    /// `from`, `message_type`, and keys starting `google` / `gcm` (docs/fcm.md §2.1, on `message.data`).
     func checkReservedKeys(_ map: FCMStringMap?, path: String, _ r: FCMFieldReader) throws(FCMError) {
         for (i, e) in (map?.entries ?? []).enumerated() {
             // The reserved keys compared one by one with `==` (the set's own equality) rather
@@ -309,18 +309,18 @@ public struct FCMSendRequestValidator: Sendable {
         return (answer ?? nil) ?? s.hasPrefix(prefix)
     }
 
-    /// `#rrggbb` (fcm.md §2.3), hex digits in either case.
+    /// `#rrggbb` (docs/fcm.md §2.3), hex digits in either case.
     static func isHexColor(_ s: String) -> Bool {
         let u = Array(s.utf8)
         return u.count == 7 && u[0] == 0x23 && u[1...].allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x66) }
     }
 
-    /// An `https://` URL with something after the scheme (fcm.md §2.5); scheme in any case.
+    /// An `https://` URL with something after the scheme (docs/fcm.md §2.5); scheme in any case.
     static func isHTTPS(_ s: String) -> Bool {
         s.count > 8 && s.prefix(8).lowercased() == "https://"
     }
 
-    /// `^[a-zA-Z0-9-_.~%]{1,50}$` (fcm.md §2.1, the Python SDK's `check_analytics_label` [L]).
+    /// `^[a-zA-Z0-9-_.~%]{1,50}$` (docs/fcm.md §2.1, the Python SDK's `check_analytics_label` [L]).
     static func isAnalyticsLabel(_ s: String) -> Bool {
         (1...50).contains(s.utf8.count) && s.utf8.allSatisfy(FCMTopicSyntax.isTopicCharacter)
     }

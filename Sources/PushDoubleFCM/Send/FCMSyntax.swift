@@ -1,6 +1,6 @@
 import PushDoubleTransport
 
-/// A google-duration string (`"3.5s"`, `"3s"`, `"3.000000001s"`; fcm.md §2.2 [A]): optional
+/// A google-duration string (`"3.5s"`, `"3s"`, `"3.000000001s"`; docs/fcm.md §2.2 [A]): optional
 /// `-`, decimal seconds, an optional fraction of 1–9 digits, then `s`.
 public struct FCMDuration: Sendable, Equatable {
     /// Whole seconds (negative for a negative duration).
@@ -49,15 +49,15 @@ public struct FCMDuration: Sendable, Equatable {
         return (negative ? -s : s, negative ? -n : n)
     }
 
-    /// The duration rounded down to whole seconds, as FCM does for a TTL (fcm.md §2.2).
+    /// The duration rounded down to whole seconds, as FCM does for a TTL (docs/fcm.md §2.2).
     public var wholeSeconds: Int64 { (seconds < 0 || nanos < 0) && nanos != 0 ? seconds - 1 : seconds }
 
     private static func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
 }
 
-/// Topic names and topic conditions (fcm.md §2.1).
+/// Topic names and topic conditions (docs/fcm.md §2.1).
 public enum FCMTopicSyntax {
-    /// The characters of a topic name: `[a-zA-Z0-9-_.~%]` (the Go SDK's check, fcm.md §2.1 [L]).
+    /// The characters of a topic name: `[a-zA-Z0-9-_.~%]` (the Go SDK's check, docs/fcm.md §2.1 [L]).
     static func isTopicCharacter(_ c: UInt8) -> Bool {
         switch c {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x5F, 0x2E, 0x7E, 0x25: return true
@@ -65,7 +65,7 @@ public enum FCMTopicSyntax {
         }
     }
 
-    /// `^(/topics/)?(private/)?[a-zA-Z0-9-_.~%]+$` (fcm.md §2.1, the Go SDK's pattern [L]);
+    /// `^(/topics/)?(private/)?[a-zA-Z0-9-_.~%]+$` (docs/fcm.md §2.1, the Go SDK's pattern [L]);
     /// with `allowTopicsPrefix` false the `/topics/` prefix is refused (the SDKs strip it).
     public static func isValidTopic(_ topic: String, allowTopicsPrefix: Bool) -> Bool {
         var rest = Substring(topic)
@@ -79,7 +79,7 @@ public enum FCMTopicSyntax {
 
     /// Parses a topic condition and returns the topic names it mentions, nil when malformed.
     ///
-    /// fcm.md §2.1 gives one example, `'foo' in topics && 'bar' in topics`. The grammar read
+    /// docs/fcm.md §2.1 gives one example, `'foo' in topics && 'bar' in topics`. The grammar read
     /// here is that example's, widened leniently: terms `'<topic>' in topics` (single or
     /// double quotes, topic characters as above), joined by `&&` or `||`, with `!` and
     /// parentheses; any whitespace between tokens.
@@ -143,7 +143,7 @@ private struct ConditionParser {
     }
 }
 
-/// RFC 3339 timestamps (`AndroidNotification.event_time`, fcm.md §2.3 [A]).
+/// RFC 3339 timestamps (`AndroidNotification.event_time`, docs/fcm.md §2.3 [A]).
 public enum FCMTimestampSyntax {
     /// `YYYY-MM-DDTHH:MM:SS[.fraction]` then `Z` or `±HH:MM` (RFC 3339 §5.6; `t`/`z` in either
     /// case, RFC 3339 §5.6 NOTE), fields in range (seconds up to 60 for a leap second).

@@ -1,10 +1,10 @@
-/// Every check ``FCMSendRequestValidator`` makes, with the fcm.md section it comes from.
+/// Every check ``FCMSendRequestValidator`` makes, with the docs/fcm.md section it comes from.
 ///
 /// The error each rule answers with is in ``FCMValidatorConfiguration/error(for:)``: the
-/// text fcm.md records where it records one, else the generic INVALID_ARGUMENT body
+/// text docs/fcm.md records where it records one, else the generic INVALID_ARGUMENT body
 /// (``GoogleErrorEnvelope/invalidArgument``); each can be overridden.
 public enum FCMValidationRule: String, Sendable, Equatable, Hashable, CaseIterable {
-    /// The body is not JSON (fcm.md §1: `Content-Type: application/json`; no text recorded).
+    /// The body is not JSON (docs/fcm.md §1: `Content-Type: application/json`; no text recorded).
     case bodyNotJSON
     /// The body, or `message`, is not a JSON object (§2; no text recorded).
     case bodyNotObject
@@ -12,7 +12,7 @@ public enum FCMValidationRule: String, Sendable, Equatable, Hashable, CaseIterab
     /// BadRequest only (§2.1, §4.3 doc example 1 [A]; recorded for `data` values, the same
     /// form is used for every typed field).
     case wrongType
-    /// A field not in fcm.md's schema (§2; fcm.md records no error for it). Accepted by default.
+    /// A field not in docs/fcm.md's schema (§2; docs/fcm.md records no error for it). Accepted by default.
     case unknownField
     /// No target (§2.1, §4.3 "Missing recipient" [O]).
     case missingTarget
@@ -77,7 +77,7 @@ public struct FCMError: Error, Sendable, Equatable {
     public var detailTypes: [String] { (envelope.details ?? []).compactMap { $0.json["@type"]?.stringValue } }
 }
 
-/// How the payload size of fcm.md §4.5 ("keys and values both count") is measured; fcm.md
+/// How the payload size of docs/fcm.md §4.5 ("keys and values both count") is measured; docs/fcm.md
 /// does not say which bytes FCM counts.
 public enum FCMPayloadMeasure: String, Sendable, Equatable {
     /// UTF-8 bytes of every key and value of `message.data`, plus every field name and value
@@ -87,42 +87,42 @@ public enum FCMPayloadMeasure: String, Sendable, Equatable {
     case messageJSON
 }
 
-/// What to do with fields fcm.md's schema does not list.
+/// What to do with fields docs/fcm.md's schema does not list.
 public enum FCMUnknownFieldPolicy: String, Sendable, Equatable {
-    /// Accept them and list their paths in ``FCMMessage/unknownFields`` (default: fcm.md
+    /// Accept them and list their paths in ``FCMMessage/unknownFields`` (default: docs/fcm.md
     /// records no error for them).
     case accept
     /// Refuse with ``FCMValidationRule/unknownField``.
     case reject
 }
 
-/// The knobs of ``FCMSendRequestValidator``. Defaults follow fcm.md; UNCONFIRMED behaviour
-/// defaults to accepting (fcm.md README, provenance tags).
+/// The knobs of ``FCMSendRequestValidator``. Defaults follow docs/fcm.md; UNCONFIRMED behaviour
+/// defaults to accepting (docs/fcm.md README, provenance tags).
 public struct FCMValidatorConfiguration: Sendable, Equatable {
-    /// Payload limit for most messages (fcm.md §4.5).
+    /// Payload limit for most messages (docs/fcm.md §4.5).
     public var maxPayloadBytes = 4096
-    /// Payload limit for topic messages (fcm.md §4.5).
+    /// Payload limit for topic messages (docs/fcm.md §4.5).
     public var maxTopicPayloadBytes = 2048
-    /// Whether `condition` messages count as topic messages for the 2048 limit (fcm.md says
+    /// Whether `condition` messages count as topic messages for the 2048 limit (docs/fcm.md says
     /// "topic messages" only; off = the more accepting reading).
     public var conditionUsesTopicLimit = false
     public var payloadMeasure = FCMPayloadMeasure.dataAndNotification
-    /// Largest `android.ttl` in whole seconds (fcm.md §2.2, §4.5: 2419200, 4 weeks).
+    /// Largest `android.ttl` in whole seconds (docs/fcm.md §2.2, §4.5: 2419200, 4 weeks).
     public var maxTTLSeconds: Int64 = 2_419_200
     public var unknownFields = FCMUnknownFieldPolicy.accept
-    /// Accept the `fid` target (fcm.md §2.1: in current SDKs, absent from the 2023 discovery document).
+    /// Accept the `fid` target (docs/fcm.md §2.1: in current SDKs, absent from the 2023 discovery document).
     public var acceptFID = true
-    /// Accept `topic` values with the `/topics/` prefix (fcm.md §2.1: the Go SDK's pattern
+    /// Accept `topic` values with the `/topics/` prefix (docs/fcm.md §2.1: the Go SDK's pattern
     /// allows it, the SDKs strip it; what the server does is not recorded).
     public var acceptTopicsPrefix = true
-    /// Check `analytics_label` against the SDK pattern (fcm.md §2.1: server rule UNCONFIRMED).
+    /// Check `analytics_label` against the SDK pattern (docs/fcm.md §2.1: server rule UNCONFIRMED).
     public var checkAnalyticsLabel = false
-    /// Refuse data-only messages whose `apns-priority` header is not `5` (fcm.md §2.1).
+    /// Refuse data-only messages whose `apns-priority` header is not `5` (docs/fcm.md §2.1).
     public var checkDataOnlyAPNsPriority = false
-    /// Reserved `data` key prefixes (fcm.md §2.1, the discovery text: `google`, `gcm`; older
+    /// Reserved `data` key prefixes (docs/fcm.md §2.1, the discovery text: `google`, `gcm`; older
     /// docs said `google.` and `gcm.notification.`).
     public var reservedDataKeyPrefixes = ["google", "gcm"]
-    /// Reserved `data` keys (fcm.md §2.1).
+    /// Reserved `data` keys (docs/fcm.md §2.1).
     public var reservedDataKeys: Set<String> = ["from", "message_type"]
     /// Error bodies replacing the default of a rule (e.g. `.payloadTooLarge:
     /// .payloadTooLargeLegacy` for the older capture).

@@ -548,7 +548,7 @@ enum InboxScript {
   }
 
   // APNs: payload `aps` (alert string or {title, subtitle, body}, badge, sound, thread-id,
-  // content-available) and the apns-* headers; no alert, sound or badge = silent (apns.md §9).
+  // content-available) and the apns-* headers; no alert, sound or badge = silent (docs/apns.md §9).
   function apnsView(ex) {
     var n = isObject(ex.notification) ? ex.notification : {};
     var h = isObject(n.headers) ? n.headers : {};
@@ -574,7 +574,7 @@ enum InboxScript {
   }
 
   // FCM: message.notification {title, body, image} under android.notification's fields
-  // (fcm.md §2.1-2.3, either spelling); no notification at all = data-only, silent.
+  // (docs/fcm.md §2.1-2.3, either spelling); no notification at all = data-only, silent.
   function fcmView(ex) {
     var n = isObject(ex.notification) ? ex.notification : {};
     var mn = isObject(n.notification) ? n.notification : {};
@@ -637,7 +637,7 @@ enum InboxScript {
     return v;
   }
 
-  // Expo: the recipient's message of the body (expo.md §2): title, subtitle, body, sound,
+  // Expo: the recipient's message of the body (docs/expo.md §2): title, subtitle, body, sound,
   // badge, channelId; no title and no body (data-only, `_contentAvailable`) = silent.
   function expoView(ex, index) {
     var body = ex.notification;

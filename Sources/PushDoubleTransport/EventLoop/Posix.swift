@@ -119,7 +119,7 @@ enum Posix {
         return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
-    /// Raises the soft RLIMIT_NOFILE to the hard limit (issue 10: descriptors, not a
+    /// Raises the soft RLIMIT_NOFILE to the hard limit (descriptors, not a
     /// low default, should bound connections). Returns the soft limit now in force.
     @discardableResult
     static func raiseDescriptorLimit() -> Int {

@@ -23,7 +23,7 @@ public struct ServerLimits: Sendable, Equatable {
     /// Output bytes buffered per connection before reading from it pauses.
     public var maxBufferedOutput: Int = 4 << 20
 
-    // Fairness and floods (issue 10). Real clients never reach these; they keep one
+    // Fairness and floods (docs/transport.md). Real clients never reach these; they keep one
     // connection from holding an event loop that every other connection shares.
 
     /// Bytes read from one connection per readable event before the loop turns to other

@@ -1,6 +1,6 @@
 /// Counts HTTP/2 frames that cost the server work but move no request forward (PRIORITY,
 /// PING, SETTINGS, RST_STREAM, empty DATA or CONTINUATION, unknown types), so that a peer sending them
-/// in a loop is stopped with GOAWAY ENHANCE_YOUR_CALM (issue 10) while a real client, whose
+/// in a loop is stopped with GOAWAY ENHANCE_YOUR_CALM (docs/transport.md "Fairness and floods") while a real client, whose
 /// such frames are rare or come with completed requests, never reaches the limit.
 ///
 /// The count starts over when `window` has passed since it started, and whenever a request

@@ -15,7 +15,7 @@ extension HTTP2ServerConnection {
     /// Handles at most `limits.maxFramesPerTurn` buffered frames. When more are buffered,
     /// reading pauses and the rest waits for a timer due at once, which the loop runs after
     /// the other connections it has events for: one connection cannot hold the loop
-    /// (issue 10). Reading resumes once no whole frame is left.
+    /// (docs/transport.md "Fairness and floods"). Reading resumes once no whole frame is left.
     func processFrames() {
         var budget = max(1, limits.maxFramesPerTurn)
         while phase == .active {
@@ -76,7 +76,8 @@ extension HTTP2ServerConnection {
                 return connectionError(.protocolError, "expected CONTINUATION on stream \(pending.streamID), got \(frame.type) on stream \(frame.streamID)")
             }
             // Empty CONTINUATION frames add nothing to the block, so their frame headers are
-            // counted too, and so is the number of frames (issue 10).
+            // counted too, and so is the number of frames (else a flood of them costs
+            // work without limit).
             pending.frames += 1
             pending.wireBytes += HTTP2Limits.frameHeaderLength + fragment.count
             if pending.frames > limits.maxHeaderBlockFrames {

@@ -130,7 +130,7 @@ final class ListenerRuntime: Sendable {
 
 /// The connections of one listener that have not sent a byte of application data yet
 /// (TLS handshake, or the first request bytes, pending), in accept order, so that a full
-/// listener sheds the oldest of them instead of refusing a new client (issue 10: thousands
+/// listener sheds the oldest of them instead of refusing a new client (thousands
 /// of silent sockets must not lock real clients out). Entries leave when the connection
 /// sends its first bytes or closes. Shared by the listener's loops, behind a mutex.
 final class HandshakeIdleConnections: Sendable {
@@ -209,8 +209,8 @@ final class ServerCounters: Sendable {
     }
 
     /// After a burst of at least ``trimThreshold`` connections, once three quarters of them
-    /// have closed, glibc's `malloc_trim` returns the freed heap to the kernel (issue 10:
-    /// memory taken by thousands of connections was kept after they closed). Runs off the
+    /// have closed, glibc's `malloc_trim` returns the freed heap to the kernel (otherwise
+    /// memory taken by thousands of connections is kept after they close). Runs off the
     /// event loops, at most once per burst.
     func connectionEnded(openNow: Int) {
         let p = peak.load(ordering: .relaxed)
@@ -233,7 +233,7 @@ final class Acceptor: Selectable {
     private var closed = false
     /// Freed when accept fails for want of descriptors, so the newest connection can be
     /// accepted and closed at once instead of waiting unanswered in the backlog; reopened
-    /// right after (issue 10).
+    /// right after (docs/transport.md "Fairness and floods").
     private var reserveFD: Int32
 
     init(fd: Int32, loop: EventLoop, runtime: ListenerRuntime, distributeTo: EventLoopGroup? = nil) {

@@ -182,7 +182,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     }
 
     /// Reads and hands over at most `maxReadBytesPerTurn` bytes, then returns to the loop so
-    /// that its other connections get their turn (issue 10); epoll is level-triggered, so a
+    /// that its other connections get their turn (one connection must not hold a shared loop); epoll is level-triggered, so a
     /// socket with more input is reported again on the next iteration.
     private func readLoop() {
         let buf = loop.readBuffer

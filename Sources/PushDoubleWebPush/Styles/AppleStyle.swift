@@ -1,4 +1,4 @@
-/// Apple Web Push answers (webpush.md §6.3 [O]).
+/// Apple Web Push answers (docs/webpush.md §6.3 [O]).
 enum AppleStyle {
     /// `{"reason":"BadJwtToken"}`: the body of every VAPID problem (§6.3), Apple's causes
     /// including a missing JWT.
@@ -7,7 +7,7 @@ enum AppleStyle {
     static func response(_ outcome: WebPushOutcome, _ options: WebPushStyleOptions) -> WebPushResponse {
         switch outcome {
         case .accepted:
-            // §6.3: 201 (web-push issue 947); no header or body recorded.
+            // §6.3: 201 (https://github.com/web-push-libs/web-push/issues/947); no header or body recorded.
             return WebPushResponse(status: 201)
         case .rejected(let r):
             if r.rule.isVAPID, r.rule != .vapidKeyEqualsECDHKey {

@@ -1,12 +1,12 @@
 import PushDoubleJSON
 
-/// Mozilla autopush answers (webpush.md §6.2 [L]): `201` + `Location` + `TTL`, and errors
+/// Mozilla autopush answers (docs/webpush.md §6.2 [L]): `201` + `Location` + `TTL`, and errors
 /// as the 5-key JSON `{"code","errno","error","message","more_info"}`.
 enum AutopushStyle {
     /// `more_info` of every error (§6.2).
     static let moreInfo = "http://autopush.readthedocs.io/en/latest/http.html#error-codes"
 
-    /// One autopush error: HTTP status, `errno`, `message`. Messages quoted in webpush.md
+    /// One autopush error: HTTP status, `errno`, `message`. Messages quoted in docs/webpush.md
     /// §6.2 are used verbatim; ``chosenMessages`` lists the ones it does not record.
     struct Error: Equatable {
         let status: Int
@@ -27,7 +27,7 @@ enum AutopushStyle {
         }
     }
 
-    /// Messages webpush.md does not record (placeholders; docs/webpush.md lists them).
+    /// Messages docs/webpush.md does not record (placeholders; docs/webpush.md lists them).
     static let chosenMessages: Set<String> = [
         "Invalid TTL value", "Invalid Urgency header", "Invalid Topic header", "Payload too large",
         "Missing dh value in Crypto-Key header", "Invalid dh value in Crypto-Key header",
@@ -81,7 +81,7 @@ enum AutopushStyle {
     /// The throttling answer: 503 errno 201 ("back off"), `Retry-After: 120` (§6.2).
     static let throttle = Error(status: 503, errno: 201, message: "Please slow the message send rate down")
 
-    /// The 5-key body, members in webpush.md's order, compact JSON.
+    /// The 5-key body, members in docs/webpush.md's order, compact JSON.
     static func body(_ e: Error) -> [UInt8] {
         let json: JSONValue = ["code": .int(Int64(e.status)), "errno": e.errno.map { .int(Int64($0)) } ?? .null,
                                "error": .string(reason(e.status)), "message": .string(e.message),

@@ -1,10 +1,10 @@
-/// FCM Web Push answers (webpush.md §6.1 [O]).
+/// FCM Web Push answers (docs/webpush.md §6.1 [O]).
 enum FCMStyle {
     /// The 410 body: 46 characters + newline = 47 bytes (§6.1 [V]).
     static let goneBody = "push subscription has unsubscribed or expired.\n"
     /// The 410's `Content-Type` (§6.1).
     static let goneContentType = "text/plain; charset=utf-8"
-    /// The beginning of the stale-subscription 404 body, exactly as far as webpush.md §6.1
+    /// The beginning of the stale-subscription 404 body, exactly as far as docs/webpush.md §6.1
     /// records it (Pushpad: "body text beginning `A valid push subscription endpoint should
     /// be specified in the URL as such: https://fcm.googleapis.com/wp/…`"); the rest of the
     /// text is not recorded, so the body ends there.

@@ -1,4 +1,4 @@
-/// Microsoft WNS answers (webpush.md §6.4 [A]): 200/201 accepted, 400 bad headers, 401 bad
+/// Microsoft WNS answers (docs/webpush.md §6.4 [A]): 200/201 accepted, 400 bad headers, 401 bad
 /// authentication, 403 not authorised for this channel, 404 invalid channel, 406 throttled,
 /// 410 channel expired, 413 too large. No bodies are recorded.
 enum WNSStyle {

@@ -7,7 +7,7 @@ import PushDoubleCore
 
 /// `pushdouble serve`: runs every fake and the admin API until SIGINT/SIGTERM.
 ///
-/// Prints the endpoints and the environment variables a sender needs (DESIGN §4), then
+/// Prints the endpoints and the environment variables a sender needs (docs/conformance.md "Driver protocol v1"), then
 /// `ready`; logs one line per exchange unless `--quiet` (off the request path, flushed
 /// every 100 ms and at exit; lines are dropped and counted rather than slowing requests). Exit status: 0 after a clean
 /// stop, 1 when it cannot start (port in use, bad scenario), 2 for usage errors.

@@ -2,7 +2,7 @@
 /// seeds. Copied from the unit tests that check them (cited per group), not re-derived.
 public enum FuzzVectors {
     /// RFC 8291 Appendix A (Tests/PushDoubleCryptoTests/WebPushCipherTests.swift, from
-    /// /work/shared/protocols/webpush.md §3), base64url.
+    /// docs/webpush.md §3), base64url.
     public enum RFC8291 {
         public static let uaPrivate = "q1dXpw3UpT5VOmu_cf_v6ih07Aems3njxI-JWgLcM94"
         public static let asPrivate = "yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw"
