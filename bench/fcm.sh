@@ -13,12 +13,12 @@
 # token>`, a real token minted first from the fake's own /token endpoint with the shipped
 # service account (RS256 assertion).
 #
-# Distinct registration tokens: FCM v1 carries the token in the JSON body only (fcm.md §2.1),
+# Distinct registration tokens: FCM v1 carries the token in the JSON body only (docs/fcm.md §2.1),
 # and h2load sends one body file (`-d`) for every request of a run. So each round runs
 # CLIENTS (default 10) h2load processes in parallel, each `-c CONNECTIONS/CLIENTS -m100`
 # (CONNECTIONS default 10) with its own body file naming its own registration token
-# (well-formed, unregistered: the default open world answers 200, fcm.md §4.4 / README
-# "Devices"), all for the same duration; the round's figure is the sum of their req/s. That is
+# (well-formed, unregistered: the default open world answers 200, docs/fcm.md §4.4 and
+# "Devices, magic tokens, …"), all for the same duration; the round's figure is the sum of their req/s. That is
 # the same 10 connections × 100 streams as one `h2load -c10 -m100` (bench/apns.sh), and nghttpd
 # is measured with exactly the same processes and files. CLIENTS=1 is the old single-token
 # bench. On a loaded machine more client processes take a larger share of the CPU, which
