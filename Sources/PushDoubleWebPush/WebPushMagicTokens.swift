@@ -33,7 +33,7 @@ public enum WebPushMagicTokens {
         /// Refines the answer where the device state has no counterpart (FCM's stale
         /// subscription is an expired device whose answer is FCM's 404).
         public var gone: WebPushGoneReason?
-        /// What a push to it gets, in words (README table).
+        /// What a push to it gets, in words (docs/webpush.md "Magic tokens").
         public var summary: String
         /// A ready-made example token (the marker, the code and 31 `A`s: 43 characters like a
         /// random token).

@@ -14,7 +14,7 @@ Every script checks, through the library's own result or exception types:
   unregistered   magic token 000000004100… → 410 Unregistered, timestamp 1704067200000
   badDeviceToken magic token 000000004000… → 400 BadDeviceToken
   expired        a JWT whose iat is two hours old → 403 ExpiredProviderToken
-The magic tokens are the README's "Magic test tokens" table.
+The magic tokens are the table of docs/apns.md "Magic test tokens".
 
 Prints one JSON line {"library", "version", "failures", "results"}; exit 1 if a check
 failed, 2 if the library is not installed.

@@ -8,7 +8,7 @@ token. Driven by Tests/PushDoubleExpoTests/ExpoClientMatrixTests.swift; by hand 
     python3 Tests/Interop/expo_exponent_server_sdk.py --url "$EXPO_URL" --ca "$PUSHDOUBLE_CA_FILE" \
         --access-token "$EXPO_ACCESS_TOKEN"
 
-The magic tokens are the README's Expo table (ExpoMagicTokens): the opaque part starts with
+The magic tokens are the table of docs/expo.md "Magic tokens" (ExpoMagicTokens): the opaque part starts with
 eight zeros and a code. Prints one JSON line {"library", "version", "failures", "results"};
 exit 1 if a check failed, 2 if the library is not installed.
 """

@@ -2,7 +2,7 @@
 
 No constant is patched: the SDK sends to https://fcm.googleapis.com and fetches its access token
 from the service account's token_uri https://oauth2.googleapis.com/token, as in production. The
-only set-up is what a user of an unmodified sender does (README "Testing an unmodified sender"):
+only set-up is what a user of an unmodified sender does (README "Testing an unmodified sender", docs/transport.md):
 HTTPS_PROXY = the double's proxy, the test CA for requests/httpx, and the service-account file
 (the shipped test account, its token_uri the real Google URL). The proxy routes the two real
 host names to the fake's listeners (ListenerDefault.realHosts); nothing leaves the machine.
@@ -37,8 +37,8 @@ def main():
 
     # send_each_async builds its httpx client on an explicit transport, which makes httpx ignore
     # HTTPS_PROXY: it resolves fcm.googleapis.com itself, which fails offline (nothing is sent
-    # anywhere). Recorded as a finding (README "Testing an unmodified sender": such clients need the
-    # hosts-file recipe); if a later firebase-admin honours the proxy, this check says so.
+    # anywhere). Recorded as a finding (docs/transport.md "Using the CONNECT proxy from a sender":
+    # such clients need the hosts-file recipe); if a later firebase-admin honours the proxy, this check says so.
     batch = asyncio.run(send_async())
     errors = [r.exception for r in batch.responses]
     report.check("send_each_async_ignores_proxy",

@@ -14,7 +14,7 @@ Every script checks, through the library's own result or exception types:
   success         an ordinary registration token → 200 {"name": "projects/…/messages/…"}
   unregistered    magic token pushdouble-fcm-404-… → 404 NOT_FOUND, FcmError UNREGISTERED
   invalidArgument magic token pushdouble-fcm-400-… → 400 INVALID_ARGUMENT
-The magic tokens are the README's FCM "Magic test tokens" table.
+The magic tokens are those of docs/fcm.md (FCMMagicTokens).
 
 Prints one JSON line {"library", "version", "failures", "results"}; exit 1 if a check
 failed, 2 if the library is not installed.

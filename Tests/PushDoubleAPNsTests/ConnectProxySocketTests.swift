@@ -237,7 +237,7 @@ final class ConnectProxySocketTests: XCTestCase {
 
     /// Java's default `HttpClient` with Apple's host in the code and nothing else: the proxy
     /// comes from `JAVA_TOOL_OPTIONS` (`-Dhttps.proxyHost/-Dhttps.proxyPort`), the CA from a
-    /// PKCS#12 trust store made with keytool (the README recipe).
+    /// PKCS#12 trust store made with keytool (the docs/crypto.md recipe).
     func testJavaHttpClientThroughJavaToolOptions() throws {
         let r = try start()
         let store = r.kit.directory.appendingPathComponent("truststore.p12").path

@@ -41,7 +41,7 @@ public protocol ProviderFake: Sendable {
     /// Returns nil if the reason is unknown to this provider.
     func errorResponse(reason: String, status: Int?, headers: HTTPHeaders, request: HTTPRequest, admission: Admission) -> HTTPResponse?
 
-    /// Device state implied by a magic test token, if `token` is one (see the README table).
+    /// Device state implied by a magic test token, if `token` is one (see the provider's docs page, e.g. docs/apns.md "Magic test tokens").
     func magicDevice(token: String) -> MagicDevice?
 
     /// Whether a token is well-formed for this provider (unknown well-formed tokens are

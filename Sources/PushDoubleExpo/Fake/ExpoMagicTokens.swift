@@ -2,7 +2,7 @@ import Foundation
 import PushDoubleCore
 
 /// Magic test push tokens: well-formed Expo tokens that give a ticket or receipt outcome with
-/// zero set-up, like payment test card numbers (README "Expo" table).
+/// zero set-up, like payment test card numbers (docs/expo.md "Magic tokens").
 ///
 /// Scheme: the opaque part of `ExponentPushToken[…]` (or `ExpoPushToken[…]`) starts with
 /// **eight zeros and a four-letter code**; the rest is free, so a test can mint as many

@@ -2,7 +2,7 @@ import PushDoubleCore
 import PushDoubleCrypto
 import PushDoubleTransport
 
-/// The FCM fake's admin API routes (README "FCM"):
+/// The FCM fake's admin API routes (docs/fcm.md "Devices, magic tokens, options, admin routes"):
 ///
 /// - `GET /fcm/accounts` → `{"accounts":[{"clientEmail","projects":[…]}]}`
 /// - `POST /fcm/accounts` with a service-account key file (docs/fcm.md §6.1) → 201 and the account;

@@ -1,7 +1,7 @@
 import PushDoubleCore
 
 /// Magic FCM registration tokens: tokens that put the device in a given state with zero
-/// set-up (README "Magic test tokens").
+/// set-up (docs/fcm.md "Devices, magic tokens, options, admin routes, sender material").
 ///
 /// Scheme: **`pushdouble-fcm-`, then the HTTP status FCM answers with, then `-` and anything**
 /// (any number of distinct tokens of one kind). docs/fcm.md records no format for registration

@@ -24,7 +24,7 @@ public enum FCMAccessTokenLookup: Sendable, Equatable {
     case valid(FCMAccessGrant)
     /// Past `expiresAt`.
     case expired(FCMAccessGrant)
-    /// Revoked (e.g. by a scenario, README F2) and not yet evicted.
+    /// Revoked (e.g. by a scenario, to see the sender re-mint after a 401) and not yet evicted.
     case revoked(FCMAccessGrant)
     /// Never issued here, or evicted.
     case unknown

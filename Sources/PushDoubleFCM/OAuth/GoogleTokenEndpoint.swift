@@ -57,7 +57,8 @@ public struct GoogleTokenEndpointConfiguration: Sendable {
     public var audiences: Set<String> = [GoogleTokenEndpoint.googleTokenURL]
     /// Any one of these scopes allows FCM (docs/fcm.md §1, §6.2).
     public var fcmScopes: Set<String> = [GoogleTokenEndpoint.firebaseMessagingScope, GoogleTokenEndpoint.cloudPlatformScope]
-    /// Refuse assertions without an FCM scope at the token endpoint (README F8); off leaves
+    /// Refuse assertions without an FCM scope at the token endpoint (§1, §6.2: FCM accepts
+    /// `firebase.messaging` or `cloud-platform`); off leaves
     /// the scope check to the send endpoint through ``FCMAccessGrant/scopes``.
     public var requireFCMScope = true
     /// Largest `exp − iat` (docs/fcm.md §6.2: at most 1 hour).

@@ -97,7 +97,7 @@ public enum FCMUnknownFieldPolicy: String, Sendable, Equatable {
 }
 
 /// The knobs of ``FCMSendRequestValidator``. Defaults follow docs/fcm.md; UNCONFIRMED behaviour
-/// defaults to accepting (docs/fcm.md README, provenance tags).
+/// defaults to accepting (docs/fcm.md "Sources", provenance tags).
 public struct FCMValidatorConfiguration: Sendable, Equatable {
     /// Payload limit for most messages (docs/fcm.md §4.5).
     public var maxPayloadBytes = 4096
