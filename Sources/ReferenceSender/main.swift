@@ -1,5 +1,6 @@
-// pushdouble-reference-sender: a correct APNs push sender speaking the PushDouble driver
-// protocol v1 (JSON-RPC over stdin/stdout), with planted bugs selectable by --mutant.
+// pushdouble-reference-sender: a correct push sender for every registered provider
+// (SenderProviders.swift) speaking the PushDouble driver protocol v1 (JSON-RPC over
+// stdin/stdout), with planted bugs (--mutant) and correct variants (--variant).
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -55,16 +56,17 @@ struct SenderArguments {
         }
     }
 
-    static let usage = """
+    static var usage: String { """
     usage: pushdouble-reference-sender [--mutant NAME] [--variant NAME] [--seed N]
                                        [--list-mutants] [--list-variants] [--scripted-apns]
 
     Speaks PushDouble driver protocol v1 (JSON-RPC 2.0, one message per line) on
-    stdin/stdout and sends APNs pushes correctly. --mutant plants one known bug
-    (see --list-mutants). --variant picks another correct behaviour (see
-    --list-variants). --seed N makes backoff jitter reproducible. --scripted-apns
-    answers from an in-memory APNs with virtual time, for testing the sender itself.
-    """
+    stdin/stdout and sends pushes correctly through \(SenderProviders.all.map { $0.id }.joined(separator: ", ")).
+    --mutant plants one known bug (see --list-mutants). --variant picks another
+    correct behaviour (see --list-variants). --seed N makes backoff jitter
+    reproducible. --scripted-apns answers from an in-memory APNs with virtual time,
+    for testing the sender itself.
+    """ }
 }
 
 signal(SIGPIPE, SIG_IGN)

@@ -41,7 +41,7 @@ def client(url):
 def build(n, dev):
     aps = {}
     alert = {k: n[k] for k in ("title", "subtitle", "body") if k in n}
-    push_type = n.get("pushType") or ("background" if n.get("contentAvailable") and not alert
+    push_type = (n.get("pushType") if MUTANT != "push-type-dropped" else None) or ("background" if n.get("contentAvailable") and not alert
                                       and "sound" not in n and "badge" not in n else "alert")
     if push_type != "background":
         if alert: aps["alert"] = alert
@@ -104,6 +104,7 @@ def push_real(n, dev):
         if r.status_code in (429, 500, 503):
             if MUTANT == "never-retry-transient": break
             wait = 0 if MUTANT == "no-backoff" else delay * random.uniform(0.75, 1)
+            if MUTANT == "no-jitter": wait = 0 if attempt == 0 else 0.5 * 2 ** (attempt - 1)
             ra = r.headers.get("retry-after")
             if ra and MUTANT != "ignore-retry-after":
                 try: wait = max(wait, float(ra))
@@ -117,7 +118,7 @@ def push_real(n, dev):
 for line in sys.stdin:
     msg = json.loads(line); method, params = msg.get("method"), msg.get("params") or {}
     if method == "initialize":
-        cfg = params["providers"]["apns"]; result = {"name": "httpx-adapter", "version": "1", "providers": ["apns"]}
+        cfg = params["providers"]["apns"]; result = {"name": "httpx-adapter", "version": "1", "providers": ["apns"], "features": ["registeredAt"]}
     elif method == "send":
         result = {"results": [push(params["notification"], d) for d in params["devices"]]}
     elif method == "settle":

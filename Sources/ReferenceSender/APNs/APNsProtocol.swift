@@ -1,5 +1,5 @@
 /// APNs wire facts the sender needs, in one place (copied from
-/// /work/shared/protocols/apns.md; section numbers refer to that file).
+/// docs/apns.md, whose Sources table names Apple's documents; section numbers refer to that page).
 enum APNs {
     /// Request path prefix (apns.md §2).
     static let devicePathPrefix = "/3/device/"
@@ -99,7 +99,7 @@ enum APNsReason {
     static let serviceUnavailable = "ServiceUnavailable"
     static let shutdown = "Shutdown"
 
-    /// 403 reasons that mean the credentials are wrong: no blind retry (README A2, A14, F3).
+    /// 403 reasons that mean the credentials are wrong: no blind retry (rules A2, A14, F3).
     static let credentialErrors: Set<String> = [
         badCertificate, badCertificateEnvironment, invalidProviderToken, missingProviderToken,
         badEnvironmentKeyInToken, badEnvironmentKeyIdInToken,

@@ -42,7 +42,7 @@ struct APNsRequestBuilder: Sendable {
 
         let hasAlert = n.title != nil || n.subtitle != nil || n.body != nil
         let pushType: APNsPushType
-        if let explicit = n.pushType {
+        if let explicit = n.pushType, mutant != .pushTypeDropped {
             guard let t = APNsPushType(rawValue: explicit) else { return .rejected(reason: APNsReason.invalidPushType) }
             pushType = t
         } else if n.contentAvailable && !hasAlert && n.sound == nil && n.badge == nil {

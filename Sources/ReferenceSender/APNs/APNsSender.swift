@@ -1,7 +1,7 @@
 /// Static APNs settings from `initialize` (or the environment variables).
 struct APNsSettings: Sendable {
-    var production: APNsEndpoint
-    var sandbox: APNsEndpoint
+    var production: HTTPSEndpoint
+    var sandbox: HTTPSEndpoint
     var keyId: String
     var teamId: String
     /// Bundle id used when a device names no topic.
@@ -25,13 +25,13 @@ final class APNsSender: Sendable {
     let clock: any SenderClock
     let mutant: Mutant?
     let variant: Variant?
-    let decider: RetryDecider
+    let decider: APNsRetryDecider
     let builder: APNsRequestBuilder
     let random: JitterSource
 
     /// - Parameter variant: a correct alternative behaviour (``Variant``); `policy` nil = the
     ///   variant's retry policy (the default one without a variant).
-    init(settings: APNsSettings, signer: any ProviderTokenSigner, connector: any APNsConnector,
+    init(settings: APNsSettings, signer: any ProviderTokenSigner, connector: any PushConnector,
          clock: any SenderClock, mutant: Mutant?, variant: Variant? = nil, random: JitterSource = JitterSource(seed: nil),
          policy: RetryPolicy? = nil) {
         self.settings = settings
@@ -39,19 +39,19 @@ final class APNsSender: Sendable {
         // its 50-min refresh comes at the next second boundary, inside a conformance case.
         let inherited = variant == .jwtRefresh50min ? APNs.jwtRefreshSeconds - 1 : nil
         self.tokens = ProviderTokenCache(signer: signer, perRequest: mutant == .jwtPerRequest, inheritedAge: inherited)
-        self.pool = ConnectionPool(connector: connector, clock: clock, size: variant == .multiConnection ? Variant.poolSize : 1)
+        self.pool = ConnectionPool(connector: connector, clock: clock, size: variant == .multiConnection || variant == .jwtPerConnection ? Variant.poolSize : 1)
         self.clock = clock
         self.mutant = mutant
         self.variant = variant
         self.random = random
-        self.decider = RetryDecider(policy: policy ?? RetryPolicy.forVariant(variant), mutant: mutant)
+        self.decider = APNsRetryDecider(policy: (policy ?? RetryPolicy.forVariant(variant)).planting(mutant), mutant: mutant)
         self.builder = APNsRequestBuilder(mutant: mutant)
     }
 
     /// One device's final result and the connection its last attempt used.
     private struct Delivery: Sendable {
         var result: DeviceResult
-        var connection: (any APNsConnection)?
+        var connection: (any PushConnection)?
         var push: PreparedPush?
     }
 
@@ -118,7 +118,10 @@ final class APNsSender: Sendable {
         var state = RetryState()
         let started = clock.now()
         while true {
-            let token: ProviderTokenCache.Token
+            // jwt-per-connection: the token is the connection's own, so it is taken once the
+            // connection is known; every other sender shares one team-wide token.
+            let perConnection = variant == .jwtPerConnection
+            var token: ProviderTokenCache.Token
             do {
                 token = try tokens.token(teamId: settings.teamId, keyId: settings.keyId, now: clock.now())
             } catch {
@@ -126,12 +129,12 @@ final class APNsSender: Sendable {
                 return Delivery(result: DeviceResult(device: deviceID, outcome: .failed, reason: "ProviderTokenSigningFailed"))
             }
             // jwt-refresh-50min binds connections to a token: a new token, a new connection.
-            let key = ConnectionPool.Key(endpoint: endpoint, teamId: settings.teamId,
+            let key = ConnectionPool.Key(endpoint: endpoint, account: settings.teamId,
                                          generation: variant == .jwtRefresh50min ? token.generation : 0)
             let connected = mutant == .connectionPerPush
                 ? await pool.unpooledConnection(for: key)
                 : await pool.connection(for: key)
-            var connection: (any APNsConnection)?
+            var connection: (any PushConnection)?
             var usedToken: ProviderTokenCache.Token?
             let result: AttemptResult
             switch connected {
@@ -139,10 +142,14 @@ final class APNsSender: Sendable {
                 result = .failure(f)
             case .success(let c):
                 connection = c
+                if perConnection, let own = try? tokens.token(teamId: settings.teamId, keyId: settings.keyId, now: clock.now(),
+                                                              scope: String(c.connectionID)) {
+                    token = own
+                }
                 usedToken = token
                 var headers: [(name: String, value: String)] = [(APNs.Header.authorization, "bearer " + token.jwt)]
                 headers.append(contentsOf: push.headers)
-                result = await c.send(APNsWireRequest(path: push.path, authority: endpoint.authority, headers: headers, body: push.body))
+                result = await c.send(WireRequest(path: push.path, authority: endpoint.authority, headers: headers, body: push.body))
                 if mutant == .connectionPerPush { await c.close() }
             }
 
@@ -160,7 +167,8 @@ final class APNsSender: Sendable {
             case .retry(let action):
                 if action.retireConnection, let connection { await pool.retire(connection) }
                 if action.refreshToken, let usedToken {
-                    tokens.invalidate(teamId: settings.teamId, keyId: settings.keyId, token: usedToken)
+                    tokens.invalidate(teamId: settings.teamId, keyId: settings.keyId, token: usedToken,
+                                      scope: perConnection ? connection.map { String($0.connectionID) } ?? "" : "")
                 }
                 let wait = decider.delay(for: action, state: &state, random: random.unit())
                 if clock.now() + wait - started > decider.policy.maxTotalSeconds {

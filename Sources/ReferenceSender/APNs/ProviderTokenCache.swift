@@ -8,7 +8,7 @@ protocol ProviderTokenSigner: Sendable {
 }
 
 /// The provider JWT in use for one (team, key): minted once, reused for 50 minutes
-/// (README A6: never a new `iat` within 20 min of the last, never older than 60 min),
+/// (rules A6: never a new `iat` within 20 min of the last, never older than 60 min),
 /// replaced early only after `ExpiredProviderToken` (A7). Thread-safe: a mutex guards the
 /// table, and minting happens under it so concurrent pushes never mint twice.
 ///
@@ -23,7 +23,9 @@ final class ProviderTokenCache: Sendable {
         var generation: Int
     }
 
-    private struct Key: Hashable { var teamId: String; var keyId: String }
+    /// `scope` separates tokens that must not be shared (the `jwt-per-connection` variant's
+    /// connection id); "" for the team-wide token.
+    private struct Key: Hashable { var teamId: String; var keyId: String; var scope: String = "" }
     private struct State {
         var current: [Key: Token] = [:]
         /// Tokens minted so far per key (kept when a token is invalidated).
@@ -48,8 +50,8 @@ final class ProviderTokenCache: Sendable {
     var mintCount: Int { mints.withLock { $0 } }
 
     /// The token to send now.
-    func token(teamId: String, keyId: String, now: Double) throws -> Token {
-        let key = Key(teamId: teamId, keyId: keyId)
+    func token(teamId: String, keyId: String, now: Double, scope: String = "") throws -> Token {
+        let key = Key(teamId: teamId, keyId: keyId, scope: scope)
         let nowSeconds = Int64(now.rounded(.down))
         return try tokens.withLock { (state: inout State) throws -> Token in
             if let t = state.current[key], !perRequest, nowSeconds - t.issuedAt < APNs.jwtRefreshSeconds, nowSeconds >= t.issuedAt {
@@ -69,34 +71,10 @@ final class ProviderTokenCache: Sendable {
     }
 
     /// APNs called `token` expired: drop it (if still current) so the next call mints.
-    func invalidate(teamId: String, keyId: String, token: Token) {
+    func invalidate(teamId: String, keyId: String, token: Token, scope: String = "") {
         tokens.withLock { state in
-            let key = Key(teamId: teamId, keyId: keyId)
+            let key = Key(teamId: teamId, keyId: keyId, scope: scope)
             if state.current[key] == token { state.current[key] = nil }
         }
     }
-}
-
-/// Device tokens known to be dead (README G4, A1), until the app registers them again.
-final class DeadTokenRegistry: Sendable {
-    /// Why and when (seconds since the epoch, the sender's clock) a token died.
-    struct Death: Sendable, Equatable {
-        var reason: String
-        var at: Double
-    }
-    private let table = Mutex<[String: Death]>([:])
-
-    /// The reason the token died, if it did.
-    func reason(for token: String) -> String? { table.withLock { $0[token]?.reason } }
-    func death(of token: String) -> Death? { table.withLock { $0[token] } }
-    func markDead(_ token: String, reason: String, at: Double) { table.withLock { $0[token] = Death(reason: reason, at: at) } }
-    /// A registration after the death makes the token usable again; returns whether it did.
-    func revive(_ token: String, registeredAt: Double) -> Bool {
-        table.withLock { t in
-            guard let d = t[token], registeredAt > d.at else { return false }
-            t[token] = nil
-            return true
-        }
-    }
-    var count: Int { table.withLock { $0.count } }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The provider-neutral notification of driver protocol v1 (DESIGN.md §4), plus the
+/// The provider-neutral notification of driver protocol v1 (docs/conformance.md "Driver protocol v1"), plus the
 /// optional `pushType` extension for APNs push types other than alert/background.
 struct NeutralNotification: Sendable, Equatable {
     enum Priority: String, Sendable { case high, normal }
@@ -71,7 +71,7 @@ struct NeutralNotification: Sendable, Equatable {
     }
 }
 
-/// One recipient of a `send` (DESIGN.md §4).
+/// One recipient of a `send` (docs/conformance.md "Driver protocol v1").
 struct TargetDevice: Sendable, Equatable {
     enum Environment: String, Sendable { case production, sandbox }
     var id: String
@@ -80,7 +80,7 @@ struct TargetDevice: Sendable, Equatable {
     var environment: Environment
     var topic: String?
     /// When the app registered this token (seconds since the epoch), if the runner said:
-    /// a token known to be dead is used again when registered after it died (DESIGN §4,
+    /// a token known to be dead is used again when registered after it died (docs/conformance.md "Re-registered tokens",
     /// docs/conformance.md "Re-registered tokens").
     var registeredAt: Double?
 
@@ -159,7 +159,7 @@ struct SendTarget: Sendable, Equatable {
     static let supportedKinds = ["fcm.topic", "fcm.condition"]
 }
 
-/// The sender's verdict for one device (DESIGN.md §4 outcomes).
+/// The sender's verdict for one device (the driver protocol's outcomes).
 enum Outcome: String, Sendable {
     case sent, pending, dead, rejected, failed, skipped
 }
@@ -206,7 +206,7 @@ enum DriverError: Error, Equatable {
         case .invalidRequest(let m): return "Invalid Request: \(m)"
         case .methodNotFound(let m): return "Method not found: \(m)"
         case .invalidParams(let m): return "Invalid params: \(m)"
-        case .notInitialized: return "Not initialized: call initialize with an apns provider first"
+        case .notInitialized: return "Not initialized: call initialize with a provider configuration first"
         case .internalError(let m): return "Internal error: \(m)"
         }
     }

@@ -1,10 +1,10 @@
 import Synchronization
 
 /// Sends neutral notifications through Expo's push service and follows each ticket to its
-/// receipt (shared/protocols/expo.md): one message per device, ≤ 100 recipients per request,
+/// receipt (docs/expo.md): one message per device, ≤ 100 recipients per request,
 /// bodies over 1024 bytes gzipped (§6.1), the access token when configured, tickets mapped to
 /// devices in order (§3.1), receipts fetched in `settle` in chunks of ≤ 1000 ids, only for the
-/// tickets this sender holds (§4). Outcomes (DESIGN.md §4): an ok ticket is `pending` until its
+/// tickets this sender holds (§4). Outcomes (the driver protocol's): an ok ticket is `pending` until its
 /// receipt says `sent`, `dead` (DeviceNotRegistered: never sent to again), `rejected`
 /// (MessageTooBig) or `failed`; an absent receipt leaves it `pending`. A `DeviceNotRegistered`
 /// ticket is `dead` at once; 429, 5xx, lost connections and `MessageRateExceeded` tickets are
@@ -17,6 +17,7 @@ final class ExpoSender: Sendable {
     let accessToken: String?
     let clock: any SenderClock
     let mutant: Mutant?
+    let variant: Variant?
     let random: JitterSource
     let policy: RetryPolicy
     let dead = DeadTokenRegistry()
@@ -30,14 +31,15 @@ final class ExpoSender: Sendable {
     }
     private let pending = Mutex<[Pending]>([])
 
-    init(configuration: ExpoConfiguration, endpoint: APNsEndpoint, clock: any SenderClock, mutant: Mutant?, variant: Variant?,
+    init(configuration: ExpoConfiguration, endpoint: HTTPSEndpoint, clock: any SenderClock, mutant: Mutant?, variant: Variant?,
          random: JitterSource) {
         connection = ExpoConnection(endpoint: endpoint, caFile: configuration.caFile)
         accessToken = mutant == .expoNoAccessToken ? nil : configuration.accessToken
         self.clock = clock
         self.mutant = mutant
+        self.variant = variant
         self.random = random
-        policy = RetryPolicy.forVariant(variant)
+        policy = RetryPolicy.forVariant(variant).planting(mutant)
     }
 
     // MARK: send
@@ -53,7 +55,8 @@ final class ExpoSender: Sendable {
                 continue
             }
             let message = Self.message(notification, to: d.token)
-            if mutant != .expoResendTooBig, Self.payloadBytes(message) > Expo.maxMessageBytes {
+            // expo-too-big-from-receipt: no local size check; the receipt's MessageTooBig says it.
+            if mutant != .expoResendTooBig, variant != .expoTooBigFromReceipt, Self.payloadBytes(message) > Expo.maxMessageBytes {
                 results[i] = DeviceResult(device: d.id, outcome: .rejected, reason: "MessageTooBig")
                 continue
             }

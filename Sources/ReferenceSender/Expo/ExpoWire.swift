@@ -2,7 +2,7 @@ import PushDoubleInflate
 import PushDoubleTransport
 import Synchronization
 
-/// The `providers.expo` member of `initialize` (DESIGN.md §4), each field falling back to its
+/// The `providers.expo` member of `initialize`, each field falling back to its
 /// environment variable: `url` (`EXPO_URL`, then `EXPO_BASE_URL`), `accessToken`
 /// (`EXPO_ACCESS_TOKEN`), `caFile` (`PUSHDOUBLE_CA_FILE`, then `SSL_CERT_FILE`).
 struct ExpoConfiguration: Sendable, Equatable {
@@ -11,25 +11,18 @@ struct ExpoConfiguration: Sendable, Equatable {
     var caFile: String?
 
     /// Nil when neither the params nor the environment configure Expo.
-    init?(params: JSONObject?, environment env: [String: String]) throws(DriverError) {
-        func value(_ key: String, _ envNames: [String]) throws(DriverError) -> String? {
-            if let v = params?[key], !v.isNull {
-                guard let s = v.stringValue else { throw .invalidParams("providers.expo.\(key) must be a string") }
-                if !s.isEmpty { return s }
-            }
-            return envNames.lazy.compactMap { env[$0].flatMap { $0.isEmpty ? nil : $0 } }.first
-        }
-        guard let url = try value("url", ["EXPO_URL", "EXPO_BASE_URL"]) else {
-            if params != nil { throw .invalidParams("providers.expo.url (or EXPO_URL) is required") }
+    init?(_ p: ProviderParameters) throws(DriverError) {
+        guard let url = try p.string("url", "EXPO_URL", "EXPO_BASE_URL") else {
+            if p.given { throw .invalidParams("providers.expo.url (or EXPO_URL) is required") }
             return nil
         }
         self.url = url
-        accessToken = try value("accessToken", ["EXPO_ACCESS_TOKEN"])
-        caFile = try value("caFile", ["PUSHDOUBLE_CA_FILE", "SSL_CERT_FILE"])
+        accessToken = try p.string("accessToken", "EXPO_ACCESS_TOKEN")
+        caFile = try p.caFile()
     }
 }
 
-/// The Expo push service's figures the sender keeps to (shared/protocols/expo.md §1, §6.1).
+/// The Expo push service's figures the sender keeps to (docs/expo.md §1, §6.1).
 enum Expo {
     static let sendPath = "/--/api/v2/push/send"
     static let receiptsPath = "/--/api/v2/push/getReceipts"
@@ -68,11 +61,11 @@ enum ExpoGzip {
 
 /// One HTTP/2 connection to the push service, reopened when it breaks. Thread-safe.
 final class ExpoConnection: Sendable {
-    let endpoint: APNsEndpoint
+    let endpoint: HTTPSEndpoint
     let caFile: String?
     private let current = Mutex<HTTPClientConnection?>(nil)
 
-    init(endpoint: APNsEndpoint, caFile: String?) { self.endpoint = endpoint; self.caFile = caFile }
+    init(endpoint: HTTPSEndpoint, caFile: String?) { self.endpoint = endpoint; self.caFile = caFile }
 
     /// What one POST got: a response, or a transport failure in words.
     enum Reply: Sendable {

@@ -6,19 +6,19 @@ import Synchronization
 /// Static FCM settings from `initialize` (`providers.fcm`) or the environment
 /// (`FCM_URL`, `FCM_SERVICE_ACCOUNT_FILE`, `FCM_PROJECT_ID`).
 struct FCMSettings: Sendable {
-    var endpoint: APNsEndpoint
+    var endpoint: HTTPSEndpoint
     var projectId: String
     var clientEmail: String
     var privateKeyID: String?
     var privateKey: RSAPrivateKey
-    var tokenEndpoint: APNsEndpoint
+    var tokenEndpoint: HTTPSEndpoint
     var tokenPath: String
     var caFile: String?
 
     /// Reads the service-account key file (fcm.md §6.1): `client_email`, `private_key`,
     /// `private_key_id`, `token_uri`, `project_id`.
     static func load(url: String, serviceAccountFile: String, projectId: String?, caFile: String?) throws(DriverError) -> FCMSettings {
-        guard let endpoint = APNsEndpoint(url: url) else { throw .invalidParams("fcm.url \(url) is not an https URL") }
+        guard let endpoint = HTTPSEndpoint(url: url) else { throw .invalidParams("fcm.url \(url) is not an https URL") }
         let text: String
         do { text = try String(contentsOfFile: serviceAccountFile, encoding: .utf8) } catch {
             throw .invalidParams("fcm.serviceAccountFile \(serviceAccountFile) cannot be read: \(error.localizedDescription)")
@@ -28,7 +28,7 @@ struct FCMSettings: Sendable {
             throw .invalidParams("fcm.serviceAccountFile \(serviceAccountFile) is not a service-account key file")
         }
         guard let key = try? RSAPrivateKey(pem: pem) else { throw .invalidParams("fcm.serviceAccountFile: private_key is not an RSA key") }
-        guard let tokenEndpoint = APNsEndpoint(url: tokenURI) else { throw .invalidParams("token_uri \(tokenURI) is not an https URL") }
+        guard let tokenEndpoint = HTTPSEndpoint(url: tokenURI) else { throw .invalidParams("token_uri \(tokenURI) is not an https URL") }
         var path = "/token"
         if let r = tokenURI.range(of: tokenEndpoint.authority) { path = String(tokenURI[r.upperBound...]); if path.isEmpty { path = "/" } }
         guard let project = projectId ?? sa["project_id"]?.stringValue else { throw .invalidParams("fcm.projectId is required") }
@@ -66,10 +66,10 @@ final class FCMSender: Sendable {
 
     init(settings: FCMSettings, clock: any SenderClock, mutant: Mutant?, variant: Variant? = nil, random: JitterSource) {
         self.settings = settings; self.clock = clock; self.mutant = mutant; self.variant = variant; self.random = random
-        policy = Self.retryPolicy(for: variant)
+        policy = Self.retryPolicy(for: variant).planting(mutant)
         refresh = FCMTokenRefresh(variant: variant)
-        tokens = FCMTokenSource(clock: clock)
-        connections = FCMConnections(size: variant == .multiConnection ? Variant.poolSize : 1)
+        tokens = FCMTokenSource(clock: clock, singleFlight: variant != .fcmColdStartStampede)
+        connections = FCMConnections(size: variant == .multiConnection ? Variant.poolSize : variant == .fcmHTTP1Pool ? Variant.http1PoolSize : 1)
     }
 
     /// FCM's retry policy: by default 5 attempts within 30 s, backoff 0.1 s · 2^(n−1) with
@@ -351,7 +351,9 @@ final class FCMSender: Sendable {
 
     private func connection() async throws -> HTTPClientConnection {
         let open: @Sendable () async throws -> HTTPClientConnection = { [settings] in
-            let config = HTTPClientConfiguration(caFile: settings.caFile, alpn: ["h2"], connectTimeout: 5, requestTimeout: 10)
+            // fcm-http1-pool: HTTP/1.1, one request at a time per connection (as requests/urllib3 do).
+            let alpn = self.variant == .fcmHTTP1Pool ? ["http/1.1"] : ["h2"]
+            let config = HTTPClientConfiguration(caFile: settings.caFile, alpn: alpn, connectTimeout: 5, requestTimeout: 10)
             return try await HTTPClientConnection.connect(host: settings.endpoint.host, port: settings.endpoint.port, tls: true,
                                                           configuration: config)
         }
@@ -444,17 +446,25 @@ final class FCMConnections: Sendable {
 }
 
 /// The cached access token: one mint at a time (concurrent sends wait for the same request),
-/// reused until its refresh time, dropped when FCM refuses it.
+/// reused until its refresh time, dropped when FCM refuses it. Without `singleFlight` (the
+/// `fcm-cold-start-stampede` variant) every send that finds no valid token mints its own, as a
+/// thread-per-message sender whose credential refresh takes no lock does; the last one stays.
 actor FCMTokenSource {
     struct Token: Sendable { var value: String; var refreshAt: Double }
     private var current: Token?
     private var inflight: Task<Token?, Never>?
     let clock: any SenderClock
+    let singleFlight: Bool
 
-    init(clock: any SenderClock) { self.clock = clock }
+    init(clock: any SenderClock, singleFlight: Bool = true) { self.clock = clock; self.singleFlight = singleFlight }
 
     func token(mint: @escaping @Sendable () async -> Token?) async -> String? {
         if let t = current, clock.now() < t.refreshAt { return t.value }
+        if !singleFlight {
+            let t = await mint()
+            if let t { current = t }
+            return t?.value
+        }
         if let task = inflight { return await task.value?.value }
         let task = Task { await mint() }
         inflight = task

@@ -32,7 +32,7 @@ final class ScriptedAPNs: Sendable {
     struct Recorded: Sendable {
         var connection: Int
         var time: Double
-        var request: APNsWireRequest
+        var request: WireRequest
         var status: Int?
         var error: String?
     }
@@ -46,18 +46,18 @@ final class ScriptedAPNs: Sendable {
 
     private let state = Mutex(State())
     let clock: VirtualSenderClock
-    var connector: any APNsConnector { Connector(server: self) }
+    var connector: any PushConnector { Connector(server: self) }
 
     init(startTime: Double = 1_800_000_000) { clock = VirtualSenderClock(start: startTime) }
 
-    private struct Connector: APNsConnector {
+    private struct Connector: PushConnector {
         let server: ScriptedAPNs
-        func connect(to endpoint: APNsEndpoint) async -> Result<any APNsConnection, TransportFailure> {
+        func connect(to endpoint: HTTPSEndpoint) async -> Result<any PushConnection, TransportFailure> {
             server.connect()
         }
     }
 
-    private func connect() -> Result<any APNsConnection, TransportFailure> {
+    private func connect() -> Result<any PushConnection, TransportFailure> {
         state.withLock { s in
             if s.failConnects > 0 {
                 s.failConnects -= 1
@@ -70,7 +70,7 @@ final class ScriptedAPNs: Sendable {
     }
 
     /// One scripted connection.
-    final class Connection: APNsConnection {
+    final class Connection: PushConnection {
         let connectionID: Int
         let server: ScriptedAPNs
         private let flags = Mutex<(usable: Bool, goAway: Bool)>((true, false))
@@ -82,13 +82,13 @@ final class ScriptedAPNs: Sendable {
         func markGoAway() { flags.withLock { $0 = (false, true) } }
         func markDead() { flags.withLock { $0.usable = false } }
 
-        func send(_ request: APNsWireRequest) async -> AttemptResult {
+        func send(_ request: WireRequest) async -> AttemptResult {
             guard isUsable else { return .failure(.notProcessed("connection already closed")) }
             return await server.answer(request, on: self)
         }
     }
 
-    private func answer(_ request: APNsWireRequest, on connection: Connection) async -> AttemptResult {
+    private func answer(_ request: WireRequest, on connection: Connection) async -> AttemptResult {
         let token = String(request.path.dropFirst(APNs.devicePathPrefix.count))
         let rule: Rule? = state.withLock { s in
             guard let i = s.rules.firstIndex(where: { ($0.token == nil || $0.token == token) && $0.remaining != 0 }) else { return nil }
@@ -121,7 +121,7 @@ final class ScriptedAPNs: Sendable {
                 if status == 410 { o["timestamp"] = .int64(Int64(now * 1000)) }
                 body = JSON.object(o).bytes
             }
-            result = .response(APNsResponse(status: status, headers: headers, body: body))
+            result = .response(WireResponse(status: status, headers: headers, body: body))
             record.status = status
         }
         if case .failure(let f) = result { record.error = f.reason }
@@ -180,7 +180,7 @@ final class ScriptedAPNs: Sendable {
                                 "payload": (try? JSON.parse(p.body)) ?? .null, "size": .int(p.body.count)])
             }
         case "test/stats":
-            guard let sender = server.currentSender else { throw .notInitialized }
+            guard let sender = server.provider(APNsSenderProvider.self)?.sender else { throw .notInitialized }
             let opened = await sender.pool.opened
             return .object(["connectionsOpened": .int(opened), "jwtMints": .int(sender.tokens.mintCount),
                             "deadTokens": .int(sender.dead.count)])

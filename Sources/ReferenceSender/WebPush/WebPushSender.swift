@@ -2,42 +2,35 @@ import Foundation
 import PushDoubleCrypto
 import Synchronization
 
-/// The `providers.webpush` member of `initialize` (DESIGN §4), each field falling back to its
-/// environment variable: `vapidPrivateKeyFile` (VAPID_PRIVATE_KEY_FILE), `vapidPublicKey`
+/// The `providers.webpush` member of `initialize`, each field falling back to its environment
+/// variable: `vapidPrivateKeyFile` (VAPID_PRIVATE_KEY_FILE), `vapidPublicKey`
 /// (VAPID_PUBLIC_KEY, checked against the key), `subject` (VAPID_SUBJECT), `caFile`
-/// (PUSHDOUBLE_CA_FILE).
+/// (PUSHDOUBLE_CA_FILE, then SSL_CERT_FILE).
 struct WebPushConfiguration: Sendable {
     var vapidKey: P256PrivateKey
     var subject: String
     var caFile: String?
 
     /// nil when neither params nor environment name a VAPID key (Web Push not enabled).
-    init?(params: JSONObject?, environment: [String: String]) throws(DriverError) {
-        func value(_ key: String, _ env: String) throws(DriverError) -> String? {
-            if let v = params?[key], !v.isNull {
-                guard let s = v.stringValue else { throw .invalidParams("providers.webpush.\(key) must be a string") }
-                return s
-            }
-            return environment[env]
-        }
-        guard let keyFile = try value("vapidPrivateKeyFile", "VAPID_PRIVATE_KEY_FILE") else { return nil }
+    init?(_ p: ProviderParameters) throws(DriverError) {
+        guard let keyFile = try p.string("vapidPrivateKeyFile", "VAPID_PRIVATE_KEY_FILE") else { return nil }
         do {
             vapidKey = try P256PrivateKey(pem: try String(contentsOfFile: keyFile, encoding: .utf8))
         } catch {
             throw .invalidParams("providers.webpush.vapidPrivateKeyFile \(keyFile) is not a readable P-256 key: \(error)")
         }
-        if let pub = try value("vapidPublicKey", "VAPID_PUBLIC_KEY"),
+        if let pub = try p.string("vapidPublicKey", "VAPID_PUBLIC_KEY"),
            (try? Base64URL.encode(vapidKey.publicKey.rawRepresentation)) != pub {
             throw .invalidParams("providers.webpush.vapidPublicKey is not the public key of vapidPrivateKeyFile")
         }
-        subject = try value("subject", "VAPID_SUBJECT") ?? "mailto:pushdouble-reference-sender@example.com"
-        caFile = try value("caFile", "PUSHDOUBLE_CA_FILE")
+        subject = try p.string("subject", "VAPID_SUBJECT") ?? "mailto:pushdouble-reference-sender@example.com"
+        caFile = try p.caFile()
     }
 }
 
 /// A subscription as `send` names it: `{"subscription":{"endpoint","keys":{"p256dh","auth"}}}`.
 struct WebPushTarget: Sendable {
-    var endpoint: APNsEndpoint
+    var endpoint: HTTPSEndpoint
     /// Path and query of the endpoint URL.
     var path: String
     /// `https://host[:port]`: the VAPID `aud` (webpush.md §5).
@@ -49,7 +42,7 @@ struct WebPushTarget: Sendable {
         guard let s = json["subscription"], let url = s["endpoint"]?.stringValue else {
             throw .invalidParams("device \(device): a webpush device needs subscription.endpoint")
         }
-        guard url.lowercased().hasPrefix("https://"), let ep = APNsEndpoint(url: url) else {
+        guard url.lowercased().hasPrefix("https://"), let ep = HTTPSEndpoint(url: url) else {
             throw .invalidParams("device \(device): subscription.endpoint \(url) is not an https URL")
         }
         let afterScheme = url.dropFirst("https://".count)
@@ -89,10 +82,10 @@ final class WebPushSender: Sendable {
     /// TTL when the notification names none: four weeks (node web-push's default, webpush.md §7.1).
     static let defaultTTL = 2_419_200
 
-    init(configuration: WebPushConfiguration, connector: any APNsConnector, clock: any SenderClock, mutant: Mutant?,
+    init(configuration: WebPushConfiguration, connector: any PushConnector, clock: any SenderClock, mutant: Mutant?,
          random: JitterSource, variant: Variant? = nil) {
         self.configuration = configuration
-        self.policy = RetryPolicy.forVariant(variant)
+        self.policy = RetryPolicy.forVariant(variant).planting(mutant)
         self.pool = ConnectionPool(connector: connector, clock: clock, size: 1)
         self.clock = clock
         self.mutant = mutant
@@ -216,18 +209,22 @@ final class WebPushSender: Sendable {
             Log.info("encryption or VAPID signing failed: \(error)")
             return nil
         }
-        if mutant != .webpushNoTTL { headers.append(("ttl", String(n.ttlSeconds ?? Self.defaultTTL))) }
+        if mutant != .webpushNoTTL {
+            // webpush-ttl-changed: a requested TTL becomes 0 (delivered only to a device online now).
+            let ttl = mutant == .webpushTTLChanged && n.ttlSeconds != nil ? 0 : n.ttlSeconds ?? Self.defaultTTL
+            headers.append(("ttl", String(ttl)))
+        }
         let urgency = mutant == .webpushUrgencyIgnored ? "normal" : (n.priority == .high ? "high" : "normal")
         headers.append(("urgency", urgency))
         if mutant == .webpushRawTopic, let k = n.collapseKey { headers.append(("topic", k)) }
         else if let t = Self.topic(n.collapseKey) { headers.append(("topic", t)) }
         headers.append(("content-type", "application/octet-stream"))
-        let connection: any APNsConnection
-        switch await pool.connection(for: ConnectionPool.Key(endpoint: target.endpoint, teamId: "")) {
+        let connection: any PushConnection
+        switch await pool.connection(for: ConnectionPool.Key(endpoint: target.endpoint, account: "")) {
         case .failure(let f): return .failure(f)
         case .success(let c): connection = c
         }
-        return await connection.send(APNsWireRequest(path: target.path, authority: target.endpoint.authority, headers: headers, body: body))
+        return await connection.send(WireRequest(path: target.path, authority: target.endpoint.authority, headers: headers, body: body))
     }
 
     /// `vapid t=<JWT>, k=<key>`: one JWT per audience (exp = now + 12 h, the libraries'

@@ -3,13 +3,13 @@ import Foundation
 /// How a single attempt ended, as seen by the retry logic.
 enum AttemptResult: Sendable {
     /// The server answered (any status).
-    case response(APNsResponse)
+    case response(WireResponse)
     /// No answer: see ``TransportFailure`` for what is known about processing.
     case failure(TransportFailure)
 }
 
-/// An APNs answer: status, headers and (for errors) the JSON body.
-struct APNsResponse: Sendable {
+/// A provider's HTTP answer: status, headers and body.
+struct WireResponse: Sendable {
     var status: Int
     var headers: [(name: String, value: String)]
     var body: [UInt8]
@@ -21,12 +21,6 @@ struct APNsResponse: Sendable {
     func header(_ name: String) -> String? {
         headers.first(where: { $0.name.lowercased() == name })?.value
     }
-
-    /// The `reason` of an error body (apns.md §7.1), if it parses.
-    var reason: String? {
-        guard !body.isEmpty, let json = try? JSON.parse(body) else { return nil }
-        return json["reason"]?.stringValue
-    }
 }
 
 /// A request that got no HTTP answer.
@@ -35,7 +29,7 @@ enum TransportFailure: Error, Sendable, Equatable {
     /// REFUSED_STREAM): resend on another connection; not a failed attempt (RFC 9113 §8.7).
     case notProcessed(String)
     /// It may or may not have been processed (connection lost mid-flight, stream reset,
-    /// timeout): retry with the same apns-id so APNs can drop a duplicate.
+    /// timeout): retry with the same message id (APNs `apns-id`) so the provider can drop a duplicate.
     case outcomeUnknown(String)
     /// The connection could not be set up (TCP, TLS, preface): nothing was sent.
     case connectFailed(String)
@@ -81,6 +75,9 @@ struct RetryPolicy: Sendable {
         case equal
         /// Delay min(cap, uniform [base, 3 × previous delay]); the first previous is `base`.
         case decorrelated
+        /// No jitter, urllib3's schedule: the first retry at once, then 0.5 s doubling (the
+        /// `no-jitter` mutant: concurrent sends retry in lockstep).
+        case none
     }
 
     /// The policy of a `--variant` (the default policy when it changes no backoff).
@@ -89,6 +86,14 @@ struct RetryPolicy: Sendable {
         guard let j = variant?.jitter else { return p }
         p.jitter = j
         p.multiplier = 2  // the textbook doubling: these schemes' growth is judged on the envelope
+        return p
+    }
+
+    /// This policy as the `no-jitter` mutant has it (unchanged for any other).
+    func planting(_ mutant: Mutant?) -> RetryPolicy {
+        guard mutant == .noJitter else { return self }
+        var p = self
+        p.jitter = .none
         return p
     }
 
@@ -107,6 +112,8 @@ struct RetryPolicy: Sendable {
         case .decorrelated:
             let upper = max(base, 3 * (previous ?? base))
             return min(cap, base + (upper - base) * r)
+        case .none:
+            return retry <= 1 ? 0 : min(cap, 0.5 * pow(2, Double(retry - 2)))
         }
     }
 }
@@ -164,110 +171,4 @@ struct RetryState: Sendable {
     var reconnectedForKey = false
     /// The last backoff delay waited (decorrelated jitter grows from it).
     var lastBackoff: Double?
-}
-
-/// The decision table: one attempt's result → finish or retry (README G1–G5, A1–A8, A11).
-/// Pure, so every row is testable without a network.
-struct RetryDecider: Sendable {
-    var policy: RetryPolicy
-    var mutant: Mutant?
-
-    func decide(_ result: AttemptResult, state: inout RetryState, now: Double) -> RetryStep {
-        switch result {
-        case .failure(let f):
-            switch f {
-            case .notProcessed(let r):
-                return resend(reason: r, state: &state)
-            case .outcomeUnknown(let r), .connectFailed(let r):
-                return transient(RetryAction(counted: true, backoff: true, reason: r), state: &state)
-            }
-        case .response(let resp):
-            return decide(resp, state: &state, now: now)
-        }
-    }
-
-    private func decide(_ r: APNsResponse, state: inout RetryState, now: Double) -> RetryStep {
-        let reason = r.reason ?? "HTTP \(r.status)"
-        let retryAfter = r.header(APNs.Header.retryAfter).flatMap { RetryAfter.seconds($0, now: now) }
-        switch r.status {
-        case 200..<300:
-            return .finish(.sent, reason: nil, markDead: false)
-        case 410:
-            return dead(reason: reason, retryAfter: retryAfter, state: &state)
-        case 400 where reason == APNsReason.badDeviceToken || reason == APNsReason.deviceTokenNotForTopic:
-            return dead(reason: reason, retryAfter: retryAfter, state: &state)
-        case 400 where reason == APNsReason.idleTimeout:
-            return resend(reason: reason, state: &state)
-        case 403 where reason == APNsReason.expiredProviderToken:
-            guard !state.refreshedToken else { return .finish(.failed, reason: reason, markDead: false) }
-            state.refreshedToken = true
-            // Apple: mint a new token and retry; the same connection stays usable (a refresh
-            // the server asked for is not a TooManyProviderTokenUpdates update, apns.md §5, A7).
-            return .retry(RetryAction(counted: false, refreshToken: true, reason: reason))
-        case 403 where reason == APNsReason.unrelatedKeyIdInToken:
-            guard !state.reconnectedForKey else { return .finish(.failed, reason: reason, markDead: false) }
-            state.reconnectedForKey = true
-            return .retry(RetryAction(counted: false, retireConnection: true, reason: reason))
-        case 403 where APNsReason.credentialErrors.contains(reason):
-            return .finish(.failed, reason: reason, markDead: false)
-        case 429 where mutant == .remintOnTokenUpdateError && reason == APNsReason.tooManyProviderTokenUpdates:
-            // Planted bug: a new token at once, as if the old one had expired (each retry counted).
-            return transient(RetryAction(counted: true, refreshToken: true, reason: reason), state: &state)
-        case 429:
-            // TooManyRequests: that token only after a delay (A3). TooManyProviderTokenUpdates:
-            // keep the current token and wait (A8) — the JWT cache never mints early anyway.
-            return transient(RetryAction(counted: true, backoff: true, retryAfter: retryAfter, reason: reason), state: &state)
-        case 503 where reason == APNsReason.shutdown:
-            return resend(reason: reason, state: &state)
-        case 500..<600:
-            return transient(RetryAction(counted: true, backoff: true, retryAfter: retryAfter, reason: reason), state: &state)
-        case 400..<500:
-            return .finish(.rejected, reason: reason, markDead: false)
-        default:
-            return transient(RetryAction(counted: true, backoff: true, retryAfter: retryAfter, reason: reason), state: &state)
-        }
-    }
-
-    private func dead(reason: String, retryAfter: Double?, state: inout RetryState) -> RetryStep {
-        if mutant == .retryDeadTokens {
-            return transient(RetryAction(counted: true, backoff: true, retryAfter: retryAfter, reason: reason), state: &state, isDeadToken: true)
-        }
-        return .finish(.dead, reason: reason, markDead: true)
-    }
-
-    /// Not processed by the server: resend on a fresh connection at once, not a failed attempt.
-    private func resend(reason: String, state: inout RetryState) -> RetryStep {
-        state.unprocessedResends += 1
-        guard state.unprocessedResends <= policy.maxUnprocessedResends else { return .finish(.failed, reason: reason, markDead: false) }
-        return .retry(RetryAction(counted: false, retireConnection: true, reason: reason))
-    }
-
-    private func transient(_ action: RetryAction, state: inout RetryState, isDeadToken: Bool = false) -> RetryStep {
-        if mutant == .neverRetryTransient && !isDeadToken { return .finish(.failed, reason: action.reason, markDead: false) }
-        state.failedAttempts += 1
-        guard state.failedAttempts < policy.maxAttempts else { return .finish(.failed, reason: action.reason, markDead: false) }
-        if let ra = action.retryAfter, ra > policy.maxRetryAfter, mutant != .ignoreRetryAfter {
-            return .finish(.failed, reason: action.reason, markDead: false)
-        }
-        return .retry(action)
-    }
-
-    /// Seconds to wait before a retry, after `state.failedAttempts` failed attempts; records
-    /// the backoff drawn in `state.lastBackoff`.
-    func delay(for action: RetryAction, state: inout RetryState, random: Double) -> Double {
-        guard action.backoff else { return 0 }
-        if let ra = action.retryAfter {
-            if mutant == .ignoreRetryAfter { return 0 }
-            let jitter = mutant == .noBackoff ? 0 : drawBackoff(state: &state, random: random)
-            return max(ra, jitter)
-        }
-        if mutant == .noBackoff { return 0 }
-        return drawBackoff(state: &state, random: random)
-    }
-
-    private func drawBackoff(state: inout RetryState, random: Double) -> Double {
-        let d = policy.backoff(retry: state.failedAttempts, previous: state.lastBackoff, random: random)
-        state.lastBackoff = d
-        return d
-    }
 }

@@ -1,23 +1,23 @@
 import PushDoubleTransport
 import Synchronization
 
-/// Connects to APNs with PushDoubleTransport's HTTP/2 client (TLS, ALPN `h2`, the test CA).
-struct HTTP2APNsConnector: APNsConnector {
+/// Opens HTTP/2 connections with PushDoubleTransport's HTTP/2 client (TLS, ALPN `h2`, the test CA).
+struct HTTP2PushConnector: PushConnector {
     var caFile: String?
     /// Numbers connections for logs.
     private let counter = ConnectionCounter()
 
     init(caFile: String?) { self.caFile = caFile }
 
-    func connect(to endpoint: APNsEndpoint) async -> Result<any APNsConnection, TransportFailure> {
-        // h2 only (APNs has no HTTP/1.1). Timeouts stay well inside the runner's 60 s
+    func connect(to endpoint: HTTPSEndpoint) async -> Result<any PushConnection, TransportFailure> {
+        // h2 only (APNs has no HTTP/1.1; the others are reached over h2 too). Timeouts stay well inside the runner's 60 s
         // reply deadline even with retries.
         let config = HTTPClientConfiguration(caFile: caFile, alpn: ["h2"], connectTimeout: 5, requestTimeout: 10)
         do {
             let c = try await HTTPClientConnection.connect(host: endpoint.host, port: endpoint.port, tls: true, configuration: config)
             let id = counter.next()
             Log.info("connection \(id) to \(endpoint.authority) open (peer MAX_CONCURRENT_STREAMS \(c.peerMaxConcurrentStreams))")
-            return .success(HTTP2APNsConnection(id: id, client: c))
+            return .success(HTTP2PushConnection(id: id, client: c))
         } catch {
             return .failure(.connectFailed("connect to \(endpoint.authority): \(error)"))
         }
@@ -30,9 +30,9 @@ final class ConnectionCounter: Sendable {
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
 }
 
-/// One APNs connection over `HTTPClientConnection`; maps client errors onto what the
+/// One provider connection over `HTTPClientConnection`; maps client errors onto what the
 /// retry logic needs to know: processed or not (RFC 9113 §8.7).
-final class HTTP2APNsConnection: APNsConnection {
+final class HTTP2PushConnection: PushConnection {
     let connectionID: Int
     let client: HTTPClientConnection
     private let goAway = Mutex(false)
@@ -45,14 +45,14 @@ final class HTTP2APNsConnection: APNsConnection {
     var isUsable: Bool { !receivedGoAway && client.isUsable }
     var receivedGoAway: Bool { goAway.withLock { $0 } }
 
-    func send(_ request: APNsWireRequest) async -> AttemptResult {
+    func send(_ request: WireRequest) async -> AttemptResult {
         var headers = HTTPHeaders()
         for h in request.headers { headers.add(name: h.name, value: h.value) }
         let req = HTTPClientRequest(method: "POST", path: request.path, authority: request.authority, scheme: "https",
                                     headers: headers, body: request.body)
         do {
             let r = try await client.send(req)
-            return .response(APNsResponse(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body))
+            return .response(WireResponse(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body))
         } catch {
             switch error {
             case .goAway(let last, let code, _):

@@ -1,18 +1,19 @@
-/// HTTP/2 connections per (endpoint, team): by default one, opened on first use, reused by
-/// every push (README A10, A11), replaced when it dies or is retired (GOAWAY, Shutdown,
-/// UnrelatedKeyIdInToken). With `size` > 1 (the `multi-connection` variant) each key has
+/// HTTP/2 connections per (endpoint, account): by default one, opened on first use, reused by
+/// every push (a sender keeps its connections open, as APNs and the HTTP/2 guidance ask),
+/// replaced when it dies or is retired (GOAWAY, APNs Shutdown or UnrelatedKeyIdInToken). With `size` > 1 (the `multi-connection` variant) each key has
 /// that many slots, handed out round-robin, each slot's connection reused the same way.
 /// Concurrent callers of one slot share one connect (single flight).
 ///
 /// A key may carry a token generation (the `jwt-refresh-50min` variant): asking for a newer
 /// generation retires the connections of older ones, so no connection ever sees its
-/// provider token replaced (apns.md §5: token updates are counted per connection).
+/// provider token replaced (APNs counts provider-token updates per connection: docs/apns.md).
 ///
 /// Threading: an actor; connections themselves are thread-safe.
 actor ConnectionPool {
     struct Key: Hashable, Sendable {
-        var endpoint: APNsEndpoint
-        var teamId: String
+        var endpoint: HTTPSEndpoint
+        /// The credential the connection is bound to (APNs: the team id; empty when none).
+        var account: String
         /// The provider token generation the connection is bound to (0: not bound).
         var generation: Int = 0
     }
@@ -23,30 +24,30 @@ actor ConnectionPool {
     }
 
     /// A connection unused this long is replaced rather than reused: Apple asks for a
-    /// PING after about an hour idle (apns.md §1), and servers close idle connections.
+    /// PING after about an hour idle (docs/apns.md), and servers close idle connections.
     static let maxIdleSeconds: Double = 50 * 60
 
-    private let connector: any APNsConnector
+    private let connector: any PushConnector
     private let clock: any SenderClock
     /// Connections per key.
     let size: Int
-    private var current: [Slot: any APNsConnection] = [:]
+    private var current: [Slot: any PushConnection] = [:]
     private var lastUsed: [Slot: Double] = [:]
-    private var connecting: [Slot: Task<Result<any APNsConnection, TransportFailure>, Never>] = [:]
+    private var connecting: [Slot: Task<Result<any PushConnection, TransportFailure>, Never>] = [:]
     /// Round-robin position per key.
     private var nextSlot: [Key: Int] = [:]
     /// Retired connections still finishing in-flight streams; closed by ``closeRetired()``.
-    private var retired: [any APNsConnection] = []
+    private var retired: [any PushConnection] = []
     private(set) var opened = 0
 
-    init(connector: any APNsConnector, clock: any SenderClock, size: Int = 1) {
+    init(connector: any PushConnector, clock: any SenderClock, size: Int = 1) {
         self.connector = connector
         self.clock = clock
         self.size = max(1, size)
     }
 
     /// A pooled connection for `key` (the next slot, round-robin), opening one if needed.
-    func connection(for key: Key) async -> Result<any APNsConnection, TransportFailure> {
+    func connection(for key: Key) async -> Result<any PushConnection, TransportFailure> {
         retireOlderGenerations(than: key)
         let index = nextSlot[key, default: 0]
         nextSlot[key] = (index + 1) % size
@@ -84,7 +85,7 @@ actor ConnectionPool {
     /// Connections of the same endpoint and team bound to an older token generation stop
     /// getting new streams.
     private func retireOlderGenerations(than key: Key) {
-        for (slot, c) in current where slot.key.endpoint == key.endpoint && slot.key.teamId == key.teamId
+        for (slot, c) in current where slot.key.endpoint == key.endpoint && slot.key.account == key.account
             && slot.key.generation < key.generation {
             current[slot] = nil
             if !retired.contains(where: { $0 === c }) { retired.append(c) }
@@ -92,14 +93,14 @@ actor ConnectionPool {
     }
 
     /// A private connection for one push (the `connection-per-push` mutant).
-    func unpooledConnection(for key: Key) async -> Result<any APNsConnection, TransportFailure> {
+    func unpooledConnection(for key: Key) async -> Result<any PushConnection, TransportFailure> {
         let result = await connector.connect(to: key.endpoint)
         if case .success = result { opened += 1 }
         return result
     }
 
     /// Stops handing out `connection`; it is closed later, once in-flight streams end.
-    func retire(_ connection: any APNsConnection) {
+    func retire(_ connection: any PushConnection) {
         for (k, c) in current where c === connection {
             current[k] = nil
         }

@@ -1,11 +1,13 @@
-/// Where APNs pushes of one environment go.
-struct APNsEndpoint: Hashable, Sendable {
+/// An HTTPS origin a sender talks to (an APNs environment, FCM, the OAuth2 token endpoint,
+/// Expo, a Web Push service).
+struct HTTPSEndpoint: Hashable, Sendable {
     var host: String
     var port: Int
     /// `:authority` value: host, plus `:port` when the URL named one.
     var authority: String
 
-    /// Parses `https://host[:port][/]`. Only https is accepted: APNs is h2 over TLS only.
+    /// Parses `https://host[:port][/…]` (the path is ignored). Only https is accepted: every
+    /// provider is reached over TLS.
     init?(url: String) {
         var rest = Substring(url)
         guard rest.lowercased().hasPrefix("https://") else { return nil }
@@ -36,29 +38,29 @@ struct APNsEndpoint: Hashable, Sendable {
 }
 
 /// One request as it goes on the wire.
-struct APNsWireRequest: Sendable {
+struct WireRequest: Sendable {
     var path: String
     var authority: String
     var headers: [(name: String, value: String)]
     var body: [UInt8]
 }
 
-/// An open HTTP/2 connection to APNs. Implementations are thread-safe: many pushes send
+/// An open HTTP/2 connection to a provider. Implementations are thread-safe: many pushes send
 /// on one connection concurrently, and the connection itself keeps to the peer's
 /// MAX_CONCURRENT_STREAMS.
-protocol APNsConnection: AnyObject, Sendable {
+protocol PushConnection: AnyObject, Sendable {
     /// A small number for logs and tests.
     var connectionID: Int { get }
     /// False once the connection is closed, broken, or has received GOAWAY.
     var isUsable: Bool { get }
     /// True once a GOAWAY arrived on it.
     var receivedGoAway: Bool { get }
-    func send(_ request: APNsWireRequest) async -> AttemptResult
+    func send(_ request: WireRequest) async -> AttemptResult
     func close() async
 }
 
 /// Opens connections. Production uses PushDoubleTransport's HTTP/2 client; the scripted
 /// test mode uses an in-memory fake.
-protocol APNsConnector: Sendable {
-    func connect(to endpoint: APNsEndpoint) async -> Result<any APNsConnection, TransportFailure>
+protocol PushConnector: Sendable {
+    func connect(to endpoint: HTTPSEndpoint) async -> Result<any PushConnection, TransportFailure>
 }

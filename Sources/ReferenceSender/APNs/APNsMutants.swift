@@ -1,0 +1,23 @@
+/// The APNs sender's planted bugs (``Mutant``), listed by ``APNsSenderProvider/mutants``.
+extension Mutant {
+    static let pushTypeDropped = Mutant("push-type-dropped",
+        "ignores the notification's pushType: voip, location and complication pushes go out as alerts to the bare bundle id (apns.header.topic-suffix)")
+    static let jwtPerRequest = Mutant("jwt-per-request",
+        "mints a fresh provider JWT (newly signed, current iat) for every request (apns.jwt-reuse)")
+    static let connectionPerPush = Mutant("connection-per-push",
+        "opens a new HTTP/2 connection for every push (connection-reuse)")
+    static let oversizedPayloads = Mutant("oversized-payloads",
+        "sends payloads over 4096 bytes (5120 for voip) instead of rejecting them locally (apns.payload-limits)")
+    static let wrongTopicSuffix = Mutant("wrong-topic-suffix",
+        "uses the bare bundle id as apns-topic for every push type (apns.header.topic-suffix)")
+    static let backgroundPriority10 = Mutant("background-priority-10",
+        "sends background pushes with apns-priority 10 (apns.header.background)")
+    static let resendAllAfterGoaway = Mutant("resend-all-after-goaway",
+        "after a GOAWAY resends every request of the connection, processed ones too (apns.goaway-unprocessed, no-duplicate-delivery)")
+    static let remintOnTokenUpdateError = Mutant("remint-on-token-update-error",
+        "treats 429 TooManyProviderTokenUpdates like ExpiredProviderToken: mints a new JWT and retries at once (apns.token-updates-keep-jwt)")
+}
+
+extension APNsSenderProvider {
+    static var mutants: [Mutant] { [.pushTypeDropped, .jwtPerRequest, .connectionPerPush, .oversizedPayloads, .wrongTopicSuffix, .backgroundPriority10, .resendAllAfterGoaway, .remintOnTokenUpdateError] }
+}

@@ -1,0 +1,115 @@
+import Foundation
+
+/// APNs's decision table: one attempt's result → finish or retry (docs/reference-sender.md).
+/// Pure, so every row is testable without a network.
+struct APNsRetryDecider: Sendable {
+    var policy: RetryPolicy
+    var mutant: Mutant?
+
+    func decide(_ result: AttemptResult, state: inout RetryState, now: Double) -> RetryStep {
+        switch result {
+        case .failure(let f):
+            switch f {
+            case .notProcessed(let r):
+                return resend(reason: r, state: &state)
+            case .outcomeUnknown(let r), .connectFailed(let r):
+                return transient(RetryAction(counted: true, backoff: true, reason: r), state: &state)
+            }
+        case .response(let resp):
+            return decide(resp, state: &state, now: now)
+        }
+    }
+
+    private func decide(_ r: WireResponse, state: inout RetryState, now: Double) -> RetryStep {
+        let reason = r.reason ?? "HTTP \(r.status)"
+        let retryAfter = r.header(APNs.Header.retryAfter).flatMap { RetryAfter.seconds($0, now: now) }
+        switch r.status {
+        case 200..<300:
+            return .finish(.sent, reason: nil, markDead: false)
+        case 410:
+            return dead(reason: reason, retryAfter: retryAfter, state: &state)
+        case 400 where reason == APNsReason.badDeviceToken || reason == APNsReason.deviceTokenNotForTopic:
+            return dead(reason: reason, retryAfter: retryAfter, state: &state)
+        case 400 where reason == APNsReason.idleTimeout:
+            return resend(reason: reason, state: &state)
+        case 403 where reason == APNsReason.expiredProviderToken:
+            guard !state.refreshedToken else { return .finish(.failed, reason: reason, markDead: false) }
+            state.refreshedToken = true
+            // Apple: mint a new token and retry; the same connection stays usable (a refresh
+            // the server asked for is not a TooManyProviderTokenUpdates update, apns.md §5, A7).
+            return .retry(RetryAction(counted: false, refreshToken: true, reason: reason))
+        case 403 where reason == APNsReason.unrelatedKeyIdInToken:
+            guard !state.reconnectedForKey else { return .finish(.failed, reason: reason, markDead: false) }
+            state.reconnectedForKey = true
+            return .retry(RetryAction(counted: false, retireConnection: true, reason: reason))
+        case 403 where APNsReason.credentialErrors.contains(reason):
+            return .finish(.failed, reason: reason, markDead: false)
+        case 429 where mutant == .remintOnTokenUpdateError && reason == APNsReason.tooManyProviderTokenUpdates:
+            // Planted bug: a new token at once, as if the old one had expired (each retry counted).
+            return transient(RetryAction(counted: true, refreshToken: true, reason: reason), state: &state)
+        case 429:
+            // TooManyRequests: that token only after a delay (A3). TooManyProviderTokenUpdates:
+            // keep the current token and wait (A8) — the JWT cache never mints early anyway.
+            return transient(RetryAction(counted: true, backoff: true, retryAfter: retryAfter, reason: reason), state: &state)
+        case 503 where reason == APNsReason.shutdown:
+            return resend(reason: reason, state: &state)
+        case 500..<600:
+            return transient(RetryAction(counted: true, backoff: true, retryAfter: retryAfter, reason: reason), state: &state)
+        case 400..<500:
+            return .finish(.rejected, reason: reason, markDead: false)
+        default:
+            return transient(RetryAction(counted: true, backoff: true, retryAfter: retryAfter, reason: reason), state: &state)
+        }
+    }
+
+    private func dead(reason: String, retryAfter: Double?, state: inout RetryState) -> RetryStep {
+        if mutant == .retryDeadTokens {
+            return transient(RetryAction(counted: true, backoff: true, retryAfter: retryAfter, reason: reason), state: &state, isDeadToken: true)
+        }
+        return .finish(.dead, reason: reason, markDead: true)
+    }
+
+    /// Not processed by the server: resend on a fresh connection at once, not a failed attempt.
+    private func resend(reason: String, state: inout RetryState) -> RetryStep {
+        state.unprocessedResends += 1
+        guard state.unprocessedResends <= policy.maxUnprocessedResends else { return .finish(.failed, reason: reason, markDead: false) }
+        return .retry(RetryAction(counted: false, retireConnection: true, reason: reason))
+    }
+
+    private func transient(_ action: RetryAction, state: inout RetryState, isDeadToken: Bool = false) -> RetryStep {
+        if mutant == .neverRetryTransient && !isDeadToken { return .finish(.failed, reason: action.reason, markDead: false) }
+        state.failedAttempts += 1
+        guard state.failedAttempts < policy.maxAttempts else { return .finish(.failed, reason: action.reason, markDead: false) }
+        if let ra = action.retryAfter, ra > policy.maxRetryAfter, mutant != .ignoreRetryAfter {
+            return .finish(.failed, reason: action.reason, markDead: false)
+        }
+        return .retry(action)
+    }
+
+    /// Seconds to wait before a retry, after `state.failedAttempts` failed attempts; records
+    /// the backoff drawn in `state.lastBackoff`.
+    func delay(for action: RetryAction, state: inout RetryState, random: Double) -> Double {
+        guard action.backoff else { return 0 }
+        if let ra = action.retryAfter {
+            if mutant == .ignoreRetryAfter { return 0 }
+            let jitter = mutant == .noBackoff ? 0 : drawBackoff(state: &state, random: random)
+            return max(ra, jitter)
+        }
+        if mutant == .noBackoff { return 0 }
+        return drawBackoff(state: &state, random: random)
+    }
+
+    private func drawBackoff(state: inout RetryState, random: Double) -> Double {
+        let d = policy.backoff(retry: state.failedAttempts, previous: state.lastBackoff, random: random)
+        state.lastBackoff = d
+        return d
+    }
+}
+
+extension WireResponse {
+    /// The `reason` of an APNs error body (`{"reason": "BadDeviceToken"}`), if it parses.
+    var reason: String? {
+        guard !body.isEmpty, let json = try? JSON.parse(body) else { return nil }
+        return json["reason"]?.stringValue
+    }
+}

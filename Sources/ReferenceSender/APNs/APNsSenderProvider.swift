@@ -1,0 +1,75 @@
+/// The reference sender's APNs half: configuration from `initialize.params.providers.apns`
+/// (or the `APNS_*` environment), then ``APNsSender``.
+final class APNsSenderProvider: SenderProvider {
+    static let id = "apns"
+    let sender: APNsSender
+    private let mutant: Mutant?
+
+    init(sender: APNsSender, mutant: Mutant?) { self.sender = sender; self.mutant = mutant }
+
+    static func configure(_ params: JSONObject?, context: SenderContext) throws(DriverError) -> APNsSenderProvider? {
+        guard let config = try APNsConfiguration(ProviderParameters(provider: id, params: params, environment: context.environment)) else {
+            return nil
+        }
+        let sender = try makeSender(config, context: context)
+        Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)" + context.logSuffix)
+        return APNsSenderProvider(sender: sender, mutant: context.mutant)
+    }
+
+    static func makeSender(_ config: APNsConfiguration, context: SenderContext) throws(DriverError) -> APNsSender {
+        guard let production = HTTPSEndpoint(url: config.url) else { throw .invalidParams("apns.url \(config.url) is not an https URL") }
+        guard let sandbox = HTTPSEndpoint(url: config.sandboxUrl) else {
+            throw .invalidParams("apns.sandboxUrl \(config.sandboxUrl) is not an https URL")
+        }
+        let pem: String
+        do {
+            pem = try String(contentsOfFile: config.keyFile, encoding: .utf8)
+        } catch {
+            throw .invalidParams("apns.keyFile \(config.keyFile) cannot be read: \(error.localizedDescription)")
+        }
+        let signer: any ProviderTokenSigner
+        do {
+            signer = try ES256ProviderTokenSigner(pem: pem)
+        } catch {
+            throw .invalidParams("apns.keyFile \(config.keyFile) is not a P-256 private key: \(error)")
+        }
+        let settings = APNsSettings(production: production, sandbox: sandbox, keyId: config.keyId, teamId: config.teamId, topic: config.topic)
+        let connector: any PushConnector = context.scripted?.connector ?? HTTP2PushConnector(caFile: config.caFile)
+        return APNsSender(settings: settings, signer: signer, connector: connector, clock: context.clock, mutant: context.mutant,
+                          variant: context.variant, random: context.jitterSource())
+    }
+
+    func send(_ notification: NeutralNotification, to devices: [DriverDevice], targets: [SendTarget]) async -> [DeviceResult] {
+        await sender.send(notification, to: devices.map(\.device))
+    }
+
+    func shutdown() async { await sender.shutdown() }
+}
+
+/// The `providers.apns` member of `initialize`, each field falling back to its environment
+/// variable (`APNS_URL`, `APNS_SANDBOX_URL`, `APNS_KEY_FILE`, `APNS_KEY_ID`, `APNS_TEAM_ID`,
+/// `APNS_TOPIC`; the CA from `caFile`, `PUSHDOUBLE_CA_FILE` or `SSL_CERT_FILE`).
+struct APNsConfiguration: Sendable, Equatable {
+    var url: String
+    var sandboxUrl: String
+    var caFile: String?
+    var keyFile: String
+    var keyId: String
+    var teamId: String
+    var topic: String?
+
+    /// Nil when neither the params nor the environment configure APNs at all.
+    init?(_ p: ProviderParameters) throws(DriverError) {
+        guard let url = try p.string("url", "APNS_URL") else {
+            if p.given { throw .invalidParams("providers.apns.url (or APNS_URL) is required") }
+            return nil
+        }
+        self.url = url
+        sandboxUrl = try p.string("sandboxUrl", "APNS_SANDBOX_URL") ?? url
+        caFile = try p.caFile()
+        keyFile = try p.required("keyFile", "APNS_KEY_FILE")
+        keyId = try p.required("keyId", "APNS_KEY_ID")
+        teamId = try p.required("teamId", "APNS_TEAM_ID")
+        topic = try p.string("topic", "APNS_TOPIC")
+    }
+}

@@ -1,0 +1,64 @@
+/// What every provider's sender is built from at `initialize`: the process's options and
+/// environment. The scripted test mode replaces the network and the clock.
+struct SenderContext: Sendable {
+    /// The sender process's environment (each provider's fallback for missing params).
+    var environment: [String: String]
+    var mutant: Mutant?
+    var variant: Variant?
+    /// Seed for backoff jitter (nil: the system generator).
+    var seed: UInt64?
+    /// Scripted test mode: an in-memory provider and virtual time (Testing/ScriptedTransport.swift).
+    var scripted: ScriptedAPNs?
+
+    /// A fresh jitter source for one sender (seeded runs are reproducible per sender).
+    func jitterSource() -> JitterSource { JitterSource(seed: seed) }
+    /// The scripted clock in test mode, else the system clock.
+    var clock: any SenderClock { scripted?.clock ?? SystemSenderClock() }
+
+    /// ` mutant NAME variant NAME seed N` for the providers' initialize log lines.
+    var logSuffix: String {
+        (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
+            + (seed.map { " seed \($0)" } ?? "")
+    }
+}
+
+/// One device of a `send`, parsed, with its JSON as the runner sent it (Web Push reads its
+/// subscription from the raw member).
+struct DriverDevice: Sendable {
+    var device: TargetDevice
+    var json: JSON
+}
+
+/// One provider's half of the reference sender, as ``ProviderModule`` is the fakes' seam: the
+/// driver (``DriverServer``) knows no provider, only this protocol and the registry
+/// (``SenderProviders``). A provider configures itself from its `initialize` member, sends to
+/// the devices and targets addressed to it, finishes deferred work in `settle`, and declares
+/// its planted bugs and correct variants.
+protocol SenderProvider: AnyObject, Sendable {
+    /// The `provider` of its devices and targets, and its key in `initialize.params.providers`.
+    static var id: String { get }
+    /// Its planted bugs (`--mutant`), declared next to its sender.
+    static var mutants: [Mutant] { get }
+    /// Its correct variants (`--variant`).
+    static var variants: [Variant] { get }
+    /// The non-device recipient kinds it sends to (`initialize` result `targets`).
+    static var targetKinds: [String] { get }
+
+    /// The sender configured by `params` (its member of `initialize.params.providers`), each
+    /// field falling back to its environment variable; nil when neither configures it.
+    static func configure(_ params: JSONObject?, context: SenderContext) throws(DriverError) -> Self?
+
+    /// Sends one notification to its devices and targets: one result per device, then one
+    /// per target, in the order given; returns when every retry is done.
+    func send(_ notification: NeutralNotification, to devices: [DriverDevice], targets: [SendTarget]) async -> [DeviceResult]
+    /// Finishes deferred work; the results of devices whose outcome changed.
+    func settle() async -> [DeviceResult]
+    /// Closes its connections.
+    func shutdown() async
+}
+
+extension SenderProvider {
+    static var variants: [Variant] { [] }
+    static var targetKinds: [String] { [] }
+    func settle() async -> [DeviceResult] { [] }
+}

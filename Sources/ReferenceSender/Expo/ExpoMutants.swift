@@ -1,0 +1,29 @@
+/// The Expo sender's planted bugs (``Mutant``), listed by ``ExpoSenderProvider/mutants``.
+extension Mutant {
+    static let expoNoChunking = Mutant("expo-no-chunking",
+        "Expo: sends every device of a send in one request, over 100 recipients too (PUSH_TOO_MANY_NOTIFICATIONS)")
+    static let expoIgnoreTicketErrors = Mutant("expo-ignore-ticket-errors",
+        "Expo: takes every ticket as pending, DeviceNotRegistered ones too, and keeps sending to those tokens")
+    static let expoNoReceipts = Mutant("expo-no-receipts",
+        "Expo: never fetches receipts, so receipt-only deaths and errors go unnoticed")
+    static let expoAbsentReceiptIsOK = Mutant("expo-absent-receipt-is-ok",
+        "Expo: reports sent when getReceipts leaves a ticket's receipt out (not yet available)")
+    static let expoTicketsReversed = Mutant("expo-tickets-reversed",
+        "Expo: maps tickets to devices in reverse order (prunes the wrong devices)")
+    static let expoResendTooBig = Mutant("expo-resend-too-big",
+        "Expo: skips the local 4096-byte check and resends a message whose receipt is MessageTooBig")
+    static let expoNoBackoff = Mutant("expo-no-backoff",
+        "Expo: retries 429 TOO_MANY_REQUESTS and MessageRateExceeded at once, ignoring Retry-After")
+    static let expoNoAccessToken = Mutant("expo-no-access-token",
+        "Expo: never sends the configured access token (enhanced push security)")
+    static let expoReceiptsOneRequest = Mutant("expo-receipts-one-request",
+        "Expo: asks for every receipt in one getReceipts request, over 1000 ids too (PUSH_TOO_MANY_RECEIPTS)")
+    static let expoReceiptsForeignIDs = Mutant("expo-receipts-foreign-ids",
+        "Expo: asks getReceipts for ids it never got a ticket for")
+    static let expoIgnoreReceiptDead = Mutant("expo-ignore-receipt-dead",
+        "Expo: takes a DeviceNotRegistered receipt as sent and keeps sending to the token")
+}
+
+extension ExpoSenderProvider {
+    static var mutants: [Mutant] { [.expoNoChunking, .expoIgnoreTicketErrors, .expoNoReceipts, .expoAbsentReceiptIsOK, .expoTicketsReversed, .expoResendTooBig, .expoNoBackoff, .expoNoAccessToken, .expoReceiptsOneRequest, .expoReceiptsForeignIDs, .expoIgnoreReceiptDead] }
+}

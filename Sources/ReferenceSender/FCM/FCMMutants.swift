@@ -1,0 +1,33 @@
+/// The FCM sender's planted bugs (``Mutant``), listed by ``FCMSenderProvider/mutants``.
+extension Mutant {
+    static let fcmTokenPerMessage = Mutant("fcm-token-per-message",
+        "mints a new OAuth2 access token for every FCM message (fcm.access-token-reuse)")
+    static let fcmRetryUnregistered = Mutant("fcm-retry-unregistered",
+        "retries FCM UNREGISTERED / SENDER_ID_MISMATCH as if transient and keeps sending to those tokens (no-retry-permanent, dead-token-not-reused)")
+    static let fcmRetryInvalidArgument = Mutant("fcm-retry-invalid-argument",
+        "retries FCM 400 INVALID_ARGUMENT unchanged, with backoff (no-retry-permanent)")
+    static let fcmIgnoreRetryAfter = Mutant("fcm-ignore-retry-after",
+        "ignores Retry-After on FCM 429/503 and uses its own short backoff (retry-after)")
+    static let fcmNoBackoff = Mutant("fcm-no-backoff",
+        "retries FCM 429/5xx without any delay (no-tight-retry-loop, backoff-grows)")
+    static let fcmNeverRetryTransient = Mutant("fcm-never-retry-transient",
+        "reports failed on the first FCM 429 or 5xx (transient-retried)")
+    static let fcmNoRemintOn401 = Mutant("fcm-no-remint-on-401",
+        "after 401 UNAUTHENTICATED resends with the same, refused access token (fcm.remint-on-401)")
+    static let fcmNumericData = Mutant("fcm-numeric-data",
+        "sends notification.data values with their JSON type (numbers stay numbers) instead of strings (fcm.valid-messages)")
+    static let fcmNoLocalChecks = Mutant("fcm-no-local-checks",
+        "sends reserved data keys (from, google…, gcm…) and messages over 4096 bytes instead of rejecting them locally (fcm.valid-messages)")
+    static let fcmConnectionPerMessage = Mutant("fcm-connection-per-message",
+        "opens a new HTTP/2 connection to FCM for every message (connection-reuse)")
+    static let fcmTTLNumber = Mutant("fcm-ttl-number",
+        "sends android.ttl as a JSON number instead of the duration string \"3600s\" (fcm.valid-messages)")
+    static let fcmWrongAudience = Mutant("fcm-wrong-audience",
+        "signs the OAuth2 assertion with aud = the FCM URL instead of the token URL (fcm.mints-succeed)")
+    static let fcmTopicPrefix = Mutant("fcm-topic-prefix",
+        "sends topic targets as message.topic \"/topics/NAME\" (the legacy API's form) instead of the bare v1 name (fcm.topic-target)")
+}
+
+extension FCMSenderProvider {
+    static var mutants: [Mutant] { [.fcmTokenPerMessage, .fcmRetryUnregistered, .fcmRetryInvalidArgument, .fcmIgnoreRetryAfter, .fcmNoBackoff, .fcmNeverRetryTransient, .fcmNoRemintOn401, .fcmNumericData, .fcmNoLocalChecks, .fcmConnectionPerMessage, .fcmTTLNumber, .fcmWrongAudience, .fcmTopicPrefix] }
+}

@@ -1,0 +1,49 @@
+/// A planted bug (`--mutant NAME`): each breaks exactly one rule the conformance suite
+/// checks, so a suite that passes the reference sender must fail each mutant.
+///
+/// A mutant is a name and a one-line summary. The bugs every provider's sender can carry are
+/// declared here; each provider declares its own next to its sender (`APNs/APNsMutants.swift`,
+/// …) and lists them in its ``SenderProvider/mutants``, so `--list-mutants` is one table
+/// assembled from the registered providers (``SenderProviders``).
+struct Mutant: Hashable, Sendable {
+    /// The `--mutant` name.
+    let rawValue: String
+    /// One line: the bug, and the check that should catch it.
+    let summary: String
+
+    init(_ rawValue: String, _ summary: String) {
+        self.rawValue = rawValue
+        self.summary = summary
+    }
+
+    /// The mutant of that name, among all registered providers' and the generic ones.
+    init?(rawValue: String) {
+        guard let m = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+        self = m
+    }
+
+    static func == (a: Mutant, b: Mutant) -> Bool { a.rawValue == b.rawValue }
+    func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
+
+    /// Every mutant: the generic ones, then each registered provider's.
+    static var allCases: [Mutant] { generic + SenderProviders.all.flatMap { $0.mutants } }
+
+    /// Bugs of the shared retry and dead-token logic, planted in every sender that has it.
+    static let generic: [Mutant] = [.retryDeadTokens, .ignoreRetryAfter, .noBackoff, .neverRetryTransient, .reportSentAlways,
+                                    .neverReviveDeadTokens, .noJitter]
+
+    static let retryDeadTokens = Mutant("retry-dead-tokens",
+        "retries 410 Unregistered/ExpiredToken and 400 BadDeviceToken, and keeps sending to dead tokens (no-retry-permanent, dead-token-not-reused)")
+    static let ignoreRetryAfter = Mutant("ignore-retry-after",
+        "retries at once when the response carries Retry-After (retry-after)")
+    static let noBackoff = Mutant("no-backoff",
+        "retries transient errors (429, 500, 503, lost connections) with no delay (no-tight-retry-loop, backoff-grows)")
+    static let neverRetryTransient = Mutant("never-retry-transient",
+        "reports failed on the first 5xx or 429 without retrying (transient-retried)")
+    static let reportSentAlways = Mutant("report-sent-always",
+        "reports outcome sent for every device whatever happened (outcome checks)")
+    static let neverReviveDeadTokens = Mutant("never-revive-dead-tokens",
+        "keeps skipping a dead token after the app registered it again (registeredAt later than the death) (reregistered-token-used)")
+    static let noJitter = Mutant("no-jitter",
+        "backs off 0 s, 0.5 s, 1 s, … with no jitter (urllib3's schedule): concurrent sends retry in lockstep (backoff-jitter)")
+}
