@@ -79,7 +79,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   python3 -m pip install -q --disable-pip-version-check -r Tests/Interop/requirements.txt
   # async-expo-push-notifications installs the module exponent_server_sdk too: kept in its own
   # directory, put on PYTHONPATH by ExpoClientMatrixTests (its dependencies go in the main env).
-  python3 -m pip install -q --disable-pip-version-check httpx pydantic requests
+  python3 -m pip install -q --disable-pip-version-check 'httpx[http2]==0.28.1' pydantic requests
   # The browser tests (InboxBrowserTests): Selenium's Python bindings, pinned (4.52.0 needs a
   # certifi newer than PyPI has here).
   python3 -m pip install -q --disable-pip-version-check 'selenium==4.51.0'

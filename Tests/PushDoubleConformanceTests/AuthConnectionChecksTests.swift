@@ -115,13 +115,29 @@ final class AuthConnectionChecksTests: XCTestCase {
         }
         XCTAssertVerdict(perRequest.run(AuthConnectionChecks.jwtReuse), .fail)
 
-        // One JWT per connection, one push per connection: still a JWT per request.
+        // One JWT per connection: Apple counts token updates per connection, so a connection's
+        // first JWT is no update (pass), however many connections there are; the team-wide
+        // rate (one token refreshed every 20–60 min) warns.
         var perConn = HistoryBuilder()
         perConn.send(["d1", "d2", "d3"], at: 0, end: 1)
         for (i, d) in ["d1", "d2", "d3"].enumerated() {
             perConn.push(d, at: 0.1 * Double(i + 1), conn: UInt64(i + 1), jwt: HistoryBuilder.jwt(salt: UInt8(i + 1)))
         }
-        XCTAssertVerdict(perConn.run(AuthConnectionChecks.jwtReuse), .fail)
+        XCTAssertVerdict(perConn.run(AuthConnectionChecks.jwtReuse), .pass)
+        XCTAssertVerdict(perConn.run(AuthConnectionChecks.jwtTeamRate), .warn)
+        XCTAssertVerdict(b.run(AuthConnectionChecks.jwtTeamRate), .pass)
+        // A pool whose connections each reuse their own JWT: the same verdicts whether it opened
+        // two or four connections (the count the client happened to open does not flip it).
+        for size in [2, 4] {
+            var pool = HistoryBuilder()
+            pool.send(["d1", "d2", "d3", "d4", "d5", "d6"], at: 0, end: 1)
+            for (i, d) in ["d1", "d2", "d3", "d4", "d5", "d6"].enumerated() {
+                let c = i % size + 1
+                pool.push(d, at: 0.1 * Double(i + 1), conn: UInt64(c), jwt: HistoryBuilder.jwt(salt: UInt8(c)))
+            }
+            XCTAssertVerdict(pool.run(AuthConnectionChecks.jwtReuse), .pass, "pool of \(size)")
+            XCTAssertVerdict(pool.run(AuthConnectionChecks.jwtTeamRate), .warn, "pool of \(size)")
+        }
 
         // A refresh after 20+ minutes is fine.
         var refresh = HistoryBuilder()
@@ -221,7 +237,20 @@ final class AuthConnectionChecksTests: XCTestCase {
         pool.send(["d1", "d2", "d3", "d4", "d5"], at: 0, end: 1)
         for (i, d) in ["d1", "d2", "d3", "d4", "d5"].enumerated() { pool.push(d, at: 0.1 * Double(i + 1), conn: UInt64(i % 3 + 1)) }
         XCTAssertVerdict(pool.run(ConnectionChecks.connectionReuse), .pass)
-        XCTAssertVerdict(pool.run(ConnectionChecks.connectionReuse, params(#"{"maxConnections":0}"#)), .fail)
+        // An HTTP/1.1 pool of six under thread-per-message sends: some connections carry one
+        // request, others several; that is reuse.
+        var six = HistoryBuilder()
+        six.send(["d1", "d2", "d3", "d4", "d5", "d6"], at: 0, end: 1)
+        for (i, d) in ["d1", "d2", "d3", "d4", "d5", "d6"].enumerated() { six.push(d, at: 0.1, conn: UInt64(i + 1), duration: 0.05) }
+        six.send(["d1", "d2", "d3", "d4", "d5", "d6"], at: 2, end: 3)
+        for (i, d) in ["d1", "d2", "d3", "d4", "d5", "d6"].enumerated() { six.push(d, at: 2.1 + 0.01 * Double(i), conn: UInt64(i % 3 + 1)) }
+        XCTAssertVerdict(six.run(ConnectionChecks.connectionReuse), .pass)
+        // One concurrent burst over as many connections as requests, never used again: nothing
+        // shows a connection opened while another stood idle, so it is not judged a failure.
+        var burst = HistoryBuilder()
+        burst.send(["d1", "d2", "d3", "d4"], at: 0, end: 1)
+        for (i, d) in ["d1", "d2", "d3", "d4"].enumerated() { burst.push(d, at: 0.1, conn: UInt64(i + 1), duration: 0.05) }
+        XCTAssertVerdict(burst.run(ConnectionChecks.connectionReuse), .pass)
     }
 
     func testMaxConcurrentStreams() {
@@ -265,7 +294,7 @@ final class AuthConnectionChecksTests: XCTestCase {
         ok.push("d1", at: 0.32)
         XCTAssertVerdict(ok.run(AuthConnectionChecks.keepTokenAfterTooManyUpdates), .pass)
 
-        // Full jitter may retry a few milliseconds later: the gap is not judged (DESIGN §5).
+        // Full jitter may retry a few milliseconds later: the gap is not judged (one delay proves nothing about a scheme).
         var jittered = HistoryBuilder()
         jittered.send(["d1"], at: 0, end: 2)
         jittered.push("d1", at: 0.1, status: 429, reason: "TooManyProviderTokenUpdates")

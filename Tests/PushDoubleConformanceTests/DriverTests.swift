@@ -87,7 +87,7 @@ final class DriverTests: XCTestCase {
 
     func testRPCErrorAndBadOutcome() {
         _ = assertDriverFailure("rpc-error", contains: "error -32000: no can do")
-        _ = assertDriverFailure("bad-outcome", contains: "outcome must be one of sent|pending|dead|rejected|failed|skipped")
+        _ = assertDriverFailure("bad-outcome", contains: "outcome must be one of sent|pending|dead|rejected|failed|skipped|aborted")
         _ = assertDriverFailure("wrong-id", contains: "reply id \"2\" does not match the request id 2")
     }
 

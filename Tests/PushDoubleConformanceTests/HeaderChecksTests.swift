@@ -4,21 +4,52 @@ import PushDoubleCore
 
 final class HeaderChecksTests: XCTestCase {
     func one(headers: [(String, String)], body: String = #"{"aps":{"alert":"hi"}}"#, env: String = "production",
-             _ check: CheckDefinition, _ p: JSONValue = .object([])) -> CheckResult {
+             asked: JSONValue = .object([("title", .string("hi"))]), _ check: CheckDefinition, _ p: JSONValue = .object([])) -> CheckResult {
         var b = HistoryBuilder()
-        b.send(["d1"], at: 0, end: 1)
+        b.send(["d1"], at: 0, end: 1, notification: asked)
         b.push("d1", at: 0.1, headers: headers, body: body, env: env)
         return b.run(check, p)
     }
     let topic = HistoryBuilder.topic
 
     func testTopicSuffix() {
+        let voip = JSONValue.object([("pushType", .string("voip"))])
+        let location = JSONValue.object([("pushType", .string("location"))])
         XCTAssertVerdict(one(headers: [("apns-topic", topic), ("apns-push-type", "alert")], HeaderChecks.topicSuffix), .pass)
-        XCTAssertVerdict(one(headers: [("apns-topic", topic + ".voip"), ("apns-push-type", "voip")], HeaderChecks.topicSuffix), .pass)
-        XCTAssertVerdict(one(headers: [("apns-topic", topic), ("apns-push-type", "voip")], HeaderChecks.topicSuffix), .fail)
-        XCTAssertVerdict(one(headers: [("apns-topic", topic + ".voip"), ("apns-push-type", "alert")], HeaderChecks.topicSuffix), .fail)
+        XCTAssertVerdict(one(headers: [("apns-topic", topic)], HeaderChecks.topicSuffix), .pass, "an alert may leave the type implicit")
+        XCTAssertVerdict(one(headers: [("apns-topic", topic + ".voip"), ("apns-push-type", "voip")], asked: voip, HeaderChecks.topicSuffix), .pass)
+        XCTAssertVerdict(one(headers: [("apns-topic", topic), ("apns-push-type", "voip")], asked: voip, HeaderChecks.topicSuffix), .fail)
+        XCTAssertVerdict(one(headers: [("apns-topic", topic + ".voip"), ("apns-push-type", "alert")], asked: voip, HeaderChecks.topicSuffix), .fail)
         XCTAssertVerdict(one(headers: [("apns-push-type", "alert")], HeaderChecks.topicSuffix), .fail)
-        XCTAssertVerdict(one(headers: [("apns-topic", topic + ".location-query"), ("apns-push-type", "location")], HeaderChecks.topicSuffix), .pass)
+        XCTAssertVerdict(one(headers: [("apns-topic", topic + ".location-query"), ("apns-push-type", "location")], asked: location,
+                             HeaderChecks.topicSuffix), .pass)
+        // Judged against the request, not the header the sender chose: a voip notification
+        // sent as a plain alert to the bare topic, or with no push type at all, fails.
+        let dropped = one(headers: [("apns-topic", topic), ("apns-push-type", "alert")], asked: voip, HeaderChecks.topicSuffix)
+        XCTAssertVerdict(dropped, .fail)
+        XCTAssertTrue(dropped.evidence.map(\.note).joined().contains("apns-push-type alert for a notification that asks for voip"), "\(dropped.evidence)")
+        XCTAssertTrue(dropped.evidence.map(\.note).joined().contains("expected \(topic).voip"), "\(dropped.evidence)")
+        let absent = one(headers: [("apns-topic", topic)], asked: location, HeaderChecks.topicSuffix)
+        XCTAssertVerdict(absent, .fail)
+        XCTAssertTrue(absent.evidence.map(\.note).joined().contains("no apns-push-type for a location notification"), "\(absent.evidence)")
+        // A voip header on an alert notification is as wrong.
+        XCTAssertVerdict(one(headers: [("apns-topic", topic + ".voip"), ("apns-push-type", "voip")], HeaderChecks.topicSuffix), .fail)
+    }
+
+    func testBackgroundListsEveryProblem() {
+        // Empty alert, null badge and sound, priority 10, no push type: every rule is named.
+        let r = one(headers: [("apns-topic", topic)], body: #"{"aps":{"content-available":1,"alert":"","badge":null,"sound":null}}"#,
+                    asked: .object([("contentAvailable", .bool(true))]), HeaderChecks.background,
+                    .object([("requirePushType", .string("background"))]))
+        XCTAssertVerdict(r, .fail)
+        let text = r.evidence.map(\.note).joined()
+        for part in ["apns-push-type is absent", "apns-priority is absent (10)", "aps has alert", "aps has sound", "aps has badge"] {
+            XCTAssertTrue(text.contains(part), "\(part) in \(text)")
+        }
+        // A content-available notification sent as an alert with priority 10 is judged too.
+        XCTAssertVerdict(one(headers: [("apns-topic", topic), ("apns-push-type", "alert"), ("apns-priority", "10")],
+                             body: #"{"aps":{"content-available":1}}"#, asked: .object([("contentAvailable", .bool(true))]),
+                             HeaderChecks.background), .fail)
     }
 
     func testBackground() {
@@ -46,9 +77,10 @@ final class HeaderChecksTests: XCTestCase {
 
     func testCollapseID() {
         XCTAssertVerdict(one(headers: [("apns-collapse-id", String(repeating: "a", count: 64))], HeaderChecks.collapseID), .pass)
-        XCTAssertVerdict(one(headers: [("apns-collapse-id", String(repeating: "a", count: 65))], HeaderChecks.collapseID), .fail)
+        // SHOULD: a sender that sends it, gets 400 and reports rejected loses nothing.
+        XCTAssertVerdict(one(headers: [("apns-collapse-id", String(repeating: "a", count: 65))], HeaderChecks.collapseID), .warn)
         // 22 three-byte characters = 66 bytes.
-        XCTAssertVerdict(one(headers: [("apns-collapse-id", String(repeating: "€", count: 22))], HeaderChecks.collapseID), .fail)
+        XCTAssertVerdict(one(headers: [("apns-collapse-id", String(repeating: "€", count: 22))], HeaderChecks.collapseID), .warn)
     }
 
     func testApnsID() {
@@ -67,9 +99,13 @@ final class HeaderChecksTests: XCTestCase {
     func testPayloadLimits() {
         let big = #"{"aps":{"alert":""# + String(repeating: "x", count: 4100) + #""}}"#
         XCTAssertVerdict(one(headers: [("apns-push-type", "alert")], HeaderChecks.payloadLimits), .pass)
-        XCTAssertVerdict(one(headers: [("apns-push-type", "alert")], body: big, HeaderChecks.payloadLimits), .fail)
-        XCTAssertVerdict(one(headers: [("apns-push-type", "voip")], body: big, HeaderChecks.payloadLimits), .pass)
-        XCTAssertVerdict(one(headers: [("apns-push-type", "alert")], body: "", HeaderChecks.payloadLimits), .fail)
+        // SHOULD: not validating locally loses nothing when the 413 is reported rejected.
+        XCTAssertVerdict(one(headers: [("apns-push-type", "alert")], body: big, HeaderChecks.payloadLimits), .warn)
+        XCTAssertVerdict(one(headers: [("apns-push-type", "voip")], body: big, asked: .object([("pushType", .string("voip"))]),
+                             HeaderChecks.payloadLimits), .pass)
+        XCTAssertVerdict(one(headers: [("apns-push-type", "alert")], body: "", HeaderChecks.payloadLimits), .warn)
+        // An empty payload is the sender's own mapping bug: apns.mapping fails it (MUST).
+        XCTAssertVerdict(one(headers: [("apns-push-type", "alert")], body: "", MappingCheck.check), .fail)
     }
 
     func testEnvironmentHost() {
@@ -87,7 +123,7 @@ final class HeaderChecksTests: XCTestCase {
     func testCatalogueIDsAreUniqueAndMutantTableNamesKnownChecks() {
         XCTAssertEqual(CheckCatalogue.all.count, CheckCatalogue.byID.count)
         for e in MutantTable.entries { for c in e.failingChecks { XCTAssertNotNil(CheckCatalogue.byID[c], c) } }
-        XCTAssertEqual(MutantTable.entries.count, 44)  // 13 APNs/generic + 12 FCM (1 more warns only) + 8 Web Push (2 more warn only) + 11 Expo
+        XCTAssertEqual(MutantTable.entries.count, 47)  // 15 APNs/generic + 12 FCM (1 more warns only) + 9 Web Push (2 more warn only) + 11 Expo
         XCTAssertEqual(MutantTable.entries.filter { $0.mutant.hasPrefix("fcm-") }.count, 12)
         XCTAssertEqual(Severity.must.violationVerdict, .fail)
         XCTAssertEqual(Severity.should.violationVerdict, .warn)

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The reference sender's APNs behaviour (README G1–G5, A1–A14), driven through the
+/// The reference sender's APNs behaviour (rules G1–G5, A1–A14), driven through the
 /// executable in `--scripted-apns` mode: an in-memory APNs answers from a script and
 /// time is virtual, so retries and the JWT lifetime are checked without waiting.
 final class ReferenceSenderAPNsTests: XCTestCase {

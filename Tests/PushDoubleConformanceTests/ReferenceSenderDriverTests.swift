@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The reference sender's driver-protocol surface (DESIGN.md §4) and command line,
+/// The reference sender's driver-protocol surface (docs/conformance.md "Driver protocol v1") and command line,
 /// exercised through the built executable.
 final class ReferenceSenderDriverTests: XCTestCase {
     typealias F = ReferenceSenderFixtures
@@ -54,7 +54,7 @@ final class ReferenceSenderDriverTests: XCTestCase {
         XCTAssertEqual(r["providers"] as? [String], [])
     }
 
-    /// `providers.fcm` needs the service-account file (DESIGN §4); with it FCM is listed.
+    /// `providers.fcm` needs the service-account file (driver protocol); with it FCM is listed.
     func testInitializeWithFCM() throws {
         let s = try ReferenceSenderProcess()
         let incomplete = try s.call("initialize", ["protocolVersion": 1, "providers": ["fcm": ["url": "https://127.0.0.1:3"]]])
@@ -164,9 +164,9 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "expo-ignore-receipt-dead",
             "fcm-token-per-message", "fcm-retry-unregistered", "fcm-retry-invalid-argument", "fcm-ignore-retry-after", "fcm-no-backoff",
             "fcm-never-retry-transient", "fcm-no-remint-on-401", "fcm-numeric-data", "fcm-no-local-checks", "fcm-connection-per-message",
-            "fcm-ttl-number", "fcm-wrong-audience", "fcm-topic-prefix",
+            "fcm-ttl-number", "fcm-wrong-audience", "fcm-topic-prefix", "push-type-dropped", "webpush-ttl-changed", "no-jitter",
         ])
-        XCTAssertEqual(names.count, 47)
+        XCTAssertEqual(names.count, 50)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

@@ -103,8 +103,9 @@ final class ReferenceSenderVariantTests: XCTestCase {
         while let l = try? s.readLine(timeout: 5) { lines.append(l) }
         XCTAssertEqual(try s.waitForExit(), 0)
         XCTAssertEqual(Set(lines.map { String($0.split(separator: "\t").first ?? "") }),
-                       ["full-jitter", "equal-jitter", "decorrelated-jitter", "multi-connection", "jwt-refresh-50min",
-                        "fcm-early-refresh", "fcm-refresh-on-401"])
+                       ["full-jitter", "equal-jitter", "decorrelated-jitter", "multi-connection", "v1-no-features", "register-call",
+                        "jwt-refresh-50min", "jwt-per-connection", "fcm-early-refresh", "fcm-refresh-on-401", "fcm-cold-start-stampede",
+                        "fcm-http1-pool", "expo-too-big-from-receipt"])
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
 
         let unknown = try ReferenceSenderProcess(arguments: ["--variant", "no-such-variant"])

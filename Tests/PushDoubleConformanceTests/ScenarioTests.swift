@@ -8,7 +8,7 @@ final class ScenarioTests: XCTestCase {
         let apns = all.filter { $0.id.hasPrefix("apns.") }
         XCTAssertGreaterThanOrEqual(apns.count, 14)
         let expo = all.filter { $0.id.hasPrefix("expo.") }
-        XCTAssertGreaterThanOrEqual(expo.count, 10, "issue 13 item 5")
+        XCTAssertGreaterThanOrEqual(expo.count, 10, "the Expo suite covers every Expo rule (E1–E9)")
         for s in apns + expo {
             XCTAssertEqual((s.file! as NSString).lastPathComponent, s.id + ".json")
             XCTAssertFalse(s.references.isEmpty, s.id)
@@ -21,7 +21,7 @@ final class ScenarioTests: XCTestCase {
         for a in ["A1", "A2", "A3", "A4", "A5", "A6", "A7", "A9", "A10", "A12", "A13", "A14", "G1", "G2", "G3", "G4", "G5"] {
             XCTAssertTrue(refs.contains(a), "no case references \(a)")
         }
-        // Every FCM case is as complete as the APNs ones (issue 12 item 6: at least 12).
+        // Every FCM case is as complete as the APNs ones (at least 12).
         let fcm = all.filter { $0.id.hasPrefix("fcm.") }
         XCTAssertGreaterThanOrEqual(fcm.count, 12)
         for s in fcm {

@@ -42,7 +42,13 @@ final class SuiteAcceptanceTests: XCTestCase {
             let cases = all.filter { s in s.checks.contains { e.failingChecks.contains($0.id) } }
             var o = RunOptions(senderCommand: "\(Self.executable) --mutant \(e.mutant)"); o.timeout = 30; o.jobs = 8
             let report = ConformanceRunner(host: ServerFakeHost(), options: o).run(cases)
-            XCTAssertFalse(report.succeeded, "\(e.mutant) passed the suite")
+            // A mutant that breaks SHOULD rules only passes, with the warnings: a MUST there would
+            // fail a sender for what the real service may accept or what loses nothing.
+            if e.failingChecks.contains(where: { CheckCatalogue.byID[$0]?.severity == .must }) {
+                XCTAssertFalse(report.succeeded, "\(e.mutant) passed the suite")
+            } else {
+                XCTAssertTrue(report.succeeded, "\(e.mutant) breaks SHOULD rules only, yet failed: " + ConsoleReporter.render(report))
+            }
             for check in e.failingChecks {
                 let verdicts = report.cases.flatMap { $0.checks.filter { $0.id == check }.map(\.verdict) }
                 let expected = try XCTUnwrap(CheckCatalogue.byID[check]).severity.violationVerdict

@@ -36,8 +36,9 @@ struct HistoryBuilder {
     static let defaultJWT = jwt()
 
     /// Adds a send step (time offsets in seconds from t0).
-    mutating func send(_ devices: [String], at start: Double, end: Double, results: [String: DeliveryOutcome] = [:]) {
-        steps.append(StepRecord(index: steps.count, type: "send", devices: devices, notification: .object([("title", .string("hi"))]),
+    mutating func send(_ devices: [String], at start: Double, end: Double, results: [String: DeliveryOutcome] = [:],
+                       notification: JSONValue = .object([("title", .string("hi"))])) {
+        steps.append(StepRecord(index: steps.count, type: "send", devices: devices, notification: notification,
                                 startedAt: Self.t0 + start, endedAt: Self.t0 + end,
                                 results: devices.compactMap { d in results[d].map { DeviceResult(device: d, outcome: $0) } }))
     }
@@ -96,6 +97,6 @@ struct HistoryBuilder {
 
 func params(_ json: String) -> JSONValue { try! JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)) }
 
-func XCTAssertVerdict(_ r: CheckResult, _ v: Verdict, file: StaticString = #filePath, line: UInt = #line) {
-    XCTAssertEqual(r.verdict, v, "\(r.id): \(r.message) \(r.evidence.map(\.rendered))", file: file, line: line)
+func XCTAssertVerdict(_ r: CheckResult, _ v: Verdict, _ context: String = "", file: StaticString = #filePath, line: UInt = #line) {
+    XCTAssertEqual(r.verdict, v, "\(context.isEmpty ? "" : context + ": ")\(r.id): \(r.message) \(r.evidence.map(\.rendered))", file: file, line: line)
 }

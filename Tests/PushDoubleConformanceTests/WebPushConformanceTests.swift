@@ -147,7 +147,7 @@ final class WebPushConformanceTests: XCTestCase {
         XCTAssertEqual(v["webpush.ttl"], .fail)
         XCTAssertEqual(v["webpush.urgency"], .warn)
         XCTAssertEqual(v["webpush.aes128gcm"], .warn)
-        XCTAssertEqual(v["webpush.payload-limits"], .fail)
+        XCTAssertEqual(v["webpush.payload-limits"], .warn, "SHOULD: the 413 reported rejected loses nothing")
         let decrypt = WebPushChecks.decryptable.run(ctx)
         XCTAssertEqual(decrypt.evidence.count, 1)
         XCTAssertTrue(decrypt.evidence[0].note.contains("authenticationFailed"), decrypt.evidence[0].note)

@@ -12,7 +12,7 @@ public enum CheckCatalogue {
 
     public static let driverProtocol = CheckDefinition(
         id: driverCheckID, title: "Sender answers every driver call in time with a well-formed reply",
-        reference: "DESIGN §4 (driver protocol v1)", severity: .must
+        reference: "docs/conformance.md \"Driver protocol v1\"", severity: .must
     ) { _ in .held("every call answered") }
 
     /// The generic checks, written once over ``Attempt``s (Checks/Generic); ids without a
@@ -73,6 +73,7 @@ public enum MutantTable {
         public var mutant: String
         public var bug: String
         /// Check ids that must not pass (fail, or warn for SHOULD checks) somewhere in the suite.
+        /// A mutant whose checks are all SHOULD passes the suite, with those warnings.
         public var failingChecks: [String]
         public init(mutant: String, bug: String, failingChecks: [String]) {
             self.mutant = mutant; self.bug = bug; self.failingChecks = failingChecks

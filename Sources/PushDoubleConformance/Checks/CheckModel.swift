@@ -90,6 +90,11 @@ public struct CheckContext: Sendable {
         self.configuration = configuration; self.scope = scope
     }
 
+    /// The notification the runner asked the sender to send in step `index` (nil: not a send step).
+    public func notification(step index: Int) -> JSONValue? {
+        steps.indices.contains(index) ? steps[index].notification : nil
+    }
+
     /// Every (answered send step, device of it) a generic check judges, in step order.
     public var judgedSends: [(step: StepRecord, device: String)] {
         steps.filter { $0.type == "send" && $0.failure == nil }.flatMap { s in s.devices.filter(judges(device:)).map { (s, $0) } }

@@ -114,7 +114,15 @@ public final class DriverClient: @unchecked Sendable {
                 }
                 targets = list.compactMap(\.stringValue)
             }
-            return .success(SenderIdentity(name: name, version: version, providers: providers.compactMap(\.stringValue), targets: targets))
+            var features: [String]?
+            if let f = r["features"], !f.isNull {
+                guard let list = f.arrayValue, list.allSatisfy({ $0.stringValue != nil }) else {
+                    return .failure(.badResult(method: DriverProtocol.initialize, problem: "\"features\" must be an array of strings"))
+                }
+                features = list.compactMap(\.stringValue)
+            }
+            return .success(SenderIdentity(name: name, version: version, providers: providers.compactMap(\.stringValue), targets: targets,
+                                           features: features))
         }
     }
 

@@ -14,6 +14,28 @@ public enum DriverProtocol {
     public static let send = "send"
     public static let settle = "settle"
     public static let shutdown = "shutdown"
+    /// Runner → sender, only to a sender declaring the `register` feature: "the app
+    /// registered these devices' tokens again now" (params `{"devices": […]}`, result `{}`).
+    public static let register = "register"
+}
+
+/// The optional parts of driver protocol v1 a sender declares in its `initialize` result
+/// (`"features": [...]`). Each addition to v1 is opt-in: a sender written before it declares
+/// nothing and sees no change, and a case that needs a feature the sender did not declare is
+/// n/a with the reason, never failed (docs/conformance.md "Optional features").
+public enum SenderFeature {
+    /// The sender reads each device's `registeredAt` (when the app last registered the token)
+    /// and uses a token it had learnt was dead again once it was registered after the death.
+    public static let registeredAt = "registeredAt"
+    /// The sender implements the `register` method (the runner calls it before the send, for
+    /// the devices the app registered again), the alternative to `registeredAt` for libraries
+    /// whose only registration state is an "active" flag set by the app's registration call.
+    public static let register = "register"
+    /// Every feature this runner knows, for `--list` and the docs.
+    public static let all: [(name: String, meaning: String)] = [
+        (registeredAt, "devices carry registeredAt; a dead token registered again later is used again"),
+        (register, "the runner calls register(devices) when the app registers tokens again"),
+    ]
 }
 
 /// What the sender reports for one device after a `send` (or `settle`).
@@ -30,6 +52,9 @@ public enum DeliveryOutcome: String, Sendable, Codable, CaseIterable {
     case failed
     /// Not attempted (e.g. known dead).
     case skipped
+    /// Never attempted: the library aborted the batch before reaching this device (distinct
+    /// from `skipped`, a choice, and `failed`, an attempt that did not succeed).
+    case aborted
 }
 
 /// One element of `send.result.results` / `settle.result.results`.
@@ -44,7 +69,7 @@ public struct DeviceResult: Sendable, Codable, Equatable {
 }
 
 /// Everything the runner tells a sender about the fakes of one scenario: the
-/// `initialize` params and the environment variables of DESIGN §4, as the provider modules
+/// `initialize` params and the environment variables of the driver protocol (docs/conformance.md), as the provider modules
 /// rendered them once the fakes' ports were bound (``SenderMaterial``).
 public struct SenderConfiguration: Sendable, Equatable {
     /// The test CA's PEM file (also in SSL_CERT_FILE / REQUESTS_CA_BUNDLE / PUSHDOUBLE_CA_FILE).
@@ -93,7 +118,12 @@ public struct SenderIdentity: Sendable, Codable, Equatable {
     /// The non-device recipients it sends to (`fcm.topic`, `fcm.condition`; optional in v1,
     /// nil = none): a case naming a kind not listed is n/a for this sender.
     public var targets: [String]?
-    public init(name: String, version: String, providers: [String], targets: [String]? = nil) {
-        self.name = name; self.version = version; self.providers = providers; self.targets = targets
+    /// The optional protocol features it declared (``SenderFeature``; nil = none).
+    public var features: [String]?
+    public init(name: String, version: String, providers: [String], targets: [String]? = nil, features: [String]? = nil) {
+        self.name = name; self.version = version; self.providers = providers; self.targets = targets; self.features = features
     }
+
+    /// Whether it declared `feature`.
+    public func supports(_ feature: String) -> Bool { features?.contains(feature) ?? false }
 }

@@ -95,6 +95,13 @@ public final class ConformanceRunner: Sendable {
                          durationSeconds: Date().timeIntervalSince(started), cases: results.all())
     }
 
+    /// The optional features the case needs and the sender did not declare: re-registered
+    /// tokens need `registeredAt` or `register` (either one serves).
+    static func missingFeatures(_ registrations: Registrations, _ id: SenderIdentity) -> [String] {
+        guard !registrations.byStep.isEmpty else { return [] }
+        return id.supports(SenderFeature.registeredAt) || id.supports(SenderFeature.register) ? [] : [SenderFeature.registeredAt]
+    }
+
     /// Runs one case: fakes, sender, steps, shutdown (``drive(_:registrations:session:shared:into:)``),
     /// then judging (``CaseJudge``), while the fakes still run.
     public func runCase(_ scenario: ConformanceScenario, shared: SharedSender? = nil) -> CaseResult {
@@ -149,6 +156,7 @@ public final class ConformanceRunner: Sendable {
             record.identity = id
             let missing = scenario.providers.filter { !id.providers.contains($0) }
                 + scenario.targetKinds.filter { !(id.targets ?? []).contains($0) }.map { "\($0) targets" }
+                + Self.missingFeatures(registrations, id).map { "the \($0) feature (declare it in the initialize result's \"features\")" }
             if !missing.isEmpty {
                 if ownsProcess { _ = client.shutdown() }
                 record.log = Self.caseLog(client, from: logStart)
@@ -160,7 +168,7 @@ public final class ConformanceRunner: Sendable {
         // 4. Steps.
         if record.failureText == nil {
             let outcome = StepDriver(scenario: scenario, client: client, registrations: registrations,
-                                     configuration: session.configuration, session: session).run()
+                                     configuration: session.configuration, session: session, identity: record.identity).run()
             record.steps = outcome.steps
             if let f = outcome.failure { abort(f) }
         }
@@ -207,6 +215,8 @@ struct StepDriver {
     var configuration: SenderConfiguration? = nil
     /// The case's fakes, for `admin` steps.
     var session: (any FakeSession)? = nil
+    /// What the sender declared: how it hears of re-registered tokens (``SenderFeature``).
+    var identity: SenderIdentity? = nil
 
     func run() -> (steps: [StepRecord], failure: DriverFailure?) {
         var steps: [StepRecord] = []
@@ -214,10 +224,21 @@ struct StepDriver {
             switch step {
             case let .send(notification, deviceIDs, targetIDs, rep):
                 for r in 0..<rep {
-                    let registeredAt = registrations.dates(step: i, now: Date())
+                    var registeredAt = registrations.dates(step: i, now: Date())
+                    // A sender that hears of registrations through `register` instead of
+                    // `registeredAt` is told just before the send, of the registrations that
+                    // happen now; a moment before the case began is no news to it.
+                    if let told = registeredAt, identity?.supports(SenderFeature.registeredAt) != true,
+                       identity?.supports(SenderFeature.register) == true {
+                        let (recorded, f) = register(told, caseStart: steps.first?.startedAt ?? Date())
+                        if let f { return (steps, f) }
+                        registeredAt = recorded
+                    }
+                    // Devices carry `registeredAt` only for a sender that reads it.
+                    let inDevices = identity.map { $0.supports(SenderFeature.registeredAt) } ?? true
                     let devices = JSONValue.array(deviceIDs.compactMap { id in
                         scenario.device(id).map { d in
-                            let json = Self.driverJSON(d, registeredAt: registeredAt?[id])
+                            let json = Self.driverJSON(d, registeredAt: inDevices ? registeredAt?[id] : nil)
                             return ConformanceProviders.provider(ProviderID(rawValue: d.provider))?
                                 .senderDevice(json, configuration: configuration) ?? json
                         }
@@ -250,6 +271,22 @@ struct StepDriver {
             }
         }
         return (steps, nil)
+    }
+
+    /// Calls `register` for the devices registered at or after the case began; returns the
+    /// moments to record (the call's), keyed by device.
+    private func register(_ told: [String: Date], caseStart: Date) -> ([String: Date]?, DriverFailure?) {
+        let now = Date()
+        let ids = told.filter { $0.value >= caseStart.addingTimeInterval(-1) }.map(\.key).sorted()
+        guard !ids.isEmpty else { return (nil, nil) }
+        let devices = JSONValue.array(ids.compactMap { id in
+            scenario.device(id).map { d in
+                ConformanceProviders.provider(ProviderID(rawValue: d.provider))?.senderDevice(d.driverJSON, configuration: configuration)
+                    ?? d.driverJSON
+            }
+        })
+        if case .failure(let f) = client.call(DriverProtocol.register, params: .object([("devices", devices)])) { return (nil, f) }
+        return (Dictionary(uniqueKeysWithValues: ids.map { ($0, now) }), nil)
     }
 
     /// A device as `send` names it: the scenario's device object, plus `registeredAt`

@@ -5,7 +5,7 @@ import PushDoubleCore
 /// `"registeredAt": {"d1": "now", "d2": "2025-06-01T00:00:00.000Z"}` on a send step.
 ///
 /// The runner tells the sender through the driver protocol: each device object of that
-/// `send` carries `"registeredAt": "<ISO 8601 UTC>"` (DESIGN §4 device fields;
+/// `send` carries `"registeredAt": "<ISO 8601 UTC>"` (the driver protocol's device fields;
 /// docs/conformance.md "Re-registered tokens"). `"now"` is the moment the step starts, so a
 /// case can say "registered again after the sender learnt the token was dead" without
 /// knowing when the run happens. A sender that learnt a token was dead must use it again

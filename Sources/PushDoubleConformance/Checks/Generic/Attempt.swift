@@ -8,7 +8,7 @@ import PushDoubleCore
 ///
 /// The generic checks (Checks/Generic) read attempts only, never a provider's wire format.
 public struct Attempt: Sendable {
-    /// What the answer means for this recipient, in the provider-neutral terms of DESIGN §4.
+    /// What the answer means for this recipient, in the driver protocol's provider-neutral terms.
     public enum Classification: String, Sendable, CaseIterable {
         /// The provider took the notification for this recipient.
         case accepted
@@ -120,7 +120,7 @@ public struct AttemptTarget: Sendable, Equatable {
 }
 
 /// What a provider answers, in the words the generic classifier needs (one table per
-/// provider, sourced from shared/protocols by the provider's folder).
+/// provider, each fact cited in the provider's docs page).
 public struct ProviderFacts: Sendable {
     /// Reasons that mean the token is unusable.
     public var deadReasons: Set<String>

@@ -14,14 +14,19 @@ enum OutcomeChecks {
     }
 
     /// `outcome`: `expect` applies to the first send reply naming the device,
-    /// `expectLater` to every later one.
+    /// `expectLater` to every later one, `expectFinal` to the first message's fate: the last
+    /// outcome the sender reported for the device in a send or settle reply before the next
+    /// send named it again (where a provider lets the sender learn a message's
+    /// fate either at once or later, e.g. Expo's MessageTooBig: rejected locally, or pending
+    /// at send and rejected once the receipt says so).
     static let outcome = CheckDefinition(
         id: "outcome", title: "Reported outcome is the expected one",
-        reference: "DESIGN §4 outcomes; A1, A2, A3, A4, A13", severity: .must
+        reference: "driver protocol outcomes; A1, A2, A3, A4, A13", severity: .must
     ) { ctx in
         let first = ctx.params["expect"]?.objectValue ?? []
         let later = ctx.params["expectLater"]?.objectValue ?? []
-        if first.isEmpty && later.isEmpty { return .notApplicable("no expectations given") }
+        let final = ctx.params["expectFinal"]?.objectValue ?? []
+        if first.isEmpty && later.isEmpty && final.isEmpty { return .notApplicable("no expectations given") }
         var problems: [Evidence] = []
         var judged = 0
         var seen: Set<String> = []
@@ -44,6 +49,26 @@ enum OutcomeChecks {
                 }
             }
         }
+        // The fate of the first message to each device: its last reported outcome before the
+        // next send step names the device again (later settles included).
+        var last: [String: (step: StepRecord, result: DeviceResult)] = [:]
+        var sends: [String: Int] = [:]
+        for step in ctx.steps where (step.type == "send" || step.type == "settle") && step.failure == nil {
+            if step.type == "send" { for d in step.devices + (step.targets ?? []) { sends[d, default: 0] += 1 } }
+            for r in step.results where sends[r.device] == 1 { last[r.device] = (step, r) }
+        }
+        for (device, spec) in final {
+            guard let want = expected(spec) else { problems.append(Evidence("bad expectation for \(device): \(spec.compactJSON)")); continue }
+            judged += 1
+            let wantText = want.map(\.rawValue).sorted().joined(separator: "|")
+            guard let (step, got) = last[device] else {
+                problems.append(Evidence("no reply ever named \(device) (expected it to end \(wantText))")); continue
+            }
+            if !want.contains(got.outcome) {
+                problems.append(Evidence("\(device) ended \(got.outcome.rawValue)" + (got.reason.map { " (\($0))" } ?? "")
+                    + " (last reported in step \(step.index + 1), a \(step.type)), expected it to end \(wantText)"))
+            }
+        }
         if judged == 0 { return .notApplicable("no send reply named the expected devices") }
         return problems.isEmpty ? .held("\(judged) reported outcome(s) as expected")
             : .violated("\(problems.count) outcome(s) differ from the expected ones", problems)
@@ -52,7 +77,7 @@ enum OutcomeChecks {
     /// `outcome-truthful`: the sender's words agree with the history.
     static let truthful = CheckDefinition(
         id: "outcome-truthful", title: "Reported outcomes agree with what the fake saw",
-        reference: "DESIGN §4 (the runner never trusts the sender's words alone)", severity: .must
+        reference: "the runner never trusts the sender's words alone: every outcome is checked against the history", severity: .must
     ) { ctx in
         let h = AttemptLog(ctx)
         var problems: [Evidence] = []
@@ -84,9 +109,10 @@ enum OutcomeChecks {
                         problems.append(Evidence("step \(step.index + 1): \(r.device) reported \(r.outcome.rawValue) but the fake accepted it",
                                                  seqs: accepted.map(\.seq)))
                     }
-                case .skipped:
+                case .skipped, .aborted:
                     if !attempts.isEmpty {
-                        problems.append(Evidence("step \(step.index + 1): \(r.device) reported skipped but attempts arrived", seqs: attempts.map(\.seq)))
+                        problems.append(Evidence("step \(step.index + 1): \(r.device) reported \(r.outcome.rawValue) (never attempted) but attempts arrived",
+                                                 seqs: attempts.map(\.seq)))
                     }
                 }
                 if let d = attempts.last(where: \.deadToken) { deadSoFar[r.device] = d.end }
@@ -101,7 +127,7 @@ enum OutcomeChecks {
     /// `no-loss`: every device of every send is accepted or reported as not sent.
     static let noLoss = CheckDefinition(
         id: "no-loss", title: "No notification is silently lost",
-        reference: "A5 (connection loss); DESIGN §4 outcomes", severity: .must
+        reference: "A5 (connection loss); driver protocol outcomes", severity: .must
     ) { ctx in
         let h = AttemptLog(ctx)
         var problems: [Evidence] = []

@@ -12,7 +12,7 @@ enum RegistrationChecks {
 
     static let reregisteredTokenUsed = CheckDefinition(
         id: "reregistered-token-used", title: "A dead token registered again later is used again",
-        reference: "DESIGN §4 (send devices: registeredAt); G4 (a dead token stays dead until it is registered again)",
+        reference: "driver protocol (send devices: registeredAt); G4 (a dead token stays dead until it is registered again)",
         severity: .must
     ) { ctx in
         let h = AttemptLog(ctx)

@@ -1,7 +1,7 @@
 import Foundation
 import PushDoubleCore
 
-/// Checks on retries, backoff, dead tokens and duplicates (README G1–G5, A1–A5).
+/// Checks on retries, backoff, dead tokens and duplicates (rules G1–G5, A1–A5).
 enum RetryChecks {
     static let noRetryPermanent = CheckDefinition(
         id: "no-retry-permanent", title: "No retry after a permanent error",
@@ -159,7 +159,7 @@ enum RetryChecks {
     ) { ctx in
         let h = AttemptLog(ctx)
         let minMean = ctx.params["minMeanDelay"]?.doubleValue ?? tightLoopMeanDelay
-        // The sequence is judged, never one delay (DESIGN §5): every message retried at least
+        // The sequence is judged, never one delay (one delay says nothing, scheduling noise can stretch any): every message retried at least
         // twice after 429/5xx without Retry-After, their delays pooled.
         var loops: [([Attempt], [Double])] = []
         for g in h.groups {
@@ -211,24 +211,52 @@ enum RetryChecks {
                          rows.map { g, gaps in Evidence("\(g[0].device): delays \(text(gaps)) s", seqs: g.map(\.seq)) })
     }
 
+    /// Shortest typical backoff delay judged for jitter (seconds): a retry sent at once (urllib3's
+    /// first retry) has no delay to spread, so it says nothing about jitter.
+    static let jitterJudgedDelay = 0.05
+    /// How far delays that were meant to be equal drift apart when several senders' threads
+    /// or tasks retry at once on a loaded machine (seconds): scheduling noise, never jitter.
+    static let jitterNoiseFloor = 0.015
+    /// Least spread, as a share of the typical delay, that counts as jitter.
+    static let jitterMinShare = 0.05
+
     static let backoffJitter = CheckDefinition(
         id: "backoff-jitter", title: "Backoff has jitter",
-        reference: "A4, G3 (policy: exponential backoff with jitter)", severity: .should
+        reference: "AWS Architecture Blog, Exponential Backoff And Jitter (2015); Google Cloud, Retry strategy (exponential backoff with jitter)",
+        severity: .should
     ) { ctx in
         let h = AttemptLog(ctx)
-        var firstGaps: [(String, Double, [UInt64])] = []
-        for g in h.groups {
-            if let gap = serverErrorGaps(g).first { firstGaps.append((g[0].device, gap, g.map(\.seq))) }
+        // Each message's retry chain: its delays after 5xx answers without Retry-After, in order.
+        let chains = h.groups.compactMap { g -> (device: String, gaps: [Double], seqs: [UInt64])? in
+            let gaps = serverErrorGaps(g)
+            return gaps.isEmpty ? nil : (g[0].device, gaps, g.map(\.seq))
         }
-        guard firstGaps.count >= 3 else { return .notApplicable("fewer than three messages retried after 5xx: jitter not observable") }
-        let values = firstGaps.map(\.1)
-        let spread = (values.max() ?? 0) - (values.min() ?? 0)
-        if spread < 0.002 {
-            return .violated(String(format: "first retry delays of %d messages are all equal (spread %.4f s): no jitter", firstGaps.count, spread),
-                             [Evidence(firstGaps.map { String(format: "%@ %.3f s", $0.0, $0.1) }.joined(separator: ", "),
-                                       seqs: firstGaps.flatMap(\.2))])
+        guard chains.count >= 3 else { return .notApplicable("fewer than three messages retried after 5xx: jitter not observable") }
+        // The n-th retries of all chains are compared with one another: without jitter they share
+        // one delay, and only scheduling noise (bounded by the floor, or a small share of a long
+        // delay) tells them apart. Retry indices whose typical delay is near zero are not judged.
+        var judged: [String] = []
+        var spreadOut: [String] = []
+        for k in 0..<(chains.map(\.gaps.count).max() ?? 0) {
+            let values = chains.compactMap { $0.gaps.count > k ? $0.gaps[k] : nil }.sorted()
+            guard values.count >= 3 else { continue }
+            let median = values[values.count / 2]
+            guard median >= jitterJudgedDelay else { continue }
+            let spread = values.last! - values.first!
+            let needed = max(jitterNoiseFloor, jitterMinShare * median)
+            let line = String(format: "retry %d: %d delays %.3f–%.3f s (spread %.3f s, jitter needs > %.3f s)",
+                              k + 1, values.count, values.first!, values.last!, spread, needed)
+            judged.append(line)
+            if spread > needed { spreadOut.append(line) }
         }
-        return .held(String(format: "first retry delays spread over %.3f s", spread))
+        if judged.isEmpty { return .notApplicable("no retry delay long enough to judge for jitter") }
+        if spreadOut.isEmpty {
+            return .violated("\(chains.count) messages retried in lockstep: no jitter",
+                             [Evidence(judged.joined(separator: "; ") + ". Per message: "
+                                       + chains.prefix(8).map { "\($0.device) \(text($0.gaps))" }.joined(separator: ", "),
+                                       seqs: chains.prefix(8).flatMap(\.seqs))])
+        }
+        return .held(spreadOut.joined(separator: "; "))
     }
 
     static let noDuplicateDelivery = CheckDefinition(

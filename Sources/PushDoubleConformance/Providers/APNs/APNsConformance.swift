@@ -28,7 +28,7 @@ public struct APNsConformance: ConformanceProvider {
         [
             GoAwayCheck.check,
             AuthConnectionChecks.jwtContents, AuthConnectionChecks.jwtExactMembers, AuthConnectionChecks.jwtIatInteger,
-            AuthConnectionChecks.jwtReuse, AuthConnectionChecks.jwtMaxAge,
+            AuthConnectionChecks.jwtReuse, AuthConnectionChecks.jwtTeamRate, AuthConnectionChecks.jwtMaxAge,
             AuthConnectionChecks.jwtRefreshAfterExpired, AuthConnectionChecks.keepTokenAfterTooManyUpdates,
             AuthConnectionChecks.unrelatedKeyNewConnection,
             AuthConnectionChecks.maxConcurrentStreams, AuthConnectionChecks.noPriorityFrames,
@@ -38,7 +38,7 @@ public struct APNsConformance: ConformanceProvider {
         ]
     }
 
-    /// The generic checks shipped as `apns.<id>` before the provider seam (DESIGN §5: ids
+    /// The generic checks shipped as `apns.<id>` before the provider seam (ids
     /// never change meaning, so each old id still names the same rule over APNs attempts).
     public static let shippedGenericIDs = [
         "outcome", "outcome-truthful", "no-loss", "no-retry-permanent", "dead-token-not-reused", "retry-after",

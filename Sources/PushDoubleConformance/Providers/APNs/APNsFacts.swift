@@ -4,7 +4,7 @@ import PushDoubleCore
 import PushDoubleCrypto
 
 /// APNs wire facts the checks judge against. The values come from the fake's own tables in
-/// PushDoubleAPNs (copied there from /work/shared/protocols/apns.md); do not restate them here.
+/// PushDoubleAPNs (docs/apns.md cites Apple's documents for each); do not restate them here.
 public enum APNsFacts {
     /// apns.md §4: regular payload limit, bytes.
     public static let payloadLimit = APNsPushType.alert.payloadLimit
@@ -23,9 +23,9 @@ public enum APNsFacts {
     })
     /// apns.md §7.2 Apple's retry rule: never retry these.
     public static let neverRetryReasons = Set(APNsReason.allCases.filter(\.isPermanent).map(\.rawValue))
-    /// Per-recipient permanent errors: the token is unusable (README G4, A1, A2, A14).
+    /// Per-recipient permanent errors: the token is unusable (rules G4, A1, A2, A14).
     public static let deadTokenReasons = wire([.unregistered, .expiredToken, .badDeviceToken, .deviceTokenNotForTopic])
-    /// 4xx reasons that are not request errors a sender must not resend unchanged (README G5).
+    /// 4xx reasons that are not request errors a sender must not resend unchanged (rules G5).
     public static let retryable4xxReasons = wire([
         .expiredProviderToken, .tooManyProviderTokenUpdates, .tooManyRequests, .idleTimeout, .unrelatedKeyIdInToken,
     ])

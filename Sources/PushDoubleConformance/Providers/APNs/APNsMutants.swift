@@ -4,13 +4,18 @@ extension APNsConformance {
     public var mutants: [MutantTable.Entry] { Self.mutantEntries }
 
     static let mutantEntries: [MutantTable.Entry] = [
+        MutantTable.Entry(mutant: "push-type-dropped", bug: "sends voip, location and complication notifications as plain alerts to the bare topic",
+              failingChecks: ["apns.header.topic-suffix"]),
         MutantTable.Entry(mutant: "retry-dead-tokens", bug: "retries and reuses tokens APNs called dead",
               failingChecks: ["no-retry-permanent", "dead-token-not-reused"]),
         MutantTable.Entry(mutant: "jwt-per-request", bug: "signs a new JWT for every push", failingChecks: ["apns.jwt-reuse"]),
         MutantTable.Entry(mutant: "ignore-retry-after", bug: "retries before Retry-After elapsed", failingChecks: ["retry-after"]),
         MutantTable.Entry(mutant: "no-backoff", bug: "retries 5xx without growing delays", failingChecks: ["no-tight-retry-loop", "backoff-grows"]),
         MutantTable.Entry(mutant: "connection-per-push", bug: "opens a new connection for every push", failingChecks: ["connection-reuse"]),
+        // SHOULD only: the 413 is reported rejected, nothing is lost; the suite passes it with a warning.
         MutantTable.Entry(mutant: "oversized-payloads", bug: "sends payloads over 4096 bytes instead of rejecting them", failingChecks: ["apns.payload-limits"]),
+        MutantTable.Entry(mutant: "no-jitter", bug: "backs off 0 s, 0.5 s, 1 s with no jitter: concurrent retries in lockstep (SHOULD)",
+              failingChecks: ["backoff-jitter"]),
         MutantTable.Entry(mutant: "wrong-topic-suffix", bug: "omits the push-type topic suffix", failingChecks: ["apns.header.topic-suffix"]),
         MutantTable.Entry(mutant: "background-priority-10", bug: "sends background pushes with priority 10", failingChecks: ["apns.header.background"]),
         MutantTable.Entry(mutant: "resend-all-after-goaway", bug: "resends every stream after GOAWAY, processed ones too",

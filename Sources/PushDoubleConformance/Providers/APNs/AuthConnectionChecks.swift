@@ -110,8 +110,9 @@ enum AuthConnectionChecks {
     }
 
     static let jwtReuse = CheckDefinition(
-        id: "apns.jwt-reuse", title: "One JWT is reused for 20–60 min (no JWT per request)",
-        reference: "A6; apns.md §5 (refresh no more often than every 20 minutes)", severity: .must
+        id: "apns.jwt-reuse", title: "On each connection, a JWT is replaced no sooner than 20 min after the previous one",
+        reference: "Apple, Establishing a token-based connection to APNs (refresh no more than once every 20 minutes; "
+            + "429 TooManyProviderTokenUpdates, counted per connection)", severity: .must
     ) { ctx in
         let h = APNsHistory(ctx)
         let pushes = h.pushes.filter { $0.jwt != nil }
@@ -139,25 +140,41 @@ enum AuthConnectionChecks {
                 seqs: [prev.seq, p.seq]))
             if problems.count >= 5 { break }
         }
-        // Whole run: a JWT per request (also across one-push connections). A new JWT is
-        // justified when the one before it was refused as expired, or is ≥ 20 min older by iat
-        // (a sender that refreshes on schedule, or shares a team-wide token cache).
-        var distinct: [String] = []
-        for p in pushes { if let j = p.jwt, !distinct.contains(j) { distinct.append(j) } }
-        var justified = 0
-        for (prev, next) in zip(distinct, distinct.dropFirst()) {
-            if expired.contains(prev) { justified += 1; continue }
-            if let a = DecodedJWT(prev)?.issuedAt, let b = DecodedJWT(next)?.issuedAt, b - a >= APNsFacts.jwtMinRefreshInterval {
-                justified += 1
-            }
-        }
-        let unjustified = distinct.count - justified
-        if unjustified > 1 && pushes.count >= 3 && unjustified * 2 > pushes.count {
-            problems.append(Evidence("\(distinct.count) distinct JWTs for \(pushes.count) pushes (\(justified) of the changes justified by "
-                + "ExpiredProviderToken or a 20-min-newer iat)", seqs: pushes.prefix(10).map(\.seq)))
-        }
+        // Apple counts provider-token updates per connection: a connection's first JWT is no
+        // update, however many connections a pool opens. A JWT per request on one-push
+        // connections is connection-reuse's finding, and the team-wide rate apns.jwt-team-rate's.
+        let distinct = Set(pushes.compactMap(\.jwt))
         return problems.isEmpty ? .held("\(distinct.count) JWT(s) for \(pushes.count) push(es)")
             : .violated("provider JWT minted too often", problems)
+    }
+
+    static let jwtTeamRate = CheckDefinition(
+        id: "apns.jwt-team-rate", title: "The team's provider JWT is refreshed no more than once every 20 minutes",
+        reference: "Apple, Establishing a token-based connection to APNs (refresh no more than once every 20 minutes and no less "
+            + "than once every 60 minutes)", severity: .should
+    ) { ctx in
+        let h = APNsHistory(ctx)
+        let pushes = h.pushes.filter { $0.jwt != nil }
+        if pushes.isEmpty { return .notApplicable("no token-authenticated pushes") }
+        let expired = expiredTokens(h)
+        // Distinct JWTs in the order they first appeared, with their iat. A JWT is a refresh
+        // the team needed when the one before it was refused as expired, or when it is at least
+        // 20 min newer by iat; any other new JWT within 20 min of the current one is one more
+        // than Apple asks for (a token per connection or per request, not one shared token).
+        var order: [(push: APNsPush, jwt: String, iat: Int64?)] = []
+        var seen: Set<String> = []
+        for p in pushes { if let j = p.jwt, seen.insert(j).inserted { order.append((p, j, DecodedJWT(j)?.issuedAt)) } }
+        var extra: [(APNsPush, String)] = []
+        var current = order[0]
+        for next in order.dropFirst() {
+            if expired.contains(current.jwt) { current = next; continue }
+            if let a = current.iat, let b = next.iat, b - a >= APNsFacts.jwtMinRefreshInterval { current = next; continue }
+            extra.append((next.push, "JWT iat \(next.iat.map(String.init) ?? "?") while iat \(current.iat.map(String.init) ?? "?") was in use"))
+        }
+        if extra.isEmpty { return .held("\(order.count) JWT(s) for \(pushes.count) push(es), each a needed refresh") }
+        return .violated("\(order.count) distinct JWTs within 20 minutes for \(pushes.count) push(es) on "
+                         + "\(Set(pushes.map(\.connection)).count) connection(s): share one token across connections",
+                         extra.prefix(5).map { h.evidence($0.0, $0.1) })
     }
 
     static let jwtMaxAge = CheckDefinition(
@@ -216,15 +233,16 @@ enum AuthConnectionChecks {
         var problems: [Evidence] = []
         var judged = 0
         // Only the JWT is judged: the retry's delay is the backoff's business (a full-jitter
-        // delay may be a few milliseconds, DESIGN §5), and a loop is apns.no-tight-retry-loop's.
+        // delay may be a few milliseconds), and a loop is apns.no-tight-retry-loop's.
         for g in h.groups {
             for p in g where p.reason == "TooManyProviderTokenUpdates" {
                 judged += 1
-                // No JWT other than the refused one may appear on the wire after this answer
-                // unless the fake asked for one (ExpiredProviderToken) or 20 min passed.
+                // No JWT other than the refused one may appear on this connection after this
+                // answer unless the fake asked for one (ExpiredProviderToken) or 20 min passed.
                 let iat = p.jwt.flatMap(DecodedJWT.init)?.issuedAt
                 if let newer = h.pushes.first(where: { q in
-                    guard q.start > p.end, let j = q.jwt, j != p.jwt else { return false }
+                    // Apple counts token updates per connection: a JWT on another connection is no update of this one.
+                    guard q.connection == p.connection, q.start > p.end, let j = q.jwt, j != p.jwt else { return false }
                     let qi = DecodedJWT(j)?.issuedAt
                     return !(iat != nil && qi != nil && qi! - iat! >= APNsFacts.jwtMinRefreshInterval)
                 }), !h.pushes.contains(where: { $0.reason == "ExpiredProviderToken" && $0.start > p.start && $0.end <= newer.start }) {

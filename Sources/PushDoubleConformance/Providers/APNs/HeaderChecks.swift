@@ -21,18 +21,48 @@ enum HeaderChecks {
         return v["aps"]
     }
 
+    /// The `apns-push-type` a notification asks for: its `pushType`, else `background` for a
+    /// content-available notification with nothing to show (no alert, sound or badge), else
+    /// `alert`. Derived from the request, never from the header the sender chose.
+    static func requestedPushType(_ n: JSONValue) -> String {
+        if let t = n["pushType"]?.stringValue, !t.isEmpty { return t }
+        let shows = ["title", "subtitle", "body", "sound", "badge"].contains { n[$0] != nil && n[$0] != .null }
+        return n["contentAvailable"]?.boolValue == true && !shows ? "background" : "alert"
+    }
+
+    /// Push types APNs lets a sender leave implicit (no header: APNs treats the push as an
+    /// alert, or as background for a content-available payload); every other type must be named.
+    static let implicitPushTypes: Set<String> = ["alert", "background"]
+
     static let topicSuffix = CheckDefinition(
-        id: "apns.header.topic-suffix", title: "apns-topic has the suffix its apns-push-type needs",
-        reference: "A12; apns.md §3", severity: .must
+        id: "apns.header.topic-suffix", title: "apns-push-type is the type the notification asks for, and apns-topic has its suffix",
+        reference: "Apple, Sending notification requests to APNs (apns-push-type, apns-topic); docs/apns.md \"Push types\"", severity: .must
     ) { ctx in
-        perPush(ctx, none: "no pushes", summary: "with a correct topic", violation: "wrong apns-topic") { p in
-            let type = pushType(p)
-            guard let entry = APNsFacts.topicSuffix[type] else { return "unknown apns-push-type \(type)" }
-            guard let suffix = entry else { return nil } // not judged (UNCONFIRMED / certificate-defined)
-            guard let topic = p.header("apns-topic") else { return "no apns-topic" }
-            let base = ctx.scenario.device(p.device)?.topic ?? ctx.configuration?.apns?.topic
-            guard let base else { return topic.hasSuffix(suffix) ? nil : "apns-topic \(topic) lacks suffix \(suffix) for \(type)" }
-            return topic == base + suffix ? nil : "apns-topic \(topic) for push type \(type); expected \(base + suffix)"
+        perPush(ctx, none: "no pushes", summary: "with the requested push type and its topic", violation: "wrong apns-push-type or apns-topic") { p in
+            var bad: [String] = []
+            let header = p.header("apns-push-type")
+            // The type comes from what the runner asked for; only a push outside every send
+            // step (none in a shipped case) is judged by its own header.
+            let want = ctx.notification(step: p.step).map(requestedPushType) ?? pushType(p)
+            if let header, header != want {
+                bad.append("apns-push-type \(header) for a notification that asks for \(want)")
+            } else if header == nil, !implicitPushTypes.contains(want) {
+                bad.append("no apns-push-type for a \(want) notification")
+            }
+            guard let entry = APNsFacts.topicSuffix[want] else { return (bad + ["unknown push type \(want)"]).joined(separator: "; ") }
+            if let suffix = entry {  // nil: not judged (certificate-defined or unconfirmed)
+                if let topic = p.header("apns-topic") {
+                    let base = ctx.scenario.device(p.device)?.topic ?? ctx.configuration?.apns?.topic
+                    if let base {
+                        if topic != base + suffix { bad.append("apns-topic \(topic) for a \(want) push; expected \(base + suffix)") }
+                    } else if !topic.hasSuffix(suffix) {
+                        bad.append("apns-topic \(topic) lacks suffix \(suffix) for \(want)")
+                    }
+                } else {
+                    bad.append("no apns-topic")
+                }
+            }
+            return bad.isEmpty ? nil : bad.joined(separator: "; ")
         }
     }
 
@@ -41,13 +71,18 @@ enum HeaderChecks {
         reference: "A12; apns.md §3, §9", severity: .must
     ) { ctx in
         let required = ctx.params["requirePushType"]?.stringValue
-        return perPush(ctx, filter: { required != nil || pushType($0) == "background" }, none: "no background pushes",
+        return perPush(ctx, filter: { p in
+            required != nil || pushType(p) == "background" || ctx.notification(step: p.step).map(requestedPushType) == "background"
+        }, none: "no background pushes",
                        summary: "follow the background rules", violation: "background push rules broken") { p in
-            if let r = required, pushType(p) != r { return "apns-push-type is \(p.header("apns-push-type") ?? "absent"), expected \(r) for a content-available push" }
+            // Every broken rule is listed, not only the first.
             var bad: [String] = []
+            if let r = required, pushType(p) != r || p.header("apns-push-type") == nil {
+                bad.append("apns-push-type is \(p.header("apns-push-type") ?? "absent"), expected \(r) for a content-available push")
+            }
             if p.header("apns-priority") != "5" { bad.append("apns-priority is \(p.header("apns-priority") ?? "absent (10)"), must be 5") }
             if let a = aps(p) {
-                for k in ["alert", "sound", "badge"] where a[k] != nil { bad.append("aps has \(k)") }
+                for k in ["alert", "sound", "badge"] where a[k] != nil { bad.append("aps has \(k) (\(a[k]!.compactJSON))") }
                 if a["content-available"]?.intValue != 1 { bad.append("aps lacks content-available: 1") }
             } else { bad.append("payload has no aps dictionary") }
             return bad.isEmpty ? nil : bad.joined(separator: "; ")
@@ -71,8 +106,9 @@ enum HeaderChecks {
     }
 
     static let collapseID = CheckDefinition(
-        id: "apns.header.collapse-id", title: "apns-collapse-id is at most 64 bytes",
-        reference: "A12; apns.md §2", severity: .must
+        id: "apns.header.collapse-id", title: "apns-collapse-id is at most 64 bytes (a longer collapse key is refused locally)",
+        reference: "Apple, Sending notification requests to APNs (apns-collapse-id: at most 64 bytes); severity: SHOULD, "
+            + "a sender that sends it, gets 400 and reports rejected loses nothing", severity: .should
     ) { ctx in
         perPush(ctx, filter: { $0.header("apns-collapse-id") != nil }, none: "no apns-collapse-id sent",
                 summary: "with a collapse id within 64 bytes", violation: "collapse id too long") { p in
@@ -114,8 +150,9 @@ enum HeaderChecks {
     }
 
     static let payloadLimits = CheckDefinition(
-        id: "apns.payload-limits", title: "Payload is not empty and within 4096 bytes (5120 for voip)",
-        reference: "A13; apns.md §4", severity: .must
+        id: "apns.payload-limits", title: "Payload within 4096 bytes (5120 for voip): an over-limit notification is rejected locally",
+        reference: "Apple, Sending notification requests to APNs (payload size limits); severity: SHOULD, a sender that sends it, "
+            + "gets 413 and reports rejected loses nothing", severity: .should
     ) { ctx in
         perPush(ctx, none: "no pushes", summary: "with a payload within limits", violation: "payload size out of limits") { p in
             let size = p.exchange.request.bodySize

@@ -2,7 +2,7 @@ import Foundation
 import PushDoubleCore
 
 /// `apns.mapping`: the provider-neutral notification of `send` becomes the APNs request
-/// it describes (DESIGN §4 fields → apns.md §2 headers and the `aps` dictionary).
+/// it describes (the driver protocol's fields → apns.md §2 headers and the `aps` dictionary).
 enum MappingCheck {
     static func payload(_ p: APNsPush) -> JSONValue? {
         guard let b = p.exchange.request.body else { return nil }
@@ -27,6 +27,10 @@ enum MappingCheck {
         if let b = n["badge"]?.intValue, aps["badge"]?.intValue != b { bad.append("badge \(b) → aps.badge is \(aps["badge"]?.compactJSON ?? "missing")") }
         for (field, key) in [("threadId", "thread-id"), ("category", "category")] {
             if let v = n[field]?.stringValue, aps[key]?.stringValue != v { bad.append("\(field) \"\(v)\" → aps.\(key) is \(aps[key]?.stringValue ?? "missing")") }
+        }
+        let wantType = HeaderChecks.requestedPushType(n)
+        if let got = p.header("apns-push-type") ?? (HeaderChecks.implicitPushTypes.contains(wantType) ? nil : "absent"), got != wantType {
+            bad.append("pushType \(wantType) → apns-push-type is \(got)")
         }
         if n["contentAvailable"]?.boolValue == true, aps["content-available"]?.intValue != 1 { bad.append("contentAvailable → aps.content-available is not 1") }
         for (k, v) in n["data"]?.objectValue ?? [] where k != "aps" {
@@ -53,7 +57,7 @@ enum MappingCheck {
 
     static let check = CheckDefinition(
         id: "apns.mapping", title: "The notification's fields reach the APNs request",
-        reference: "DESIGN §4 notification fields; apns.md §2, §3, §9", severity: .must
+        reference: "driver protocol notification fields; apns.md §2, §3, §9", severity: .must
     ) { ctx in
         let h = APNsHistory(ctx)
         var problems: [Evidence] = []

@@ -50,7 +50,7 @@ enum ExpoChecks {
 
     /// `expo.receipts-fetched`: after `settle`, every ok ticket issued before it was asked for.
     static let receiptsFetched = CheckDefinition(
-        id: "expo.receipts-fetched", title: "Receipts of every ok ticket are fetched in settle", reference: "expo.md §4; DESIGN §4 settle",
+        id: "expo.receipts-fetched", title: "Receipts of every ok ticket are fetched in settle", reference: "expo.md §4; driver protocol: settle",
         severity: .must
     ) { ctx in
         guard let lastSettle = ctx.steps.last(where: { $0.type == "settle" && $0.failure == nil }) else {
@@ -79,7 +79,7 @@ enum ExpoChecks {
 
     /// `expo.settled-outcome`: `expect` applies to each device's last outcome (send, then settle).
     static let settledOutcome = CheckDefinition(
-        id: "expo.settled-outcome", title: "Outcome after settle is the expected one", reference: "DESIGN §4 settle; expo.md §4",
+        id: "expo.settled-outcome", title: "Outcome after settle is the expected one", reference: "driver protocol: settle; expo.md §4",
         severity: .must
     ) { ctx in
         let expect = ctx.params["expect"]?.objectValue ?? []
@@ -124,7 +124,7 @@ enum ExpoChecks {
                 case .rejected: agrees = errors.contains("MessageTooBig")
                 case .failed: agrees = !errors.isEmpty
                 case .pending: agrees = receipts.isEmpty
-                case .skipped: agrees = false
+                case .skipped, .aborted: agrees = false
                 }
                 if !agrees {
                     problems.append(Evidence("step \(step.index + 1): \(r.device) settled \(r.outcome.rawValue) but the receipt served was "

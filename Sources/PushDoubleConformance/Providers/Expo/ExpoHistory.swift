@@ -2,7 +2,7 @@ import Foundation
 import PushDoubleCore
 
 /// The Expo part of a case's history, read once: every send with its recipients (token,
-/// message, ticket) and every getReceipts with the ids it asked for (shared/protocols/expo.md
+/// message, ticket) and every getReceipts with the ids it asked for (docs/expo.md
 /// §2–§4; the fake's history shapes in docs/expo.md "The fake").
 struct ExpoHistory {
     static let provider: ProviderID = "expo"

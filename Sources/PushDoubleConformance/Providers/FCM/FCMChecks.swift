@@ -2,46 +2,103 @@ import Foundation
 import PushDoubleCore
 import PushDoubleFCM
 
-/// The FCM-only checks (issue 12 item 6): the OAuth2 access token is cached and refreshed,
+/// The FCM-only checks: the OAuth2 access token is cached and refreshed,
 /// and the messages a sender builds are valid FCM messages.
 enum FCMChecks {
-    static let all = [accessTokenReuse, remintOn401, validMessages, mintsSucceed, topicTarget, topicBareName]
+    static let all = [accessTokenReuse, tokenRefreshSingleFlight, remintOn401, validMessages, localValidation, mintsSucceed, topicTarget, topicBareName]
 
-    /// `fcm.access-token-reuse`: one access token serves many sends; a new one replaces it only
-    /// after a refusal (401), near its expiry (within a minute), or once it has lived half its
-    /// lifetime — an early refresh is correct (issue 12 item 7: "a token refreshed early"),
-    /// a mint per message is not (fcm.md §6.3: tokens live `expires_in` seconds).
+    /// The cold start of a case's FCM sending: from the first token request until the first
+    /// send that carried a minted token was answered. A thread-per-message sender whose
+    /// threads all find no token mints several at once in this window (a stampede), then
+    /// reuses one; a per-message minter goes on minting after it.
+    static func coldStartEnd(_ h: FCMHistory) -> Date? {
+        guard h.mints.first != nil else { return nil }
+        let minted = Set(h.mints.compactMap(\.mintedToken))
+        return h.sends.first { $0.bearer.map(minted.contains) == true }?.end
+    }
+
+    /// Minted token → its mint group: the tokens minted in the cold-start window
+    /// (``coldStartEnd(_:)``) form group 0, and any mints whose requests were in flight at the
+    /// same time (a refresh several threads started at once) share a group.
+    static func mintGroups(_ h: FCMHistory) -> [String: Int] {
+        let coldEnd = coldStartEnd(h)
+        var out: [String: Int] = [:]
+        var group = 0
+        var groupEnd: Date?
+        for m in h.mints {
+            guard let token = m.mintedToken else { continue }
+            if let c = coldEnd, m.start < c { out[token] = 0; groupEnd = max(groupEnd ?? m.end, m.end); continue }
+            if let e = groupEnd, m.start < e { groupEnd = max(e, m.end) } else { group += 1; groupEnd = m.end }
+            out[token] = group
+        }
+        return out
+    }
+
+    /// Whether a token change between two sends is one the sender needed: the old token was
+    /// refused (401), is at or within a minute of its expiry, or has lived half its lifetime
+    /// (an early refresh is correct; Google's clients refresh a few minutes before expiry).
+    static func neededChange(from prev: FCMExchange, at next: FCMExchange, in sends: [FCMExchange]) -> Bool {
+        if sends.contains(where: { $0.bearer == prev.bearer && $0.status == 401 }) { return true }
+        let at = next.start.timeIntervalSince1970
+        guard let auth = prev.exchange.auth else { return false }
+        if let e = auth.expiresAt, Double(e) <= at + 60 { return true }
+        if let i = auth.issuedAt, let e = auth.expiresAt, at >= Double(i) + Double(e - i) / 2 { return true }
+        return false
+    }
+
+    /// `fcm.access-token-reuse`: one access token serves many sends. Tokens minted together at
+    /// cold start (``coldStartEnd(_:)``) are one mint for this check — the stampede is
+    /// `fcm.token-refresh-single-flight`'s SHOULD — but a token minted after the cold start
+    /// without need (a token per message) is a MUST failure.
     static let accessTokenReuse = CheckDefinition(
         id: "fcm.access-token-reuse", title: "One OAuth2 access token is reused across sends (no mint per message)",
-        reference: "fcm.md §6.3 (expires_in); issue 12 item 6", severity: .must
+        reference: "Google, Authorize send requests (access tokens live expires_in seconds; reuse until near expiry); docs/fcm.md \"OAuth2\"",
+        severity: .must
     ) { ctx in
         let h = FCMHistory(ctx)
         let authorised = h.sends.filter { $0.bearer != nil }
         if authorised.count < 2 { return .notApplicable("fewer than two sends carried an access token") }
+        let group = mintGroups(h)
         var problems: [Evidence] = []
         for (prev, next) in zip(authorised, authorised.dropFirst()) where prev.bearer != next.bearer {
-            // A change is justified by a refusal of the old token, its (near) expiry, or its age.
-            let refused = authorised.contains { $0.bearer == prev.bearer && $0.status == 401 }
-            let at = next.start.timeIntervalSince1970
+            // Tokens of one stampede are one mint here (the stampede is a SHOULD of its own).
+            if let a = prev.bearer, let b = next.bearer, let ga = group[a], ga == group[b] { continue }
+            if neededChange(from: prev, at: next, in: authorised) { continue }
             let auth = prev.exchange.auth
-            let expired = (auth?.expiresAt).map { Double($0) <= at + 60 } ?? false
-            let halfLived = auth.flatMap { a in a.issuedAt.flatMap { i in a.expiresAt.map { e in at >= Double(i) + Double(e - i) / 2 } } } ?? false
-            if !refused && !expired && !halfLived {
-                problems.append(Evidence("access token changed between sends without a 401, before half its lifetime (issued at "
-                    + "\(auth?.issuedAt.map(String.init) ?? "?"), expires at \(auth?.expiresAt.map(String.init) ?? "?")): "
-                    + "\(h.describe(prev)) → \(h.describe(next))", seqs: [prev.seq, next.seq]))
-            }
+            problems.append(Evidence("access token changed between sends without a 401, before half its lifetime (issued at "
+                + "\(auth?.issuedAt.map(String.init) ?? "?"), expires at \(auth?.expiresAt.map(String.init) ?? "?")): "
+                + "\(h.describe(prev)) → \(h.describe(next))", seqs: [prev.seq, next.seq]))
             if problems.count >= 5 { break }
         }
         return problems.isEmpty ? .held("\(Set(authorised.compactMap(\.bearer)).count) access token(s) for \(authorised.count) sends")
-            : .violated("access token not reused", problems)
+            : .violated("access token not reused: a new one per message", problems)
+    }
+
+    /// `fcm.token-refresh-single-flight`: token requests do not overlap. Several requests in
+    /// flight at once (the threads of a thread-per-message sender all refreshing a missing or
+    /// expiring token) cost the token endpoint's quota and time; one shared refresh serves all.
+    static let tokenRefreshSingleFlight = CheckDefinition(
+        id: "fcm.token-refresh-single-flight", title: "One token request at a time: concurrent sends share one in-flight refresh",
+        reference: "Google, Authorize send requests (mint a token, reuse it); the token endpoint's quota", severity: .should
+    ) { ctx in
+        let h = FCMHistory(ctx)
+        if h.mints.isEmpty { return .notApplicable("no token requests") }
+        var overlapping: [FCMExchange] = []
+        var latestEnd: Date?
+        for m in h.mints {
+            if let e = latestEnd, m.start < e { overlapping.append(m) }
+            latestEnd = max(latestEnd ?? m.end, m.end)
+        }
+        if overlapping.isEmpty { return .held("\(h.mints.count) token request(s), none overlapping") }
+        return .violated("\(overlapping.count + 1) token requests in flight at once (a refresh stampede)",
+                         overlapping.prefix(5).map { Evidence("\(h.describe($0)) started while another token request was in flight", seqs: [$0.seq]) })
     }
 
     /// `fcm.remint-on-401`: after 401 UNAUTHENTICATED (the access token refused) the sender
     /// mints a new token and retries with it, once; it does not resend with the refused token.
     static let remintOn401 = CheckDefinition(
         id: "fcm.remint-on-401", title: "401 UNAUTHENTICATED: mint a new access token, then retry with it",
-        reference: "fcm.md §4.3 (invalid OAuth token); issue 12 item 6", severity: .must
+        reference: "fcm.md §4.3 (invalid OAuth token: refresh once, retry)", severity: .must
     ) { ctx in
         let h = FCMHistory(ctx)
         let refused = h.sends.filter { $0.status == 401 && $0.reason == GoogleRPCStatus.unauthenticated.rawValue }
@@ -66,18 +123,46 @@ enum FCMChecks {
     /// `fcm.valid-messages`: no send is refused by FCM's own message checks (reserved data keys,
     /// non-string data values, TTL format and range, oversize payloads, missing recipient):
     /// the sender checks or builds them right before sending (fcm.md §2, §4.5).
+    /// FCM's refusals of a message that was invalid as the runner asked for it (a reserved
+    /// `data` key, a payload over FCM's limit, a topic name FCM cannot take): a sender that sends
+    /// it, gets the 400 and reports `rejected` loses nothing the notification could have had, so
+    /// not validating locally is a SHOULD (`fcm.local-validation`). Every other refusal is a
+    /// message the sender itself made invalid (numbers in `data`, a TTL number, a wrong field):
+    /// a deliverable notification lost, a MUST (`fcm.valid-messages`).
+    static let requestedInvalidity: Set<String> = [
+        FCMValidationRule.reservedDataKey.rawValue, FCMValidationRule.payloadTooLarge.rawValue, FCMValidationRule.topicName.rawValue,
+    ]
+
+    /// The FCM validator's refusals of message content (not of the token's syntax), by whether
+    /// the requested notification was itself invalid (``requestedInvalidity``).
+    static func refusedMessages(_ h: FCMHistory, requestedInvalid: Bool) -> [FCMExchange] {
+        h.sends.filter {
+            guard $0.exchange.decidedBy.stage == .validation, $0.status == 400, $0.exchange.decidedBy.detail != "malformed registration token" else {
+                return false
+            }
+            let rule = String(($0.exchange.decidedBy.detail ?? "").prefix { $0 != ":" && $0 != " " })
+            return requestedInvalidity.contains(rule) == requestedInvalid
+        }
+    }
+
     static let validMessages = CheckDefinition(
-        id: "fcm.valid-messages", title: "Messages are valid FCM messages (data strings, reserved keys, TTL format, size)",
-        reference: "fcm.md §2.1, §2.2, §4.5", severity: .must
+        id: "fcm.valid-messages", title: "The sender maps a valid notification to a valid FCM message (data strings, TTL format, fields)",
+        reference: "Google, FCM HTTP v1 API reference (Message: data values are strings, ttl a duration string); docs/fcm.md §2", severity: .must
     ) { ctx in
         let h = FCMHistory(ctx)
         if h.sends.isEmpty { return .notApplicable("no FCM sends") }
-        // Refused at the fake's validation stage, and not for the token's syntax.
-        let invalid = h.sends.filter {
-            $0.exchange.decidedBy.stage == .validation && $0.status == 400 && $0.exchange.decidedBy.detail != "malformed registration token"
-        }
-        return h.finding(invalid, held: "\(h.sends.count) send(s), none refused by FCM's message checks",
-                         violated: "FCM refused the message itself")
+        return h.finding(refusedMessages(h, requestedInvalid: false), held: "\(h.sends.count) send(s), none made invalid by the sender",
+                         violated: "FCM refused a message the sender made invalid")
+    }
+
+    static let localValidation = CheckDefinition(
+        id: "fcm.local-validation", title: "A message FCM would refuse (reserved data key, over 4096 bytes, bad topic name) is rejected locally",
+        reference: "Google, FCM HTTP v1 API reference (reserved keys, message size limits); docs/fcm.md §2.1, §4.5", severity: .should
+    ) { ctx in
+        let h = FCMHistory(ctx)
+        if h.sends.isEmpty { return .notApplicable("no FCM sends") }
+        return h.finding(refusedMessages(h, requestedInvalid: true), held: "\(h.sends.count) send(s), none FCM had to refuse",
+                         violated: "sent a message FCM refused: validate it before sending")
     }
 
     /// `fcm.mints-succeed`: the token requests are accepted by the token endpoint (a valid
@@ -102,7 +187,7 @@ enum FCMChecks {
     /// refuses it is not recorded, so it is `fcm.topic-bare-name`'s warning, not a failure.
     static let topicTarget = CheckDefinition(
         id: "fcm.topic-target", title: "Topic and condition targets reach FCM as message.topic / message.condition, fields mapped",
-        reference: "fcm.md §2.1 (one target); issue 12 item 4", severity: .must
+        reference: "fcm.md §2.1 (exactly one target: token, topic or condition)", severity: .must
     ) { ctx in
         let h = FCMHistory(ctx)
         var problems: [Evidence] = []

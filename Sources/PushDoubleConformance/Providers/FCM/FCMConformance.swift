@@ -3,7 +3,7 @@ import PushDoubleCore
 import PushDoubleFCM
 
 /// FCM wire facts the checks judge against, taken from PushDoubleFCM's tables (copied there
-/// from /work/shared/protocols/fcm.md); not restated here.
+/// from docs/fcm.md, which cites Google's documents); not restated here.
 public enum FCMFacts {
     /// fcm.md §4.4: the token is gone (UNREGISTERED: "Delete the token; never retry") or belongs
     /// to another sender (SENDER_ID_MISMATCH): either way unusable for this sender.
@@ -15,7 +15,7 @@ public enum FCMFacts {
         GoogleRPCStatus.permissionDenied.rawValue,
     ]
     /// 401 UNAUTHENTICATED without an FcmError = the access token was refused (expired,
-    /// revoked): the sender mints a new one and retries (issue 12 item 6, "401 → one re-mint").
+    /// revoked): the sender mints a new one and retries (Google: an expired or revoked access token is refreshed once, then the send retried).
     public static let retryableReasons: Set<String> = [GoogleRPCStatus.unauthenticated.rawValue]
 
     /// The classifier's view (fcm.md §4.4, §4.6): 429 and 5xx are transient (the default).
@@ -66,6 +66,9 @@ public struct FCMExchange: Sendable {
     public var recordedTarget: JSONValue? { exchange.notification?["target"] }
     /// The access token a send carried (the fake records a prefix of it in `auth.extra.token`).
     public var bearer: String? { exchange.auth?.extra["token"] }
+    /// The access token a token request minted (the fake records its fingerprint, the same
+    /// form as ``bearer``); nil for a send or a refused request.
+    public var mintedToken: String? { exchange.annotations?["accessToken"]?["token"]?.stringValue }
     public func responseHeader(_ name: String) -> String? {
         exchange.response.headers.first { $0.count == 2 && $0[0].lowercased() == name }?[1]
     }

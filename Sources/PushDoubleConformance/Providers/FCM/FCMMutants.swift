@@ -15,7 +15,7 @@ extension FCMConformance {
         MutantTable.Entry(mutant: "fcm-never-retry-transient", bug: "gives up on the first FCM 429/5xx", failingChecks: ["transient-retried"]),
         MutantTable.Entry(mutant: "fcm-no-remint-on-401", bug: "resends with the access token FCM refused (401)", failingChecks: ["fcm.remint-on-401"]),
         MutantTable.Entry(mutant: "fcm-numeric-data", bug: "sends data values as JSON numbers, not strings", failingChecks: ["fcm.valid-messages"]),
-        MutantTable.Entry(mutant: "fcm-no-local-checks", bug: "sends reserved data keys and oversize messages to FCM", failingChecks: ["fcm.valid-messages"]),
+        MutantTable.Entry(mutant: "fcm-no-local-checks", bug: "sends reserved data keys and oversize messages to FCM", failingChecks: ["fcm.local-validation"]),
         MutantTable.Entry(mutant: "fcm-connection-per-message", bug: "opens a new FCM connection for every message", failingChecks: ["connection-reuse"]),
         MutantTable.Entry(mutant: "fcm-ttl-number", bug: "sends android.ttl as a number instead of a duration string", failingChecks: ["fcm.valid-messages"]),
         MutantTable.Entry(mutant: "fcm-wrong-audience", bug: "signs token assertions for another audience", failingChecks: ["fcm.mints-succeed"]),

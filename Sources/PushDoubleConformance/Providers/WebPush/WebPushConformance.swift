@@ -129,7 +129,7 @@ public struct WebPushHistory: Sendable {
     }
 }
 
-/// The Web Push checks (issue 14 item 6; webpush.md §1, §2, §5).
+/// The Web Push checks (docs/webpush.md §1, §2, §5).
 enum WebPushChecks {
     /// Runs `judge` on the requests `filter` keeps; nil = fine, text = violation.
     static func perRequest(_ ctx: CheckContext, filter: (WebPushRequestRecord) -> Bool = { _ in true }, none: String, summary: String,
@@ -159,11 +159,11 @@ enum WebPushChecks {
 
     static let payloadContent = CheckDefinition(
         id: "webpush.payload-content", title: "The decrypted message carries the notification's title and body",
-        reference: "DESIGN §4 (the neutral notification reaches the device)", severity: .must
+        reference: "docs/conformance.md \"Driver protocol v1\" (the neutral notification reaches the device)", severity: .must
     ) { ctx in
         perRequest(ctx, filter: { accepted($0) && $0.step >= 0 }, none: "no accepted messages", summary: "carry the notification",
                    violation: "a delivered message lacks the notification's content") { r in
-            let n = ctx.steps[r.step].notification
+            let n = ctx.notification(step: r.step)
             let wanted = ["title", "body"].compactMap { n?[$0]?.stringValue }
             guard !wanted.isEmpty else { return nil }
             guard let text = r.plaintext else { return "no decrypted text (\(r.notification?["payload"].map { $0.compactJSON } ?? "nothing"))" }
@@ -183,14 +183,23 @@ enum WebPushChecks {
         }
     }
 
+    /// The longest TTL a sender needs to pass on as asked: four weeks, the longest any push
+    /// service keeps a message (FCM's maximum); a longer request may be capped to it.
+    static let longestTTL = 2_419_200
+
     static let ttl = CheckDefinition(
-        id: "webpush.ttl", title: "Every request carries TTL (delta-seconds)",
-        reference: "webpush.md §1.1 (RFC 8030 §5.2: a push service MUST refuse a request without TTL)", severity: .must
+        id: "webpush.ttl", title: "Every request carries TTL (delta-seconds), the notification's ttlSeconds when it names one",
+        reference: "RFC 8030 §5.2 (a push service MUST refuse a request without TTL); docs/webpush.md \"Request headers\"", severity: .must
     ) { ctx in
-        perRequest(ctx, none: "no requests", summary: "with TTL", violation: "TTL missing or malformed") { r in
+        perRequest(ctx, none: "no requests", summary: "with TTL as asked", violation: "TTL missing, malformed or not the one asked for") { r in
             guard let t = r.header("ttl") else { return "no TTL header" }
             let v = t.trimmingCharacters(in: .whitespaces)
-            return !v.isEmpty && v.allSatisfy(\.isASCII) && v.allSatisfy(\.isNumber) ? nil : "TTL \"\(t)\""
+            guard !v.isEmpty, v.allSatisfy(\.isASCII), v.allSatisfy(\.isNumber) else { return "TTL \"\(t)\"" }
+            // Compared with what the runner asked for, not merely present.
+            guard let want = ctx.notification(step: r.step)?["ttlSeconds"]?.intValue else { return nil }
+            let got = Int(v) ?? -1
+            if got == Int(want) || (Int(want) > longestTTL && got >= longestTTL) { return nil }
+            return "TTL \(v) for ttlSeconds \(want)"
         }
     }
 
@@ -199,7 +208,7 @@ enum WebPushChecks {
         reference: "webpush.md §1.1 (RFC 8030 §5.3)", severity: .should
     ) { ctx in
         perRequest(ctx, filter: { $0.step >= 0 }, none: "no requests", summary: "with a fitting Urgency", violation: "Urgency does not follow the priority") { r in
-            let priority = ctx.steps[r.step].notification?["priority"]?.stringValue ?? "normal"
+            let priority = ctx.notification(step: r.step)?["priority"]?.stringValue ?? "normal"
             let u = r.header("urgency") ?? "normal"
             if priority == "high" { return u == "high" ? nil : "priority high sent with Urgency \(r.header("urgency") ?? "absent (normal)")" }
             return u == "high" ? "priority \(priority) sent with Urgency high" : nil
@@ -230,7 +239,7 @@ enum WebPushChecks {
 
     static let payloadLimits = CheckDefinition(
         id: "webpush.payload-limits", title: "No request body over 4096 bytes (too large: refused locally, never sent)",
-        reference: "webpush.md §1.2, §2.2 (RFC 8030 §7.2; at most 3993 bytes of plaintext)", severity: .must
+        reference: "webpush.md §1.2, §2.2 (RFC 8030 §7.2; at most 3993 bytes of plaintext)", severity: .should
     ) { ctx in
         perRequest(ctx, none: "no requests", summary: "within 4096 bytes", violation: "oversized request sent") { r in
             r.exchange.request.bodySize > WebPushFacts.maxBodyBytes ? "body of \(r.exchange.request.bodySize) bytes" : nil

@@ -7,6 +7,7 @@ extension WebPushConformance {
     public var mutants: [MutantTable.Entry] { Self.mutantEntries }
 
     static let mutantEntries: [MutantTable.Entry] = [
+        MutantTable.Entry(mutant: "webpush-ttl-changed", bug: "sends TTL 0 whatever ttlSeconds asks for", failingChecks: ["webpush.ttl"]),
         MutantTable.Entry(mutant: "webpush-wrong-auth-secret", bug: "encrypts to the wrong auth secret: accepted, undecryptable",
               failingChecks: ["webpush.decryptable"]),
         MutantTable.Entry(mutant: "webpush-audience-with-path", bug: "signs VAPID aud with the endpoint URL, not its origin", failingChecks: ["webpush.vapid"]),
