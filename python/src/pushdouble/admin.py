@@ -503,7 +503,8 @@ class AdminClient:
 
     def set_device_state(self, device_id, state, unregistered_at=None):
         """Change a registered device's state (``active``, ``unregistered``, ``expired``,
-        ``invalid``, ``otherApp``, ``rateLimited``), keeping everything else."""
+        ``invalid``, ``otherApp``, ``rateLimited``), keeping everything else (it is replaced
+        with ``PUT``, so it moves to the end of the registration order)."""
         if state not in DEVICE_STATES:
             raise ValueError("state %r is not one of %s" % (state, ", ".join(DEVICE_STATES)))
         d = self.device(device_id)
@@ -623,8 +624,10 @@ class AdminClient:
     @staticmethod
     def _filters(provider=None, device=None, token=None, endpoint=None, since=None, until=None):
         def t(v):
-            if isinstance(v, _dt.datetime):
-                return v.isoformat()
+            if isinstance(v, _dt.datetime):  # the history's own form: UTC, milliseconds
+                if v.tzinfo is not None:
+                    v = v.astimezone(_dt.timezone.utc).replace(tzinfo=None)
+                return v.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (v.microsecond // 1000)
             return v
         return {"provider": provider, "device": device, "token": token, "endpoint": endpoint,
                 "since": t(since), "until": t(until)}
@@ -744,7 +747,8 @@ class AdminClient:
         return self.request("POST", "/fcm/tokens/revoke", _clean({"token": token, "clientEmail": client_email}))
 
     def fcm_accounts(self):
-        return self.get("/fcm/accounts")
+        """The service accounts the FCM fake knows: ``[{"clientEmail", "projects"}]``."""
+        return (self.get("/fcm/accounts") or {}).get("accounts", [])
 
 
 def _q(segment):

@@ -199,6 +199,7 @@ class PushDoubleServer:
         pid = self._server_pid()
         if pid is not None:  # the guard is gone; make sure its child is too
             _wait_gone(pid, self.stop_grace)
+            self._remove_credentials(pid)
         self._process = None
         self._last_log = _tail(self.log_file) if self._dir else ""
         self._last_stderr = _tail(self.stderr_file) if self._dir else ""
@@ -206,6 +207,16 @@ class PushDoubleServer:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
         return self.returncode
+
+    def _remove_credentials(self, pid):
+        """serve removes its credential directory when it stops cleanly; after a SIGKILL
+        it cannot, so do it here (only serve's own ``pushdouble-<pid>-...`` directory)."""
+        ca = (self._document or {}).get("environment", {}).get("PUSHDOUBLE_CA_FILE")
+        if not ca:
+            return
+        d = os.path.dirname(ca)
+        if os.path.basename(d).startswith("pushdouble-%d-" % pid) and os.path.isdir(d):
+            shutil.rmtree(d, ignore_errors=True)
 
     def _signal_group(self, sig):
         try:
