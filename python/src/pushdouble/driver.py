@@ -41,7 +41,7 @@ __all__ = [
     "Adapter", "run", "serve", "OUTCOMES",
     "SENT", "PENDING", "DEAD", "REJECTED", "FAILED", "SKIPPED", "ABORTED",
     "sent", "pending", "dead", "rejected", "failed", "skipped", "aborted", "result",
-    "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "SERVER_ERROR",
+    "FEATURE_REGISTERED_AT", "FEATURE_REGISTER", "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "SERVER_ERROR",
 ]
 
 log = logging.getLogger("pushdouble.driver")
@@ -56,6 +56,11 @@ FAILED = "failed"        #: transient failure, retries exhausted
 SKIPPED = "skipped"      #: not attempted (e.g. a token already known dead)
 ABORTED = "aborted"      #: never attempted because the library aborted the whole batch
 OUTCOMES = (SENT, PENDING, DEAD, REJECTED, FAILED, SKIPPED, ABORTED)
+
+# -- optional protocol features a sender may declare (``Adapter.features``) ----------------------
+
+FEATURE_REGISTERED_AT = "registeredAt"  #: devices carry registeredAt; a dead token registered again later is used again
+FEATURE_REGISTER = "register"            #: the runner calls register(devices) (added for you when register is overridden)
 
 # -- JSON-RPC error codes --------------------------------------------------------------------
 
@@ -160,8 +165,9 @@ class Adapter:
         return []
 
     def register(self, devices):
-        """The app registered these devices with the sender's backend (only called when
-        overridden; the kit then advertises the ``register`` feature)."""
+        """The app registered these devices' tokens again now (params ``{"devices": [...]}``;
+        only called when overridden, the kit then declares the ``register`` feature). The
+        reply is ``{}`` when it returns None."""
         raise NotImplementedError
 
     def shutdown(self):
@@ -184,8 +190,8 @@ class Adapter:
         """The ``initialize`` result built from the class attributes."""
         r = {"name": str(self.name), "version": str(self.version), "providers": list(self.providers)}
         features = list(self.features or [])
-        if self.supports_register() and "register" not in features:
-            features.append("register")
+        if self.supports_register() and FEATURE_REGISTER not in features:
+            features.append(FEATURE_REGISTER)
         if features:
             r["features"] = features
         if self.fields is not None:
