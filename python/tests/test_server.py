@@ -31,6 +31,15 @@ def _wait_dead(pid, timeout=10.0):
     return True
 
 
+def _wait_gone_path(path, timeout):
+    deadline = time.monotonic() + timeout
+    while os.path.exists(path):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_start_expose_stop(pushdouble_bin):
     with PushDoubleServer(binary=pushdouble_bin) as pd:
         pid, guard = pd.pid, pd.guard_pid
@@ -58,7 +67,7 @@ def test_start_expose_stop(pushdouble_bin):
     assert _wait_dead(pid, 5) and not _pid_alive(guard)
     assert not os.path.exists(workdir)
     assert not os.path.exists(credential_dir)  # serve removed its credential files at stop
-    assert "stopping" in pd.log()
+    assert "stopping" in pd.log()  # read by stop() before it removed the work directory
     assert pd.stop() == 0  # twice is fine
 
 
@@ -108,7 +117,7 @@ _CHILD = textwrap.dedent("""
     import sys, time
     from pushdouble import PushDoubleServer
     pd = PushDoubleServer(binary=sys.argv[1]).start()
-    print(pd.pid, pd.guard_pid, pd.admin_url, pd.ca_file, flush=True)
+    print(pd.pid, pd.guard_pid, pd.admin_url, pd.ca_file, pd._dir, flush=True)
     time.sleep(600)
 """)
 
@@ -118,12 +127,12 @@ def _start_child_with_server(pushdouble_bin):
                              stderr=subprocess.PIPE, env=subprocess_env(), text=True)
     line = child.stdout.readline()
     assert line, child.stderr.read()
-    server_pid, guard_pid, admin, ca_file = line.split()
-    return child, int(server_pid), int(guard_pid), admin, ca_file
+    server_pid, guard_pid, admin, ca_file, workdir = line.split()
+    return child, int(server_pid), int(guard_pid), admin, ca_file, workdir
 
 
 def test_no_server_left_after_the_parent_is_sigkilled(pushdouble_bin):
-    child, server_pid, guard_pid, admin, ca_file = _start_child_with_server(pushdouble_bin)
+    child, server_pid, guard_pid, admin, ca_file, workdir = _start_child_with_server(pushdouble_bin)
     try:
         assert _pid_alive(server_pid)
         from pushdouble import AdminClient
@@ -133,8 +142,10 @@ def test_no_server_left_after_the_parent_is_sigkilled(pushdouble_bin):
         child.wait(10)
         assert _wait_dead(server_pid, 10), "pushdouble serve (pid %d) outlived its SIGKILLed parent" % server_pid
         assert _wait_dead(guard_pid, 5)
-        # stopped with SIGTERM, not killed: serve removed its credential files itself
+        # stopped with SIGTERM, not killed: serve removed its credential files itself,
+        # and the guard removed the dead parent's work directory
         assert not os.path.exists(os.path.dirname(ca_file))
+        assert _wait_gone_path(workdir, 5), "left behind: %s" % workdir
     finally:
         for pid in (server_pid, guard_pid):
             if _pid_alive(pid):

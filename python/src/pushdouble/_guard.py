@@ -9,11 +9,15 @@ it: when that process exits, for whatever reason (including SIGKILL, a crash or 
 SIGTERM, then SIGKILL after GRACE seconds. On Linux the server is also started with
 ``PR_SET_PDEATHSIG = SIGKILL``, so it cannot outlive the guard either.
 
+When the parent vanished that way (EOF without the word ``stop`` first), the guard also
+removes the parent's work directory (the one holding PIDFILE), which nobody else will.
+
 The guard's exit status is the server's (128 + signal number when it was killed by a
 signal). SIGTERM/SIGINT sent to the guard alone are forwarded to the server.
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -76,10 +80,15 @@ def main(argv):
     signal.signal(signal.SIGTERM, forward)
     signal.signal(signal.SIGINT, forward)
 
+    orderly = []
+
     def watch_parent():
         try:
-            while os.read(0, 4096):
-                pass
+            while True:
+                data = os.read(0, 4096)
+                if not data:
+                    break
+                orderly.append(data)  # PushDoubleServer.stop() says "stop" before closing
         except OSError:
             pass
         stop_child()
@@ -91,6 +100,10 @@ def main(argv):
             break
         except InterruptedError:  # pragma: no cover (PEP 475 retries)
             continue
+    if stopping.is_set() and not orderly:
+        # The parent vanished without stopping us (crashed, SIGKILLed): nobody else will
+        # remove its work directory (the endpoints, log and pid files), so do it here.
+        shutil.rmtree(os.path.dirname(os.path.abspath(pidfile)), ignore_errors=True)
     sys.stdout.flush()
     os._exit(code if code >= 0 else 128 - code)
 
