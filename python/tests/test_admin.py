@@ -54,6 +54,22 @@ def test_devices_register_list_change_remove(clean):
     assert admin.devices() == []
 
 
+def test_status_routes(clean):
+    admin = clean.admin
+    assert {e["name"]: e["url"] for e in admin.endpoints()} == {e["name"]: e["url"] for e in clean.endpoints}
+    assert sorted(p["provider"] for p in admin.providers()) == ["apns", "expo", "fcm", "webpush"]
+    assert admin.health()["providers"] == ["apns", "expo", "fcm", "webpush"]
+
+
+def test_respond_fires_until_removed(clean):
+    admin, env = clean.admin, clean.environment
+    rule = admin.respond("expo", reason="TOO_MANY_REQUESTS")
+    assert "times" not in rule["rule"]
+    assert [support.expo_send(env, {"to": "ExponentPushToken[r%d]" % i, "title": "t"})[0] for i in range(3)] == [429] * 3
+    admin.remove_fault(rule["rule"]["id"])
+    assert support.expo_send(env, {"to": "ExponentPushToken[r9]", "title": "t"})[0] == 200
+
+
 def test_admin_errors_carry_status_and_body(clean):
     admin = clean.admin
     with pytest.raises(AdminError) as e:
