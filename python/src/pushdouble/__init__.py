@@ -1,0 +1,25 @@
+"""PushDouble for Python: run the offline push-provider double in tests, drive it through
+its admin API, and write ``pushdouble conform`` adapters.
+
+- :class:`PushDoubleServer` (``pushdouble.server``): ``pushdouble serve --ephemeral`` as a
+  context manager, with the sender environment and an admin client;
+- :class:`AdminClient` (``pushdouble.admin``): devices, faults, history, reset, scenarios;
+- the pytest plugin (``pushdouble.pytest_plugin``, loaded automatically once installed):
+  the ``pushdouble``, ``pushdouble_fresh`` and ``pushdouble_env`` fixtures;
+- ``pushdouble.driver``: the driver-protocol kit for conform adapters;
+- ``pushdouble.redirect``: in-process host redirect for clients that ignore HTTPS_PROXY.
+
+Standard library only.
+"""
+
+from .admin import AdminClient, AdminError, Exchange
+from .binary import BinaryNotFound, find_binary, find_reference_sender
+from .redirect import redirect_from_environment, redirect_hosts
+from .server import PushDoubleServer, ServerStartError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AdminClient", "AdminError", "Exchange", "BinaryNotFound", "find_binary", "find_reference_sender",
+    "PushDoubleServer", "ServerStartError", "redirect_hosts", "redirect_from_environment", "__version__",
+]

@@ -1,0 +1,202 @@
+"""pytest plugin (entry point ``pytest11: pushdouble``): PushDouble as fixtures.
+
+Fixtures:
+
+- ``pushdouble``: the session's :class:`~pushdouble.server.PushDoubleServer`, reset for
+  this test (history, devices, fault rules forgotten; the ``--pushdouble-scenario``
+  files loaded again). One server per session, a clean state per test.
+- ``pushdouble_fresh``: a server of its own for this test, started and stopped around it
+  (for fake options or scenarios of one test: ``@pytest.mark.pushdouble(options={...},
+  scenarios=[...])``).
+- ``pushdouble_env``: the sender environment of ``pushdouble`` (a dict: the CA files,
+  the proxy, each provider's URL and credentials), e.g. for ``monkeypatch.setenv``.
+- ``pushdouble_admin``: ``pushdouble.admin``.
+- ``pushdouble_server``: the session server without the per-test reset.
+
+Options (command line, or ini without the dashes, ``-`` as ``_``): ``--pushdouble-bin=PATH``
+(else ``$PUSHDOUBLE_BIN``, the bundled binary, ``PATH``), ``--pushdouble-scenario=FILE``
+(repeatable; ini ``pushdouble_scenarios``, one per line, relative to the ini file). Write
+them with ``=``: pytest picks its rootdir from path-like arguments before plugins add
+their options, so a separate ``PATH`` argument would count as a test path there. Also ini ``pushdouble_report_exchanges`` (default 10, 0 = off),
+``pushdouble_quiet`` (default true), ``pushdouble_if_missing`` (``error`` or ``skip``
+when no binary is found).
+
+When a test that used one of these fixtures fails, its report gets a section with the
+last exchanges of the double's history. Nothing here talks to anything but the
+double's loopback admin listener.
+"""
+
+import json
+import os
+
+import pytest
+
+from .admin import AdminError
+from .binary import BinaryNotFound, find_binary
+from .server import PushDoubleServer
+
+_SERVERS_ATTR = "_pushdouble_servers"
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("pushdouble", "PushDouble (offline push-provider double)")
+    group.addoption("--pushdouble-bin", dest="pushdouble_bin", default=None, metavar="PATH",
+                    help="the pushdouble binary (default: $PUSHDOUBLE_BIN, the copy bundled in the wheel, PATH)")
+    group.addoption("--pushdouble-scenario", dest="pushdouble_scenarios", action="append", default=[],
+                    metavar="FILE", help="scenario file loaded into the double before each test (repeatable)")
+    parser.addini("pushdouble_bin", "the pushdouble binary (relative to the ini file)", default=None)
+    parser.addini("pushdouble_scenarios", "scenario files loaded before each test (one per line, relative to the ini file)",
+                  type="linelist", default=[])
+    parser.addini("pushdouble_report_exchanges", "exchanges shown in a failed test's report (0 = none)", default="10")
+    parser.addini("pushdouble_quiet", "serve --quiet (no log line per exchange)", type="bool", default=True)
+    parser.addini("pushdouble_if_missing", "when no binary is found: error (default) or skip", default="error")
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "pushdouble(scenarios=None, options=None, **kwargs): settings of this test's pushdouble_fresh server "
+        "(PushDoubleServer arguments)",
+    )
+
+
+class _Settings:
+    def __init__(self, config):
+        base = _ini_dir(config)
+        self.binary = config.getoption("pushdouble_bin")
+        if not self.binary:
+            ini = config.getini("pushdouble_bin")
+            if ini:
+                self.binary = os.path.join(base, ini)
+        cli = [os.path.abspath(s) for s in config.getoption("pushdouble_scenarios") or []]
+        ini = [os.path.join(base, s) for s in config.getini("pushdouble_scenarios") or []]
+        self.scenarios = cli or ini
+        self.report_exchanges = int(config.getini("pushdouble_report_exchanges") or 0)
+        self.quiet = bool(config.getini("pushdouble_quiet"))
+        self.if_missing = (config.getini("pushdouble_if_missing") or "error").strip().lower()
+
+    def resolve_binary(self):
+        try:
+            return find_binary(self.binary)
+        except BinaryNotFound as e:
+            msg = "pushdouble: %s (set --pushdouble-bin or $PUSHDOUBLE_BIN)" % e
+            if self.if_missing == "skip":
+                pytest.skip(msg)
+            pytest.fail(msg, pytrace=False)
+
+
+def _ini_dir(config):
+    inipath = getattr(config, "inipath", None)
+    if inipath:
+        return str(inipath.parent)
+    return str(getattr(config, "rootpath", None) or config.rootdir)
+
+
+def _settings(config):
+    s = getattr(config, "_pushdouble_settings", None)
+    if s is None:
+        s = config._pushdouble_settings = _Settings(config)
+    return s
+
+
+def _track(node, server):
+    node.__dict__.setdefault(_SERVERS_ATTR, []).append(server)
+
+
+def _restore(server, scenarios):
+    """A clean double for the next test: forget history, devices (world modes back to
+    their defaults) and rules; load the session's scenarios again."""
+    admin = server.admin
+    admin.reset()
+    admin.clear_devices()
+    for i, path in enumerate(scenarios):
+        admin.load_scenario(path, merge=i > 0)
+
+
+@pytest.fixture(scope="session")
+def pushdouble_server(request):
+    """The session's server (started once; not reset between tests: see ``pushdouble``)."""
+    s = _settings(request.config)
+    server = PushDoubleServer(binary=s.resolve_binary(), scenarios=s.scenarios, quiet=s.quiet)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pushdouble(pushdouble_server, request):
+    """The session's server, reset for this test (history, devices, rules; scenarios reloaded)."""
+    _restore(pushdouble_server, _settings(request.config).scenarios)
+    _track(request.node, pushdouble_server)
+    return pushdouble_server
+
+
+@pytest.fixture
+def pushdouble_fresh(request):
+    """A server of this test's own (``@pytest.mark.pushdouble(...)`` passes its arguments)."""
+    s = _settings(request.config)
+    marker = request.node.get_closest_marker("pushdouble")
+    kwargs = dict(marker.kwargs) if marker else {}
+    kwargs.setdefault("scenarios", s.scenarios)
+    kwargs.setdefault("quiet", s.quiet)
+    binary = kwargs.pop("binary", None) or s.resolve_binary()
+    server = PushDoubleServer(binary=binary, **kwargs)
+    server.start()
+    _track(request.node, server)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def pushdouble_env(pushdouble):
+    """The sender environment of ``pushdouble`` (a new dict each time)."""
+    return pushdouble.environment
+
+
+@pytest.fixture
+def pushdouble_admin(pushdouble):
+    """The admin client of ``pushdouble``."""
+    return pushdouble.admin
+
+
+def _history_section(server, limit):
+    try:
+        exchanges = server.admin.history()
+    except AdminError as e:
+        return "(history not available: %s)" % e
+    if not exchanges:
+        return "(no exchange recorded during this test; admin API %s)" % server.admin_url
+    shown = exchanges[-limit:]
+    lines = ["%d exchange(s) in this test%s (all of them: GET %s/history):" % (
+        len(exchanges), (", the last %d" % len(shown)) if len(shown) < len(exchanges) else "", server.admin_url)]
+    for x in shown:
+        lines.append(x.summary())
+        n = x.get("notification")
+        if n is not None:
+            text = json.dumps(n, sort_keys=True, ensure_ascii=False)
+            lines.append("    notification: " + (text if len(text) <= 300 else text[:299] + "…"))
+        body = x.response_body
+        if body and not x.accepted:
+            b = " ".join(body.split())
+            lines.append("    response: " + (b if len(b) <= 200 else b[:199] + "…"))
+    return "\n".join(lines)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    servers = item.__dict__.get(_SERVERS_ATTR) or []
+    limit = _settings(item.config).report_exchanges
+    if not servers or limit <= 0:
+        return
+    for server in servers:
+        if not server.running:
+            continue
+        report.sections.append(("pushdouble history (%s)" % server.admin_url, _history_section(server, limit)))
