@@ -174,7 +174,7 @@ final class CorrectVariantsTests: XCTestCase {
         case "expo-too-big-from-receipt":
             guard let c = caseResult("expo.message-too-big") else { return "no expo.message-too-big case" }
             let big = c.history.contains { ($0.request.bodySize) > 4096 }
-            let final = c.steps.filter { $0.type == "settle" }.flatMap(\.results).last { $0.device == "b1" }?.outcome
+            let final = c.steps.filter { $0.type == "settle" }.flatMap(\.results).first { $0.device == "b1" }?.outcome
             return big && final == .rejected ? nil : "expo.message-too-big: oversized sent \(big), b1 settled \(final?.rawValue ?? "never")"
         default:
             return nil

@@ -207,6 +207,12 @@ enum RetryChecks {
         }
         let envelope = "largest delay per retry \(text(maxima)) s, mean \(text(means)) s, median \(text(medians)) s over \(rows.count) messages"
         if grew(maxima) || grew(means) || grew(medians) { return .held(envelope) }
+        // Per chain as well: with full jitter a few messages' envelope may not show the growth,
+        // but a chain whose later delay clearly exceeds its first one shows a schedule that grows.
+        // A constant schedule never does (its delays differ by scheduling noise only).
+        if let g = rows.first(where: { _, gaps in (gaps.dropFirst().max() ?? 0) >= max(0.05, gaps[0] * 1.25) + jitterNoiseFloor }) {
+            return .held(envelope + "; \(g.0[0].device)'s delays grew: \(text(g.1)) s")
+        }
         return .violated("backoff does not grow: " + envelope,
                          rows.map { g, gaps in Evidence("\(g[0].device): delays \(text(gaps)) s", seqs: g.map(\.seq)) })
     }

@@ -36,7 +36,7 @@ enum HeaderChecks {
 
     static let topicSuffix = CheckDefinition(
         id: "apns.header.topic-suffix", title: "apns-push-type is the type the notification asks for, and apns-topic has its suffix",
-        reference: "Apple, Sending notification requests to APNs (apns-push-type, apns-topic); docs/apns.md \"Push types\"", severity: .must
+        reference: "Apple, Sending notification requests to APNs (apns-push-type, apns-topic); docs/apns.md \"Request validation order\" (§3 push types)", severity: .must
     ) { ctx in
         perPush(ctx, none: "no pushes", summary: "with the requested push type and its topic", violation: "wrong apns-push-type or apns-topic") { p in
             var bad: [String] = []

@@ -52,7 +52,7 @@ enum FCMChecks {
     /// without need (a token per message) is a MUST failure.
     static let accessTokenReuse = CheckDefinition(
         id: "fcm.access-token-reuse", title: "One OAuth2 access token is reused across sends (no mint per message)",
-        reference: "Google, Authorize send requests (access tokens live expires_in seconds; reuse until near expiry); docs/fcm.md \"OAuth2\"",
+        reference: "Google, Authorize send requests (access tokens live expires_in seconds; reuse until near expiry); docs/fcm.md \"OAuth2 token endpoint\"",
         severity: .must
     ) { ctx in
         let h = FCMHistory(ctx)
@@ -83,14 +83,22 @@ enum FCMChecks {
     ) { ctx in
         let h = FCMHistory(ctx)
         if h.mints.isEmpty { return .notApplicable("no token requests") }
+        // A token request is one too many when another was in flight, or when a token had been
+        // minted in the cold start already (before any send with a minted token was answered):
+        // the sends were not waiting for one shared refresh.
+        let coldEnd = coldStartEnd(h)
         var overlapping: [FCMExchange] = []
         var latestEnd: Date?
+        var coldMints = 0
         for m in h.mints {
+            let cold = m.mintedToken != nil && (coldEnd.map { m.start < $0 } ?? false)
             if let e = latestEnd, m.start < e { overlapping.append(m) }
+            else if cold, coldMints > 0 { overlapping.append(m) }
+            if cold { coldMints += 1 }
             latestEnd = max(latestEnd ?? m.end, m.end)
         }
         if overlapping.isEmpty { return .held("\(h.mints.count) token request(s), none overlapping") }
-        return .violated("\(overlapping.count + 1) token requests in flight at once (a refresh stampede)",
+        return .violated("\(overlapping.count + 1) token requests where one shared refresh would do (a refresh stampede)",
                          overlapping.prefix(5).map { Evidence("\(h.describe($0)) started while another token request was in flight", seqs: [$0.seq]) })
     }
 

@@ -189,7 +189,7 @@ enum WebPushChecks {
 
     static let ttl = CheckDefinition(
         id: "webpush.ttl", title: "Every request carries TTL (delta-seconds), the notification's ttlSeconds when it names one",
-        reference: "RFC 8030 §5.2 (a push service MUST refuse a request without TTL); docs/webpush.md \"Request headers\"", severity: .must
+        reference: "RFC 8030 §5.2 (a push service MUST refuse a request without TTL); docs/webpush.md \"Request validation\"", severity: .must
     ) { ctx in
         perRequest(ctx, none: "no requests", summary: "with TTL as asked", violation: "TTL missing, malformed or not the one asked for") { r in
             guard let t = r.header("ttl") else { return "no TTL header" }
