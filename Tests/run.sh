@@ -102,5 +102,23 @@ rm -f "$log"
 if [ -z "$summary" ]; then echo "test: no XCTest summary line found"; exit 1; fi
 total=$(echo "$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/')
 failed=$(echo "$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/')
+# The Python package as a user meets it (wheel with the static release binary, fresh venv,
+# no Swift on PATH): only for the whole run, not with a --filter.
+if [ $# -eq 0 ]; then
+  pylog=$(mktemp)
+  set +e
+  bash Tests/python.sh 2>&1 | tee "$pylog"
+  pystatus=${PIPESTATUS[0]}
+  set -e
+  pyline=$(grep -E '^[0-9]+ (passed|failed)|(passed|failed).* in [0-9.]+s' "$pylog" | tail -n 1)
+  rm -f "$pylog"
+  pypassed=$(echo "$pyline" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0)
+  pyfailed=$(echo "$pyline" | grep -oE '[0-9]+ (failed|error)' | grep -oE '^[0-9]+' | awk "{s+=\$1} END {print s+0}")
+  [ -n "$pyfailed" ] || pyfailed=0
+  if [ "$pystatus" -ne 0 ] && [ "$pyfailed" -eq 0 ]; then pyfailed=1; fi
+  echo "python: ${pypassed:-0} passed, $pyfailed failed"
+  total=$((total + ${pypassed:-0} + pyfailed)); failed=$((failed + pyfailed))
+  [ "$pystatus" -eq 0 ] || status=1
+fi
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$status"
