@@ -52,6 +52,16 @@ def _parse_time(text):
     return _dt.datetime.fromisoformat(text)
 
 
+def _json_or_none(body):
+    """``body`` parsed as JSON; None when it is empty or not JSON."""
+    if not body:
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
 def _headers_dict(pairs):
     """``[[name, value], ...]`` → ``{lowercase name: value}`` (the last value wins; use the
     raw list for repeated headers)."""
@@ -137,13 +147,7 @@ class Exchange(dict):
     @property
     def request_json(self):
         """The request body parsed as JSON (None when it is not JSON)."""
-        body = self.request_body
-        if not body:
-            return None
-        try:
-            return json.loads(body)
-        except ValueError:
-            return None
+        return _json_or_none(self.request_body)
 
     @property
     def response_body(self):
@@ -151,13 +155,8 @@ class Exchange(dict):
 
     @property
     def response_json(self):
-        body = self.response_body
-        if not body:
-            return None
-        try:
-            return json.loads(body)
-        except ValueError:
-            return None
+        """The response body parsed as JSON (None when it is not JSON)."""
+        return _json_or_none(self.response_body)
 
     @property
     def retry_after(self):

@@ -30,8 +30,10 @@ enum HeaderChecks {
         return n["contentAvailable"]?.boolValue == true && !shows ? "background" : "alert"
     }
 
-    /// Push types APNs lets a sender leave implicit (no header: APNs treats the push as an
-    /// alert, or as background for a content-available payload); every other type must be named.
+    /// Push types a sender may leave unnamed: Apple requires `apns-push-type` only on watchOS 6
+    /// and later and recommends it elsewhere (docs/apns.md §2), so an alert or background push
+    /// without it is tolerated here (strict only where Apple is); a voip, location or other
+    /// typed push is not what was asked for unless its type is named.
     static let implicitPushTypes: Set<String> = ["alert", "background"]
 
     static let topicSuffix = CheckDefinition(
