@@ -110,11 +110,13 @@ if [ $# -eq 0 ]; then
   bash Tests/python.sh 2>&1 | tee "$pylog"
   pystatus=${PIPESTATUS[0]}
   set -e
-  pyline=$(grep -E '^[0-9]+ (passed|failed)|(passed|failed).* in [0-9.]+s' "$pylog" | tail -n 1)
+  # pytest's summary line ("78 passed in 10.9s", "2 failed, 76 passed in …"); a missing count is 0
+  # (grep finding nothing must not end the script under set -e and pipefail).
+  pyline=$(grep -E '(passed|failed|error).* in [0-9.]+s' "$pylog" | tail -n 1 || true)
   rm -f "$pylog"
-  pypassed=$(echo "$pyline" | grep -oE '[0-9]+ passed' | grep -oE '[0-9]+' || echo 0)
-  pyfailed=$(echo "$pyline" | grep -oE '[0-9]+ (failed|error)' | grep -oE '^[0-9]+' | awk "{s+=\$1} END {print s+0}")
-  [ -n "$pyfailed" ] || pyfailed=0
+  pycount() { echo "$pyline" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' | awk '{s+=$1} END {print s+0}' || true; }
+  pypassed=$(pycount passed)
+  pyfailed=$(( $(pycount failed) + $(pycount 'errors?') ))
   if [ "$pystatus" -ne 0 ] && [ "$pyfailed" -eq 0 ]; then pyfailed=1; fi
   echo "python: ${pypassed:-0} passed, $pyfailed failed"
   total=$((total + ${pypassed:-0} + pyfailed)); failed=$((failed + pyfailed))
