@@ -83,11 +83,14 @@ public struct CheckContext: Sendable {
     /// The provider a generic check is limited to: set when the scenario named it by a
     /// provider's old id (``ConformanceProvider/aliases``); nil = every provider.
     public var scope: ProviderID?
+    /// The notification fields the sender declared it can express, per provider (every field
+    /// when it declared none): a check of a field it cannot express is n/a.
+    public var fields: SenderFields
 
     public init(scenario: ConformanceScenario, params: JSONValue = .object([]), history: [Exchange], steps: [StepRecord],
-                configuration: SenderConfiguration?, scope: ProviderID? = nil) {
+                configuration: SenderConfiguration?, scope: ProviderID? = nil, fields: SenderFields = .all) {
         self.scenario = scenario; self.params = params; self.history = history; self.steps = steps
-        self.configuration = configuration; self.scope = scope
+        self.configuration = configuration; self.scope = scope; self.fields = fields
     }
 
     /// The notification the runner asked the sender to send in step `index` (nil: not a send step).

@@ -121,8 +121,15 @@ public final class DriverClient: @unchecked Sendable {
                 }
                 features = list.compactMap(\.stringValue)
             }
+            var fields: [String: [String]]?
+            if let f = r["fields"], !f.isNull {
+                switch NotificationField.declaration(f) {
+                case .success(let d): fields = d
+                case .failure(let e): return .failure(.badResult(method: DriverProtocol.initialize, problem: e.problem))
+                }
+            }
             return .success(SenderIdentity(name: name, version: version, providers: providers.compactMap(\.stringValue), targets: targets,
-                                           features: features))
+                                           features: features, fields: fields))
         }
     }
 

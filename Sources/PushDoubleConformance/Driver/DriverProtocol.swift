@@ -120,9 +120,18 @@ public struct SenderIdentity: Sendable, Codable, Equatable {
     public var targets: [String]?
     /// The optional protocol features it declared (``SenderFeature``; nil = none).
     public var features: [String]?
-    public init(name: String, version: String, providers: [String], targets: [String]? = nil, features: [String]? = nil) {
+    /// Per provider id, the notification fields (``NotificationField``) the sender can express
+    /// for that provider (optional in v1; nil, or a provider not in the map = every field).
+    /// A check of a field the sender declared it cannot express is n/a, never passed.
+    public var fields: [String: [String]]?
+    public init(name: String, version: String, providers: [String], targets: [String]? = nil, features: [String]? = nil,
+                fields: [String: [String]]? = nil) {
         self.name = name; self.version = version; self.providers = providers; self.targets = targets; self.features = features
+        self.fields = fields
     }
+
+    /// What the sender can express of the notification, per provider (``SenderFields``).
+    public var expressible: SenderFields { SenderFields(fields) }
 
     /// Whether it declared `feature`.
     public func supports(_ feature: String) -> Bool { features?.contains(feature) ?? false }

@@ -43,7 +43,8 @@ struct CaseJudge {
     /// The driver-protocol check first (failed with the driver failure, if any; left out
     /// when the case does not apply), then the scenario's checks in order.
     func checks(_ record: CaseRecord) -> [CheckResult] {
-        let ctxBase = CheckContext(scenario: scenario, history: record.history, steps: record.steps, configuration: record.configuration)
+        let ctxBase = CheckContext(scenario: scenario, history: record.history, steps: record.steps, configuration: record.configuration,
+                                   fields: record.identity?.expressible ?? .all)
         var checks: [CheckResult] = []
         let d = CheckCatalogue.driverProtocol
         if let f = record.failureText {

@@ -31,8 +31,14 @@ enum PushPlan: Sendable {
 /// deterministic and testable. Rules and sources are listed in docs/reference-sender.md.
 struct APNsRequestBuilder: Sendable {
     var mutant: Mutant?
+    /// Whether the notification's `pushType` is used: false for the `apns-no-push-type` variant,
+    /// a library with no way to name the push type (it declares so in `initialize`).
+    var expressesPushType = true
 
-    init(mutant: Mutant? = nil) { self.mutant = mutant }
+    init(mutant: Mutant? = nil, variant: Variant? = nil) {
+        self.mutant = mutant
+        expressesPushType = variant != .apnsNoPushType
+    }
 
     func plan(_ n: NeutralNotification, device: TargetDevice, defaultTopic: String?, now: Int64, apnsId: String) -> PushPlan {
         // The token goes into :path; refuse anything that is not a plain path segment.
@@ -42,7 +48,7 @@ struct APNsRequestBuilder: Sendable {
 
         let hasAlert = n.title != nil || n.subtitle != nil || n.body != nil
         let pushType: APNsPushType
-        if let explicit = n.pushType, mutant != .pushTypeDropped {
+        if let explicit = n.pushType, mutant != .pushTypeDropped, expressesPushType {
             guard let t = APNsPushType(rawValue: explicit) else { return .rejected(reason: APNsReason.invalidPushType) }
             pushType = t
         } else if n.contentAvailable && !hasAlert && n.sound == nil && n.badge == nil {

@@ -47,6 +47,9 @@ struct APNsRetryDecider: Sendable {
         case 429 where mutant == .remintOnTokenUpdateError && reason == APNsReason.tooManyProviderTokenUpdates:
             // Planted bug: a new token at once, as if the old one had expired (each retry counted).
             return transient(RetryAction(counted: true, refreshToken: true, reason: reason), state: &state)
+        case 429 where mutant == .giveUp429WithoutRetryAfter && retryAfter == nil:
+            // Planted bug: a 429 is retried only when it says when.
+            return .finish(.failed, reason: reason, markDead: false)
         case 429:
             // TooManyRequests: that token only after a delay (A3). TooManyProviderTokenUpdates:
             // keep the current token and wait (A8) — the JWT cache never mints early anyway.

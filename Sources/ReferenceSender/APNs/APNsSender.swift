@@ -45,7 +45,7 @@ final class APNsSender: Sendable {
         self.variant = variant
         self.random = random
         self.decider = APNsRetryDecider(policy: (policy ?? RetryPolicy.forVariant(variant)).planting(mutant), mutant: mutant)
-        self.builder = APNsRequestBuilder(mutant: mutant)
+        self.builder = APNsRequestBuilder(mutant: mutant, variant: variant)
     }
 
     /// One device's final result and the connection its last attempt used.

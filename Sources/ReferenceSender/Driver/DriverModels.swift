@@ -25,6 +25,10 @@ struct NeutralNotification: Sendable, Equatable {
 
     init() {}
 
+    /// The field names of driver protocol v1's notification (the `fields` declaration's vocabulary).
+    static let fieldNames = ["title", "subtitle", "body", "data", "collapseKey", "ttlSeconds", "priority", "contentAvailable", "sound", "badge",
+                             "threadId", "category", "channelId", "imageUrl", "link", "pushType"]
+
     /// Decodes the `notification` param. Unknown members are ignored (forward
     /// compatibility); a known member of the wrong type is an invalid-params error.
     init(json: JSON) throws(DriverError) {

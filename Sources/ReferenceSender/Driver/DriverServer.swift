@@ -151,6 +151,9 @@ final class DriverServer {
         let kinds = context.variant == .v1NoFeatures ? [] : providers.flatMap { $0.targetKinds }
         if !kinds.isEmpty { o["targets"] = .array(kinds.map(JSON.string)) }
         if !features.isEmpty { o["features"] = .array(features.map(JSON.string)) }
+        var fields = JSONObject()
+        for p in providers { if let f = p.expressibleFields(variant: context.variant) { fields[p.id] = .array(f.map(JSON.string)) } }
+        if !fields.isEmpty { o["fields"] = .object(fields) }
         return .object(o)
     }
 

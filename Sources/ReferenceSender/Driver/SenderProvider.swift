@@ -43,6 +43,9 @@ protocol SenderProvider: AnyObject, Sendable {
     static var variants: [Variant] { get }
     /// The non-device recipient kinds it sends to (`initialize` result `targets`).
     static var targetKinds: [String] { get }
+    /// The notification fields it can express under `variant` (its member of the `initialize`
+    /// result's `fields`); nil = every field (nothing declared).
+    static func expressibleFields(variant: Variant?) -> [String]?
 
     /// The sender configured by `params` (its member of `initialize.params.providers`), each
     /// field falling back to its environment variable; nil when neither configures it.
@@ -60,5 +63,6 @@ protocol SenderProvider: AnyObject, Sendable {
 extension SenderProvider {
     static var variants: [Variant] { [] }
     static var targetKinds: [String] { [] }
+    static func expressibleFields(variant: Variant?) -> [String]? { nil }
     func settle() async -> [DeviceResult] { [] }
 }

@@ -24,10 +24,18 @@ extension Mutant {
         "sends android.ttl as a JSON number instead of the duration string \"3600s\" (fcm.valid-messages)")
     static let fcmWrongAudience = Mutant("fcm-wrong-audience",
         "signs the OAuth2 assertion with aud = the FCM URL instead of the token URL (fcm.mints-succeed)")
+    static let fcmBackgroundPriority10 = Mutant("fcm-background-priority-10",
+        "sends a background (content-available only) notification without apns-priority 5 and apns-push-type background in the apns block (fcm.apns-background)")
+    static let fcmInvalidTokenKept = Mutant("fcm-invalid-token-kept",
+        "treats 400 INVALID_ARGUMENT \"not a valid FCM registration token\" as a message error: reports rejected and keeps sending to the token (dead-token-not-reused, outcome)")
+    static let fcmInvalidArgumentKillsToken = Mutant("fcm-invalid-argument-kills-token",
+        "deactivates the token on any 400 INVALID_ARGUMENT, also when the message was at fault (outcome: the token's next message is skipped)")
+    static let fcmRemintOnAny401 = Mutant("fcm-remint-on-any-401",
+        "treats every 401 as an expired access token: on THIRD_PARTY_AUTH_ERROR mints a new token and resends (no-retry-permanent)")
     static let fcmTopicPrefix = Mutant("fcm-topic-prefix",
         "sends topic targets as message.topic \"/topics/NAME\" (the legacy API's form) instead of the bare v1 name (fcm.topic-target)")
 }
 
 extension FCMSenderProvider {
-    static var mutants: [Mutant] { [.fcmTokenPerMessage, .fcmRetryUnregistered, .fcmRetryInvalidArgument, .fcmIgnoreRetryAfter, .fcmNoBackoff, .fcmNeverRetryTransient, .fcmNoRemintOn401, .fcmNumericData, .fcmNoLocalChecks, .fcmConnectionPerMessage, .fcmTTLNumber, .fcmWrongAudience, .fcmTopicPrefix] }
+    static var mutants: [Mutant] { [.fcmTokenPerMessage, .fcmRetryUnregistered, .fcmRetryInvalidArgument, .fcmIgnoreRetryAfter, .fcmNoBackoff, .fcmNeverRetryTransient, .fcmNoRemintOn401, .fcmNumericData, .fcmNoLocalChecks, .fcmConnectionPerMessage, .fcmTTLNumber, .fcmWrongAudience, .fcmTopicPrefix, .fcmBackgroundPriority10, .fcmInvalidTokenKept, .fcmInvalidArgumentKillsToken, .fcmRemintOnAny401] }
 }

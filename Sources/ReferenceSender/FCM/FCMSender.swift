@@ -173,9 +173,35 @@ final class FCMSender: Sendable {
             android["ttl"] = mutant == .fcmTTLNumber ? .int(seconds) : .string("\(seconds)s")
         }
         if let c = n.collapseKey { android["collapse_key"] = .string(c) }
-        if let ch = n.channelId { android["notification"] = .object(["channel_id": .string(ch)]) }
+        var androidNotification = JSONObject()
+        if let ch = n.channelId { androidNotification["channel_id"] = .string(ch) }
+        if let sound = n.sound?.stringValue { androidNotification["sound"] = .string(sound) }
+        if !androidNotification.isEmpty { android["notification"] = .object(androidNotification) }
         if !android.isEmpty { message["android"] = .object(android) }
+        if let apns = apnsBlock(n) { message["apns"] = .object(apns) }
         return .body(JSON.object(["message": .object(message)]).bytes)
+    }
+
+    /// The `apns` block (docs/fcm.md §2.3): what only Apple devices take — subtitle, sound,
+    /// badge, thread id, category, content-available — and, for a background notification
+    /// (content-available with nothing to show), the headers APNs needs for one: priority 5
+    /// and push type background (FCM would otherwise send priority 10, which APNs refuses for
+    /// a background push).
+    private func apnsBlock(_ n: NeutralNotification) -> JSONObject? {
+        var aps = JSONObject()
+        if let s = n.subtitle { aps["alert"] = .object(["subtitle": .string(s)]) }
+        if let sound = n.sound { aps["sound"] = sound }
+        if let b = n.badge { aps["badge"] = .int(b) }
+        if let t = n.threadId { aps["thread-id"] = .string(t) }
+        if let c = n.category { aps["category"] = .string(c) }
+        if n.contentAvailable { aps["content-available"] = .int(1) }
+        guard !aps.isEmpty else { return nil }
+        var apns: JSONObject = ["payload": .object(["aps": .object(aps)])]
+        let showsNothing = n.title == nil && n.subtitle == nil && n.body == nil && n.sound == nil && n.badge == nil
+        if n.contentAvailable && showsNothing && mutant != .fcmBackgroundPriority10 {
+            apns["headers"] = .object(["apns-priority": .string("5"), "apns-push-type": .string("background")])
+        }
+        return apns
     }
 
     // MARK: delivery
@@ -243,7 +269,12 @@ final class FCMSender: Sendable {
                     }
                     if let token { dead.markDead(token, reason: reason, at: clock.now()) }
                     return DeviceResult(device: id, outcome: .dead, reason: reason)
-                case 401 where code == nil && !reminted:
+                case 400 where Self.isInvalidRegistrationToken(r.body) && mutant != .fcmInvalidTokenKept:
+                    // fcm.md §4.3: INVALID_ARGUMENT about the token itself ("not a valid FCM
+                    // registration token"): the token is unusable, like UNREGISTERED.
+                    if let token { dead.markDead(token, reason: reason, at: clock.now()) }
+                    return DeviceResult(device: id, outcome: .dead, reason: reason)
+                case 401 where (code == nil || mutant == .fcmRemintOnAny401) && !reminted:
                     // The access token was refused: mint a new one and retry once (fcm.md §4.3).
                     reminted = true
                     if mutant != .fcmNoRemintOn401 { await invalidate(bearer) }
@@ -251,6 +282,7 @@ final class FCMSender: Sendable {
                     continue
                 case 429, 500...599:
                     if mutant == .fcmNeverRetryTransient { lastReason = reason; break }
+                    if mutant == .giveUp429WithoutRetryAfter, r.status == 429, r.header("retry-after") == nil { lastReason = reason; break }
                     let retryAfter = mutant == .fcmIgnoreRetryAfter ? nil : r.header("retry-after")
                     if !(await retry(after: reason, retryAfter: retryAfter)) { break }
                     continue
@@ -258,6 +290,11 @@ final class FCMSender: Sendable {
                     if mutant == .fcmRetryInvalidArgument {
                         if !(await retry(after: reason)) { break }
                         continue
+                    }
+                    // A message-level INVALID_ARGUMENT: the message is refused, the token stays alive.
+                    if mutant == .fcmInvalidArgumentKillsToken, code == nil || code == "INVALID_ARGUMENT", let token {
+                        dead.markDead(token, reason: reason, at: clock.now())
+                        return DeviceResult(device: id, outcome: .dead, reason: reason)
                     }
                     return DeviceResult(device: id, outcome: .rejected, reason: reason)
                 default:
@@ -291,6 +328,13 @@ final class FCMSender: Sendable {
     }
 
     /// `(FcmError errorCode, error.status)` of a Google error envelope (fcm.md §4.1).
+    /// Whether a 400 says the registration token itself is malformed (fcm.md §4.3: INVALID_ARGUMENT
+    /// with the message "The registration token is not a valid FCM registration token").
+    static func isInvalidRegistrationToken(_ body: [UInt8]) -> Bool {
+        guard let e = (try? JSON.parse(body))?["error"], e["status"]?.stringValue == "INVALID_ARGUMENT" else { return false }
+        return e["message"]?.stringValue?.contains("not a valid FCM registration token") == true
+    }
+
     static func errorCode(_ body: [UInt8]) -> (String?, String?) {
         guard let e = (try? JSON.parse(body))?["error"] else { return (nil, nil) }
         let code = e["details"]?.arrayValue?.first {
@@ -384,7 +428,7 @@ final class FCMSender: Sendable {
 /// By default a minute before expiry, or at 90 % of a short lifetime; `fcm-early-refresh`
 /// at half the lifetime; `fcm-refresh-on-401` never ahead of time: only after FCM refuses it.
 struct FCMTokenRefresh: Sendable, Equatable {
-    enum Schedule: Sendable, Equatable { case beforeExpiry, early, onRefusal }
+    enum Schedule: Sendable, Equatable { case beforeExpiry, early, onRefusal, clientMargin }
     var schedule: Schedule
 
     /// A minute before expiry by default.
@@ -393,11 +437,16 @@ struct FCMTokenRefresh: Sendable, Equatable {
     static let earlyShare = 0.5
     /// The default's share for tokens living under ten minutes.
     static let lateShare = 0.9
+    /// `fcm-refresh-margin`: google-auth for Python's `REFRESH_THRESHOLD` (3 min 45 s): a token
+    /// counts as expired this long before its expiry, so a shorter-lived one is minted anew for
+    /// every message.
+    static let clientMargin = 225.0
 
     init(variant: Variant?) {
         switch variant {
         case .fcmEarlyRefresh?: schedule = .early
         case .fcmRefreshOn401?: schedule = .onRefusal
+        case .fcmRefreshMargin?: schedule = .clientMargin
         default: schedule = .beforeExpiry
         }
     }
@@ -408,6 +457,7 @@ struct FCMTokenRefresh: Sendable, Equatable {
         case .beforeExpiry: return max(lifetime - Self.margin, lifetime * Self.lateShare)
         case .early: return lifetime * Self.earlyShare
         case .onRefusal: return .infinity
+        case .clientMargin: return lifetime - Self.clientMargin
         }
     }
 }

@@ -4,6 +4,8 @@ extension Variant {
         "re-mints the FCM OAuth2 access token once half its expires_in has passed (not a minute before expiry), never per message")
     static let fcmRefreshOn401 = Variant("fcm-refresh-on-401",
         "keeps the FCM access token until FCM refuses it (401 UNAUTHENTICATED), then mints a new one once and retries")
+    static let fcmRefreshMargin = Variant("fcm-refresh-margin",
+        "google-auth's refresh margin: the access token counts as expired 3 min 45 s before its expiry (a token living less is minted for every message)")
     static let fcmColdStartStampede = Variant("fcm-cold-start-stampede",
         "thread-per-message sends whose token refresh takes no lock: at cold start every concurrent message mints its own token, then all reuse the last")
     static let fcmHTTP1Pool = Variant("fcm-http1-pool",
@@ -15,5 +17,5 @@ extension Variant {
 }
 
 extension FCMSenderProvider {
-    static var variants: [Variant] { [.fcmEarlyRefresh, .fcmRefreshOn401, .fcmColdStartStampede, .fcmHTTP1Pool] }
+    static var variants: [Variant] { [.fcmEarlyRefresh, .fcmRefreshOn401, .fcmRefreshMargin, .fcmColdStartStampede, .fcmHTTP1Pool] }
 }

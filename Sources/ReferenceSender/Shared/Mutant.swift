@@ -30,7 +30,7 @@ struct Mutant: Hashable, Sendable {
 
     /// Bugs of the shared retry and dead-token logic, planted in every sender that has it.
     static let generic: [Mutant] = [.retryDeadTokens, .ignoreRetryAfter, .noBackoff, .neverRetryTransient, .reportSentAlways,
-                                    .neverReviveDeadTokens, .noJitter]
+                                    .neverReviveDeadTokens, .noJitter, .giveUp429WithoutRetryAfter]
 
     static let retryDeadTokens = Mutant("retry-dead-tokens",
         "retries 410 Unregistered/ExpiredToken and 400 BadDeviceToken, and keeps sending to dead tokens (no-retry-permanent, dead-token-not-reused)")
@@ -44,6 +44,8 @@ struct Mutant: Hashable, Sendable {
         "reports outcome sent for every device whatever happened (outcome checks)")
     static let neverReviveDeadTokens = Mutant("never-revive-dead-tokens",
         "keeps skipping a dead token after the app registered it again (registeredAt later than the death) (reregistered-token-used)")
+    static let giveUp429WithoutRetryAfter = Mutant("give-up-429-without-retry-after",
+        "retries 429 only when it carries Retry-After and reports failed at once otherwise (transient-retried)")
     static let noJitter = Mutant("no-jitter",
         "backs off 0 s, 0.5 s, 1 s, … with no jitter (urllib3's schedule): concurrent sends retry in lockstep (backoff-jitter)")
 }

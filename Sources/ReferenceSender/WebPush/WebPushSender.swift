@@ -155,7 +155,8 @@ final class WebPushSender: Sendable {
                 if mutant == .retryDeadTokens, state.attempts < 2 { wait = 0; break }
                 return DeviceResult(device: device.id, outcome: .dead, reason: "Gone\(r.status)")
             case .response(let r) where r.status == 429 || r.status == 406 || r.status >= 500:
-                if mutant == .neverRetryTransient || state.attempts >= policy.maxAttempts {
+                if mutant == .neverRetryTransient || state.attempts >= policy.maxAttempts
+                    || (mutant == .giveUp429WithoutRetryAfter && r.status == 429 && r.header("retry-after") == nil) {
                     return DeviceResult(device: device.id, outcome: .failed, reason: "HTTP\(r.status)")
                 }
                 state.retries += 1

@@ -21,13 +21,23 @@ enum HeaderChecks {
         return v["aps"]
     }
 
-    /// The `apns-push-type` a notification asks for: its `pushType`, else `background` for a
-    /// content-available notification with nothing to show (no alert, sound or badge), else
-    /// `alert`. Derived from the request, never from the header the sender chose.
-    static func requestedPushType(_ n: JSONValue) -> String {
-        if let t = n["pushType"]?.stringValue, !t.isEmpty { return t }
-        let shows = ["title", "subtitle", "body", "sound", "badge"].contains { n[$0] != nil && n[$0] != .null }
-        return n["contentAvailable"]?.boolValue == true && !shows ? "background" : "alert"
+    /// The push type a notification asks for (``NotificationField/requestedPushType(_:)``).
+    static func requestedPushType(_ n: JSONValue) -> String { NotificationField.requestedPushType(n) }
+
+    /// The field that decides the requested push type: `pushType` when the notification names
+    /// one, else `contentAvailable` (a background push is asked for by it).
+    static func pushTypeField(_ n: JSONValue) -> NotificationField {
+        n["pushType"]?.stringValue.map { $0.isEmpty ? .contentAvailable : .pushType } ?? .contentAvailable
+    }
+
+    /// The n/a reason when a push's requested type rests on a field the sender declared it
+    /// cannot express (nil: judge it).
+    static func pushTypeNotExpressible(_ ctx: CheckContext, step: Int) -> String? {
+        guard let n = ctx.notification(step: step) else { return nil }
+        let field = pushTypeField(n)
+        // A plain alert asks nothing of pushType or contentAvailable.
+        if field == .contentAvailable && requestedPushType(n) == "alert" { return nil }
+        return ctx.fields.inexpressible(field, for: .apns)
     }
 
     /// Push types a sender may leave unnamed: Apple requires `apns-push-type` only on watchOS 6
@@ -40,7 +50,10 @@ enum HeaderChecks {
         id: "apns.header.topic-suffix", title: "apns-push-type is the type the notification asks for, and apns-topic has its suffix",
         reference: "Apple, Sending notification requests to APNs (apns-push-type, apns-topic); docs/apns.md \"Request validation order\" (§3 push types)", severity: .must
     ) { ctx in
-        perPush(ctx, none: "no pushes", summary: "with the requested push type and its topic", violation: "wrong apns-push-type or apns-topic") { p in
+        let skipped = APNsHistory(ctx).pushes.compactMap { pushTypeNotExpressible(ctx, step: $0.step) }
+        if let reason = skipped.first, skipped.count == APNsHistory(ctx).pushes.count { return .notApplicable(reason) }
+        return perPush(ctx, filter: { pushTypeNotExpressible(ctx, step: $0.step) == nil }, none: "no pushes",
+                       summary: "with the requested push type and its topic", violation: "wrong apns-push-type or apns-topic") { p in
             var bad: [String] = []
             let header = p.header("apns-push-type")
             // The type comes from what the runner asked for; only a push outside every send
@@ -73,6 +86,10 @@ enum HeaderChecks {
         reference: "A12; apns.md §3, §9", severity: .must
     ) { ctx in
         let required = ctx.params["requirePushType"]?.stringValue
+        if let n = ctx.steps.first(where: { $0.type == "send" })?.notification,
+           let reason = ctx.fields.inexpressible(.contentAvailable, for: .apns), n["contentAvailable"] != nil {
+            return .notApplicable(reason)
+        }
         return perPush(ctx, filter: { p in
             required != nil || pushType(p) == "background" || ctx.notification(step: p.step).map(requestedPushType) == "background"
         }, none: "no background pushes",

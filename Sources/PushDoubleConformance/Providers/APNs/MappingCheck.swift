@@ -9,48 +9,55 @@ enum MappingCheck {
         return try? JSONDecoder().decode(JSONValue.self, from: Data(b.utf8))
     }
 
-    /// Differences between what `n` asks for and what push `p` carries.
-    static func differences(_ n: JSONValue, _ p: APNsPush) -> [String] {
-        var bad: [String] = []
-        guard let body = payload(p), let aps = body["aps"] else { return ["payload is not JSON with an aps dictionary"] }
+    /// Differences between what `n` asks for and what push `p` carries, each naming its field.
+    static func differences(_ n: JSONValue, _ p: APNsPush) -> [FieldDifference] {
+        var bad: [FieldDifference] = []
+        guard let body = payload(p), let aps = body["aps"] else { return [FieldDifference(.body, "payload is not JSON with an aps dictionary")] }
         let alert = aps["alert"]
-        func expectAlert(_ field: String, _ key: String) {
-            guard let want = n[field]?.stringValue else { return }
+        func expectAlert(_ field: NotificationField, _ key: String) {
+            guard let want = n[field.rawValue]?.stringValue else { return }
             let got = alert?[key]?.stringValue ?? (key == "body" ? alert?.stringValue : nil)
-            if got != want { bad.append("\(field) \"\(want)\" → aps.alert.\(key) is \(got.map { "\"\($0)\"" } ?? "missing")") }
+            if got != want { bad.append(FieldDifference(field, "\(field.rawValue) \"\(want)\" → aps.alert.\(key) is \(got.map { "\"\($0)\"" } ?? "missing")")) }
         }
-        expectAlert("title", "title"); expectAlert("subtitle", "subtitle"); expectAlert("body", "body")
+        expectAlert(.title, "title"); expectAlert(.subtitle, "subtitle"); expectAlert(.body, "body")
         if let s = n["sound"]?.stringValue {
             let got = aps["sound"]?.stringValue ?? aps["sound"]?["name"]?.stringValue
-            if got != s { bad.append("sound \"\(s)\" → aps.sound is \(got ?? "missing")") }
+            if got != s { bad.append(FieldDifference(.sound, "sound \"\(s)\" → aps.sound is \(got ?? "missing")")) }
         }
-        if let b = n["badge"]?.intValue, aps["badge"]?.intValue != b { bad.append("badge \(b) → aps.badge is \(aps["badge"]?.compactJSON ?? "missing")") }
-        for (field, key) in [("threadId", "thread-id"), ("category", "category")] {
-            if let v = n[field]?.stringValue, aps[key]?.stringValue != v { bad.append("\(field) \"\(v)\" → aps.\(key) is \(aps[key]?.stringValue ?? "missing")") }
+        if let b = n["badge"]?.intValue, aps["badge"]?.intValue != b {
+            bad.append(FieldDifference(.badge, "badge \(b) → aps.badge is \(aps["badge"]?.compactJSON ?? "missing")"))
+        }
+        for (field, key) in [(NotificationField.threadId, "thread-id"), (.category, "category")] {
+            if let v = n[field.rawValue]?.stringValue, aps[key]?.stringValue != v {
+                bad.append(FieldDifference(field, "\(field.rawValue) \"\(v)\" → aps.\(key) is \(aps[key]?.stringValue ?? "missing")"))
+            }
         }
         let wantType = HeaderChecks.requestedPushType(n)
         if let got = p.header("apns-push-type") ?? (HeaderChecks.implicitPushTypes.contains(wantType) ? nil : "absent"), got != wantType {
-            bad.append("pushType \(wantType) → apns-push-type is \(got)")
+            bad.append(FieldDifference(HeaderChecks.pushTypeField(n), "pushType \(wantType) → apns-push-type is \(got)"))
         }
-        if n["contentAvailable"]?.boolValue == true, aps["content-available"]?.intValue != 1 { bad.append("contentAvailable → aps.content-available is not 1") }
+        if n["contentAvailable"]?.boolValue == true, aps["content-available"]?.intValue != 1 {
+            bad.append(FieldDifference(.contentAvailable, "contentAvailable → aps.content-available is not 1"))
+        }
         for (k, v) in n["data"]?.objectValue ?? [] where k != "aps" {
-            if body[k] != v { bad.append("data.\(k) → top-level \(k) is \(body[k]?.compactJSON ?? "missing")") }
+            if body[k] != v { bad.append(FieldDifference(.data, "data.\(k) → top-level \(k) is \(body[k]?.compactJSON ?? "missing")")) }
         }
         if let c = n["collapseKey"]?.stringValue, c.utf8.count <= APNsFacts.collapseIDLimit, p.header("apns-collapse-id") != c {
-            bad.append("collapseKey \"\(c)\" → apns-collapse-id is \(p.header("apns-collapse-id") ?? "missing")")
+            bad.append(FieldDifference(.collapseKey, "collapseKey \"\(c)\" → apns-collapse-id is \(p.header("apns-collapse-id") ?? "missing")"))
         }
         if let pr = n["priority"]?.stringValue, n["contentAvailable"]?.boolValue != true {
             let got = p.header("apns-priority") ?? "10"
-            if pr == "high" && got != "10" { bad.append("priority high → apns-priority is \(got)") }
-            if pr == "normal" && got != "5" { bad.append("priority normal → apns-priority is \(got)") }
+            if pr == "high" && got != "10" { bad.append(FieldDifference(.priority, "priority high → apns-priority is \(got)")) }
+            if pr == "normal" && got != "5" { bad.append(FieldDifference(.priority, "priority normal → apns-priority is \(got)")) }
         }
         if let ttl = n["ttlSeconds"]?.intValue {
             let got = p.header("apns-expiration").flatMap { Int64($0) }
-            if ttl == 0 { if got != 0 { bad.append("ttlSeconds 0 → apns-expiration is \(got.map(String.init) ?? "missing"), expected 0") } }
-            else if let g = got {
+            if ttl == 0 {
+                if got != 0 { bad.append(FieldDifference(.ttlSeconds, "ttlSeconds 0 → apns-expiration is \(got.map(String.init) ?? "missing"), expected 0")) }
+            } else if let g = got {
                 let want = Int64(p.start.timeIntervalSince1970) + ttl
-                if abs(g - want) > 120 { bad.append("ttlSeconds \(ttl) → apns-expiration \(g), expected about \(want)") }
-            } else { bad.append("ttlSeconds \(ttl) → no apns-expiration") }
+                if abs(g - want) > 120 { bad.append(FieldDifference(.ttlSeconds, "ttlSeconds \(ttl) → apns-expiration \(g), expected about \(want)")) }
+            } else { bad.append(FieldDifference(.ttlSeconds, "ttlSeconds \(ttl) → no apns-expiration")) }
         }
         return bad
     }
@@ -62,15 +69,19 @@ enum MappingCheck {
         let h = APNsHistory(ctx)
         var problems: [Evidence] = []
         var judged = 0
+        var unexpressed: Set<NotificationField> = []
         for step in ctx.steps where step.type == "send" {
             guard let n = step.notification else { continue }
+            unexpressed.formUnion(ctx.fields.unexpressed(in: n, for: .apns))
             for p in h.pushes where p.step == step.index {
                 judged += 1
-                let d = differences(n, p)
-                if !d.isEmpty { problems.append(h.evidence(p, d.joined(separator: "; "))) }
+                let d = differences(n, p).expressible(by: ctx.fields, for: .apns)
+                if !d.isEmpty { problems.append(h.evidence(p, d.map(\.text).joined(separator: "; "))) }
             }
         }
         if judged == 0 { return .notApplicable("no pushes") }
-        return problems.isEmpty ? .held("\(judged) push(es) carry the notification as asked") : .violated("notification mapped wrongly", problems)
+        let note = FieldDifference.notJudgedNote(unexpressed, provider: .apns)
+        return problems.isEmpty ? .held("\(judged) push(es) carry the notification as asked" + note)
+            : .violated("notification mapped wrongly" + note, problems)
     }
 }

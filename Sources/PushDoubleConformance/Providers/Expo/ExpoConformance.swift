@@ -55,7 +55,7 @@ public struct ExpoConformance: ConformanceProvider {
     public var checks: [CheckDefinition] {
         [ExpoChecks.chunkSize, ExpoChecks.receiptsChunkSize, ExpoChecks.receiptsOwnIDs, ExpoChecks.receiptsFetched,
          ExpoChecks.settledOutcome, ExpoChecks.receiptTruthful, ExpoChecks.receiptDeadNotReused, ExpoChecks.tooBigNotResent,
-         ExpoChecks.messageSize, ExpoChecks.accessToken]
+         ExpoChecks.messageSize, ExpoChecks.accessToken, ExpoMappingCheck.check]
     }
 
     public var aliases: [String: String] { [:] }

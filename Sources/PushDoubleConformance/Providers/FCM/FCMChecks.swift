@@ -5,7 +5,8 @@ import PushDoubleFCM
 /// The FCM-only checks: the OAuth2 access token is cached and refreshed,
 /// and the messages a sender builds are valid FCM messages.
 enum FCMChecks {
-    static let all = [accessTokenReuse, tokenRefreshSingleFlight, remintOn401, validMessages, localValidation, mintsSucceed, topicTarget, topicBareName]
+    static let all = [accessTokenReuse, tokenRefreshSingleFlight, remintOn401, validMessages, localValidation, mintsSucceed, topicTarget, topicBareName,
+                      FCMMappingCheck.check, FCMMappingCheck.background]
 
     /// The cold start of a case's FCM sending: from the first token request until the first
     /// send that carried a minted token was answered. A thread-per-message sender whose
@@ -34,14 +35,24 @@ enum FCMChecks {
         return out
     }
 
+    /// The longest refresh margin of common Google auth clients: they treat a token as expired
+    /// this long before its `exp` and mint a new one (google-auth for Python: 3 min 45 s,
+    /// `_helpers.REFRESH_THRESHOLD`; google-auth-library for Node: 5 min,
+    /// `eagerRefreshThresholdMillis`; for Java: 3 min 45 s refresh, 5 min expiration margin;
+    /// golang.org/x/oauth2: 10 s). Within it a new token is a correct early refresh, so a token
+    /// that lives less than this is re-minted for every message by a correct client: only a
+    /// case whose tokens live longer (`fcm.token-refresh-margin`, the default 3599 s) tells early
+    /// refresh from minting per message.
+    public static let clientRefreshMarginSeconds: Double = 300
+
     /// Whether a token change between two sends is one the sender needed: the old token was
-    /// refused (401), is at or within a minute of its expiry, or has lived half its lifetime
-    /// (an early refresh is correct; Google's clients refresh a few minutes before expiry).
+    /// refused (401), is within the clients' refresh margin of its expiry
+    /// (``clientRefreshMarginSeconds``), or has lived half its lifetime (an early refresh).
     static func neededChange(from prev: FCMExchange, at next: FCMExchange, in sends: [FCMExchange]) -> Bool {
         if sends.contains(where: { $0.bearer == prev.bearer && $0.status == 401 }) { return true }
         let at = next.start.timeIntervalSince1970
         guard let auth = prev.exchange.auth else { return false }
-        if let e = auth.expiresAt, Double(e) <= at + 60 { return true }
+        if let e = auth.expiresAt, Double(e) <= at + clientRefreshMarginSeconds { return true }
         if let i = auth.issuedAt, let e = auth.expiresAt, at >= Double(i) + Double(e - i) / 2 { return true }
         return false
     }
@@ -65,7 +76,7 @@ enum FCMChecks {
             if let a = prev.bearer, let b = next.bearer, let ga = group[a], ga == group[b] { continue }
             if neededChange(from: prev, at: next, in: authorised) { continue }
             let auth = prev.exchange.auth
-            problems.append(Evidence("access token changed between sends without a 401, before half its lifetime (issued at "
+            problems.append(Evidence("access token changed between sends without a 401, more than 5 minutes before its expiry and before half its lifetime (issued at "
                 + "\(auth?.issuedAt.map(String.init) ?? "?"), expires at \(auth?.expiresAt.map(String.init) ?? "?")): "
                 + "\(h.describe(prev)) → \(h.describe(next))", seqs: [prev.seq, next.seq]))
             if problems.count >= 5 { break }

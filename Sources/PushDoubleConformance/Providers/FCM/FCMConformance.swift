@@ -18,6 +18,17 @@ public enum FCMFacts {
     /// revoked): the sender mints a new one and retries (Google: an expired or revoked access token is refreshed once, then the send retried).
     public static let retryableReasons: Set<String> = [GoogleRPCStatus.unauthenticated.rawValue]
 
+    /// fcm.md §4.3, §4.4: a 400 INVALID_ARGUMENT whose message says the registration token is
+    /// not valid means the token is unusable (Google's token-management guide: remove it), unlike a
+    /// message-level INVALID_ARGUMENT, after which the token stays alive. Read from the answer's
+    /// body, as the sender reads it.
+    public static let invalidTokenMessage = "not a valid FCM registration token"
+    public static func isInvalidRegistrationToken(_ e: Exchange) -> Bool {
+        guard e.response.status == 400, let body = e.response.body, let error = (try? JSONValue.parse(body))?["error"] else { return false }
+        return error["status"]?.stringValue == GoogleRPCStatus.invalidArgument.rawValue
+            && error["message"]?.stringValue?.contains(invalidTokenMessage) == true
+    }
+
     /// The classifier's view (fcm.md §4.4, §4.6): 429 and 5xx are transient (the default).
     public static let provider = ProviderFacts(deadReasons: deadReasons, neverRetryReasons: neverRetryReasons,
                                                retryableReasons: retryableReasons)
@@ -38,7 +49,8 @@ public struct FCMConformance: ConformanceProvider {
         FCMHistory(ctx).sends.compactMap { s in
             guard let token = s.exchange.token else { return nil }
             let retryAfter = s.responseHeader("retry-after")
-            let classification = facts.classify(status: s.status, reason: s.reason, action: s.action)
+            var classification = facts.classify(status: s.status, reason: s.reason, action: s.action)
+            if FCMFacts.isInvalidRegistrationToken(s.exchange) { classification = .dead }
             return Attempt(provider: provider, exchange: s.exchange, recipient: 0, token: token, device: s.device, step: s.step,
                            classification: classification, status: s.status, reason: s.reason, retryAfter: retryAfter,
                            backoff: facts.backoff(status: s.status, reason: s.reason, retryAfter: retryAfter, classification: classification),

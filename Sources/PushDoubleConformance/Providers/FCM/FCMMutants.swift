@@ -19,5 +19,13 @@ extension FCMConformance {
         MutantTable.Entry(mutant: "fcm-connection-per-message", bug: "opens a new FCM connection for every message", failingChecks: ["connection-reuse"]),
         MutantTable.Entry(mutant: "fcm-ttl-number", bug: "sends android.ttl as a number instead of a duration string", failingChecks: ["fcm.valid-messages"]),
         MutantTable.Entry(mutant: "fcm-wrong-audience", bug: "signs token assertions for another audience", failingChecks: ["fcm.mints-succeed"]),
+        MutantTable.Entry(mutant: "fcm-background-priority-10", bug: "sends background notifications without apns-priority 5 / apns-push-type background",
+                          failingChecks: ["fcm.apns-background"]),
+        MutantTable.Entry(mutant: "fcm-invalid-token-kept", bug: "keeps sending to a token FCM called not a valid registration token",
+                          failingChecks: ["dead-token-not-reused", "outcome"]),
+        MutantTable.Entry(mutant: "fcm-invalid-argument-kills-token", bug: "deactivates the token on a message-level INVALID_ARGUMENT",
+                          failingChecks: ["outcome"]),
+        MutantTable.Entry(mutant: "fcm-remint-on-any-401", bug: "re-mints the access token and resends after THIRD_PARTY_AUTH_ERROR",
+                          failingChecks: ["no-retry-permanent"]),
     ]
 }

@@ -164,7 +164,8 @@ enum WebPushChecks {
         perRequest(ctx, filter: { accepted($0) && $0.step >= 0 }, none: "no accepted messages", summary: "carry the notification",
                    violation: "a delivered message lacks the notification's content") { r in
             let n = ctx.notification(step: r.step)
-            let wanted = ["title", "body"].compactMap { n?[$0]?.stringValue }
+            let wanted = [NotificationField.title, .body].filter { ctx.fields.canExpress($0, for: .webpush) }
+                .compactMap { n?[$0.rawValue]?.stringValue }
             guard !wanted.isEmpty else { return nil }
             guard let text = r.plaintext else { return "no decrypted text (\(r.notification?["payload"].map { $0.compactJSON } ?? "nothing"))" }
             let missing = wanted.filter { !text.contains($0) && !text.contains(JSONValue.string($0).compactJSON.dropFirst().dropLast()) }
@@ -195,8 +196,10 @@ enum WebPushChecks {
             guard let t = r.header("ttl") else { return "no TTL header" }
             let v = t.trimmingCharacters(in: .whitespaces)
             guard !v.isEmpty, v.allSatisfy(\.isASCII), v.allSatisfy(\.isNumber) else { return "TTL \"\(t)\"" }
-            // Compared with what the runner asked for, not merely present.
-            guard let want = ctx.notification(step: r.step)?["ttlSeconds"]?.intValue else { return nil }
+            // Compared with what the runner asked for, not merely present (unless the sender
+            // declared it cannot express a TTL: then only its presence and form are judged).
+            guard ctx.fields.canExpress(.ttlSeconds, for: .webpush),
+                  let want = ctx.notification(step: r.step)?["ttlSeconds"]?.intValue else { return nil }
             let got = Int(v) ?? -1
             if got == Int(want) || (Int(want) > longestTTL && got >= longestTTL) { return nil }
             return "TTL \(v) for ttlSeconds \(want)"
@@ -207,7 +210,9 @@ enum WebPushChecks {
         id: "webpush.urgency", title: "Urgency follows the notification's priority (high → high, otherwise not high)",
         reference: "webpush.md §1.1 (RFC 8030 §5.3)", severity: .should
     ) { ctx in
-        perRequest(ctx, filter: { $0.step >= 0 }, none: "no requests", summary: "with a fitting Urgency", violation: "Urgency does not follow the priority") { r in
+        if let reason = ctx.fields.inexpressible(.priority, for: .webpush) { return .notApplicable(reason) }
+        return perRequest(ctx, filter: { $0.step >= 0 }, none: "no requests", summary: "with a fitting Urgency",
+                          violation: "Urgency does not follow the priority") { r in
             let priority = ctx.notification(step: r.step)?["priority"]?.stringValue ?? "normal"
             let u = r.header("urgency") ?? "normal"
             if priority == "high" { return u == "high" ? nil : "priority high sent with Urgency \(r.header("urgency") ?? "absent (normal)")" }
