@@ -198,6 +198,7 @@ public final class PushDoubleServer: Sendable {
         router.notFound = { request, context in fallback.respond(to: request, context: context) }
         router.methodNotAllowed = { request, _, context in fallback.respond(to: request, context: context) }
         router.limitExceeded = { violation, head, context in fallback.limitExceeded(violation, head: head, context: context) }
+        router.streamRefused = { refusal, head, context in fallback.streamRefused(refusal, head: head, context: context) }
         let all = pipelines
         router.responseCompleted = { info, outcome in for p in all { p.responseCompleted(for: info, outcome: outcome) } }
         return router.build()

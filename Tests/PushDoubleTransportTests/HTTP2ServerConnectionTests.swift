@@ -424,7 +424,26 @@ final class HTTP2ServerConnectionTests: XCTestCase {
         c.request(3)
         assertRst(c.readFrames(), stream: 3, .refusedStream)
         XCTAssertEqual(c.responder.requests.count, 1)
+        // The refused stream is reported with its head (the history records it as an attempt).
+        XCTAssertEqual(c.responder.refusals.map { $0.0 }, [.refusedStream])
+        XCTAssertEqual(c.responder.refusals.first?.1.info.streamID, 3)
+        XCTAssertEqual(c.responder.refusals.first?.1.path, c.responder.requests.first?.path)
         assertAlive(c)
+    }
+
+    /// A stream opened above the last-stream-id of the server's GOAWAY is ignored (RFC 9113
+    /// §6.8) and reported to the responder as not processed.
+    func testStreamsAboveGoAwayAreReportedUnprocessed() {
+        let c = H2TestClient(responder: TestResponder { req, _ in
+            req.info.streamID == 3 ? .goAway(lastStreamID: .thisStream, errorCode: .noError, debugData: [], then: nil) : .stall
+        })
+        c.handshake()
+        c.send(c.headersFrame(1, H2TestClient.requestFields(method: "POST"), endStream: false))  // body still to come
+        c.request(3)
+        c.request(5)
+        _ = c.readFrames()
+        XCTAssertEqual(c.responder.refusals.map { $0.0 }, [.goAway], "stream 5 (above last-stream-id 3)")
+        XCTAssertEqual(c.responder.refusals.map { $0.1.info.streamID }, [5])
     }
 
     func testUpdateSettingsRaisesLimitOnceAcked() {

@@ -69,6 +69,8 @@ final class TestResponder: Responder, @unchecked Sendable {
     var requests: [HTTPRequest] = []
     var completions: [(UInt32, ResponseOutcome.Kind)] = []
     var violations: [LimitViolation] = []
+    /// Streams the transport turned away unprocessed, with the head as it arrived.
+    var refusals: [(StreamRefusal, HTTPRequest)] = []
     var limitResponse: Bool = true
 
     init(_ handler: @escaping (HTTPRequest, RequestContext) -> ResponseAction = { _, _ in .respond(HTTPResponse(status: 200)) }) {
@@ -77,6 +79,9 @@ final class TestResponder: Responder, @unchecked Sendable {
     func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
         requests.append(request)
         return handler(request, context)
+    }
+    func streamRefused(_ refusal: StreamRefusal, head: HTTPRequest, context: RequestContext) {
+        refusals.append((refusal, head))
     }
     func responseCompleted(for request: RequestInfo, outcome: ResponseOutcome) {
         completions.append((request.streamID, outcome.kind))

@@ -173,6 +173,22 @@ public final class DoublePipeline: Responder {
         return response
     }
 
+    /// A stream the transport turned away unprocessed (REFUSED_STREAM, or above a GOAWAY's
+    /// last-stream-id): recorded in the history (endpoint `transport.refused`, stage `transport`,
+    /// the action the client saw: a reset or the GOAWAY), so a notification the client never sends
+    /// again is visible as lost. The fake is not asked: it never saw the request.
+    public func streamRefused(_ refusal: StreamRefusal, head: HTTPRequest, context: RequestContext) {
+        var admission = Admission(endpoint: Self.refusedEndpoint)
+        admission.environment = environment
+        let action: ResponseAction = refusal == .refusedStream
+            ? .resetStream(.refusedStream) : .goAway(lastStreamID: .explicit(0), errorCode: .noError, debugData: [], then: nil)
+        let answer = ProviderResponse(action: action, decidedBy: Decision(.transport, refusal.rawValue))
+        _ = record(head, admission, targets: Targets(), response: answer, detail: "not processed: \(refusal.rawValue)", now: double.clock.now())
+    }
+
+    /// The history endpoint of streams the transport turned away (``streamRefused(_:head:context:)``).
+    public static let refusedEndpoint = "transport.refused"
+
     /// Answers a rule shaped whose final outcome (completed, reset, dropped) is still to come.
     public var pendingOutcomes: Int { pendingCount.load(ordering: .acquiring) }
 

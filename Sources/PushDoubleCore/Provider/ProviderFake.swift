@@ -164,7 +164,9 @@ public struct ProviderResponse: Sendable {
 /// Which stage decided an answer: recorded in the history so a user can see why.
 public struct Decision: Sendable, Codable, Equatable {
     /// The stage of the request path.
-    public enum Stage: String, Sendable, Codable { case auth, validation, fault, quota, device, accepted }
+    /// `transport`: the transport turned the stream away unprocessed (``StreamRefusal``) before
+    /// any other stage saw it.
+    public enum Stage: String, Sendable, Codable { case auth, validation, fault, quota, device, accepted, transport }
     public var stage: Stage
     /// Rule id (fault/quota), device id (device), or a short description.
     public var detail: String?

@@ -19,9 +19,26 @@ public protocol Responder: Sendable {
     /// (body or header list too large, bad framing). Default: a plain-text error.
     /// Return nil to let the transport reset the stream / close the connection instead.
     func limitExceeded(_ violation: LimitViolation, head: HTTPRequest, context: RequestContext) -> HTTPResponse?
+
+    /// A stream the transport turned away unprocessed (``StreamRefusal``): no answer is sent
+    /// (RST_STREAM REFUSED_STREAM, or nothing for a stream above a GOAWAY's last-stream-id), and
+    /// the client learns the request was not processed (RFC 9113 §8.7). `head` carries the
+    /// request head as far as it arrived, and no body. Default: nothing. The double records it in
+    /// the history, so a client that never sends it again leaves a visible lost notification.
+    func streamRefused(_ refusal: StreamRefusal, head: HTTPRequest, context: RequestContext)
+}
+
+/// Why the transport turned a stream away before any processing.
+public enum StreamRefusal: String, Sendable, Codable {
+    /// RST_STREAM REFUSED_STREAM: the stream would exceed SETTINGS_MAX_CONCURRENT_STREAMS (RFC 9113 §5.1.2).
+    case refusedStream = "refused-stream"
+    /// Opened above the last-stream-id of a GOAWAY the server sent, or cut by that GOAWAY before its
+    /// request was complete (RFC 9113 §6.8: not processed, the client may retry it).
+    case goAway = "goaway-unprocessed"
 }
 
 extension Responder {
+    public func streamRefused(_ refusal: StreamRefusal, head: HTTPRequest, context: RequestContext) {}
     public func responseCompleted(for request: RequestInfo, outcome: ResponseOutcome) {}
     public func limitExceeded(_ violation: LimitViolation, head: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         HTTPResponse(status: violation.suggestedStatus, contentType: "text/plain; charset=utf-8", body: violation.message + "\n")

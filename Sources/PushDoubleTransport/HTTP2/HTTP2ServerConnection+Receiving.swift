@@ -189,7 +189,7 @@ extension HTTP2ServerConnection {
         if let last = goAwayLastStreamID, streamID > last {
             // §6.8: after GOAWAY the sender ignores frames on streams initiated after last-stream-id.
             recentlyReset.insert(streamID)
-            return
+            return reportRefused(.goAway, streamID: streamID, head: &head)
         }
         if let p = priority, p.dependency == streamID {
             // §5.3.1: "A stream cannot depend on itself ... stream error of type PROTOCOL_ERROR."
@@ -199,7 +199,8 @@ extension HTTP2ServerConnection {
             // §5.1.2: "An endpoint that receives a HEADERS frame that causes its advertised
             // concurrent stream limit to be exceeded MUST treat this as a stream error of type
             // PROTOCOL_ERROR or REFUSED_STREAM."
-            return streamError(streamID, .refusedStream)
+            streamError(streamID, .refusedStream)
+            return reportRefused(.refusedStream, streamID: streamID, head: &head)
         }
         let arrived = eventDate()
         let stream = HTTP2ServerStream(id: streamID, endStream: endStream,
@@ -234,6 +235,22 @@ extension HTTP2ServerConnection {
         } else {
             armReadTimeoutTimer()
         }
+    }
+
+    /// Tells the responder of a stream turned away before any processing (``StreamRefusal``), with
+    /// the request head as it arrived (a malformed head is not reported: it was never a request).
+    func reportRefused(_ refusal: StreamRefusal, streamID: UInt32, head: inout HTTP2RequestHeadValidator) {
+        guard head.finish() == nil else { return }
+        reportRefused(refusal, streamID: streamID, method: head.method ?? "", path: head.path ?? "", scheme: head.scheme ?? "",
+                      authority: head.authority ?? head.headers.first(name: "host"), headers: head.headers, headAt: eventDate())
+    }
+
+    func reportRefused(_ refusal: StreamRefusal, streamID: UInt32, method: String, path: String, scheme: String, authority: String?,
+                       headers: HTTPHeaders, headAt: Date) {
+        let info = RequestInfo(connection: info, streamID: streamID, version: .http2, headReceivedAt: headAt, bodyReceivedAt: headAt,
+                               priorityFramesReceived: priorityFramesReceived)
+        let request = HTTPRequest(method: method, path: path, scheme: scheme, authority: authority, headers: headers, body: [], info: info)
+        responder.streamRefused(refusal, head: request, context: RequestContext(connection: self))
     }
 
     // MARK: DATA

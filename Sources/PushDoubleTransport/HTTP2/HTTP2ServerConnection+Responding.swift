@@ -39,8 +39,13 @@ extension HTTP2ServerConnection {
             sendGoAway(lastStreamID: last, errorCode: code, debugData: debug)
             // An earlier GOAWAY may have announced a lower id; that one stands.
             let effective = goAwayLastStreamID ?? last
-            // Streams above last-stream-id were not processed: forget them without a frame.
+            // Streams above last-stream-id were not processed: forget them without a frame (and
+            // report those whose request had not reached the responder yet).
             for s in streams.values.sorted(by: { $0.id < $1.id }) where s.id > effective {
+                if s.requestInfo == nil {
+                    reportRefused(.goAway, streamID: s.id, method: s.method, path: s.path, scheme: s.scheme, authority: s.authority,
+                                  headers: s.headers, headAt: s.headReceivedAt)
+                }
                 closeStream(s, reset: true, outcome: .abandoned)
             }
             closeWhenDrained = true

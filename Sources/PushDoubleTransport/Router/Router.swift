@@ -67,6 +67,9 @@ public struct Router: Sendable {
     /// nil = the transport's default plain-text error.
     public var limitExceeded: (@Sendable (LimitViolation, HTTPRequest, RequestContext) -> HTTPResponse?)?
 
+    /// Hears streams the transport turned away (see ``Responder/streamRefused(_:head:context:)``).
+    public var streamRefused: (@Sendable (StreamRefusal, HTTPRequest, RequestContext) -> Void)?
+
     /// Hears every finished response (see ``Responder/responseCompleted(for:outcome:)``).
     public var responseCompleted: (@Sendable (RequestInfo, ResponseOutcome) -> Void)?
 
@@ -139,5 +142,9 @@ public final class RouterResponder: Responder {
     public func limitExceeded(_ violation: LimitViolation, head: HTTPRequest, context: RequestContext) -> HTTPResponse? {
         if let custom = router.limitExceeded { return custom(violation, head, context) }
         return HTTPResponse(status: violation.suggestedStatus, contentType: "text/plain; charset=utf-8", body: violation.message + "\n")
+    }
+
+    public func streamRefused(_ refusal: StreamRefusal, head: HTTPRequest, context: RequestContext) {
+        router.streamRefused?(refusal, head, context)
     }
 }

@@ -1,5 +1,7 @@
 /// The APNs sender's planted bugs (``Mutant``), listed by ``APNsSenderProvider/mutants``.
 extension Mutant {
+    static let giveUpUnprocessed = Mutant("give-up-unprocessed",
+        "reports failed for a push whose stream was refused (REFUSED_STREAM) or cut by GOAWAY unprocessed, instead of resending it (transient-retried)")
     static let pushTypeDropped = Mutant("push-type-dropped",
         "ignores the notification's pushType: voip, location and complication pushes go out as alerts to the bare bundle id (apns.header.topic-suffix)")
     static let jwtPerRequest = Mutant("jwt-per-request",
@@ -19,5 +21,5 @@ extension Mutant {
 }
 
 extension APNsSenderProvider {
-    static var mutants: [Mutant] { [.pushTypeDropped, .jwtPerRequest, .connectionPerPush, .oversizedPayloads, .wrongTopicSuffix, .backgroundPriority10, .resendAllAfterGoaway, .remintOnTokenUpdateError] }
+    static var mutants: [Mutant] { [.giveUpUnprocessed, .pushTypeDropped, .jwtPerRequest, .connectionPerPush, .oversizedPayloads, .wrongTopicSuffix, .backgroundPriority10, .resendAllAfterGoaway, .remintOnTokenUpdateError] }
 }

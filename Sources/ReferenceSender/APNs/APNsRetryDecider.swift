@@ -11,6 +11,8 @@ struct APNsRetryDecider: Sendable {
         case .failure(let f):
             switch f {
             case .notProcessed(let r):
+                // Planted bug: a stream the server refused or cut by GOAWAY is given up, not resent.
+                if mutant == .giveUpUnprocessed { return .finish(.failed, reason: r, markDead: false) }
                 return resend(reason: r, state: &state)
             case .outcomeUnknown(let r), .connectFailed(let r):
                 return transient(RetryAction(counted: true, backoff: true, reason: r), state: &state)

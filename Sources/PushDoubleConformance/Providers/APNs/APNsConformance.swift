@@ -12,7 +12,8 @@ public struct APNsConformance: ConformanceProvider {
 
     public func attempts(_ ctx: CheckContext) -> [Attempt] {
         let h = APNsHistory(ctx)
-        return h.pushes.map { p in
+        // Streams the transport turned away are attempts too: a message never sent again after one is lost.
+        return (h.pushes + h.refused).map { p in
             let retryAfter = p.responseHeader("retry-after")
             let classification = p.classification
             // An APNs push names one device token: target 0 (``AttemptTarget/of(_:)`` would give the same).

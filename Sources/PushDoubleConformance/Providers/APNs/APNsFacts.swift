@@ -111,7 +111,12 @@ public struct DecodedJWT: Sendable {
 
 /// The APNs part of a history, grouped the way the checks need it.
 public struct APNsHistory: Sendable {
+    /// The pushes the fake processed (answered, or ended by a fault rule).
     public var pushes: [APNsPush]
+    /// Pushes the transport turned away unprocessed (REFUSED_STREAM, above a GOAWAY's
+    /// last-stream-id): attempts at their message, but no request to judge (no body, no
+    /// verified JWT).
+    public var refused: [APNsPush]
     /// Every APNs exchange (pushes and anything else), for connection events.
     public var all: [Exchange]
     public var t0: Date
@@ -121,7 +126,7 @@ public struct APNsHistory: Sendable {
         t0 = ctx.steps.first?.startedAt ?? all.first?.transport.headReceivedAt ?? Date(timeIntervalSince1970: 0)
         var byToken: [String: String] = [:]
         for d in ctx.scenario.devices where d.provider == "apns" { byToken[d.token.lowercased()] = d.id }
-        pushes = all.compactMap { e in
+        let digested: [APNsPush] = all.compactMap { e in
             let path = e.request.path
             guard path.hasPrefix(APNsRequestValidator.pathPrefix) || e.endpoint == "apns.push" else { return nil }
             let token = e.token ?? String(path.dropFirst(APNsRequestValidator.pathPrefix.count))
@@ -143,6 +148,8 @@ public struct APNsHistory: Sendable {
             return APNsPush(exchange: e, token: token, device: device, step: step, end: end, reason: reason,
                             headers: headers, jwt: jwt)
         }.sorted { ($0.start, $0.seq) < ($1.start, $1.seq) }
+        pushes = digested.filter { $0.exchange.endpoint != DoublePipeline.refusedEndpoint }
+        refused = digested.filter { $0.exchange.endpoint == DoublePipeline.refusedEndpoint }
     }
 
     /// Pushes per (send step, device), each list in arrival order: the attempts at one message.

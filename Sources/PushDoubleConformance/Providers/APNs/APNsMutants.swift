@@ -21,6 +21,8 @@ extension APNsConformance {
         MutantTable.Entry(mutant: "resend-all-after-goaway", bug: "resends every stream after GOAWAY, processed ones too",
               failingChecks: ["apns.goaway-unprocessed", "no-duplicate-delivery"]),
         MutantTable.Entry(mutant: "never-retry-transient", bug: "gives up on 429/5xx/connection loss at once", failingChecks: ["transient-retried"]),
+        MutantTable.Entry(mutant: "give-up-unprocessed", bug: "gives up on streams refused or cut by GOAWAY unprocessed (the history records them as attempts)",
+              failingChecks: ["transient-retried"]),
         MutantTable.Entry(mutant: "give-up-429-without-retry-after", bug: "retries 429 only when it carries Retry-After (every provider's sender)",
               failingChecks: ["transient-retried"]),
         MutantTable.Entry(mutant: "remint-on-token-update-error", bug: "mints a new JWT and retries at once after TooManyProviderTokenUpdates",

@@ -18,9 +18,21 @@ enum FCMChecks {
         return h.sends.first { $0.bearer.map(minted.contains) == true }?.end
     }
 
-    /// Minted token → its mint group: the tokens minted in the cold-start window
-    /// (``coldStartEnd(_:)``) form group 0, and any mints whose requests were in flight at the
-    /// same time (a refresh several threads started at once) share a group.
+    /// When the client began token request `m`, as near as the fake can tell: a request that
+    /// opened its connection began when that connection was accepted (on a loaded machine its
+    /// TLS handshake and head may arrive well after the client started it, e.g. after the
+    /// first send of a stampede was already answered); a request on a connection already used
+    /// began when its head arrived.
+    static func begun(_ m: FCMExchange, in h: FCMHistory) -> Date {
+        let conn = m.exchange.transport.connection
+        let earlier = h.mints.contains { $0.exchange.transport.connection.id == conn.id && $0.start < m.start }
+            || h.sends.contains { $0.exchange.transport.connection.id == conn.id && $0.start < m.start }
+        return earlier ? m.start : min(conn.acceptedAt, m.start)
+    }
+
+    /// Minted token → its mint group: the tokens whose requests began in the cold-start window
+    /// (``coldStartEnd(_:)``, ``begun(_:in:)``) form group 0, and any mints whose requests were
+    /// in flight at the same time (a refresh several threads started at once) share a group.
     static func mintGroups(_ h: FCMHistory) -> [String: Int] {
         let coldEnd = coldStartEnd(h)
         var out: [String: Int] = [:]
@@ -28,8 +40,9 @@ enum FCMChecks {
         var groupEnd: Date?
         for m in h.mints {
             guard let token = m.mintedToken else { continue }
-            if let c = coldEnd, m.start < c { out[token] = 0; groupEnd = max(groupEnd ?? m.end, m.end); continue }
-            if let e = groupEnd, m.start < e { groupEnd = max(e, m.end) } else { group += 1; groupEnd = m.end }
+            let began = begun(m, in: h)
+            if let c = coldEnd, began < c { out[token] = 0; groupEnd = max(groupEnd ?? m.end, m.end); continue }
+            if let e = groupEnd, began < e { groupEnd = max(e, m.end) } else { group += 1; groupEnd = m.end }
             out[token] = group
         }
         return out
@@ -102,8 +115,9 @@ enum FCMChecks {
         var latestEnd: Date?
         var coldMints = 0
         for m in h.mints {
-            let cold = m.mintedToken != nil && (coldEnd.map { m.start < $0 } ?? false)
-            if let e = latestEnd, m.start < e { overlapping.append(m) }
+            let began = begun(m, in: h)
+            let cold = m.mintedToken != nil && (coldEnd.map { began < $0 } ?? false)
+            if let e = latestEnd, began < e { overlapping.append(m) }
             else if cold, coldMints > 0 { overlapping.append(m) }
             if cold { coldMints += 1 }
             latestEnd = max(latestEnd ?? m.end, m.end)

@@ -17,7 +17,8 @@ public struct WebPushConformance: ConformanceProvider {
     public var facts: ProviderFacts { WebPushFacts.provider }
 
     public func attempts(_ ctx: CheckContext) -> [Attempt] {
-        WebPushHistory(ctx).requests.map { r in
+        let h = WebPushHistory(ctx)
+        return (h.requests + h.refused).map { r in
             let retryAfter = r.responseHeader("retry-after")
             let classification = facts.classify(status: r.status, reason: r.reason, action: r.exchange.response.action)
             return Attempt(provider: provider, exchange: r.exchange, recipient: 0, token: r.token, device: r.device, step: r.step,
@@ -108,18 +109,29 @@ public struct WebPushRequestRecord: Sendable {
 /// The Web Push part of a history.
 public struct WebPushHistory: Sendable {
     public var requests: [WebPushRequestRecord]
+    /// Requests the transport turned away unprocessed (REFUSED_STREAM, above a GOAWAY's
+    /// last-stream-id): attempts at their message, nothing else to judge.
+    public var refused: [WebPushRequestRecord]
     public var t0: Date
 
     public init(_ ctx: CheckContext) {
         t0 = AttemptLog.timeZero(ctx)
-        requests = ctx.history.filter { $0.provider == .webpush && $0.endpoint == WebPushFake.endpoint }.map { e in
-            let token = e.token ?? e.request.path
+        requests = Self.records(ctx, endpoint: WebPushFake.endpoint)
+        refused = Self.records(ctx, endpoint: DoublePipeline.refusedEndpoint)
+    }
+
+    static func records(_ ctx: CheckContext, endpoint: String) -> [WebPushRequestRecord] {
+        var byToken: [String: String] = [:]
+        for d in ctx.scenario.devices where d.provider == ProviderID.webpush.rawValue { byToken[d.token] = d.id }
+        return ctx.history.filter { $0.provider == .webpush && $0.endpoint == endpoint }.map { e in
+            // A refused request was never admitted: its token is the endpoint path's last segment.
+            let token = e.token ?? e.request.path.split(separator: "?").first.flatMap { $0.split(separator: "/").last }.map(String.init) ?? e.request.path
             let start = e.transport.headReceivedAt
             var end = e.respondedAt
             if let d = e.response.delaySeconds { end = max(end, e.receivedAt.addingTimeInterval(d)) }
             let headers = e.request.headers.compactMap { $0.count == 2 ? ($0[0].lowercased(), $0[1]) : nil }
-            return WebPushRequestRecord(exchange: e, token: token, device: e.deviceID ?? token, step: AttemptLog.step(at: start, ctx.steps),
-                                        end: end, reason: e.response.reason, headers: headers)
+            return WebPushRequestRecord(exchange: e, token: token, device: e.deviceID ?? byToken[token] ?? token,
+                                        step: AttemptLog.step(at: start, ctx.steps), end: end, reason: e.response.reason, headers: headers)
         }.sorted { ($0.start, $0.seq) < ($1.start, $1.seq) }
     }
 
