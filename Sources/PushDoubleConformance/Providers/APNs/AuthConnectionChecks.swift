@@ -169,7 +169,9 @@ enum AuthConnectionChecks {
         for next in order.dropFirst() {
             if expired.contains(current.jwt) { current = next; continue }
             if let a = current.iat, let b = next.iat, b - a >= APNsFacts.jwtMinRefreshInterval { current = next; continue }
-            extra.append((next.push, "JWT iat \(next.iat.map(String.init) ?? "?") while iat \(current.iat.map(String.init) ?? "?") was in use"))
+            // JWTs are named by the end of their signature: two of one team often share an iat.
+            extra.append((next.push, "another JWT (…\(next.jwt.suffix(8)), iat \(next.iat.map(String.init) ?? "?")) while JWT …\(current.jwt.suffix(8)) "
+                + "(iat \(current.iat.map(String.init) ?? "?")) was less than 20 min old"))
         }
         if extra.isEmpty { return .held("\(order.count) JWT(s) for \(pushes.count) push(es), each a needed refresh") }
         return .violated("\(order.count) distinct JWTs within 20 minutes for \(pushes.count) push(es) on "

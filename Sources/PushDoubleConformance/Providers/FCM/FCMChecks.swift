@@ -51,8 +51,8 @@ enum FCMChecks {
     /// The longest refresh margin of common Google auth clients: they treat a token as expired
     /// this long before its `exp` and mint a new one (google-auth for Python: 3 min 45 s,
     /// `_helpers.REFRESH_THRESHOLD`; google-auth-library for Node: 5 min,
-    /// `eagerRefreshThresholdMillis`; for Java: 3 min 45 s refresh, 5 min expiration margin;
-    /// golang.org/x/oauth2: 10 s). Within it a new token is a correct early refresh, so a token
+    /// `eagerRefreshThresholdMillis`; golang.org/x/oauth2: 10 s, `defaultExpiryDelta`;
+    /// docs/fcm.md §6.5). Within it a new token is a correct early refresh, so a token
     /// that lives less than this is re-minted for every message by a correct client: only a
     /// case whose tokens live longer (`fcm.token-refresh-margin`, the default 3599 s) tells early
     /// refresh from minting per message.

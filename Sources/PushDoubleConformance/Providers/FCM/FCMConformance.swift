@@ -18,7 +18,7 @@ public enum FCMFacts {
     /// revoked): the sender mints a new one and retries (Google: an expired or revoked access token is refreshed once, then the send retried).
     public static let retryableReasons: Set<String> = [GoogleRPCStatus.unauthenticated.rawValue]
 
-    /// fcm.md §4.3, §4.4: a 400 INVALID_ARGUMENT whose message says the registration token is
+    /// fcm.md §4.3, §4.7: a 400 INVALID_ARGUMENT whose message says the registration token is
     /// not valid means the token is unusable (Google's token-management guide: remove it), unlike a
     /// message-level INVALID_ARGUMENT, after which the token stays alive. Read from the answer's
     /// body, as the sender reads it.

@@ -164,10 +164,10 @@ enum FCMMappingCheck {
     /// `aps.content-available: 1`, `apns-priority: 5` and `apns-push-type: background`, and no
     /// alert, sound or badge. FCM forwards the block's headers to APNs, and APNs refuses priority
     /// 10 for a background push and requires the push type on watchOS (docs/apns.md §3, §9;
-    /// Google, Send messages to Apple apps: background notifications).
+    /// docs/fcm.md §2.1: data-only messages to iOS use `apns-priority: 5`; §2.4 ApnsConfig).
     static let background = CheckDefinition(
         id: "fcm.apns-background", title: "A background notification's apns block: content-available 1, apns-priority 5, apns-push-type background",
-        reference: "Google, FCM ApnsConfig (headers are APNs request headers); Apple, Pushing background updates (priority 5, push type background); docs/fcm.md §2.3",
+        reference: "Google, FCM ApnsConfig (headers are APNs request headers); Apple, Pushing background updates (priority 5, push type background); docs/fcm.md §2.1, §2.4",
         severity: .must
     ) { ctx in
         if let reason = ctx.fields.inexpressible(.contentAvailable, for: .fcm) { return .notApplicable(reason) }
