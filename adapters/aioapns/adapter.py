@@ -1,5 +1,6 @@
 """aioapns under `pushdouble conform`: APNs.send_notification, one client per environment."""
 import asyncio, ssl
+from h2.exceptions import ProtocolError                     # aioapns lets h2's error through after a GOAWAY
 from aioapns import APNs, NotificationRequest, PushType
 from aioapns.exceptions import ConnectionClosed, ConnectionError, MaxAttemptsExceeded
 from pushdouble.driver import Adapter, DeadTokens, FEATURE_REGISTERED_AT, run, sent, dead, rejected, failed
@@ -39,7 +40,7 @@ class AioapnsAdapter(Adapter):
                 collapse_key=n.get("collapseKey"), push_type=PushType(kind), apns_topic=(d.get("topic") or self.topic) + SUFFIX.get(kind, "")))
         except ValueError as e:                                    # PushType has no member for this push type
             return rejected(d, "aioapns: %s" % e)
-        except (ConnectionClosed, ConnectionError, MaxAttemptsExceeded) as e:
+        except (ConnectionClosed, ConnectionError, MaxAttemptsExceeded, ProtocolError) as e:
             return failed(d, type(e).__name__)
         if r.is_successful: return sent(d, message_id=r.notification_id)
         if r.description in DEAD or r.status == "410": return self.dead.note(d, dead(d, r.description))

@@ -1,7 +1,7 @@
 """django-push-notifications under `pushdouble conform`: the device querysets' send_message (bulk, default) or each device's."""
 import json, os, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__))); os.environ["DJANGO_SETTINGS_MODULE"] = "settings"
-import django, firebase_admin, settings
+import django, firebase_admin, requests, settings
 from firebase_admin import credentials, exceptions, messaging
 from pushdouble.driver import Adapter, DeadTokens, FEATURE_REGISTERED_AT, run, result, sent, dead, failed, skipped, outcome_of, DEAD, REJECTED, FAILED
 from pushdouble.redirect import host_map_from_providers, redirect_hosts
@@ -85,7 +85,8 @@ class DjangoPushAdapter(Adapter):
         if CALL == "single": send.update(ttl=n.get("ttlSeconds", 0), headers={"Urgency": "high" if n.get("priority") == "high" else "normal", **({"Topic": n["collapseKey"]} if "collapseKey" in n else {})})
         def judge(ds, call):
             try: res = call()
-            except WebPushError as e: return {d["id"]: failed(d, "WebPushError without a per-device result") for d in ds}
+            except (WebPushError, requests.RequestException) as e:  # the library re-raises pywebpush's error without its response
+                return {d["id"]: failed(d, "%s without a per-device result" % type(e).__name__) for d in ds}
             res = res if isinstance(res, list) else [res]
             return {d["id"]: sent(d) if r.get("success") else failed(d, "failure") for d, r in zip(sorted(ds, key=lambda d: rows[d["id"]].pk), res)}
         return self.each(todo, rows, send, judge)
