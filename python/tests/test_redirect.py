@@ -198,3 +198,15 @@ def test_tls_with_a_wrong_name_is_still_refused(clean):
         with pytest.raises(ssl.SSLCertVerificationError):
             c.request("GET", "/")
         c.close()
+
+
+def test_names_given_as_bytes_as_anyio_passes_them(local_http):
+    # httpx/httpcore (through anyio) call getaddrinfo with the name as IDNA-encoded bytes
+    port, _ = local_http
+    with redirect.redirect_hosts({"fcm.example.invalid:443": ("127.0.0.1", port)}) as r:
+        info = socket.getaddrinfo(b"fcm.example.invalid", 443, type=socket.SOCK_STREAM)
+        assert info[0][4][:2] == ("127.0.0.1", port)
+        assert r.hits == 1
+        # a name the idna codec refuses is looked up as it is, not an error of the patch
+        with pytest.raises(socket.gaierror):
+            socket.getaddrinfo(b"bad..name.invalid", 443, type=socket.SOCK_STREAM)

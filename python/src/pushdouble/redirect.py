@@ -95,8 +95,11 @@ def _port_number(port):
 def _lookup(host, port):
     if host is None:
         return None
-    if isinstance(host, bytes):
-        host = host.decode("idna", "replace")
+    if isinstance(host, bytes):  # anyio (httpx/httpcore) passes the name as IDNA-encoded bytes
+        try:
+            host = host.decode("idna")
+        except UnicodeError:  # the idna codec has no "replace" handler; such a name is in no map
+            host = host.decode("ascii", "replace")
     key = (str(host).lower().rstrip("."), _port_number(port))
     with _lock:
         for r in reversed(_active):
