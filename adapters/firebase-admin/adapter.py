@@ -1,5 +1,5 @@
 """firebase-admin under `pushdouble conform`: messaging.send_each (default), send or send_each_async."""
-import asyncio, json, os
+import json, os
 import firebase_admin
 from firebase_admin import credentials, exceptions, messaging
 from pushdouble.driver import (Adapter, DeadTokens, FEATURE_REGISTERED_AT, run, result, sent, rejected,
@@ -42,7 +42,7 @@ class FirebaseAdminAdapter(Adapter):
                 except exceptions.FirebaseError as e: replies.append(messaging.SendResponse(None, e))
         else:
             replies = (messaging.send_each(msgs, app=self.app) if CALL == "send_each" else
-                       asyncio.run(messaging.send_each_async(msgs, dry_run=False, app=self.app))).responses if msgs else []
+                       self.loop.run_until_complete(messaging.send_each_async(msgs, dry_run=False, app=self.app))).responses if msgs else []
         for r, rep in zip(todo, replies):
             e = rep.exception
             out[r["id"]] = sent(r, message_id=rep.message_id) if e is None else self.dead.note(

@@ -38,7 +38,7 @@ class PywebpushAdapter(Adapter):
         out = {d["id"]: self.dead.skip(d) for d in devices}
         todo = [d for d in devices if not out[d["id"]]]
         if CALL == "webpush_async":
-            out.update({d["id"]: r for d, r in zip(todo, asyncio.run(self.gather(n, todo)))})
+            out.update({d["id"]: r for d, r in zip(todo, self.loop.run_until_complete(self.gather(n, todo)))})
         for d in todo if CALL == "webpush" else []:
             try: webpush(d["subscription"], requests_session=self.session, **self.args(n)); out[d["id"]] = self.outcome(d, None)
             except (WebPushException, requests.RequestException) as e: out[d["id"]] = self.outcome(d, e)

@@ -210,3 +210,20 @@ def test_names_given_as_bytes_as_anyio_passes_them(local_http):
         # a name the idna codec refuses is looked up as it is, not an error of the patch
         with pytest.raises(socket.gaierror):
             socket.getaddrinfo(b"bad..name.invalid", 443, type=socket.SOCK_STREAM)
+
+
+def test_anyio_connect_tcp_gets_the_mapped_port(local_http):
+    # anyio (httpx's async transport) resolves the name but connects to the caller's port
+    anyio = pytest.importorskip("anyio")
+    port, _ = local_http
+
+    async def fetch():
+        stream = await anyio.connect_tcp("anyio.example.invalid", 443)
+        async with stream:
+            await stream.send(b"GET /via-anyio HTTP/1.0\r\nHost: anyio.example.invalid\r\n\r\n")
+            return await stream.receive()
+
+    with redirect.redirect_hosts({"anyio.example.invalid:443": ("127.0.0.1", port)}):
+        assert anyio.connect_tcp is not None
+        assert b"200" in asyncio.run(fetch())
+    assert anyio.connect_tcp.__name__ == "connect_tcp"  # the wrapper is gone after the last redirect
