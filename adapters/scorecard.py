@@ -4,7 +4,8 @@
 
 Reads each adapter's JSON report (DIR/<name>.json, written by adapters/run.sh; default
 .build/adapters), or its committed expected-verdicts.json when there is no report, and the
-hand-written adapters/<name>/explanations.json ({"case/check": "what the library does, file:line"}).
+hand-written adapters/<name>/explanations.json ({"case/check": "what the library does, file:line"},
+and "_summary": a paragraph on the library shown under its heading).
 Every fail, warn and info verdict needs an explanation: a missing one is printed (and with
 --check makes the exit status 1), so the scorecard never shows an unexplained failure.
 """
@@ -77,6 +78,8 @@ def main(argv=None):
     for n in names:
         cases, source, expl, racy = data[n]
         lines += ["## %s" % n, "", "Adapter: [`adapters/%s/`](../adapters/%s/README.md)." % (n, n), ""]
+        if expl.get("_summary"):
+            lines += [expl["_summary"], ""]
         found = False
         for case in sorted(cases):
             for check, ch in sorted(cases[case]["checks"].items()):
@@ -94,7 +97,7 @@ def main(argv=None):
         if not found:
             lines.append("Every check passed or was n/a.")
         lines.append("")
-    stale = [(n, k) for n in names for k in data[n][2] if k not in data[n][3]
+    stale = [(n, k) for n in names for k in data[n][2] if k not in data[n][3] and not k.startswith("_")
              and data[n][0].get(k.split("/", 1)[0], {}).get("checks", {}).get(k.split("/", 1)[1], {}).get("verdict") in (None, "pass", "n/a")]
     with open(a.out, "w") as f:
         f.write("\n".join(lines))
