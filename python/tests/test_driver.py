@@ -222,3 +222,43 @@ def test_a_result_that_is_not_json_is_an_error_reply():
     driver.serve(C(), io.StringIO('{"jsonrpc":"2.0","id":7,"method":"settle"}\n'), out)
     r = json.loads(out.getvalue())
     assert r["id"] == 7 and r["error"]["code"] == -32000 and "not JSON" in r["error"]["message"]
+
+
+def test_outcome_of_takes_the_most_specific_type():
+    class LibError(Exception):
+        pass
+
+    class Gone(LibError):
+        pass
+
+    class VeryGone(Gone):
+        pass
+
+    table = {LibError: driver.FAILED, Gone: driver.DEAD, (ValueError, TypeError): driver.REJECTED}
+    assert driver.outcome_of(VeryGone("x"), table) == driver.DEAD
+    assert driver.outcome_of(LibError("410 Unregistered"), table) == driver.FAILED  # the type, not the text
+    assert driver.outcome_of(TypeError(), table) == driver.REJECTED
+    assert driver.outcome_of(KeyError(), table) == driver.FAILED
+    assert driver.outcome_of(KeyError(), table, default=driver.ABORTED) == driver.ABORTED
+
+
+def test_dead_tokens_skip_until_registered_again():
+    now = [1000.0]
+    dead = driver.DeadTokens(clock=lambda: now[0])
+    d1 = {"id": "d1", "token": "t1"}
+    assert dead.skip(d1) is None
+    entry = dead.note(d1, driver.dead(d1, "Unregistered"))
+    assert entry == {"device": "d1", "outcome": "dead", "reason": "Unregistered"}
+    assert "t1" in dead
+    dead.note({"id": "d2", "token": "t2"}, driver.sent("d2"))
+    assert "t2" not in dead  # only dead results are remembered
+    assert dead.skip(d1) == {"device": "d1", "outcome": "skipped", "reason": "known dead: Unregistered"}
+    # a registration at or before the moment the death was learnt changes nothing
+    older = dict(d1, registeredAt="1970-01-01T00:16:40.000Z")  # 1000 s
+    assert dead.skip(older)["outcome"] == "skipped"
+    # a later one revives the token
+    assert dead.skip(dict(d1, registeredAt="1970-01-01T00:16:41.000Z")) is None
+    assert "t1" not in dead
+    dead.note(d1, driver.dead(d1, "gone"))
+    dead.revive([d1])
+    assert dead.skip(d1) is None

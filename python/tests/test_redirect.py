@@ -198,3 +198,32 @@ def test_tls_with_a_wrong_name_is_still_refused(clean):
         with pytest.raises(ssl.SSLCertVerificationError):
             c.request("GET", "/")
         c.close()
+
+
+def test_names_given_as_bytes_as_anyio_passes_them(local_http):
+    # httpx/httpcore (through anyio) call getaddrinfo with the name as IDNA-encoded bytes
+    port, _ = local_http
+    with redirect.redirect_hosts({"fcm.example.invalid:443": ("127.0.0.1", port)}) as r:
+        info = socket.getaddrinfo(b"fcm.example.invalid", 443, type=socket.SOCK_STREAM)
+        assert info[0][4][:2] == ("127.0.0.1", port)
+        assert r.hits == 1
+        # a name the idna codec refuses is looked up as it is, not an error of the patch
+        with pytest.raises(socket.gaierror):
+            socket.getaddrinfo(b"bad..name.invalid", 443, type=socket.SOCK_STREAM)
+
+
+def test_anyio_connect_tcp_gets_the_mapped_port(local_http):
+    # anyio (httpx's async transport) resolves the name but connects to the caller's port
+    anyio = pytest.importorskip("anyio")
+    port, _ = local_http
+
+    async def fetch():
+        stream = await anyio.connect_tcp("anyio.example.invalid", 443)
+        async with stream:
+            await stream.send(b"GET /via-anyio HTTP/1.0\r\nHost: anyio.example.invalid\r\n\r\n")
+            return await stream.receive()
+
+    with redirect.redirect_hosts({"anyio.example.invalid:443": ("127.0.0.1", port)}):
+        assert anyio.connect_tcp is not None
+        assert b"200" in asyncio.run(fetch())
+    assert anyio.connect_tcp.__name__ == "connect_tcp"  # the wrapper is gone after the last redirect

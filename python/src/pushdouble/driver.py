@@ -41,6 +41,7 @@ __all__ = [
     "Adapter", "run", "serve", "OUTCOMES",
     "SENT", "PENDING", "DEAD", "REJECTED", "FAILED", "SKIPPED", "ABORTED",
     "sent", "pending", "dead", "rejected", "failed", "skipped", "aborted", "result",
+    "outcome_of", "DeadTokens",
     "FEATURE_REGISTERED_AT", "FEATURE_REGISTER", "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "SERVER_ERROR",
 ]
 
@@ -124,6 +125,68 @@ def aborted(device, reason):
     """Never attempted because the library aborted the batch (e.g. an auth error on an
     earlier recipient stopped a ``send_each``)."""
     return result(device, ABORTED, reason)
+
+
+def outcome_of(error, table, default=FAILED):
+    """The outcome a library's exception stands for, looked up by its *type*: ``table`` maps
+    exception classes (or tuples of them) to outcomes, and the most specific class in
+    ``type(error).__mro__`` that the table names wins (so ``{UnregisteredError: DEAD,
+    FirebaseError: FAILED}`` gives ``dead`` for the subclass). ``default`` when no class
+    matches. Never read the message text when the library gives a type."""
+    flat = {}
+    for key, outcome in dict(table).items():
+        for cls in (key if isinstance(key, tuple) else (key,)):
+            flat[cls] = outcome
+    for cls in type(error).__mro__:
+        if cls in flat:
+            return flat[cls]
+    return default
+
+
+def _parse_time(text):
+    from datetime import datetime, timezone
+    t = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=timezone.utc)
+    return t.timestamp()
+
+
+class DeadTokens:
+    """What an application keeps of the tokens a provider called dead, so an adapter skips
+    them later, and sends again once the app registered the token anew.
+
+    ``skip(device)`` returns a :func:`skipped` result for a token known dead, else None;
+    a device whose ``registeredAt`` (the ``registeredAt`` feature) is later than the moment the
+    death was learnt is alive again. ``note(device, entry)`` records a :func:`dead` result's
+    token and returns ``entry``; ``revive(devices)`` forgets them (the ``register`` call)."""
+
+    def __init__(self, clock=None):
+        import time
+        self._clock = clock or time.time
+        self._dead = {}  # token -> (when learnt, reason)
+
+    def __contains__(self, token):
+        return token in self._dead
+
+    def skip(self, device):
+        token = device.get("token")
+        known = self._dead.get(token)
+        if known is None:
+            return None
+        registered = device.get("registeredAt")
+        if registered and _parse_time(registered) > known[0]:
+            del self._dead[token]
+            return None
+        return skipped(device, "known dead: %s" % known[1])
+
+    def note(self, device, entry):
+        if entry.get("outcome") == DEAD and isinstance(device, dict):
+            self._dead[device.get("token")] = (self._clock(), entry.get("reason") or "dead")
+        return entry
+
+    def revive(self, devices):
+        for d in devices or []:
+            self._dead.pop(d.get("token"), None)
 
 
 # -- the adapter ----------------------------------------------------------------------------

@@ -8,6 +8,10 @@ resolving ``api.push.apple.com`` port 443 gives the fake's address and port:
     with redirect_hosts({"api.push.apple.com:443": ("127.0.0.1", 41234)}):
         ...  # asyncio, http.client, urllib, urllib3/requests, httpx/httpcore, aiohttp connect to the fake
 
+anyio (the async transport of httpx/httpcore) resolves a name itself but connects to the
+caller's port, so ``anyio.connect_tcp`` is wrapped too (when anyio is installed) to map the
+name and port before it sees them.
+
 Only the address a socket connects to changes: the library still passes the real name
 to TLS, so SNI, ``:authority``/``Host`` and the certificate's host name check use the
 real name, which the test certificate of the fakes carries (trust its CA:
@@ -26,6 +30,7 @@ and other processes are not covered. Names not in the map resolve as usual.
 import json
 import os
 import socket
+import sys
 import threading
 from urllib.parse import urlsplit
 
@@ -95,8 +100,11 @@ def _port_number(port):
 def _lookup(host, port):
     if host is None:
         return None
-    if isinstance(host, bytes):
-        host = host.decode("idna", "replace")
+    if isinstance(host, bytes):  # anyio (httpx/httpcore) passes the name as IDNA-encoded bytes
+        try:
+            host = host.decode("idna")
+        except UnicodeError:  # the idna codec has no "replace" handler; such a name is in no map
+            host = host.decode("ascii", "replace")
     key = (str(host).lower().rstrip("."), _port_number(port))
     with _lock:
         for r in reversed(_active):
@@ -116,18 +124,41 @@ def _patched_getaddrinfo(host, port, family=0, type=0, proto=0, flags=0):
     return _original_getaddrinfo(ip, tport, family, type, proto, flags & ~getattr(socket, "AI_CANONNAME", 0))
 
 
+_original_anyio_connect_tcp = None
+
+
+async def _patched_anyio_connect_tcp(remote_host, remote_port, *args, **kwargs):
+    # anyio resolves the name itself but connects to the caller's port with the resolved
+    # address, so the map's port would be lost: map (name, port) before anyio sees them.
+    target = _lookup(remote_host, remote_port)
+    if target is not None:
+        remote_host, remote_port = target
+    return await _original_anyio_connect_tcp(remote_host, remote_port, *args, **kwargs)
+
+
 def _install():
-    global _original_getaddrinfo
+    global _original_getaddrinfo, _original_anyio_connect_tcp
     if _original_getaddrinfo is None:
         _original_getaddrinfo = socket.getaddrinfo
         socket.getaddrinfo = _patched_getaddrinfo
+    try:  # httpx/httpcore's async transport connects through anyio.connect_tcp
+        import anyio
+    except ImportError:
+        return
+    if _original_anyio_connect_tcp is None:
+        _original_anyio_connect_tcp = anyio.connect_tcp
+        anyio.connect_tcp = _patched_anyio_connect_tcp
 
 
 def _uninstall():
-    global _original_getaddrinfo
+    global _original_getaddrinfo, _original_anyio_connect_tcp
     if _original_getaddrinfo is not None and socket.getaddrinfo is _patched_getaddrinfo:
         socket.getaddrinfo = _original_getaddrinfo
         _original_getaddrinfo = None
+    anyio = sys.modules.get("anyio")
+    if _original_anyio_connect_tcp is not None and anyio is not None and anyio.connect_tcp is _patched_anyio_connect_tcp:
+        anyio.connect_tcp = _original_anyio_connect_tcp
+        _original_anyio_connect_tcp = None
 
 
 class HostRedirect:

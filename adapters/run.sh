@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Run the shipped library adapters under `pushdouble conform` and compare their verdicts with
+# adapters/<name>/expected-verdicts.json.
+#
+#   adapters/run.sh [--update] [name...]     (default: every adapters/*/adapter.py)
+#
+# Each adapter's requirements go into its own venv, .build/adapters/<name> (reinstalled only
+# when requirements.txt changed). The binary is $PUSHDOUBLE_BIN, else .build/debug/pushdouble.
+# $PUSHDOUBLE_SEED (default 1) is passed as --seed, $PUSHDOUBLE_JOBS (default 2) as --jobs.
+# Reports: .build/adapters/<name>.json (the scorecard reads them: adapters/scorecard.py).
+# Exit 1 when any verdict differs from the expected file (--update rewrites the files instead).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+update=0
+names=()
+for a in "$@"; do
+  case "$a" in
+    --update) update=1 ;;
+    *) names+=("$a") ;;
+  esac
+done
+if [ ${#names[@]} -eq 0 ]; then
+  for f in adapters/*/adapter.py; do names+=("$(basename "$(dirname "$f")")"); done
+fi
+bin=${PUSHDOUBLE_BIN:-$root/.build/debug/pushdouble}
+[ -x "$bin" ] || { echo "adapters/run.sh: no pushdouble binary at $bin (set PUSHDOUBLE_BIN)" >&2; exit 2; }
+seed=${PUSHDOUBLE_SEED:-1}
+jobs=${PUSHDOUBLE_JOBS:-2}
+status=0
+passed=0
+failed=0
+for name in "${names[@]}"; do
+  dir=adapters/$name
+  [ -f "$dir/adapter.py" ] || { echo "adapters/run.sh: no adapter $dir/adapter.py" >&2; exit 2; }
+  venv=.build/adapters/$name
+  stamp=$(sha256sum "$dir/requirements.txt" | cut -d' ' -f1)
+  if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.requirements" 2>/dev/null)" != "$stamp" ]; then
+    echo "== $name: installing $dir/requirements.txt into $venv"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$dir/requirements.txt"
+    echo "$stamp" > "$venv/.requirements"
+  fi
+  report=.build/adapters/$name.json
+  echo "== $name: pushdouble conform (seed $seed)"
+  start=$(date +%s)
+  set +e
+  PYTHONPATH=$root/python/src "$bin" conform --scenarios "$root/Scenarios" --seed "$seed" --jobs "$jobs" \
+    --sender "$root/$venv/bin/python $root/$dir/adapter.py" --json "$report" > ".build/adapters/$name.txt" 2>&1
+  rc=$?
+  set -e
+  echo "   $(tail -n 1 ".build/adapters/$name.txt") (conform exit $rc, $(( $(date +%s) - start )) s)"
+  if [ ! -s "$report" ]; then
+    echo "   no report written; see .build/adapters/$name.txt"; status=1; failed=$((failed + 1)); continue
+  fi
+  if [ $update -eq 1 ]; then
+    python3 adapters/verdicts.py update "$report" "$dir/expected-verdicts.json"
+    echo "   wrote $dir/expected-verdicts.json"
+    passed=$((passed + 1))
+  elif python3 adapters/verdicts.py compare "$report" "$dir/expected-verdicts.json"; then
+    echo "   verdicts as expected"
+    passed=$((passed + 1))
+  else
+    echo "   verdicts differ from $dir/expected-verdicts.json (above)"
+    status=1
+    failed=$((failed + 1))
+  fi
+done
+echo "adapters: $passed passed, $failed failed"
+exit $status
