@@ -228,9 +228,27 @@ public final class PushDoubleServer: Sendable {
     /// Writes what senders need into a new private directory and renders every provider's
     /// ``SenderMaterial`` for the bound endpoints (call after `start`). The caller removes the
     /// files with ``SenderKit/remove()``.
-    public func senderKit() throws -> SenderKit {
-        try SenderKit(endpoints: endpoints, credentials: configuration.credentials,
-                      providers: instances.withLock { $0.map { ($0.module.provider, $0.instance) } })
+    public func senderKit() throws -> SenderKit { try senderKit(realHosts: false) }
+
+    /// The sender kit; with `realHosts`, every fake listener that stands in for a real host a
+    /// client can dial is named by that host's URL (`https://api.push.apple.com`, the first of its
+    /// ``ListenerDefault/realHosts``, port 443 left out) instead of its loopback address, so the
+    /// sender reaches it through the CONNECT proxy (``PushDoubleConfiguration/proxy``, whose
+    /// `HTTPS_PROXY` lines the kit carries when it is bound).
+    public func senderKit(realHosts: Bool) throws -> SenderKit {
+        var told = endpoints
+        if realHosts {
+            for i in told.indices { if let url = realURL(of: told[i].name) { told[i].url = url } }
+        }
+        return try SenderKit(endpoints: told, credentials: configuration.credentials,
+                             providers: instances.withLock { $0.map { ($0.module.provider, $0.instance) } })
+    }
+
+    /// `https://` + the first real host of listener `name` a client can dial (not a wildcard).
+    func realURL(of name: String) -> String? {
+        let hosts = configuration.modules.flatMap(\.listenerDefaults).first { $0.name == name }?.realHosts ?? []
+        guard let host = hosts.first(where: { !$0.hasPrefix("*") }) else { return nil }
+        return "https://" + (host.hasSuffix(":443") ? String(host.dropLast(4)) : host)
     }
 
     /// Loads a scenario (replacing devices, rules and history unless `merge`).

@@ -171,6 +171,24 @@ final class CorrectVariantsTests: XCTestCase {
             let h1 = sends.filter { $0.exchange.transport.version == .http1_1 }.count
             let conns = Set(sends.map { $0.exchange.transport.connection.id }).count
             return h1 == sends.count && conns >= 3 ? nil : "fcm.access-token-reuse: \(h1) of \(sends.count) sends over HTTP/1.1, \(conns) connection(s)"
+        case "fcm-refresh-margin":
+            // 4 s tokens lie inside google-auth's 225 s margin: a mint before every send of fcm.token-refresh;
+            // 330 s tokens outlive it: one mint in fcm.token-refresh-margin.
+            guard let short = context("fcm.token-refresh"), let long = context("fcm.token-refresh-margin") else { return "missing FCM cases" }
+            let s = FCMHistory(short), l = FCMHistory(long)
+            let shortMints = s.mints.filter { $0.status == 200 }.count, longMints = l.mints.filter { $0.status == 200 }.count
+            // One mint per send call at least (a call's concurrent sends share one in-flight refresh).
+            let calls = Set(s.sends.map(\.step)).count
+            return shortMints >= calls && longMints == 1 ? nil
+                : "fcm.token-refresh: \(shortMints) mint(s) for \(calls) send calls (want one each at least); fcm.token-refresh-margin: \(longMints) (want 1)"
+        case "apns-no-push-type":
+            guard let c = caseResult("apns.push-type-topics") else { return "no apns.push-type-topics case" }
+            let v = c.checks.first { $0.id == "apns.header.topic-suffix" }
+            let plain = c.history.allSatisfy { e in
+                e.request.headers.first { $0.first?.lowercased() == "apns-push-type" }?.last.map { $0 == "alert" || $0 == "background" } ?? true
+            }
+            return v?.verdict == .notApplicable && v?.message.contains("cannot express apns pushType") == true && plain ? nil
+                : "apns.push-type-topics: topic-suffix \(v?.verdict.rawValue ?? "missing") (\(v?.message ?? "")), only alert/background sent: \(plain)"
         case "expo-too-big-from-receipt":
             guard let c = caseResult("expo.message-too-big") else { return "no expo.message-too-big case" }
             let big = c.history.contains { ($0.request.bodySize) > 4096 }
@@ -185,7 +203,7 @@ final class CorrectVariantsTests: XCTestCase {
         let variants = try Self.listedVariants()
         XCTAssertEqual(Set(variants), ["full-jitter", "equal-jitter", "decorrelated-jitter", "multi-connection", "v1-no-features",
                                        "register-call", "jwt-refresh-50min", "jwt-per-connection", "fcm-early-refresh", "fcm-refresh-on-401",
-                                       "fcm-cold-start-stampede", "fcm-http1-pool", "expo-too-big-from-receipt"],
+                                       "fcm-cold-start-stampede", "fcm-http1-pool", "expo-too-big-from-receipt", "fcm-refresh-margin", "apns-no-push-type"],
                        "the variants this test knows the wire signature of")
         let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
         let runs: [UInt64] = Self.stabilitySeeds + Array(repeating: Self.stabilitySeeds[0], count: Self.repeats - 1)

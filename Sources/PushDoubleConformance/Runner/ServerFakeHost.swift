@@ -13,6 +13,10 @@ public struct ServerFakeHost: FakeHost {
     public var eventLoopsPerCase = 1
     /// The provider modules served (default: every registered one).
     public var modules: [any ProviderModule] = FakeRegistry.modules
+    /// `conform --real-hosts`: the sender is told the providers' real URLs
+    /// (``PushDoubleServer/senderKit(realHosts:)``) and gets `HTTPS_PROXY`, a CONNECT proxy of
+    /// the case's double that routes those host names to its fakes (and refuses every other).
+    public var realHosts = false
 
     public init() {}
 
@@ -55,12 +59,13 @@ public struct ServerFakeHost: FakeHost {
         config.admin = false
         config.seed = seed
         config.eventLoopCount = eventLoopsPerCase
+        config.proxy = realHosts
         let server = PushDoubleServer(configuration: config)
         try server.start()
         let kit: SenderKit
         do {
             try server.load(scenario: core)
-            kit = try server.senderKit()
+            kit = try server.senderKit(realHosts: realHosts)
         } catch {
             server.stop()
             throw error

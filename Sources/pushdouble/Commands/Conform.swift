@@ -27,6 +27,7 @@ enum ConformCommand: CLICommand {
         var reuseSender = false
         var jobs = 4
         var verbose = false
+        var realHosts = false
     }
 
     static let options: [OptionSpec] = [
@@ -44,6 +45,7 @@ enum ConformCommand: CLICommand {
         OptionSpec("--timeout", value: "S", help: "seconds allowed for each driver reply (default 60)"),
         OptionSpec("--reuse-sender", help: "start the sender once for all cases (cases then run one at a time)"),
         OptionSpec("--jobs", value: "N", help: "cases run at the same time (default 4)"),
+        OptionSpec("--real-hosts", help: "give the sender the providers' real URLs (https://api.push.apple.com, …) and HTTPS_PROXY, a CONNECT proxy that routes them to the case's fakes"),
         OptionSpec("--verbose", short: "-v", help: "also print info verdicts"),
         OptionSpec.help,
     ]
@@ -82,6 +84,7 @@ enum ConformCommand: CLICommand {
         a.jobs = try p.number("--jobs", expected: "an integer from 1 to 64") { Int($0).flatMap { (1...64).contains($0) ? $0 : nil } } ?? a.jobs
         a.reuseSender = p.flag("--reuse-sender")
         a.verbose = p.flag("--verbose")
+        a.realHosts = p.flag("--real-hosts")
         return a
     }
 
@@ -105,6 +108,11 @@ enum ConformCommand: CLICommand {
         } catch {
             errors(CLIError.message(error, command: name))
             return CLIError.exitStatus
+        }
+        var host = host
+        if a.realHosts, var fakes = host as? ServerFakeHost {
+            fakes.realHosts = true
+            host = fakes
         }
         do {
             return try run(a, host: host, output: output, errors: errors)

@@ -46,7 +46,11 @@ public struct WebPushConformance: ConformanceProvider {
         let url = configuration?.providers.first { $0.id == provider.rawValue }?.parameters["url"]?.stringValue
         if let url, let i = members.firstIndex(where: { $0.0 == "subscription" }), case .object(var sub) = members[i].1,
            let j = sub.firstIndex(where: { $0.0 == "endpoint" }), let e = sub[j].1.stringValue, e.hasPrefix("/") {
-            sub[j].1 = .string(url + e)
+            // Told the real hosts (`conform --real-hosts`): each endpoint gets its own service's
+            // real origin, as a browser's subscription has it; else the fake's URL.
+            let real = WebPushService.allCases.contains { $0.isRealOrigin(url) }
+            let origin = real ? WebPushEndpointPath.parse(e)?.service.defaultOrigin ?? url : url
+            sub[j].1 = .string(origin + e)
             members[i].1 = .object(sub)
         }
         return .object(members)
