@@ -105,7 +105,7 @@ final class ReferenceSenderVariantTests: XCTestCase {
         XCTAssertEqual(Set(lines.map { String($0.split(separator: "\t").first ?? "") }),
                        ["full-jitter", "equal-jitter", "decorrelated-jitter", "multi-connection", "v1-no-features", "register-call",
                         "jwt-refresh-50min", "jwt-per-connection", "fcm-early-refresh", "fcm-refresh-on-401", "fcm-cold-start-stampede",
-                        "fcm-http1-pool", "expo-too-big-from-receipt"])
+                        "fcm-http1-pool", "expo-too-big-from-receipt", "fcm-refresh-margin", "apns-no-push-type"])
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
 
         let unknown = try ReferenceSenderProcess(arguments: ["--variant", "no-such-variant"])
