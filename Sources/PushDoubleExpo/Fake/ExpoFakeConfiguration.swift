@@ -25,6 +25,8 @@ public struct ExpoFakeConfiguration: Sendable {
     public var decoder = ExpoSendDecoderConfiguration()
     /// Most receipts kept (with them, the send records that annotate the history).
     public var receiptCapacity = 100_000
+    /// Most bytes of receipts kept (``ExpoReceiptStoreConfiguration/maxBytes``).
+    public var receiptMaxBytes = ExpoReceiptStoreConfiguration.defaultMaxBytes
 
     /// The access token the fake accepts unless configured otherwise: the shipped test token
     /// (`Certificates/expo-test-access-token.txt`, embedded as `EmbeddedTestCredentials`),

@@ -29,6 +29,7 @@ public final class ExpoService: Sendable {
         self.configuration = configuration
         self.clock = clock
         receipts = ExpoReceiptStore(configuration: ExpoReceiptStoreConfiguration(capacity: configuration.receiptCapacity,
+                                                                                 maxBytes: configuration.receiptMaxBytes,
                                                                                  retention: configuration.receiptRetention,
                                                                                  availability: configuration.receiptAvailability),
                                     idGenerator: idGenerator)
