@@ -102,6 +102,12 @@ extension GoogleErrorEnvelope {
             status: .permissionDenied, details: nil)
     }
 
+    /// 403 for an access token minted without an FCM scope (`firebase.messaging` or
+    /// `cloud-platform`): Google's text for every API (docs/fcm.md §6.3a [O]); no `details`
+    /// are recorded for FCM.
+    public static let insufficientScopes = GoogleErrorEnvelope(
+        code: 403, message: "Request had insufficient authentication scopes.", status: .permissionDenied, details: nil)
+
     /// GCP's usual quota text (docs/fcm.md §4.3 "Quota"; the text is UNCONFIRMED for FCM, so
     /// `quotaExceeded(message:)` takes any other).
     public static func gcpQuotaMessage(metric: String, limit: String, projectNumber: String) -> String {
