@@ -39,6 +39,10 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     private var backPressured = false
     private var inputEOF = false
     private var closeAfterFlush = false
+    /// Bytes discarded in the lingering close (``drainLingering()``).
+    private var lingeringDiscarded = 0
+    /// The linger time was extended for a peer cut off at the discard budget (``lingerEnded()``).
+    private var lingerExtended = false
     private var currentInterest: UInt32 = 0
     private var timers = Set<UInt64>()
     private var handshakeTimer: UInt64?
@@ -268,10 +272,35 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
 
     /// Reads and discards, within the same per-turn budget as `readLoop`: a peer that keeps
     /// sending after our close must not hold the loop either.
-    private func drainLingering() {
-        if LingeringInput.discard(fd: fd, buffer: loop.readBuffer, budget: listener.config.limits.maxReadBytesPerTurn) {
-            finalize(abortive: false)
+    /// Seconds a lingering socket is read and discarded before it is closed.
+    static let lingerSeconds = 2.0
+
+    /// The linger time is over. A peer whose input was cut off at ``ServerLimits/maxLingeringBytes``
+    /// (it kept sending, a flood answered with GOAWAY) may still be reading what we sent, and
+    /// closing with its unread input would be an RST that destroys that (the GOAWAY with it):
+    /// it gets until ``ServerLimits/closeFlushTimeout`` to close its side; we read nothing meanwhile.
+    private func lingerEnded() {
+        let extra = listener.config.limits.closeFlushTimeout - Self.lingerSeconds
+        if lingeringDiscarded >= listener.config.limits.maxLingeringBytes && !lingerExtended && extra > 0 {
+            lingerExtended = true
+            loop.scheduleTimer(after: extra) { [weak self] in self?.finalize(abortive: false) }
+            return
         }
+        finalize(abortive: false)
+    }
+
+    /// Reads and discards the peer's input after our FIN, at most ``ServerLimits/maxLingeringBytes``
+    /// in all: a peer that keeps sending (a flood cut with GOAWAY) costs no more than that; past
+    /// it reading stops and only the peer's own close (EPOLLRDHUP), a hang-up or the linger
+    /// timer end the socket. Called again after that only for those events: the peer is gone.
+    private func drainLingering() {
+        let limit = listener.config.limits.maxLingeringBytes
+        guard lingeringDiscarded < limit else { return finalize(abortive: false) }
+        let budget = min(listener.config.limits.maxReadBytesPerTurn, limit - lingeringDiscarded)
+        let (peerClosed, discarded) = LingeringInput.discard(fd: fd, buffer: loop.readBuffer, budget: budget)
+        lingeringDiscarded += discarded
+        if peerClosed { return finalize(abortive: false) }
+        if lingeringDiscarded >= limit { updateInterest() }
     }
 
     private func updateInterest() {
@@ -281,7 +310,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         case .handshaking:
             want = handshakeWantsWrite ? EPOLLOUT.rawValue : EPOLLIN.rawValue
         case .lingering:
-            want = EPOLLIN.rawValue
+            want = lingeringDiscarded < listener.config.limits.maxLingeringBytes ? EPOLLIN.rawValue : EPOLLRDHUP.rawValue
         case .sniffing, .active:
             if !readPaused && !backPressured && !inputEOF && !closeAfterFlush { want |= EPOLLIN.rawValue }
             if waitingWritable { want |= EPOLLOUT.rawValue }
@@ -325,6 +354,8 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         guard phase == .active || phase == .sniffing else { return }
         closeAfterFlush = true
         updateInterest()
+        // A peer that stopped reading would hold the connection (and its output) for ever.
+        schedule(after: listener.config.limits.closeFlushTimeout) { [weak self] in self?.abort() }
         if !flushQueued {
             flushQueued = true
             loop.enqueueFlush(self)
@@ -456,7 +487,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         releaseCount()
         phase = .lingering
         updateInterest()
-        loop.scheduleTimer(after: 2) { [weak self] in self?.finalize(abortive: false) }
+        loop.scheduleTimer(after: Self.lingerSeconds) { [weak self] in self?.lingerEnded() }
         drainLingering()
     }
 
@@ -520,18 +551,20 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
 /// The input of a socket being closed gracefully (the "lingering close"), read and discarded.
 enum LingeringInput {
     /// Reads and discards at most `budget` bytes (a peer that keeps sending must not hold the
-    /// loop); true when the peer has closed (end of input or an error), so the socket can go.
-    static func discard(fd: Int32, buffer: UnsafeMutableRawBufferPointer, budget: Int) -> Bool {
-        var left = max(1, budget)
+    /// loop); `peerClosed` when the peer has closed (end of input or an error), so the socket can go.
+    /// Also returns how many bytes were discarded.
+    static func discard(fd: Int32, buffer: UnsafeMutableRawBufferPointer, budget: Int) -> (peerClosed: Bool, discarded: Int) {
+        let total = max(1, budget)
+        var left = total
         while left > 0 {
             let r: IOResult<Int>
-            do { r = try Posix.read(fd, buffer.baseAddress!, min(buffer.count, left)) } catch { return true }
+            do { r = try Posix.read(fd, buffer.baseAddress!, min(buffer.count, left)) } catch { return (true, total - left) }
             switch r {
-            case .processed(0): return true
+            case .processed(0): return (true, total - left)
             case .processed(let n): left -= n
-            case .wouldBlock: return false
+            case .wouldBlock: return (false, total - left)
             }
         }
-        return false
+        return (false, total - left)
     }
 }
