@@ -52,11 +52,11 @@ fill() {
     read -r _ DROPPED _ _ <<<"$(health "$admin")"
     if [ "$DROPPED" -gt 0 ]; then [ $extra -eq 0 ] && break; extra=0; fi
   done
-  echo "$sent"
+  echo "$sent $(grep -E '^status codes:' "$WORK/h2.out" | tr -d ',' | awk '{print $3"/"$5"/"$7"/"$9}')"
 }
 
 measure() {   # measure PROVIDER
-  local p=$1 name=$1 per=1 chunk url admin pid base sent n dropped bytes maxb r
+  local p=$1 name=pd_$1 per=1 chunk url admin pid base sent n dropped bytes maxb r
   local opts=(--quiet --history-cap "$HISTORY_CAP" --history-max-bytes "$MAX_BYTES")
   [ "$p" = expo ] && opts+=(--option expo.rateLimitPerSecond=0)
   start_serve "$name" "${opts[@]}"
@@ -116,15 +116,17 @@ PY
   esac
   run -n 100 >/dev/null 2>&1 || true      # warm-up: TLS, loops, caches, allocator arenas
   sleep 0.5; base=$(rsskb "$pid")
-  sent=$(fill "$admin" "$chunk" run)
+  read -r sent codes <<<"$(fill "$admin" "$chunk" run)"
   sleep 0.5
   read -r n dropped bytes maxb <<<"$(health "$admin")"
   r=$(rsskb "$pid")
-  python3 - "$p" "$sent" "$n" "$dropped" "$bytes" "$maxb" "$base" "$r" "$per" "$HISTORY_CAP" <<'PY'
+  curl -s "$admin/history?limit=1" | python3 -c 'import json,sys; e=json.load(sys.stdin)["exchanges"][0]; r=e["response"]; print("%-8s oldest stored: %s %s %s, request body %d bytes" % (sys.argv[1], r.get("status"), r.get("reason"), (r.get("body") or "")[:120], e["request"]["bodySize"]))' "$p"
+  python3 - "$p" "$codes" "$sent" "$n" "$dropped" "$bytes" "$maxb" "$base" "$r" "$per" "$HISTORY_CAP" <<'PY'
 import sys
-p, sent, n, dropped, acc, maxb, base, r, per, cap = sys.argv[1], *map(int, sys.argv[2:])
+p, codes, (sent, n, dropped, acc, maxb, base, r, per, cap) = sys.argv[1], sys.argv[2], map(int, sys.argv[3:])
 msgs = n * per
 which = "count cap" if n >= cap else "byte cap"
+print("%-8s last chunk 2xx/3xx/4xx/5xx %s" % (p, codes))
 print("%-8s %7d requests, history %6d exchanges (%s; %d dropped), %8d messages, accounted %4d MB of %d MB; "
       "RSS %4d MB (after warm-up %d MB): %6d bytes per stored message, RSS/accounted %.2f"
       % (p, sent, n, which, dropped, msgs, acc >> 20, maxb >> 20, r >> 10, base >> 10, (r - base) * 1024 // max(1, msgs),

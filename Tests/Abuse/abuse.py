@@ -367,37 +367,12 @@ def flood_unread(port, ca, seconds, result_queue):
     result_queue.put((taken, code, eof))
 
 
-def attack_ping_flood_unread(srv, connections=8, seconds=8.0, max_taken_mb=32, rss_mb=96):
+def attack_ping_flood_unread(srv, connections=8, seconds=6.0, max_taken_mb=32, rss_mb=96):
     """Eight connections flood PING (and a request now and then) without reading: each must be
     closed with GOAWAY ENHANCE_YOUR_CALM after a bounded number of bytes, while others are served."""
     v = Verdict("ping-flood-unread")
-    probe = Probe(srv)
-    base = probe.baseline()
-    rss0 = srv.rss_kb()
-    q = multiprocessing.Queue()
-    procs = [multiprocessing.Process(target=flood_unread, args=(srv.apns, srv.ca, seconds, q)) for _ in range(connections)]
-    peak = rss0
-    with probe:
-        for p in procs:
-            p.start()
-        end = time.time() + seconds + 8
-        while any(p.is_alive() for p in procs) and time.time() < end:
-            peak = max(peak, srv.rss_kb())
-            time.sleep(0.05)
-    for p in procs:
-        p.join(2)
-        if p.is_alive():
-            p.kill()
-    results = []
-    while len(results) < connections:
-        try:
-            results.append(q.get(timeout=2))
-        except Exception:
-            break
-    v.check(srv.alive, "server died")
-    judge_probe(v, probe, base)
-    v.note(f"RSS {rss0 // 1024} → peak {peak // 1024} MB")
-    v.check(peak - rss0 <= rss_mb * 1024, f"RSS grew {(peak - rss0) // 1024} MB > {rss_mb} MB")
+    probe, base, rss0, peak, results = run_flooders(srv, flood_unread, (srv.apns, srv.ca, seconds), connections, seconds + 30)
+    judge_flood(v, srv, probe, base, rss0, peak, rss_mb)
     v.check(len(results) == connections, f"{connections - len(results)} flooders reported nothing")
     for taken, code, eof in results:
         v.note(f"server took {taken / 1e6:.1f} MB, GOAWAY {code}, EOF {eof}")
@@ -439,18 +414,19 @@ def judge_probe(v, probe, base, max_seconds=1.0, factor=20.0):
     v.check(not probe.errors, f"probe errors: {probe.errors[:3]}")
 
 
-def run_flood(srv, kind, connections=4, seconds=2.0, expect_cut=True, rss_mb=64):
-    v = Verdict(f"{kind}-flood")
+def run_flooders(srv, target, args, connections, grace):
+    """Runs `connections` flooder processes `target(*args, queue)` while the probe measures;
+    returns (probe, baseline, RSS before, peak RSS, the flooders' reports)."""
     probe = Probe(srv)
     base = probe.baseline()
     rss0 = srv.rss_kb()
     q = multiprocessing.Queue()
-    procs = [multiprocessing.Process(target=flood, args=(kind, srv.apns, srv.ca, seconds, q)) for _ in range(connections)]
+    procs = [multiprocessing.Process(target=target, args=(*args, q)) for _ in range(connections)]
     peak = rss0
     with probe:
         for p in procs:
             p.start()
-        end = time.time() + seconds + 3
+        end = time.time() + grace
         while any(p.is_alive() for p in procs) and time.time() < end:
             peak = max(peak, srv.rss_kb())
             time.sleep(0.05)
@@ -458,11 +434,27 @@ def run_flood(srv, kind, connections=4, seconds=2.0, expect_cut=True, rss_mb=64)
         p.join(2)
         if p.is_alive():
             p.kill()
-    results = [q.get(timeout=2) for _ in procs if not q.empty()]
+    results = []
+    while len(results) < connections:
+        try:
+            results.append(q.get(timeout=2))
+        except Exception:
+            break
+    return probe, base, rss0, peak, results
+
+
+def judge_flood(v, srv, probe, base, rss0, peak, rss_mb):
+    """The server survived the flooders, its probes stayed fast and its RSS grew at most `rss_mb`."""
     v.check(srv.alive, "server died")
     judge_probe(v, probe, base)
     v.note(f"RSS {rss0 // 1024} → peak {peak // 1024} MB")
     v.check(peak - rss0 <= rss_mb * 1024, f"RSS grew {(peak - rss0) // 1024} MB > {rss_mb} MB")
+
+
+def run_flood(srv, kind, connections=4, seconds=2.0, expect_cut=True, rss_mb=64):
+    v = Verdict(f"{kind}-flood")
+    probe, base, rss0, peak, results = run_flooders(srv, flood, (kind, srv.apns, srv.ca, seconds), connections, seconds + 3)
+    judge_flood(v, srv, probe, base, rss0, peak, rss_mb)
     for kind_, sent, ended in results:
         v.note(f"flooder sent {sent} frames, ended: {ended}")
         if expect_cut:

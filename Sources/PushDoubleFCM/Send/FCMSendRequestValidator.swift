@@ -280,7 +280,11 @@ public struct FCMSendRequestValidator: Sendable {
                 if let v = note.body { n += "body".utf8.count + v.utf8.count }
                 if let v = note.image { n += "image".utf8.count + v.utf8.count }
             }
-            size = d.message.android.map { max(n, Self.androidMessageBytes(d.message, $0)) } ?? n
+            if let a = d.message.android, a.data != nil || a.notification != nil {
+                size = max(n, Self.androidMessageBytes(d.message, a))
+            } else {
+                size = n
+            }
         case .messageJSON:
             size = d.messageValue.map { r.tape.value($0).compactJSONBytes.count } ?? 0
         }
@@ -301,13 +305,23 @@ public struct FCMSendRequestValidator: Sendable {
     /// `message.notification`'s, name and value, with the localization arguments.
     static func androidMessageBytes(_ m: FCMMessage, _ a: FCMAndroidConfig) -> Int {
         var n = (a.data ?? m.data)?.byteCount ?? 0
-        let strings = a.notification?.strings ?? [:]
-        for (name, value) in [("title", m.notification?.title), ("body", m.notification?.body), ("image", m.notification?.image)]
-        where strings[name] == nil {
-            if let value { n += name.utf8.count + value.utf8.count }
+        guard let an = a.notification else {
+            // No android.notification: message.notification's fields as they are (no array per send).
+            if let note = m.notification {
+                if let v = note.title { n += 5 + v.utf8.count }
+                if let v = note.body { n += 4 + v.utf8.count }
+                if let v = note.image { n += 5 + v.utf8.count }
+            }
+            return n
         }
-        for (name, value) in strings { n += name.utf8.count + value.utf8.count }
-        for args in [a.notification?.bodyLocArgs, a.notification?.titleLocArgs] { n += args?.reduce(0) { $0 + $1.utf8.count } ?? 0 }
+        if let note = m.notification {
+            if let v = note.title, an.strings["title"] == nil { n += 5 + v.utf8.count }
+            if let v = note.body, an.strings["body"] == nil { n += 4 + v.utf8.count }
+            if let v = note.image, an.strings["image"] == nil { n += 5 + v.utf8.count }
+        }
+        for (name, value) in an.strings { n += name.utf8.count + value.utf8.count }
+        for arg in an.bodyLocArgs ?? [] { n += arg.utf8.count }
+        for arg in an.titleLocArgs ?? [] { n += arg.utf8.count }
         return n
     }
 

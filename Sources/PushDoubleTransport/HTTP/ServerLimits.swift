@@ -49,10 +49,11 @@ public struct ServerLimits: Sendable, Equatable {
     /// GOAWAY ENHANCE_YOUR_CALM. 1000 as nghttp2's `nghttp2_option_set_max_outbound_ack` default.
     public var maxOwedAcks: Int = 1000
     /// Seconds a closing connection may wait for its last output to be written (a peer that
-    /// stopped reading); then it is aborted.
+    /// stopped reading; then it is aborted), and, after our FIN, for the peer to close its side
+    /// (the lingering close; then the socket is closed).
     public var closeFlushTimeout: Double = 10
     /// Bytes read and discarded from a socket in its lingering close (after our FIN) before
-    /// reading stops; the socket is closed when the peer closes or the linger time ends.
+    /// reading stops; the socket is closed when the peer closes or ``closeFlushTimeout`` ends.
     public var maxLingeringBytes: Int = 1 << 20
     public init() {}
 }

@@ -41,8 +41,6 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     private var closeAfterFlush = false
     /// Bytes discarded in the lingering close (``drainLingering()``).
     private var lingeringDiscarded = 0
-    /// The linger time was extended for a peer cut off at the discard budget (``lingerEnded()``).
-    private var lingerExtended = false
     private var currentInterest: UInt32 = 0
     private var timers = Set<UInt64>()
     private var handshakeTimer: UInt64?
@@ -272,27 +270,11 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
 
     /// Reads and discards, within the same per-turn budget as `readLoop`: a peer that keeps
     /// sending after our close must not hold the loop either.
-    /// Seconds a lingering socket is read and discarded before it is closed.
-    static let lingerSeconds = 2.0
-
-    /// The linger time is over. A peer whose input was cut off at ``ServerLimits/maxLingeringBytes``
-    /// (it kept sending, a flood answered with GOAWAY) may still be reading what we sent, and
-    /// closing with its unread input would be an RST that destroys that (the GOAWAY with it):
-    /// it gets until ``ServerLimits/closeFlushTimeout`` to close its side; we read nothing meanwhile.
-    private func lingerEnded() {
-        let extra = listener.config.limits.closeFlushTimeout - Self.lingerSeconds
-        if lingeringDiscarded >= listener.config.limits.maxLingeringBytes && !lingerExtended && extra > 0 {
-            lingerExtended = true
-            loop.scheduleTimer(after: extra) { [weak self] in self?.finalize(abortive: false) }
-            return
-        }
-        finalize(abortive: false)
-    }
-
     /// Reads and discards the peer's input after our FIN, at most ``ServerLimits/maxLingeringBytes``
     /// in all: a peer that keeps sending (a flood cut with GOAWAY) costs no more than that; past
     /// it reading stops and only the peer's own close (EPOLLRDHUP), a hang-up or the linger
-    /// timer end the socket. Called again after that only for those events: the peer is gone.
+    /// timer (``ServerLimits/closeFlushTimeout``) end the socket. Called again after that only
+    /// for those events: the peer is gone.
     private func drainLingering() {
         let limit = listener.config.limits.maxLingeringBytes
         guard lingeringDiscarded < limit else { return finalize(abortive: false) }
@@ -487,7 +469,9 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         releaseCount()
         phase = .lingering
         updateInterest()
-        loop.scheduleTimer(after: Self.lingerSeconds) { [weak self] in self?.lingerEnded() }
+        // Until the peer closes, at most `closeFlushTimeout`: closing while it may still be
+        // reading what we sent would be an RST (our unread input) that destroys that output.
+        loop.scheduleTimer(after: listener.config.limits.closeFlushTimeout) { [weak self] in self?.finalize(abortive: false) }
         drainLingering()
     }
 
