@@ -48,7 +48,10 @@ public struct PushDoubleConfiguration: Sendable {
     public var fakes: [FakeListenerSpec]?
     /// TLS identity; default: the embedded test credentials (when available).
     public var credentials: DoubleCredentials?
+    /// Most exchanges the history keeps (``HistoryStore/init(cap:maxBytes:)``).
     public var historyCap: Int = 50_000
+    /// Most bytes the history keeps (``HistoryStore/defaultMaxBytes``: 256 MiB).
+    public var historyMaxBytes: Int = HistoryStore.defaultMaxBytes
     public var seed: UInt64 = 0
     public var defaultWorld: WorldMode = .open
     public var clock: any DoubleClock = SystemClock()

@@ -32,7 +32,8 @@ public final class PushDoubleServer: Sendable {
 
     public init(configuration: PushDoubleConfiguration = PushDoubleConfiguration()) {
         self.configuration = configuration
-        double = DoubleState(clock: configuration.clock, historyCap: configuration.historyCap, seed: configuration.seed,
+        double = DoubleState(clock: configuration.clock, historyCap: configuration.historyCap,
+                             historyMaxBytes: configuration.historyMaxBytes, seed: configuration.seed,
                              defaultWorld: configuration.defaultWorld)
         server = HTTPServer(eventLoopCount: configuration.eventLoopCount)
         // Device schemas first: devices registered before `start` (a scenario) are judged too.

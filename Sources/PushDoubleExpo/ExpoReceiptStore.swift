@@ -1,18 +1,26 @@
 import Foundation
 import Synchronization
+import PushDoubleJSON
 
 /// The knobs of ``ExpoReceiptStore``.
 public struct ExpoReceiptStoreConfiguration: Sendable, Equatable {
     /// Receipts kept at most; beyond it the oldest is evicted.
     public var capacity: Int
+    /// Bytes of receipts kept at most (each charged ``ExpoReceiptStore/charge(id:_:)``); beyond
+    /// it the oldest are evicted, as beyond ``capacity``.
+    public var maxBytes: Int
     /// Seconds a receipt lives after it is recorded (docs/expo.md §1 [A]: deleted after 24 hours).
     public var retention: Double
     public var availability: ExpoReceiptAvailability
 
-    public init(capacity: Int = 100_000, retention: Double = 24 * 60 * 60,
-                availability: ExpoReceiptAvailability = .afterDelay(seconds: 0)) {
-        precondition(capacity > 0 && retention > 0, "capacity and retention must be positive")
-        self.capacity = capacity; self.retention = retention; self.availability = availability
+    /// 64 MiB: about 130 000 receipts of the common kinds, beyond the default ``capacity``,
+    /// so the byte cap matters only for receipts with large custom details.
+    public static let defaultMaxBytes = 64 << 20
+
+    public init(capacity: Int = 100_000, maxBytes: Int = ExpoReceiptStoreConfiguration.defaultMaxBytes,
+                retention: Double = 24 * 60 * 60, availability: ExpoReceiptAvailability = .afterDelay(seconds: 0)) {
+        precondition(capacity > 0 && maxBytes > 0 && retention > 0, "capacity, maxBytes and retention must be positive")
+        self.capacity = capacity; self.maxBytes = maxBytes; self.retention = retention; self.availability = availability
     }
 }
 
@@ -43,12 +51,20 @@ public final class ExpoReceiptStore: Sendable {
         var recordedAt: Double
         var phase: Phase
         var owner: (any ExpoReceiptOwner)?
+        var charge: Int
     }
     private struct State {
         var entries: [String: Entry] = [:]
         /// Ids in record order; `head` skips the evicted or purged prefix.
         var order: [String] = []
         var head = 0
+        /// Sum of the kept receipts' charges.
+        var bytes = 0
+
+        /// Removes the receipt `id` (if kept) and its charge.
+        mutating func remove(_ id: String) {
+            if let e = entries.removeValue(forKey: id) { bytes -= e.charge }
+        }
     }
     private let state = Mutex(State())
 
@@ -107,17 +123,22 @@ public final class ExpoReceiptStore: Sendable {
         case .afterDelay(let seconds): phase = .waiting(until: now + seconds)
         case .heldUntilReleased: phase = .held
         }
+        let charge = Self.charge(id: id, outcome)
         state.withLock { s in
             Self.purge(&s, now: now, retention: configuration.retention)
-            if s.entries.updateValue(Entry(outcome: outcome, recordedAt: now, phase: phase, owner: owner), forKey: id) == nil {
-                s.order.append(id)
-            } else if let i = s.order[s.head...].firstIndex(of: id) {
-                // A replaced receipt starts a new life: move it to the back of the order.
-                s.order.remove(at: i)
+            if let old = s.entries.updateValue(Entry(outcome: outcome, recordedAt: now, phase: phase, owner: owner, charge: charge), forKey: id) {
+                s.bytes -= old.charge
+                if let i = s.order[s.head...].firstIndex(of: id) {
+                    // A replaced receipt starts a new life: move it to the back of the order.
+                    s.order.remove(at: i)
+                    s.order.append(id)
+                }
+            } else {
                 s.order.append(id)
             }
-            while s.entries.count > configuration.capacity, s.head < s.order.count {
-                s.entries[s.order[s.head]] = nil
+            s.bytes += charge
+            while s.entries.count > configuration.capacity || s.bytes > configuration.maxBytes, s.head < s.order.count {
+                s.remove(s.order[s.head])
                 s.head += 1
             }
             Self.compact(&s)
@@ -200,6 +221,21 @@ public final class ExpoReceiptStore: Sendable {
 
     /// Receipts held (any state, expired ones until purged).
     public var count: Int { state.withLock { $0.entries.count } }
+    /// Bytes the held receipts are charged.
+    public var bytes: Int { state.withLock { $0.bytes } }
+
+    /// The bytes one receipt is charged: its id and outcome, the table's entry and order slot,
+    /// and a share of what its owner keeps once it is fetched (the history annotation).
+    static func charge(id: String, _ outcome: ExpoReceiptOutcome) -> Int {
+        var n = 384 + id.utf8.count
+        switch outcome {
+        case .deviceNotRegistered(let token?): n += token.utf8.count
+        case .other(let error, let message, let extra):
+            n += error.utf8.count + message.utf8.count + JSONValue.object(extra).serialized().count * 2
+        default: break
+        }
+        return n
+    }
 
     // MARK: Internals
 
@@ -216,7 +252,7 @@ public final class ExpoReceiptStore: Sendable {
         while s.head < s.order.count {
             let id = s.order[s.head]
             if let e = s.entries[id], now < e.recordedAt + retention { break }
-            s.entries[id] = nil
+            s.remove(id)
             s.head += 1
         }
     }

@@ -12,6 +12,10 @@ public enum ExpoErrorCode: String, Sendable, Equatable, Hashable, CaseIterable {
     case tooManyRequests = "TOO_MANY_REQUESTS"
     /// Enhanced push security on and no valid access token (docs/expo.md §1 [A]).
     case unauthorized = "UNAUTHORIZED"
+    /// A bearer token that is not a valid access token, with or without enhanced push security:
+    /// answered `{"error":"invalid_token","error_description":"The bearer token is invalid"}`
+    /// (docs/expo.md §3.2a [O]), not in the `errors` form.
+    case invalidToken = "invalid_token"
     /// A body that fails validation, with Joi-style text (docs/expo.md §3.2 [O] https://github.com/expo/expo/issues/9290, [L]).
     case apiError = "API_ERROR"
 
@@ -22,7 +26,7 @@ public enum ExpoErrorCode: String, Sendable, Equatable, Hashable, CaseIterable {
     public var defaultHTTPStatus: Int {
         switch self {
         case .tooManyRequests: return 429
-        case .unauthorized: return 401
+        case .unauthorized, .invalidToken: return 401
         default: return 400
         }
     }
@@ -58,8 +62,14 @@ public struct ExpoRequestError: Error, Sendable, Equatable {
         return .object(o)
     }
 
-    /// The whole body, compact: `{"errors":[{…}]}` (docs/expo.md §3.2).
-    public var body: [UInt8] { JSONValue.object([("errors", .array([errorObject]))]).compactJSONBytes }
+    /// The whole body, compact: `{"errors":[{…}]}` (docs/expo.md §3.2); an invalid bearer token
+    /// gets the OAuth form `{"error":"invalid_token","error_description":…}` (§3.2a).
+    public var body: [UInt8] {
+        if code == .invalidToken {
+            return JSONValue.object([("error", .string(code.rawValue)), ("error_description", .string(message))]).compactJSONBytes
+        }
+        return JSONValue.object([("errors", .array([errorObject]))]).compactJSONBytes
+    }
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
 
     // MARK: The recorded errors
@@ -105,6 +115,14 @@ public struct ExpoRequestError: Error, Sendable, Equatable {
     public static func unauthorized(statuses: ExpoErrorStatuses = .init()) -> ExpoRequestError {
         ExpoRequestError(httpStatus: statuses.status(for: .unauthorized), rule: .accessToken, code: .unauthorized,
                          message: "The request is not authorized: enhanced push security requires a valid access token in the Authorization header (Bearer <token>).")
+    }
+
+    /// A bearer token that is not the project's access token (docs/expo.md §3.2a [O],
+    /// https://github.com/expo/expo/issues/21220): `The bearer token is invalid`, status 401
+    /// (RFC 6750 §3.1 for `invalid_token`; the capture does not show the status).
+    public static func invalidToken(statuses: ExpoErrorStatuses = .init()) -> ExpoRequestError {
+        ExpoRequestError(httpStatus: statuses.status(for: .invalidToken), rule: .accessToken, code: .invalidToken,
+                         message: "The bearer token is invalid")
     }
 
     /// `API_ERROR` with `message` (docs/expo.md §3.2: HTTP 400, Joi-style text).

@@ -56,7 +56,7 @@ public enum WebPushDecryptionFailure: Error, Sendable, Equatable, CustomStringCo
         switch self {
         case let .authenticationFailed(r): return "record \(r) failed authentication (wrong key or auth secret, or tampered)"
         case let .missingPaddingDelimiter(r): return "record \(r) has no padding delimiter"
-        case let .wrongPaddingDelimiter(r, d): return "record \(r) has delimiter 0x0\(d) in the wrong place"
+        case let .wrongPaddingDelimiter(r, d): return "record \(r) has delimiter \(Self.hex(d)) in the wrong place"
         case let .invalidPadding(r): return "record \(r) has invalid padding"
         case let .recordSizeTooSmall(rs, m): return "record size \(rs) below \(m)"
         case let .notASingleRecord(rs, n): return "\(n) bytes of ciphertext do not fit one record of rs \(rs)"
@@ -69,6 +69,10 @@ public enum WebPushDecryptionFailure: Error, Sendable, Equatable, CustomStringCo
         case let .cryptoFailure(d): return d
         }
     }
+
+    /// A byte as two lowercase hex digits after `0x` (`0x02`, `0xab`), as the delimiter is written
+    /// everywhere else.
+    static func hex(_ b: UInt8) -> String { "0x" + (b < 16 ? "0" : "") + String(b, radix: 16) }
 
     init(_ e: CryptoError) {
         switch e {
@@ -109,10 +113,7 @@ public struct WebPushBrowser: Sendable {
         do {
             switch encoding {
             case .aes128gcm: return .success(try decryptAES128GCM(message.body))
-            case .aesgcm:
-                return .success(try WebPushCipher.decryptLegacyAESGCM(
-                    body: message.body, encryptionHeader: message.encryptionHeader ?? "", cryptoKeyHeader: message.cryptoKeyHeader ?? "",
-                    uaPrivateKey: subscription.privateKey, authSecret: subscription.authSecret).plaintext)
+            case .aesgcm: return .success(try decryptAESGCM(message))
             }
         } catch let e as WebPushDecryptionFailure {
             return .failure(e)
@@ -132,6 +133,22 @@ public struct WebPushBrowser: Sendable {
         }
         return try WebPushCipher.decrypt(body: body, uaPrivateKey: subscription.privateKey, uaPublicKey: subscription.publicKey,
                                          authSecret: subscription.authSecret).plaintext
+    }
+
+    /// Legacy `aesgcm`: one record too (Chromium's `WebPushEncryptionDraft03::ValidateCiphertextSize`
+    /// in `components/gcm_driver/crypto/gcm_message_cryptographer.cc` drops a ciphertext longer
+    /// than `rs` + the 16-byte tag; docs/webpush.md §4a), checked before decryption as for
+    /// `aes128gcm`; then ``WebPushCipher/decryptLegacyAESGCM(body:encryptionHeader:cryptoKeyHeader:uaPrivateKey:authSecret:)``.
+    static let gcmTagLength = 16
+
+    func decryptAESGCM(_ message: WebPushAcceptedRequest) throws -> [UInt8] {
+        let encryption = message.encryptionHeader ?? "", cryptoKey = message.cryptoKeyHeader ?? ""
+        if requireSingleRecord, let p = try? WebPushCipher.parseLegacyHeaders(encryption: encryption, cryptoKey: cryptoKey),
+           message.body.count > p.recordSize + Self.gcmTagLength {
+            throw WebPushDecryptionFailure.notASingleRecord(recordSize: p.recordSize, ciphertextLength: message.body.count)
+        }
+        return try WebPushCipher.decryptLegacyAESGCM(body: message.body, encryptionHeader: encryption, cryptoKeyHeader: cryptoKey,
+                                                     uaPrivateKey: subscription.privateKey, authSecret: subscription.authSecret).plaintext
     }
 
     /// Decrypts `message` into the record of what the browser received at `receivedAt`.

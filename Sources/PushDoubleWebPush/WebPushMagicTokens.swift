@@ -47,7 +47,7 @@ public enum WebPushMagicTokens {
         Entry(code: "4101", device: MagicDevice(state: .expired), gone: .expired, summary: "expired: 410 (autopush errno 103)"),
         Entry(code: "4040", device: MagicDevice(state: .invalid), gone: .invalidEndpoint, summary: "invalid endpoint: 404 (autopush errno 102; Apple 410)"),
         Entry(code: "4041", device: MagicDevice(state: .expired), gone: .stale, summary: "stale: FCM 404 with its text; other services as expired"),
-        Entry(code: "4030", device: MagicDevice(state: .otherApp), gone: nil, summary: "VAPID key mismatch (FCM 400, autopush 401 errno 109, Apple 403 BadJwtToken, WNS 403)"),
+        Entry(code: "4030", device: MagicDevice(state: .otherApp), gone: nil, summary: "VAPID key mismatch (FCM 403, autopush 401 errno 109, Apple 403 BadJwtToken, WNS 403)"),
         Entry(code: "4290", device: MagicDevice(state: .rateLimited), gone: nil, summary: "throttled: 429 + Retry-After (autopush 503 errno 201, WNS 406)"),
         Entry(code: "2010", device: MagicDevice(state: .active), gone: nil, summary: "accepted (201), even in a closed world"),
     ]

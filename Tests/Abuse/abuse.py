@@ -319,6 +319,73 @@ def flood(kind, port, ca, seconds, result_queue):
     result_queue.put((kind, sent, ended))
 
 
+def flood_unread(port, ca, seconds, result_queue):
+    """PINGs without ever reading the ACKs, with a request (HEADERS, END_STREAM) after every
+    1000 so that the cheap-frame guard's count keeps starting over: only the bound on owed
+    acknowledgements can stop it. Sends until the server stops taking bytes, then reads what
+    it sent. Reports (bytes the server took, GOAWAY code or what ended it, EOF seen)."""
+    s = _h2_raw(port, ca)
+    enc = hpack.Encoder()
+    pings = b"".join(frame(PING, 0, 0, struct.pack(">Q", i)) for i in range(1000))
+    s.setblocking(False)
+    taken, stream, pending = 0, 1, b""
+    deadline, last_progress = time.time() + seconds, time.time()
+    while time.time() < deadline and time.time() - last_progress < 0.5:
+        if not pending:
+            block = enc.encode([(":method", "POST"), (":scheme", "https"), (":authority", "localhost"),
+                                (":path", "/3/device/" + TOKEN)])
+            pending = pings + frame(HEADERS, 0x5, stream, block)
+            stream += 2
+        try:
+            n = s.send(pending)
+            taken += n
+            pending = pending[n:]
+            last_progress = time.time()
+        except (ssl.SSLWantWriteError, BlockingIOError):
+            time.sleep(0.01)
+        except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError) as e:
+            result_queue.put((taken, f"cut off ({type(e).__name__})", False))
+            return
+    s.setblocking(True)
+    s.settimeout(3)
+    buf, eof = b"", False
+    try:
+        while True:
+            d = s.recv(1 << 20)
+            if not d:
+                eof = True
+                break
+            buf += d
+    except (socket.timeout, ssl.SSLError, OSError):
+        pass
+    code, i = None, 0
+    while i + 9 <= len(buf):
+        n = int.from_bytes(buf[i:i + 3], "big")
+        if buf[i + 3] == GOAWAY and i + 17 <= len(buf):
+            code = struct.unpack(">I", buf[i + 13:i + 17])[0]
+        i += 9 + n
+    result_queue.put((taken, code, eof))
+
+
+def attack_ping_flood_unread(srv, connections=8, seconds=6.0, max_taken_mb=32, rss_mb=96):
+    """Eight connections flood PING (and a request now and then) without reading: each must be
+    closed with GOAWAY ENHANCE_YOUR_CALM after a bounded number of bytes, while others are served."""
+    v = Verdict("ping-flood-unread")
+    probe, base, rss0, peak, results = run_flooders(srv, flood_unread, (srv.apns, srv.ca, seconds), connections, seconds + 30)
+    judge_flood(v, srv, probe, base, rss0, peak, rss_mb)
+    v.check(len(results) == connections, f"{connections - len(results)} flooders reported nothing")
+    for taken, code, eof in results:
+        v.note(f"server took {taken / 1e6:.1f} MB, GOAWAY {code}, EOF {eof}")
+        v.check(taken <= max_taken_mb * 1e6, f"the server took {taken / 1e6:.1f} MB > {max_taken_mb} MB from one flooder")
+        v.check(code == ENHANCE_YOUR_CALM, f"no GOAWAY ENHANCE_YOUR_CALM (got {code})")
+        v.check(eof, "the connection was not closed after the GOAWAY")
+    c = H2Client(srv)
+    v.check(c.post() == 200, "push after the flood failed")
+    c.close()
+    probe.client.close()
+    return v
+
+
 # ---------------------------------------------------------------- attacks
 
 class Verdict:
@@ -347,18 +414,19 @@ def judge_probe(v, probe, base, max_seconds=1.0, factor=20.0):
     v.check(not probe.errors, f"probe errors: {probe.errors[:3]}")
 
 
-def run_flood(srv, kind, connections=4, seconds=2.0, expect_cut=True, rss_mb=64):
-    v = Verdict(f"{kind}-flood")
+def run_flooders(srv, target, args, connections, grace):
+    """Runs `connections` flooder processes `target(*args, queue)` while the probe measures;
+    returns (probe, baseline, RSS before, peak RSS, the flooders' reports)."""
     probe = Probe(srv)
     base = probe.baseline()
     rss0 = srv.rss_kb()
     q = multiprocessing.Queue()
-    procs = [multiprocessing.Process(target=flood, args=(kind, srv.apns, srv.ca, seconds, q)) for _ in range(connections)]
+    procs = [multiprocessing.Process(target=target, args=(*args, q)) for _ in range(connections)]
     peak = rss0
     with probe:
         for p in procs:
             p.start()
-        end = time.time() + seconds + 3
+        end = time.time() + grace
         while any(p.is_alive() for p in procs) and time.time() < end:
             peak = max(peak, srv.rss_kb())
             time.sleep(0.05)
@@ -366,11 +434,27 @@ def run_flood(srv, kind, connections=4, seconds=2.0, expect_cut=True, rss_mb=64)
         p.join(2)
         if p.is_alive():
             p.kill()
-    results = [q.get(timeout=2) for _ in procs if not q.empty()]
+    results = []
+    while len(results) < connections:
+        try:
+            results.append(q.get(timeout=2))
+        except Exception:
+            break
+    return probe, base, rss0, peak, results
+
+
+def judge_flood(v, srv, probe, base, rss0, peak, rss_mb):
+    """The server survived the flooders, its probes stayed fast and its RSS grew at most `rss_mb`."""
     v.check(srv.alive, "server died")
     judge_probe(v, probe, base)
     v.note(f"RSS {rss0 // 1024} → peak {peak // 1024} MB")
     v.check(peak - rss0 <= rss_mb * 1024, f"RSS grew {(peak - rss0) // 1024} MB > {rss_mb} MB")
+
+
+def run_flood(srv, kind, connections=4, seconds=2.0, expect_cut=True, rss_mb=64):
+    v = Verdict(f"{kind}-flood")
+    probe, base, rss0, peak, results = run_flooders(srv, flood, (kind, srv.apns, srv.ca, seconds), connections, seconds + 3)
+    judge_flood(v, srv, probe, base, rss0, peak, rss_mb)
     for kind_, sent, ended in results:
         v.note(f"flooder sent {sent} frames, ended: {ended}")
         if expect_cut:
@@ -722,6 +806,7 @@ ATTACKS = {
     "priority-flood": lambda srv: run_flood(srv, "priority"),
     "continuation-flood": lambda srv: run_flood(srv, "continuation"),
     "ping-flood": lambda srv: run_flood(srv, "ping"),
+    "ping-flood-unread": attack_ping_flood_unread,
     "settings-flood": lambda srv: run_flood(srv, "settings"),
     "empty-data-flood": lambda srv: run_flood(srv, "empty-data"),
     "rapid-reset": lambda srv: run_flood(srv, "rapid-reset"),

@@ -4,7 +4,8 @@ No patch: `service_account.Credentials.from_service_account_file` reads token_ur
 key file (docs/fcm.md §6.4), which `pushdouble serve` points at the fake. Checks the token
 refresh (an opaque `ya29.` token with an expiry about an hour ahead), an AuthorizedSession
 send with it, the 404 UNREGISTERED / 400 INVALID_ARGUMENT bodies as the library hands them
-over, and the refusal of an assertion signed with another key (`--wrong-key-account`) as
+over, a token minted for a non-FCM scope refused at the send with 403 PERMISSION_DENIED
+(docs/fcm.md §6.3a), and the refusal of an assertion signed with another key (`--wrong-key-account`) as
 google.auth.exceptions.RefreshError carrying Google's `invalid_grant` / `Invalid JWT
 Signature.` (docs/fcm.md §6.3).
 """
@@ -44,6 +45,17 @@ def main():
     r = send(MAGIC_INVALID)
     err = r.json().get("error", {})
     report.check("invalidArgument", r.status_code == 400 and err.get("status") == "INVALID_ARGUMENT", r.text)
+
+    # docs/fcm.md §6.3a: a token for a scope that does not allow FCM is minted; the send is
+    # refused with 403 PERMISSION_DENIED "Request had insufficient authentication scopes.".
+    narrow = service_account.Credentials.from_service_account_file(
+        a.service_account, scopes=["https://www.googleapis.com/auth/userinfo.email"])
+    narrow.refresh(google.auth.transport.requests.Request())
+    r = google.auth.transport.requests.AuthorizedSession(narrow).post(
+        url, json={"message": {"token": TOKEN, "notification": {"title": "t", "body": "b"}}})
+    err = r.json().get("error", {})
+    report.check("insufficientScope", narrow.valid and r.status_code == 403 and err.get("status") == "PERMISSION_DENIED"
+                 and err.get("message") == "Request had insufficient authentication scopes.", r.text)
 
     if a.wrong_key_account:
         wrong = service_account.Credentials.from_service_account_file(a.wrong_key_account, scopes=[SCOPE])

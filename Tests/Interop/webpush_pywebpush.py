@@ -113,6 +113,13 @@ def apple_bad_jwt(body):
     assert body == '{"reason":"BadJwtToken"}', body
 
 
+def fcm_mismatch(body):
+    # docs/webpush.md §6.1a: FCM's current text, 403.
+    assert body == ("the VAPID credentials in the authorization header do not correspond to the credentials "
+                    "used to create the subscriptions.\n"), body
+
+
+checks.run("vapid_fcm", lambda: bad_vapid("fcm", 403, fcm_mismatch))
 checks.run("vapid_mozilla", lambda: bad_vapid("mozilla", 401, autopush_mismatch))
 checks.run("vapid_apple", lambda: bad_vapid("apple", 403, apple_bad_jwt))
 

@@ -26,6 +26,7 @@ final class AbuseTierTests: XCTestCase {
     func testPriorityFlood() throws { try attack("priority-flood") }
     func testContinuationFlood() throws { try attack("continuation-flood") }
     func testPingFlood() throws { try attack("ping-flood") }
+    func testPingFloodUnread() throws { try attack("ping-flood-unread") }
     func testSettingsFlood() throws { try attack("settings-flood") }
     func testEmptyDataFlood() throws { try attack("empty-data-flood") }
     func testRapidReset() throws { try attack("rapid-reset") }
@@ -45,6 +46,6 @@ final class AbuseTierTests: XCTestCase {
         let listed = Set(r.stdout.split(separator: "\n").map(String.init))
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
         for name in listed { XCTAssertTrue(source.contains("attack(\"\(name)\")"), "no test for \(name)") }
-        XCTAssertEqual(listed.count, 15)
+        XCTAssertEqual(listed.count, 16)
     }
 }

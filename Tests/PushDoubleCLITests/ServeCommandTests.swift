@@ -52,7 +52,9 @@ final class ServeCommandTests: XCTestCase {
     func testOutOfRangeNumbersAreUsageOrScenarioErrors() throws {
         for (option, value) in [("--seed", "-1"), ("--seed", "1.5"), ("--seed", "18446744073709551616"), ("--seed", "1e30"),
                                 ("--history-cap", "0"), ("--history-cap", "-1"), ("--history-cap", "1e30"),
-                                ("--history-cap", "9223372036854775808")] {
+                                ("--history-cap", "9223372036854775808"), ("--history-max-bytes", "0"),
+                                ("--history-max-bytes", "-5"), ("--history-max-bytes", "1T"), ("--history-max-bytes", "+5"),
+                                ("--history-max-bytes", "99999999999G"), ("--history-max-bytes", "M")] {
             let out = Captured(), err = Captured()
             XCTAssertEqual(ServeCommand.run([option, value], mode: .serve, out: out.console, err: err.console), 2, "\(option) \(value)")
             XCTAssertTrue(err.value.contains("option \(option): \"\(value)\" is not"), err.value)
@@ -113,7 +115,7 @@ final class ServeCommandTests: XCTestCase {
                                      to: "t.dead.json", in: dir)
         let started = Date()
         let run = BackgroundServe(["--ephemeral", "--endpoints-file", endpointsFile.path, "--scenario", scenarioFile.path, "--seed", "7",
-                                   "--history-cap", "50"], mode: .serve, fakes: [spec], credentials: .some(nil))
+                                   "--history-cap", "50", "--history-max-bytes", "3M"], mode: .serve, fakes: [spec], credentials: .some(nil))
         let out = run.out
         XCTAssertTrue(run.waitFor("ready"), out.value + run.err.value)
         print("serve ready after \(Int(Date().timeIntervalSince(started) * 1000)) ms (in-process, including the thread start)")
@@ -125,7 +127,9 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(out.value.contains("export PUSHDOUBLE_ADMIN_URL=\(admin)"), out.value)
         XCTAssertTrue(out.value.contains("inbox (web UI): \(admin)/inbox\n"), out.value)
 
-        XCTAssertEqual(try Curl.call("GET", admin + "/health").code, 200)
+        let health = try Curl.call("GET", admin + "/health")
+        XCTAssertEqual(health.code, 200)
+        XCTAssertTrue(health.body.contains(#""cap":50"#) && health.body.contains(#""maxBytes":3145728"#), health.body)
         let dead = try Curl.call("POST", fake + "/push/dead", body: "{}", headers: ["authorization: ok"])
         XCTAssertEqual(dead.code, 410)
         XCTAssertEqual(try Curl.call("POST", fake + "/push/alive", body: "{}", headers: ["authorization: ok"]).code, 200)

@@ -18,7 +18,7 @@ final class ExpoAccessTokenCheckTests: XCTestCase {
         let check = ExpoAccessTokenCheck(required: true)
         XCTAssertNoThrow(try check.check(authorization: "Bearer tok-123", isValid: valid.contains))
         XCTAssertNoThrow(try check.check(authorization: "bearer tok-123", isValid: valid.contains))
-        for header in [nil, "Bearer other", "Basic tok-123", "tok-123", "Bearer "] as [String?] {
+        for header in [nil, "Basic tok-123", "tok-123", "Bearer "] as [String?] {
             XCTAssertThrowsError(try check.check(authorization: header, isValid: valid.contains), header ?? "nil") { error in
                 let e = error as? ExpoRequestError
                 XCTAssertEqual(e?.code, .unauthorized)
@@ -30,9 +30,27 @@ final class ExpoAccessTokenCheckTests: XCTestCase {
         }
     }
 
-    func testOffAcceptsAnythingAndStatusIsConfigurable() {
+    /// docs/expo.md §3.2a: a bearer token that is not valid gets the OAuth-style `invalid_token`
+    /// body, whether enhanced push security is on or off.
+    func testInvalidBearerToken() {
+        for required in [true, false] {
+            XCTAssertThrowsError(try ExpoAccessTokenCheck(required: required).check(authorization: "Bearer other", isValid: valid.contains)) { error in
+                let e = error as? ExpoRequestError
+                XCTAssertEqual(e?.code, .invalidToken)
+                XCTAssertEqual(e?.httpStatus, 401)
+                XCTAssertEqual(e?.bodyText, #"{"error":"invalid_token","error_description":"The bearer token is invalid"}"#)
+            }
+        }
+        let lenient = ExpoAccessTokenCheck(required: true, refuseInvalidBearer: false)
+        XCTAssertThrowsError(try lenient.check(authorization: "Bearer other", isValid: valid.contains)) { error in
+            XCTAssertEqual((error as? ExpoRequestError)?.code, .unauthorized)
+        }
+        XCTAssertNoThrow(try ExpoAccessTokenCheck(required: false, refuseInvalidBearer: false).check(authorization: "Bearer other", isValid: valid.contains))
+    }
+
+    func testOffAcceptsNoTokenAndStatusIsConfigurable() {
         let off = ExpoAccessTokenCheck(required: false)
-        for header in [nil, "Bearer other", "garbage"] as [String?] {
+        for header in [nil, "Basic x", "garbage"] as [String?] {
             XCTAssertNoThrow(try off.check(authorization: header, isValid: { _ in XCTFail("not asked"); return false }))
         }
         let c = ExpoAccessTokenCheck(required: true, statuses: ExpoErrorStatuses(overrides: [.unauthorized: 403]))

@@ -116,7 +116,7 @@ final class ExpoCaptureTests: XCTestCase {
         XCTAssertEqual(ExpoRequestError.tooManyNotifications(received: 101, statuses: statuses).httpStatus, 413)
         XCTAssertEqual(ExpoRequestError.tooManyExperienceIDs([], statuses: statuses).httpStatus, 400)
         for code in ExpoErrorCode.allCases {
-            XCTAssertEqual(code.defaultHTTPStatus, code == .tooManyRequests ? 429 : code == .unauthorized ? 401 : 400, code.rawValue)
+            XCTAssertEqual(code.defaultHTTPStatus, code == .tooManyRequests ? 429 : (code == .unauthorized || code == .invalidToken) ? 401 : 400, code.rawValue)
         }
     }
 

@@ -63,7 +63,7 @@ final class ExpoClientMatrixTests: XCTestCase {
         XCTAssertTrue(sends.contains { $0.recipients?.count == 100 } && sends.contains { $0.recipients?.count == 50 },
                       "the SDK split 150 messages into 100 + 50")
         XCTAssertEqual(sends.filter { $0.response.reason == "PUSH_TOO_MANY_NOTIFICATIONS" }.count, 1)
-        XCTAssertEqual(sends.filter { $0.response.reason == "UNAUTHORIZED" }.count, 1)
+        XCTAssertEqual(sends.filter { $0.response.reason == "invalid_token" }.count, 1, "a wrong token: docs/expo.md §3.2a")
         XCTAssertTrue(sends.allSatisfy { $0.request.headers.contains { $0.first?.lowercased() == "user-agent" && $0.last?.hasPrefix("python-requests/") == true } })
         // The receipts the SDK fetched are on the sends' entries.
         let annotated = sends.compactMap { $0.annotations?["receipts"]?.objectValue }.flatMap { $0 }

@@ -71,7 +71,9 @@ final class ExpoFakeTests: XCTestCase {
         for headers in [[], [("authorization", "Bearer wrong")], [("authorization", "Basic " + h.service.configuration.accessToken)]] {
             let r = h.postSend(#"{"to":"\#(a)"}"#, headers: headers)
             XCTAssertEqual(r.status, 401, "\(headers)")
-            XCTAssertEqual(r.text, unauthorized)
+            // docs/expo.md §3.2a: a wrong bearer token gets the OAuth-style body.
+            XCTAssertEqual(r.text, headers.first?.1 == "Bearer wrong"
+                           ? #"{"error":"invalid_token","error_description":"The bearer token is invalid"}"# : unauthorized)
         }
         XCTAssertEqual(h.double.history.all.map(\.decidedBy.stage), [.auth, .auth, .auth])
         XCTAssertEqual(h.double.history.all[1].auth?.scheme, "expo-access-token")
@@ -85,7 +87,9 @@ final class ExpoFakeTests: XCTestCase {
 
         let open = ExpoHarness { $0.requireAccessToken = false }
         XCTAssertEqual(open.postSend(#"{"to":"\#(a)"}"#, headers: []).status, 200)
+        XCTAssertEqual(open.postSend(#"{"to":"\#(a)"}"#, headers: [("authorization", "Bearer wrong")]).status, 401, "a wrong token is refused anyway")
         XCTAssertEqual(open.double.history.all[0].auth?.valid, true)
+        XCTAssertEqual(open.double.history.all[1].auth?.valid, false)
     }
 
     func testReceiptDelayHoldReleaseAndRetention() throws {

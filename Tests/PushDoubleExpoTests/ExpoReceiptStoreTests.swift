@@ -1,5 +1,6 @@
 import Dispatch
 import XCTest
+import PushDoubleJSON
 @testable import PushDoubleExpo
 
 /// ``ExpoReceiptStore`` with a manual clock: delay, hold/release, 24 h expiry (docs/expo.md §1, §4),
@@ -132,6 +133,23 @@ final class ExpoReceiptStoreTests: XCTestCase {
         for i in 0..<5_000 { _ = s.issue(.ok, now: Double(10 + i)) }
         XCTAssertEqual(s.count, 3)
         XCTAssertEqual(s.receipts(for: ["T5003", "T5004", "T5005", "T5002"], now: 6_000).map(\.id), ["T5003", "T5004", "T5005"])
+    }
+
+    func testByteCapEvictsTheOldestLikeTheCapacity() {
+        let ids = SequentialIDs()
+        let s = ExpoReceiptStore(configuration: .init(capacity: 100_000, maxBytes: 64 * 1024), idGenerator: { ids() })
+        // Receipts with large custom details (a fault rule's `other` outcome): the bytes decide.
+        let details: JSONObject = ["blob": .string(String(repeating: "x", count: 4000))]
+        let issued = (0..<100).map { s.issue(.other(error: "DeveloperError", message: "m", extraDetails: details), now: Double($0)).id! }
+        XCTAssertLessThanOrEqual(s.bytes, 64 * 1024)
+        XCTAssertEqual(s.count, 7, "64 KiB hold 7 receipts charged ~8.4 KB each")
+        XCTAssertEqual(s.receipts(for: issued, now: 200).map(\.id), issued.suffix(7), "the newest are kept")
+        // Small receipts: the default byte cap never binds before the count cap.
+        let c = ExpoReceiptStoreConfiguration()
+        XCTAssertGreaterThan(c.maxBytes / ExpoReceiptStore.charge(id: "T12345678-1234-1234-1234-123456789012", .deviceNotRegistered(token: "ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]")), c.capacity)
+        // Expiry gives the bytes back.
+        XCTAssertEqual(s.purgeExpired(now: 1_000_000), 7)
+        XCTAssertEqual(s.bytes, 0)
     }
 
     func testConcurrentIssueAndLookup() {

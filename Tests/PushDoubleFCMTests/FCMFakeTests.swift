@@ -168,13 +168,23 @@ final class FCMFakeTests: XCTestCase {
         }
         let elsewhere = h.answer(h.tokenRequest(try h.assertion([("aud", "https://example.com/token")])))
         XCTAssertEqual(String(decoding: elsewhere.body, as: UTF8.self), #"{"error":"invalid_grant"}"#)
+        // docs/fcm.md §6.3a: a valid non-FCM scope is minted; the send is refused for its scopes.
         let scope = h.answer(h.tokenRequest(try h.assertion([("scope", "https://www.googleapis.com/auth/userinfo.email")])))
-        XCTAssertEqual(String(decoding: scope.body, as: UTF8.self), #"{"error":"invalid_scope"}"#)
+        XCTAssertEqual(scope.status, 200)
+        let narrow = try XCTUnwrap(try JSONValue.parse(scope.body)["access_token"]?.stringValue)
+        let refused = h.answer(h.send(#""token":"t1""#, bearer: narrow))
+        XCTAssertEqual(refused.status, 403)
+        XCTAssertEqual(refused.body, GoogleErrorEnvelope.insufficientScopes.body())
+        XCTAssertEqual(googleError(refused)?["message"], "Request had insufficient authentication scopes.")
+        XCTAssertEqual(googleError(refused)?["status"], "PERMISSION_DENIED")
+        let noScope = h.answer(h.tokenRequest(try h.assertion([("scope", "firebase.messaging")])))
+        XCTAssertEqual(String(decoding: noScope.body, as: UTF8.self),
+                       #"{"error":"invalid_scope","error_description":"Invalid OAuth scope or ID token audience provided."}"#)
         let stale = h.answer(h.tokenRequest(try h.assertion([("iat", .int(h.now - 7200)), ("exp", .int(h.now - 3600))])))
         XCTAssertEqual(try JSONValue.parse(stale.body)["error_description"]?.stringValue?.hasPrefix("Invalid JWT: Token must be a short-lived token"), true)
         let notFound = h.answer(h.request("/token", method: "GET", listener: "google-oauth", body: []))
         XCTAssertEqual(notFound.status, 404)
-        XCTAssertEqual(h.fake.accounts.store.count, 3)
+        XCTAssertEqual(h.fake.accounts.store.count, 4)
     }
 
     func testServiceChosenByAuthorityThenSNIThenListener() throws {

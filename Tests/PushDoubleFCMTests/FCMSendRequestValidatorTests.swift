@@ -136,7 +136,10 @@ final class FCMSendRequestValidatorTests: XCTestCase {
     func testReservedDataKeys() {
         for key in ["from", "message_type", "google", "google.c.a.e", "googleFoo", "gcm", "gcm.notification.title", "gcmX"] {
             let e = refuse(msg("\"token\":\"t\",\"data\":{\"ok\":\"1\",\"\(key)\":\"v\"}"), .reservedDataKey, field: "message.data[1].key")
-            XCTAssertEqual(e?.envelope, .invalidArgument, key)
+            // docs/fcm.md §4.3a: the generic envelope, its message naming the key.
+            var expected = GoogleErrorEnvelope.invalidArgument
+            expected.message = "Invalid data payload key: " + key
+            XCTAssertEqual(e?.envelope, expected, key)
         }
         for key in ["fromage", "my_google", "Google", "GCM", "message", "type"] {
             XCTAssertNotNil(accept(msg("\"token\":\"t\",\"data\":{\"\(key)\":\"v\"}")), key)
@@ -240,6 +243,22 @@ final class FCMSendRequestValidatorTests: XCTestCase {
         var c = FCMValidatorConfiguration()
         c.maxPayloadBytes = 12
         refuse(msg(#""token":"t","data":{"k":"vvv"},"notification":{"title":"éé"}"#), .payloadTooLarge, c)
+    }
+
+    /// docs/fcm.md "Payload size": the Android message counts, so a long
+    /// `android.notification.body` is too big although `message.data` and
+    /// `message.notification` are small.
+    func testAndroidBlockCounts() {
+        let long = String(repeating: "b", count: 5000)
+        let e = refuse(msg(#""token":"t","android":{"notification":{"body":"\#(long)"}}"#), .payloadTooLarge, field: "message")
+        XCTAssertEqual(e?.message, "Android message is too big")
+        // title 5 + 2, body 4 + 3 (android's over message's), channel_id 10 + 2, android.data k+v 2 (replaces message.data).
+        XCTAssertEqual(accept(msg(#""token":"t","data":{"a":"1234567890"},"notification":{"title":"tt","body":"long message body"},"android":{"data":{"k":"v"},"notification":{"body":"bbb","channel_id":"c1"}}"#))?.payloadBytes,
+                       max(11 + 5 + 2 + 4 + 17, 7 + 7 + 12 + 2))
+        XCTAssertEqual(accept(msg(#""token":"t","android":{"notification":{"body_loc_args":["abc","de"],"body_loc_key":"k"}}"#))?.payloadBytes,
+                       "body_loc_key".utf8.count + 1 + 5)
+        // Without an android block the measure is message.data + message.notification.
+        XCTAssertEqual(accept(msg(#""token":"t","data":{"k":"vvv"}"#))?.payloadBytes, 4)
     }
 
     func testWholeMessageMeasureAndLegacyBody() {

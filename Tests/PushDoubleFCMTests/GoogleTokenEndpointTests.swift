@@ -237,12 +237,18 @@ final class GoogleTokenEndpointTests: XCTestCase {
         XCTAssertEqual(assertIssued(e.handle(body: form(try assertion([("scope", .string(python))])), now: Self.now))?.scopes.count, 6)
         assertIssued(e.handle(body: form(try assertion([("scope", .string(node))])), now: Self.now))
         assertIssued(e.handle(body: form(try assertion([("scope", "https://www.googleapis.com/auth/cloud-platform")])), now: Self.now))
-        for bad: JSONValue? in ["https://www.googleapis.com/auth/userinfo.email", "firebase.messaging", "", nil] {
-            assertRefused(e.handle(body: form(try assertion([("scope", bad)])), now: Self.now), .insufficientScope, body: #"{"error":"invalid_scope"}"#)
-        }
-        let lenient = try makeEndpoint { $0.requireFCMScope = false }
-        XCTAssertEqual(assertIssued(lenient.handle(body: form(try assertion([("scope", "https://www.googleapis.com/auth/userinfo.email")])), now: Self.now))?.scopes,
+        // docs/fcm.md §6.3a: a valid scope that does not allow FCM is minted, with its scopes recorded.
+        XCTAssertEqual(assertIssued(e.handle(body: form(try assertion([("scope", "https://www.googleapis.com/auth/userinfo.email")])), now: Self.now))?.scopes,
                        ["https://www.googleapis.com/auth/userinfo.email"])
+        let invalid = #"{"error":"invalid_scope","error_description":"Invalid OAuth scope or ID token audience provided."}"#
+        for bad: JSONValue? in ["firebase.messaging", "", nil, "https://www.googleapis.com/auth/", "https://example.com/auth/x",
+                                "https://www.googleapis.com/auth/cloud-platform https://www.googleapis.com/auth/a b"] {
+            assertRefused(e.handle(body: form(try assertion([("scope", bad)])), now: Self.now), .invalidScope, body: invalid)
+        }
+        let strict = try makeEndpoint { $0.requireFCMScope = true }
+        assertRefused(strict.handle(body: form(try assertion([("scope", "https://www.googleapis.com/auth/userinfo.email")])), now: Self.now),
+                      .insufficientScope, body: invalid)
+        assertIssued(strict.handle(body: form(try assertion([("scope", "https://www.googleapis.com/auth/firebase.messaging")])), now: Self.now))
     }
 
     // MARK: Body layout and overrides (docs/fcm.md §6.3: whitespace UNCONFIRMED)
@@ -253,7 +259,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
         // docs/fcm.md §6.3: '{\n "error": "invalid_grant",\n "error_description": "Invalid JWT Signature."\n}'
         assertRefused(e.handle(body: form(try assertion(key: other)), now: Self.now), .badSignature,
                       body: "{\n \"error\": \"invalid_grant\",\n \"error_description\": \"Invalid JWT Signature.\"\n}")
-        XCTAssertEqual(String(decoding: GoogleOAuthError.invalidScope.body(layout: .prettyOneSpace), as: UTF8.self), "{\n \"error\": \"invalid_scope\"\n}")
+        XCTAssertEqual(String(decoding: GoogleOAuthError.invalidRequest.body(layout: .prettyOneSpace), as: UTF8.self), "{\n \"error\": \"invalid_request\"\n}")
     }
 
     func testErrorOverride() throws {
@@ -269,7 +275,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
             .malformedBody: "invalid_request", .missingGrantType: "invalid_request", .unsupportedGrantType: "unsupported_grant_type",
             .missingAssertion: "invalid_request", .malformedAssertion: "invalid_grant", .wrongAlgorithm: "invalid_grant",
             .unknownIssuer: "invalid_grant", .unknownKeyID: "invalid_grant", .badSignature: "invalid_grant",
-            .badTimeframe: "invalid_grant", .wrongAudience: "invalid_grant", .insufficientScope: "invalid_scope"]
+            .badTimeframe: "invalid_grant", .wrongAudience: "invalid_grant", .insufficientScope: "invalid_scope", .invalidScope: "invalid_scope"]
         for rule in GoogleTokenRule.allCases {
             XCTAssertEqual(c.error(for: rule).error, expected[rule], rule.rawValue)
             XCTAssertEqual(c.error(for: rule).httpStatus, 400, rule.rawValue)

@@ -66,6 +66,37 @@ final class HTTP2FloodTests: XCTestCase {
         XCTAssertFalse(c.io.paused)
     }
 
+    // MARK: Owed acknowledgements (nghttp2's max outbound ACK)
+
+    /// A peer that does not read its PING ACKs: once more than `maxOwedAcks` are queued while
+    /// the output is not fully written, GOAWAY ENHANCE_YOUR_CALM (docs/http2.md "Floods").
+    func testUnreadPingAcksGetEnhanceYourCalm() {
+        let c = client { $0.maxOwedAcks = 100; $0.maxCheapFrames = 1_000_000 }
+        c.handshake()  // the SETTINGS ACK is owed too
+        c.io.pendingWriteBytes = 1          // the peer reads nothing: output never drains
+        c.send(pings(99))
+        XCTAssertNil(goAway(c.readFrames()), "100 owed acknowledgements are tolerated")
+        c.send(pings(1, from: 500))
+        let f = c.readFrames()
+        XCTAssertEqual(goAway(f), .enhanceYourCalm)
+        XCTAssertEqual(f.compactMap(\.goAwayInfo).first?.debug,
+                       "more than 100 PING/SETTINGS acknowledgements queued while the peer does not read them")
+        XCTAssertTrue(c.io.closed)
+    }
+
+    /// A peer that reads: its output drains between turns, so any number of PINGs is fine.
+    func testAcknowledgementsThatAreWrittenAreNotOwed() {
+        let c = client { $0.maxOwedAcks = 100; $0.maxCheapFrames = 1_000_000 }
+        c.handshake()
+        for round in 0..<10 {
+            c.send(pings(90, from: UInt64(round) * 1000))
+            XCTAssertEqual(pingAcks(c.readFrames()), 90)
+            c.io.pendingWriteBytes = 0      // written by the time the next turn starts
+        }
+        XCTAssertNil(goAway(c.readFrames()))
+        XCTAssertFalse(c.io.closed)
+    }
+
     // MARK: Cheap frames
 
     func testCheapFramesWithoutProgressGetEnhanceYourCalm() {

@@ -126,6 +126,33 @@ final class WebPushBrowserTests: XCTestCase {
                                                                                     cryptoKey: fine.cryptoKey)).get(), [0x41])
     }
 
+    /// Legacy `aesgcm` to a Chrome subscription is one record too (Chromium's
+    /// `WebPushEncryptionDraft03::ValidateCiphertextSize`, docs/webpush.md §4a): a two-record
+    /// body is undecryptable there, decrypts when the rule is off; one full record still passes.
+    func testMultiRecordAESGCMIsNotASingleRecord() throws {
+        let sub = try RFC8291.subscription()
+        let plaintext = Array(String(repeating: "p", count: 30).utf8)
+        let two = try WebPushCipher.encryptLegacyAESGCM(plaintext: plaintext, uaPublicKey: sub.publicKey, authSecret: sub.authSecret, recordSize: 24)
+        let message = accepted(two.body, .aesgcm, encryption: two.encryptionHeader, cryptoKey: two.cryptoKeyHeader)
+        XCTAssertGreaterThan(two.body.count, 24 + 16, "the body holds two records")
+        XCTAssertEqual(failure(sub, message), .notASingleRecord(recordSize: 24, ciphertextLength: two.body.count))
+        XCTAssertEqual(WebPushBrowser(subscription: sub).receive(message, at: Date()).payload, .undecryptable(.notASingleRecord(recordSize: 24, ciphertextLength: two.body.count)))
+        var lenient = WebPushBrowser(subscription: sub)
+        lenient.requireSingleRecord = false
+        XCTAssertEqual(try lenient.decrypt(message).get(), plaintext)
+        // Within rs + tag: one record, accepted.
+        let one = try WebPushCipher.encryptLegacyAESGCM(plaintext: Array(plaintext[..<21]), uaPublicKey: sub.publicKey, authSecret: sub.authSecret, recordSize: 24)
+        XCTAssertEqual(one.body.count, 2 + 21 + 16)
+        XCTAssertEqual(try WebPushBrowser(subscription: sub).decrypt(accepted(one.body, .aesgcm, encryption: one.encryptionHeader,
+                                                                                cryptoKey: one.cryptoKeyHeader)).get(), Array(plaintext[..<21]))
+    }
+
+    /// The failure text writes a delimiter as two hex digits.
+    func testDelimiterIsPrintedInHex() {
+        XCTAssertEqual(WebPushDecryptionFailure.wrongPaddingDelimiter(record: 0, delimiter: 0xAB).description, "record 0 has delimiter 0xab in the wrong place")
+        XCTAssertEqual(WebPushDecryptionFailure.wrongPaddingDelimiter(record: 3, delimiter: 1).description, "record 3 has delimiter 0x01 in the wrong place")
+    }
+
     func testRecordSizeProblems() throws {
         let sub = try RFC8291.subscription()
         // rs below 18 (RFC 8188).

@@ -267,6 +267,14 @@ final class WebPushFakeTests: XCTestCase {
         let other = try h.push(a)
         XCTAssertEqual(other.status, 403)
         XCTAssertEqual(text(other), #"{"reason":"BadJwtToken"}"#)
+
+        // FCM: another application server's subscription (docs/webpush.md §6.1a).
+        let fOther = try h.subscribe(.fcm, id: "f-other")
+        try h.setState("f-other", .otherApp)
+        let mismatch = try h.push(fOther)
+        XCTAssertEqual(mismatch.status, 403)
+        XCTAssertEqual(mismatch.headers["content-type"], "text/plain; charset=utf-8")
+        XCTAssertEqual(text(mismatch), "the VAPID credentials in the authorization header do not correspond to the credentials used to create the subscriptions.\n")
     }
 
     func testMagicTokens() throws {

@@ -108,7 +108,7 @@ final class WebPushClientMatrixTests: XCTestCase {
         let exchanges = try run("webpush_pywebpush.py", distribution: "pywebpush",
                                 expect: ["delivered_mozilla", "delivered_fcm", "delivered_apple", "delivered_wns", "delivered_aesgcm",
                                          "async_aes128gcm", "async_aesgcm", "gone_fcm", "gone_mozilla", "async_gone", "too_large",
-                                         "vapid_mozilla", "vapid_apple"])
+                                         "vapid_fcm", "vapid_mozilla", "vapid_apple"])
         let accepted = exchanges.filter { $0.response.status == 201 }
         XCTAssertEqual(accepted.count, 7)  // four services, aesgcm, two async
         XCTAssertEqual(Set(accepted.compactMap { $0.notification?["encoding"]?.stringValue }), ["aes128gcm", "aesgcm"])

@@ -44,7 +44,7 @@ final class WebPushServiceStyleTests: XCTestCase {
     /// §6.1 "Bad VAPID / sender (legacy)": `400 UnauthorizedRegistration`, HTML with
     /// `<TITLE>UnauthorizedRegistration</TITLE>…<H2>Error 400</H2>`.
     func testFCMBadVAPID() throws {
-        for rule in WebPushRule.allCases where rule.isVAPID {
+        for rule in WebPushRule.allCases where rule.isVAPID && rule != .vapidKeyMismatch {
             let r = style(.fcm).response(for: rejected(rule))
             XCTAssertEqual(r.status, 400, "\(rule)")
             let text = r.bodyText
@@ -56,6 +56,16 @@ final class WebPushServiceStyleTests: XCTestCase {
         // Not recorded for FCM: the RFC status, empty body.
         XCTAssertEqual(style(.fcm).response(for: rejected(.missingTTL)), WebPushResponse(status: 400))
         XCTAssertEqual(style(.fcm).response(for: rejected(.payloadTooLarge)), WebPushResponse(status: 413))
+    }
+
+    /// §6.1a: a key that is not the subscription's `applicationServerKey` gets FCM's current
+    /// answer, 403 with a 121-byte `text/plain` body.
+    func testFCMVAPIDKeyMismatch() {
+        let r = style(.fcm).response(for: rejected(.vapidKeyMismatch))
+        XCTAssertEqual(r.status, 403)
+        XCTAssertEqual(r.header("Content-Type"), "text/plain; charset=utf-8")
+        XCTAssertEqual(r.bodyText, "the VAPID credentials in the authorization header do not correspond to the credentials used to create the subscriptions.\n")
+        XCTAssertEqual(r.body.count, 121)
     }
 
     func testRFCThrottle() {

@@ -77,12 +77,13 @@ def test_options_scenarios_and_log(pushdouble_bin, tmp_path):
                                     "devices": [{"id": "d1", "provider": "fcm", "token": "tok-1"}]}))
     with PushDoubleServer(binary=pushdouble_bin, scenarios=[scenario], quiet=False,
                           options={"apns.tooManyRequestsPerDevice": 5, "expo": {"holdReceipts": True}},
-                          history_cap=100, seed=7) as pd:
+                          history_cap=100, history_max_bytes="64M", seed=7) as pd:
         assert "--quiet" not in pd._cmd and "--history-cap" in pd._cmd
         assert [d["id"] for d in pd.admin.devices()] == ["d1"]
         assert {p["provider"]: p["world"] for p in pd.admin.providers()}["apns"] == "closed"
         health = pd.admin.health()
         assert health["history"]["cap"] == 100 and health["scenarios"] == ["py-test"]
+        assert health["history"]["maxBytes"] == 64 << 20
         exported = pd.admin.export_scenario()
         assert exported["fakeOptions"]["apns"]["tooManyRequestsPerDevice"] == 5
         assert exported["fakeOptions"]["expo"]["holdReceipts"] is True

@@ -313,7 +313,8 @@ public final class AdminHandlers: Sendable {
     }
 
     struct HealthDoc: Encodable {
-        struct History: Encodable { let count: Int; let dropped: UInt64; let nextSeq: UInt64; let cap: Int }
+        /// `dropped` counts exchanges dropped by either cap; `bytes` is what the stored ones are charged.
+        struct History: Encodable { let count: Int; let dropped: UInt64; let nextSeq: UInt64; let cap: Int; let bytes: Int; let maxBytes: Int }
         let status = "ok"
         let providers: [String]
         let devices: Int
@@ -328,7 +329,8 @@ public final class AdminHandlers: Sendable {
     func health() -> HealthDoc {
         let h = double.history
         return HealthDoc(providers: double.providers.map(\.rawValue), devices: double.devices.list().count, faults: double.faults.list().count,
-                         scenarios: double.loadedScenarios, history: .init(count: h.count, dropped: h.dropped, nextSeq: h.nextSeq, cap: h.cap),
+                         scenarios: double.loadedScenarios, history: .init(count: h.count, dropped: h.dropped, nextSeq: h.nextSeq, cap: h.cap,
+                                                                      bytes: h.bytes, maxBytes: h.maxBytes),
                          listeners: listeners().map { .init(name: $0.listener.name, open: $0.openConnections,
                                                             refused: $0.refusedConnections, shed: $0.shedConnections) })
     }

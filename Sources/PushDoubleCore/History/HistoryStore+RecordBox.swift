@@ -30,6 +30,8 @@ extension HistoryStore {
         /// Facts a fake added after answering (``HistoryOutcome/annotate(_:_:)``); only records
         /// made annotatable have the table (no allocation on the common path).
         let annotations: Locked<[(String, JSONValue)]>?
+        /// The bytes this record is charged against the history's byte cap (``HistoryFootprint``).
+        let charge: Int
 
         convenience init(_ r: borrowing ExchangeRecord, pool: StringPool) {
             self.init(provider: r.provider, endpoint: r.endpoint, request: r.request, token: r.token, topic: r.topic,
@@ -57,15 +59,19 @@ extension HistoryStore {
             self.notification = copy notification; self.notificationMaker = notificationMaker
             let packedResponse = Self.packedResponse(of: action)
             self.action = packedResponse == nil ? copy action : nil
-            (strings, bytes, connection, self.auth) = pool.withLock { p in
+            let pooled: Int
+            (strings, bytes, connection, self.auth, pooled) = pool.withLock { p in
                 p.rotateIfFull()
+                p.addedBytes = 0
                 let c = p.connection(info.connection)
                 let a = auth.map { p.identity($0) }
                 var w = PackedFields.Writer(p.scratch)
                 Self.pack(endpoint: endpoint, deviceID: deviceID, request: request, token: token, topic: topic, environment: environment,
                           reason: reason, detail: detail, decisionDetail: decidedBy.detail, response: packedResponse, into: &w, &p)
-                return (p.store, w.bytes, c, a)
+                return (p.store, w.bytes, c, a, p.addedBytes)
             }
+            charge = HistoryFootprint.perRecord + bytes.count + pooled + HistoryFootprint.json(self.notification)
+                + HistoryFootprint.action(self.action) + HistoryFootprint.recipients(self.recipients, annotatable: annotatable)
         }
 
         /// The response a record packs in its bytes (a plain answer); any other action is kept as is.

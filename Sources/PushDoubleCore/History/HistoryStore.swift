@@ -218,7 +218,8 @@ public final class HistoryFeedPump: Sendable {
     }
 }
 
-/// The append-only record of every exchange, bounded by a cap with a visible `dropped` count.
+/// The append-only record of every exchange, bounded by a count cap and a byte cap with a
+/// visible `dropped` count.
 ///
 /// Thread-safe. `append` packs the record (``RecordBox``: one buffer, repeated strings
 /// pooled, see ``StringPool``), then takes the lock once to assign the sequence number,
@@ -226,8 +227,8 @@ public final class HistoryFeedPump: Sendable {
 /// made when the history is read, by the reader. An exchange evicted by the cap is released
 /// after the lock. Synchronous subscribers (``subscribe(_:)``) are called after the lock on
 /// the appending thread with a full ``Exchange``, so they cost the request path; readers that
-/// can lag behind use a feed instead. When the cap is reached the oldest exchange is dropped
-/// and `dropped` grows: never silent.
+/// can lag behind use a feed instead. When either cap is reached the oldest exchanges are
+/// dropped and `dropped` grows: never silent.
 public final class HistoryStore: Sendable {
     /// One stored exchange, in its packed or its full form. `indirect`: an ``Exchange`` is
     /// over a kilobyte inline, and every ring slot would be that large.
@@ -237,6 +238,8 @@ public final class HistoryStore: Sendable {
 
         var seq: UInt64 { switch self { case .record(let s, _): return s; case .exchange(let e): return e.seq } }
         var provider: ProviderID { switch self { case .record(_, let r): return r.provider; case .exchange(let e): return e.provider } }
+        /// Bytes charged against the byte cap.
+        var charge: Int { switch self { case .record(_, let r): return r.charge; case .exchange(let e): return HistoryFootprint.exchange(e) } }
 
         func matches(_ q: HistoryQuery) -> Bool {
             switch self {
@@ -300,64 +303,100 @@ public final class HistoryStore: Sendable {
     }
 
     private struct State {
-        var ring: [Entry] = []
-        /// Index in `ring` of the oldest element once the ring is full.
+        /// The stored entries as a ring: `count` of its places are used, the oldest at `head`.
+        var slots: [Entry?] = []
         var head = 0
+        var count = 0
+        /// Sum of the stored entries' charges (``HistoryFootprint``).
+        var bytes = 0
         var nextSeq: UInt64 = 1
         var dropped: UInt64 = 0
         var cap: Int
+        var maxBytes: Int
         var subscribers: [UInt64: @Sendable (Exchange) -> Void] = [:]
         var nextSubscriber: UInt64 = 1
         var feeds: [FeedQueue] = []
 
-        /// Stores an entry made from the next sequence number; returns the seq, the
-        /// subscribers to call and the evicted entry (released by the caller, unlocked).
-        mutating func store(_ make: (UInt64) -> Entry) -> (UInt64, [@Sendable (Exchange) -> Void], Entry?) {
+        /// The entry at logical position `k` (0 = oldest).
+        @inline(__always) func at(_ k: Int) -> Entry { slots[(head + k) % slots.count]! }
+
+        /// Stores an entry made from the next sequence number, then drops the oldest entries
+        /// while the count or the bytes are over their caps (the newest entry is always kept);
+        /// returns the seq, the subscribers to call and the evicted entries (released by the
+        /// caller, unlocked; `more` is empty unless the byte cap dropped several).
+        mutating func store(_ make: (UInt64) -> Entry) -> (UInt64, [@Sendable (Exchange) -> Void], Entry?, [Entry]) {
             let seq = nextSeq
             nextSeq += 1
-            var entry = make(seq)
+            let entry = make(seq)
             for i in feeds.indices { feeds[i].push(entry) }
-            var evicted: Entry? = nil
-            if ring.count < cap {
-                if ring.capacity == 0 { ring.reserveCapacity(min(cap, 1024)) }
-                ring.append(entry)
-            } else {
-                swap(&ring[head], &entry)
-                evicted = entry
-                head = (head + 1) % cap
-                dropped += 1
+            var first: Entry? = count >= cap ? removeOldest() : nil
+            var more: [Entry] = []
+            if count == slots.count { grow() }
+            slots[(head + count) % slots.count] = entry
+            count += 1
+            bytes += entry.charge
+            while bytes > maxBytes && count > 1 {
+                let e = removeOldest()
+                if first == nil { first = e } else { more.append(e) }
             }
-            return (seq, subscribers.isEmpty ? [] : Array(subscribers.values), evicted)
+            return (seq, subscribers.isEmpty ? [] : Array(subscribers.values), first, more)
+        }
+
+        /// Removes the oldest entry and counts it as dropped.
+        private mutating func removeOldest() -> Entry {
+            let e = slots[head].take()!
+            head = (head + 1) % slots.count
+            count -= 1
+            bytes -= e.charge
+            dropped += 1
+            return e
+        }
+
+        /// More places (doubling, up to the count cap), the oldest entry moved to place 0.
+        private mutating func grow() {
+            let size = min(cap, max(1024, slots.count * 2))
+            var bigger = [Entry?](repeating: nil, count: size)
+            for k in 0..<count { bigger[k] = at(k) }
+            slots = bigger
+            head = 0
+        }
+
+        /// Replaces the stored entries with `kept` (oldest first); returns the old places.
+        mutating func replace(with kept: [Entry]) -> [Entry?] {
+            let old = slots
+            slots = kept.map { $0 }
+            head = 0
+            count = kept.count
+            bytes = kept.reduce(0) { $0 + $1.charge }
+            return old
         }
 
         /// Logical position (0 = oldest) of the first entry with seq > `after`.
         func firstPosition(after: UInt64?) -> Int {
             guard let after else { return 0 }
-            var lo = 0, hi = ring.count
+            var lo = 0, hi = count
             while lo < hi {
                 let mid = (lo + hi) / 2
-                if ring[(head + mid) % ring.count].seq <= after { lo = mid + 1 } else { hi = mid }
+                if at(mid).seq <= after { lo = mid + 1 } else { hi = mid }
             }
             return lo
         }
 
         /// Up to `count` stored entries with seq > `after`, oldest first, unfiltered.
         func window(after: UInt64?, count: Int) -> [Entry] {
-            let n = ring.count
             let start = firstPosition(after: after)
-            let end = min(n, start + count)
+            let end = min(self.count, start + count)
             guard start < end else { return [] }
             var out: [Entry] = []
             out.reserveCapacity(end - start)
-            for k in start..<end { out.append(ring[(head + k) % n]) }
+            for k in start..<end { out.append(at(k)) }
             return out
         }
 
         func entries(_ query: HistoryQuery) -> [Entry] {
             var out: [Entry] = []
-            let n = ring.count
-            for k in firstPosition(after: query.afterSeq)..<n {
-                let e = ring[(head + k) % n]
+            for k in firstPosition(after: query.afterSeq)..<count {
+                let e = at(k)
                 if e.matches(query) {
                     out.append(e)
                     if let l = query.limit, out.count >= l { break }
@@ -382,9 +421,16 @@ public final class HistoryStore: Sendable {
         }
     }
 
-    /// - Parameter cap: most exchanges kept (older ones are dropped and counted).
-    public init(cap: Int = 50_000) {
-        state = Locked(State(cap: max(1, cap)))
+    /// The default byte cap: 256 MiB of accounted history, so a load test fits a laptop or
+    /// a CI runner whatever the request sizes (docs/core.md "History").
+    public static let defaultMaxBytes = 256 << 20
+
+    /// - Parameters:
+    ///   - cap: most exchanges kept (older ones are dropped and counted).
+    ///   - maxBytes: most bytes of stored exchanges, as ``HistoryFootprint`` charges them
+    ///     (older ones are dropped and counted the same way; the newest is always kept).
+    public init(cap: Int = 50_000, maxBytes: Int = HistoryStore.defaultMaxBytes) {
+        state = Locked(State(cap: max(1, cap), maxBytes: max(1, maxBytes)))
     }
 
     /// Stores a record from the request path with the next sequence number; returns it.
@@ -419,8 +465,8 @@ public final class HistoryStore: Sendable {
     }
 
     private func store(_ box: RecordBox) -> (UInt64, HistoryOutcome) {
-        let (seq, subs, evicted) = state.withLock { $0.store { .record($0, box) } }
-        _ = evicted  // released here, outside the lock
+        let (seq, subs, evicted, more) = state.withLock { $0.store { .record($0, box) } }
+        _ = (evicted, more)  // released here, outside the lock
         if !subs.isEmpty {
             let e = box.exchange(seq)
             for f in subs { f(e) }
@@ -433,20 +479,25 @@ public final class HistoryStore: Sendable {
     @discardableResult
     public func append(_ exchange: Exchange) -> UInt64 {
         var stored = exchange
-        let (seq, subs, evicted) = state.withLock { s in
+        let (seq, subs, evicted, more) = state.withLock { s in
             s.store { seq in stored.seq = seq; return .exchange(stored) }
         }
-        _ = evicted
+        _ = (evicted, more)
         for f in subs { f(stored) }
         return seq
     }
 
     /// The next sequence number `append` will assign.
     public var nextSeq: UInt64 { state.withLock { $0.nextSeq } }
-    /// Exchanges dropped because of the cap since the last `clear`.
+    /// Exchanges dropped because of the count cap or the byte cap since the last `clear`.
     public var dropped: UInt64 { state.withLock { $0.dropped } }
-    public var count: Int { state.withLock { $0.ring.count } }
+    public var count: Int { state.withLock { $0.count } }
     public var cap: Int { state.withLock { $0.cap } }
+    /// The byte cap (see ``init(cap:maxBytes:)``).
+    public var maxBytes: Int { state.withLock { $0.maxBytes } }
+    /// Bytes the stored exchanges are charged (``HistoryFootprint``); at most ``maxBytes``
+    /// unless the newest exchange alone is larger.
+    public var bytes: Int { state.withLock { $0.bytes } }
 
     /// Exchanges matching `query`, oldest first (made into ``Exchange`` values outside the lock).
     public func query(_ query: HistoryQuery = HistoryQuery()) -> [Exchange] {
@@ -465,23 +516,19 @@ public final class HistoryStore: Sendable {
 
     /// Forgets every exchange and the dropped count; sequence numbers keep increasing.
     public func clear() {
-        let old = state.withLock { s -> [Entry] in
-            let o = s.ring
-            s.ring = []; s.head = 0; s.dropped = 0
-            return o
+        let old = state.withLock { s -> [Entry?] in
+            s.dropped = 0
+            return s.replace(with: [])
         }
         _ = old
     }
 
     /// Forgets the exchanges of one provider (the dropped count is kept).
     public func clear(provider: ProviderID) {
-        let old = state.withLock { s -> [Entry] in
-            let n = s.ring.count
+        let old = state.withLock { s -> [Entry?] in
             var kept: [Entry] = []
-            for k in 0..<n { let e = s.ring[(s.head + k) % n]; if e.provider != provider { kept.append(e) } }
-            let o = s.ring
-            s.ring = kept; s.head = 0
-            return o
+            for k in 0..<s.count { let e = s.at(k); if e.provider != provider { kept.append(e) } }
+            return s.replace(with: kept)
         }
         _ = old
     }
@@ -560,11 +607,28 @@ public struct HistoryOutcome: Sendable {
         }
     }
 
+    /// A handle that does not keep the exchange alive (``WeakHistoryOutcome``).
+    public var weak: WeakHistoryOutcome { WeakHistoryOutcome(box) }
+
     static let kinds: [ResponseOutcome.Kind] = [.completed, .reset, .connectionDropped, .abandoned]
 
     public func record(_ outcome: ResponseOutcome) {
         let k = UInt8((Self.kinds.firstIndex(of: outcome.kind) ?? 0) + 1)
         box.outcomeAtMillis.store(Int64((outcome.at.timeIntervalSince1970 * 1000).rounded()), ordering: .relaxed)
         _ = box.outcomeKind.compareExchange(expected: 0, desired: k, ordering: .releasing)
+    }
+}
+
+/// A ``HistoryOutcome`` that does not keep its exchange in memory: for an owner that may
+/// outlive the history's caps (the Expo receipt store keeps the owners of its receipts for a
+/// day). Once the history dropped the exchange, annotating it does nothing.
+public struct WeakHistoryOutcome: Sendable {
+    weak var box: HistoryStore.RecordBox?
+
+    init(_ box: HistoryStore.RecordBox) { self.box = box }
+
+    /// ``HistoryOutcome/annotate(_:_:)`` while the exchange is stored.
+    public func annotate(_ name: String, _ value: JSONValue) {
+        if let box { HistoryOutcome(box: box).annotate(name, value) }
     }
 }

@@ -36,6 +36,9 @@ final class StringPool: Sendable {
         var lastConnection: SharedConnection?
         var identities: [SharedAuth] = []
         let scratch = PackedFields.Scratch()
+        /// Heap bytes of the strings pooled since the caller last reset it (the record being
+        /// packed is charged for the strings it added, ``HistoryFootprint``).
+        var addedBytes = 0
 
         var isFull: Bool { store.count >= StringPool.maxValues }
 
@@ -68,6 +71,7 @@ final class StringPool: Sendable {
                 let r = key.hash & (StringPool.recentSize - 1)
                 if recent[r] != key.hash { recent[r] = key.hash; return nil }
                 let new = UInt32(store.append(s))
+                addedBytes += HistoryFootprint.string(s) + 16
                 index[key] = new
                 id = new
             }

@@ -18,14 +18,16 @@ public final class DoubleState: Sendable {
 
     /// - Parameters:
     ///   - historyCap: most exchanges kept; older ones are dropped and counted.
+    ///   - historyMaxBytes: most bytes of history kept (``HistoryStore/init(cap:maxBytes:)``);
+    ///     older exchanges are dropped and counted the same way.
     ///   - seed: seed of the fault engine's generator.
     ///   - defaultWorld: world mode of providers a scenario does not set.
-    public init(clock: any DoubleClock = SystemClock(), historyCap: Int = 50_000, seed: UInt64 = 0,
-                defaultWorld: WorldMode = .open) {
+    public init(clock: any DoubleClock = SystemClock(), historyCap: Int = 50_000,
+                historyMaxBytes: Int = HistoryStore.defaultMaxBytes, seed: UInt64 = 0, defaultWorld: WorldMode = .open) {
         self.clock = clock
         devices = DeviceRegistry(clock: clock, defaultWorld: defaultWorld)
         faults = FaultEngine(clock: clock, seed: seed)
-        history = HistoryStore(cap: historyCap)
+        history = HistoryStore(cap: historyCap, maxBytes: historyMaxBytes)
     }
 
     /// The request path for one listener of `fake` (also registers the fake by provider).

@@ -23,8 +23,14 @@ public struct ExpoFakeConfiguration: Sendable {
     public var defaultProject = "@pushdouble/app"
     /// Decoding and validation of send bodies (option `messageTooBig`: "receipt" | "ticket").
     public var decoder = ExpoSendDecoderConfiguration()
+    /// Refuse a bearer token that is not the access token with `invalid_token`, whether or not
+    /// ``requireAccessToken`` is on (docs/expo.md §3.2a); off: such a request is treated as one
+    /// without a token.
+    public var refuseInvalidAccessToken = true
     /// Most receipts kept (with them, the send records that annotate the history).
     public var receiptCapacity = 100_000
+    /// Most bytes of receipts kept (``ExpoReceiptStoreConfiguration/maxBytes``).
+    public var receiptMaxBytes = ExpoReceiptStoreConfiguration.defaultMaxBytes
 
     /// The access token the fake accepts unless configured otherwise: the shipped test token
     /// (`Certificates/expo-test-access-token.txt`, embedded as `EmbeddedTestCredentials`),

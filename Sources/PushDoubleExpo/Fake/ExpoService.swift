@@ -29,12 +29,14 @@ public final class ExpoService: Sendable {
         self.configuration = configuration
         self.clock = clock
         receipts = ExpoReceiptStore(configuration: ExpoReceiptStoreConfiguration(capacity: configuration.receiptCapacity,
+                                                                                 maxBytes: configuration.receiptMaxBytes,
                                                                                  retention: configuration.receiptRetention,
                                                                                  availability: configuration.receiptAvailability),
                                     idGenerator: idGenerator)
         rateLimiter = configuration.rateLimitPerSecond > 0 ? ExpoRateLimiter(limit: configuration.rateLimitPerSecond) : nil
         decoder = ExpoSendRequestDecoder(configuration: configuration.decoder)
-        accessCheck = ExpoAccessTokenCheck(required: configuration.requireAccessToken, statuses: configuration.decoder.statuses)
+        accessCheck = ExpoAccessTokenCheck(required: configuration.requireAccessToken, statuses: configuration.decoder.statuses,
+                                           refuseInvalidBearer: configuration.refuseInvalidAccessToken)
         receiptsHandler = ExpoGetReceiptsHandler(store: receipts, body: configuration.decoder.body, statuses: configuration.decoder.statuses)
     }
 
@@ -75,7 +77,8 @@ public final class ExpoService: Sendable {
             return AuthIdentity(scheme: "none", valid: !configuration.requireAccessToken, extra: ["authorization": "not a bearer token"])
         }
         let valid = token == configuration.accessToken
-        return AuthIdentity(scheme: "expo-access-token", valid: valid || !configuration.requireAccessToken,
+        return AuthIdentity(scheme: "expo-access-token",
+                            valid: valid || (!configuration.requireAccessToken && !configuration.refuseInvalidAccessToken),
                             extra: valid ? [:] : ["token": "not the project's access token"])
     }
 
@@ -87,6 +90,7 @@ public final class ExpoService: Sendable {
         switch code {
         case .tooManyRequests: return .tooManyRequests(limitPerSecond: configuration.rateLimitPerSecond, statuses: s)
         case .unauthorized: return .unauthorized(statuses: s)
+        case .invalidToken: return .invalidToken(statuses: s)
         case .tooManyNotifications: return .tooManyNotifications(received: recipients, statuses: s)
         case .tooManyReceipts: return .tooManyReceipts(received: recipients, statuses: s)
         case .tooManyExperienceIDs: return .tooManyExperienceIDs([], statuses: s)

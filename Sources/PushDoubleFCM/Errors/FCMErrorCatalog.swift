@@ -102,6 +102,16 @@ extension GoogleErrorEnvelope {
             status: .permissionDenied, details: nil)
     }
 
+    /// The text of a reserved `data` key refusal, naming the key: `Invalid data payload key: from`
+    /// (docs/fcm.md §4.3a [O]); the envelope is otherwise the generic one.
+    public static func reservedDataKeyMessage(_ key: String) -> String { "Invalid data payload key: " + key }
+
+    /// 403 for an access token minted without an FCM scope (`firebase.messaging` or
+    /// `cloud-platform`): Google's text for every API (docs/fcm.md §6.3a [O]); no `details`
+    /// are recorded for FCM.
+    public static let insufficientScopes = GoogleErrorEnvelope(
+        code: 403, message: "Request had insufficient authentication scopes.", status: .permissionDenied, details: nil)
+
     /// GCP's usual quota text (docs/fcm.md §4.3 "Quota"; the text is UNCONFIRMED for FCM, so
     /// `quotaExceeded(message:)` takes any other).
     public static func gcpQuotaMessage(metric: String, limit: String, projectNumber: String) -> String {

@@ -83,8 +83,8 @@ extension FCMFake {
             }
             if !grant.scopes.contains(where: configuration.tokenEndpoint.fcmScopes.contains) {
                 identity.valid = false
-                return (identity, Self.envelopeResponse(.permissionDenied(project: project), stage: .auth,
-                                                               detail: "access token has no FCM scope"), nil)
+                return (identity, Self.envelopeResponse(.insufficientScopes, stage: .auth,
+                                                               detail: "access token has no FCM scope (\(grant.scopes.joined(separator: " ")))"), nil)
             }
             let account = grant.clientEmail
             let maker: NotificationMaker = { FCMRecordedMessage.make($0, account: account) }

@@ -78,8 +78,10 @@ public struct GoogleOAuthError: Error, Sendable, Equatable {
     public static let invalidRequest = GoogleOAuthError(error: "invalid_request", description: nil)
     /// `grant_type` other than the JWT-bearer URN (RFC 6749 §5.2 `unsupported_grant_type`).
     public static let unsupportedGrantType = GoogleOAuthError(error: "unsupported_grant_type", description: nil)
-    /// Scope missing or not allowing FCM (RFC 6749 §5.2 `invalid_scope`).
-    public static let invalidScope = GoogleOAuthError(error: "invalid_scope", description: nil)
+    /// Scope missing or not a scope (RFC 6749 §5.2 `invalid_scope`), with Google's text
+    /// (docs/fcm.md §6.3a [O]).
+    public static let invalidScope = GoogleOAuthError(error: "invalid_scope", description: invalidScopeDescription)
+    public static let invalidScopeDescription = "Invalid OAuth scope or ID token audience provided."
     /// An assertion that is not accepted for a reason docs/fcm.md records no text for (RFC 6749
     /// §5.2 `invalid_grant`).
     public static let invalidGrant = GoogleOAuthError(error: "invalid_grant", description: nil)

@@ -46,7 +46,12 @@ public enum GoogleTokenRule: String, Error, Sendable, Equatable, Hashable, CaseI
     case badTimeframe
     /// `aud` not the token URL (docs/fcm.md §6.2) → `invalid_grant` (no description recorded).
     case wrongAudience
-    /// `scope` missing or without `firebase.messaging` / `cloud-platform` (docs/fcm.md §1, §6.2) → `invalid_scope`.
+    /// `scope` missing, empty, or naming something that is not a Google OAuth scope (docs/fcm.md
+    /// §6.3a) → `invalid_scope`, "Invalid OAuth scope or ID token audience provided.".
+    case invalidScope
+    /// Only with ``GoogleTokenEndpointConfiguration/requireFCMScope``: valid scopes, none of them
+    /// `firebase.messaging` / `cloud-platform` → `invalid_scope`. Google itself mints such a token
+    /// and FCM refuses the send (docs/fcm.md §6.3a).
     case insufficientScope
 }
 
@@ -57,10 +62,11 @@ public struct GoogleTokenEndpointConfiguration: Sendable {
     public var audiences: Set<String> = [GoogleTokenEndpoint.googleTokenURL]
     /// Any one of these scopes allows FCM (docs/fcm.md §1, §6.2).
     public var fcmScopes: Set<String> = [GoogleTokenEndpoint.firebaseMessagingScope, GoogleTokenEndpoint.cloudPlatformScope]
-    /// Refuse assertions without an FCM scope at the token endpoint (§1, §6.2: FCM accepts
-    /// `firebase.messaging` or `cloud-platform`); off leaves
-    /// the scope check to the send endpoint through ``FCMAccessGrant/scopes``.
-    public var requireFCMScope = true
+    /// Refuse assertions without an FCM scope at the token endpoint. Off (the default, as Google
+    /// does, docs/fcm.md §6.3a): the token is minted with its scopes recorded
+    /// (``FCMAccessGrant/scopes``) and the send endpoint refuses it (403 `PERMISSION_DENIED`,
+    /// "Request had insufficient authentication scopes.").
+    public var requireFCMScope = false
     /// Largest `exp − iat` (docs/fcm.md §6.2: at most 1 hour).
     public var maxAssertionLifetime: Double = 3600
     /// Clock-skew allowance in seconds for `iat` in the future and `exp` in the past.
@@ -86,7 +92,7 @@ public struct GoogleTokenEndpointConfiguration: Sendable {
         case .malformedAssertion, .wrongAudience: return .invalidGrant
         case .wrongAlgorithm, .unknownIssuer, .unknownKeyID, .badSignature: return .invalidSignature
         case .badTimeframe: return .invalidTimeframe(timeframeWording)
-        case .insufficientScope: return .invalidScope
+        case .insufficientScope, .invalidScope: return .invalidScope
         }
     }
 }
@@ -175,6 +181,7 @@ public struct GoogleTokenEndpoint: Sendable {
                 throw GoogleTokenRule.wrongAudience
             }
             let scopes = (jwt.scope ?? "").split(separator: " ").map(String.init)
+            guard !scopes.isEmpty, scopes.allSatisfy(Self.isGoogleScope) else { throw GoogleTokenRule.invalidScope }
             if configuration.requireFCMScope, Set(scopes).isDisjoint(with: configuration.fcmScopes) { throw GoogleTokenRule.insufficientScope }
             return .success(GoogleVerifiedAssertion(jwt: jwt, account: account, scopes: scopes))
         } catch {
@@ -230,6 +237,19 @@ public struct GoogleTokenEndpoint: Sendable {
         guard exp > iat, exp - iat <= configuration.maxAssertionLifetime,
               iat <= now + skew, exp >= now - skew else { throw .badTimeframe }
     }
+
+    /// Whether `scope` is written as a Google OAuth scope: `https://www.googleapis.com/auth/<name>`
+    /// (name of letters, digits, `.`, `_`, `-`), or `openid`, `email`, `profile` (docs/fcm.md §6.3a).
+    /// Whether Google knows the name is not checked: any such scope is minted.
+    static func isGoogleScope(_ scope: String) -> Bool {
+        if ["openid", "email", "profile"].contains(scope) { return true }
+        guard scope.hasPrefix(scopePrefix) else { return false }
+        let name = scope.utf8.dropFirst(scopePrefix.utf8.count)
+        return !name.isEmpty && name.allSatisfy { b in
+            (b >= 0x61 && b <= 0x7A) || (b >= 0x41 && b <= 0x5A) || (b >= 0x30 && b <= 0x39) || b == 0x2E || b == 0x5F || b == 0x2D
+        }
+    }
+    static let scopePrefix = "https://www.googleapis.com/auth/"
 
     /// `{"access_token":"…","expires_in":3599,"token_type":"Bearer"}`: compact, in this
     /// member order, as docs/fcm.md §6.3 records the success body [O].

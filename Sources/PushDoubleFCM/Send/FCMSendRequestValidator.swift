@@ -252,7 +252,9 @@ public struct FCMSendRequestValidator: Sendable {
             // than hashed: a handful of small strings, and hashing the key showed up per send.
             if configuration.reservedDataKeys.contains(where: { $0 == e.key })
                 || configuration.reservedDataKeyPrefixes.contains(where: { Self.hasPrefix(e.key, $0) }) {
-                throw r.fail(.reservedDataKey, "\(path)[\(i)].key")
+                var envelope = configuration.error(for: .reservedDataKey)
+                if configuration.errorOverrides[.reservedDataKey] == nil { envelope.message = GoogleErrorEnvelope.reservedDataKeyMessage(e.key) }
+                throw FCMError(rule: .reservedDataKey, field: "\(path)[\(i)].key", envelope: envelope)
             }
         }
     }
@@ -278,7 +280,11 @@ public struct FCMSendRequestValidator: Sendable {
                 if let v = note.body { n += "body".utf8.count + v.utf8.count }
                 if let v = note.image { n += "image".utf8.count + v.utf8.count }
             }
-            size = n
+            if let a = d.message.android, a.data != nil || a.notification != nil {
+                size = max(n, Self.androidMessageBytes(d.message, a))
+            } else {
+                size = n
+            }
         case .messageJSON:
             size = d.messageValue.map { r.tape.value($0).compactJSONBytes.count } ?? 0
         }
@@ -291,6 +297,32 @@ public struct FCMSendRequestValidator: Sendable {
         }
         let limit = isTopic ? configuration.maxTopicPayloadBytes : configuration.maxPayloadBytes
         if size > limit { throw r.fail(.payloadTooLarge, "message") }
+    }
+
+    /// The Android message FCM builds from `m` (docs/fcm.md "Payload size", §4.5a): the data
+    /// that reaches the device (`android.data`, which replaces `message.data`, else
+    /// `message.data`), and each notification field once, `android.notification`'s value over
+    /// `message.notification`'s, name and value, with the localization arguments.
+    static func androidMessageBytes(_ m: FCMMessage, _ a: FCMAndroidConfig) -> Int {
+        var n = (a.data ?? m.data)?.byteCount ?? 0
+        guard let an = a.notification else {
+            // No android.notification: message.notification's fields as they are (no array per send).
+            if let note = m.notification {
+                if let v = note.title { n += 5 + v.utf8.count }
+                if let v = note.body { n += 4 + v.utf8.count }
+                if let v = note.image { n += 5 + v.utf8.count }
+            }
+            return n
+        }
+        if let note = m.notification {
+            if let v = note.title, an.strings["title"] == nil { n += 5 + v.utf8.count }
+            if let v = note.body, an.strings["body"] == nil { n += 4 + v.utf8.count }
+            if let v = note.image, an.strings["image"] == nil { n += 5 + v.utf8.count }
+        }
+        for (name, value) in an.strings { n += name.utf8.count + value.utf8.count }
+        for arg in an.bodyLocArgs ?? [] { n += arg.utf8.count }
+        for arg in an.titleLocArgs ?? [] { n += arg.utf8.count }
+        return n
     }
 
     /// `s.hasPrefix(prefix)`, on the bytes when both are ASCII without CR (then every byte

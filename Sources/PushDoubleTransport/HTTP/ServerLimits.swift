@@ -44,6 +44,17 @@ public struct ServerLimits: Sendable, Equatable {
     /// GOAWAY ENHANCE_YOUR_CALM. Each frame's 9-octet header also counts against the
     /// header block size limit (max(2 × ``maxHeaderListSize``, 64 KiB)).
     public var maxHeaderBlockFrames: Int = 64
+    /// HTTP/2 acknowledgements (PING ACK, SETTINGS ACK) the server may owe a peer that does not
+    /// read them: counted while the connection's output is not fully written; one more is
+    /// GOAWAY ENHANCE_YOUR_CALM. 1000 as nghttp2's `nghttp2_option_set_max_outbound_ack` default.
+    public var maxOwedAcks: Int = 1000
+    /// Seconds a closing connection may wait for its last output to be written (a peer that
+    /// stopped reading; then it is aborted), and, after our FIN, for the peer to close its side
+    /// (the lingering close; then the socket is closed).
+    public var closeFlushTimeout: Double = 10
+    /// Bytes read and discarded from a socket in its lingering close (after our FIN) before
+    /// reading stops; the socket is closed when the peer closes or ``closeFlushTimeout`` ends.
+    public var maxLingeringBytes: Int = 1 << 20
     public init() {}
 }
 

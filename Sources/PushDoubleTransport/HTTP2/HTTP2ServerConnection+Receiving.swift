@@ -17,6 +17,8 @@ extension HTTP2ServerConnection {
     /// the other connections it has events for: one connection cannot hold the loop
     /// (docs/transport.md "Fairness and floods"). Reading resumes once no whole frame is left.
     func processFrames() {
+        // Everything queued before this turn has been written: the peer reads its acknowledgements.
+        if owedAcks > 0 && out.isEmpty && io.pendingWriteBytes == 0 { owedAcks = 0 }
         var budget = max(1, limits.maxFramesPerTurn)
         while phase == .active {
             if budget == 0 {
@@ -123,7 +125,10 @@ extension HTTP2ServerConnection {
         case .ping(let opaque):
             // §6.7: "Receivers of a PING frame that does not include an ACK flag MUST send a
             // PING frame with the ACK flag set in response, with an identical frame payload."
-            if !frame.isAck { encoder.appendPing(opaque, ack: true, into: &out) }
+            if !frame.isAck {
+                encoder.appendPing(opaque, ack: true, into: &out)
+                oweAck()
+            }
         case .goAway:
             goAwayReceived = true
             closeIfDrained()
@@ -362,7 +367,19 @@ extension HTTP2ServerConnection {
         // §6.5.3: "Upon receiving a SETTINGS frame with the ACK flag set ... the receiver
         // MUST immediately emit a SETTINGS frame with the ACK flag set".
         encoder.appendSettingsAck(into: &out)
+        oweAck()
         pumpData()
+    }
+
+    /// One more acknowledgement queued. A peer that sends PING or SETTINGS without reading the
+    /// answers makes the server queue them without end (output stays unwritten, input keeps
+    /// coming); past ``ServerLimits/maxOwedAcks`` it gets GOAWAY ENHANCE_YOUR_CALM, as nghttp2
+    /// limits its outbound acknowledgements (docs/http2.md "Floods").
+    func oweAck() {
+        owedAcks += 1
+        if owedAcks > limits.maxOwedAcks && phase == .active {
+            connectionError(.enhanceYourCalm, "more than \(limits.maxOwedAcks) PING/SETTINGS acknowledgements queued while the peer does not read them")
+        }
     }
 
     func receiveSettingsAck() {

@@ -91,6 +91,9 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     var headerBlock: PendingHeaderBlock?
     /// Frames without progress (PRIORITY, PING, ...) since the last completed request.
     var floodGuard: HTTP2FloodGuard
+    /// PING and SETTINGS acknowledgements queued since the output was last fully written
+    /// (``ServerLimits/maxOwedAcks``).
+    var owedAcks = 0
     /// PRIORITY frames and HEADERS with priority fields received (RequestInfo.priorityFramesReceived).
     var priorityFramesReceived = 0
     let maxHeaderBlockBytes: Int

@@ -173,7 +173,7 @@ final class ProxyConnection: Selectable {
     }
 
     private func drain() {
-        if LingeringInput.discard(fd: fd, buffer: loop.readBuffer, budget: listener.config.limits.maxReadBytesPerTurn) {
+        if LingeringInput.discard(fd: fd, buffer: loop.readBuffer, budget: listener.config.limits.maxReadBytesPerTurn).peerClosed {
             finalize(abortive: false)
         }
     }

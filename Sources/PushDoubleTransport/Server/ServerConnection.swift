@@ -39,6 +39,8 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
     private var backPressured = false
     private var inputEOF = false
     private var closeAfterFlush = false
+    /// Bytes discarded in the lingering close (``drainLingering()``).
+    private var lingeringDiscarded = 0
     private var currentInterest: UInt32 = 0
     private var timers = Set<UInt64>()
     private var handshakeTimer: UInt64?
@@ -268,10 +270,19 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
 
     /// Reads and discards, within the same per-turn budget as `readLoop`: a peer that keeps
     /// sending after our close must not hold the loop either.
+    /// Reads and discards the peer's input after our FIN, at most ``ServerLimits/maxLingeringBytes``
+    /// in all: a peer that keeps sending (a flood cut with GOAWAY) costs no more than that; past
+    /// it reading stops and only the peer's own close (EPOLLRDHUP), a hang-up or the linger
+    /// timer (``ServerLimits/closeFlushTimeout``) end the socket. Called again after that only
+    /// for those events: the peer is gone.
     private func drainLingering() {
-        if LingeringInput.discard(fd: fd, buffer: loop.readBuffer, budget: listener.config.limits.maxReadBytesPerTurn) {
-            finalize(abortive: false)
-        }
+        let limit = listener.config.limits.maxLingeringBytes
+        guard lingeringDiscarded < limit else { return finalize(abortive: false) }
+        let budget = min(listener.config.limits.maxReadBytesPerTurn, limit - lingeringDiscarded)
+        let (peerClosed, discarded) = LingeringInput.discard(fd: fd, buffer: loop.readBuffer, budget: budget)
+        lingeringDiscarded += discarded
+        if peerClosed { return finalize(abortive: false) }
+        if lingeringDiscarded >= limit { updateInterest() }
     }
 
     private func updateInterest() {
@@ -281,7 +292,7 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         case .handshaking:
             want = handshakeWantsWrite ? EPOLLOUT.rawValue : EPOLLIN.rawValue
         case .lingering:
-            want = EPOLLIN.rawValue
+            want = lingeringDiscarded < listener.config.limits.maxLingeringBytes ? EPOLLIN.rawValue : EPOLLRDHUP.rawValue
         case .sniffing, .active:
             if !readPaused && !backPressured && !inputEOF && !closeAfterFlush { want |= EPOLLIN.rawValue }
             if waitingWritable { want |= EPOLLOUT.rawValue }
@@ -325,6 +336,8 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         guard phase == .active || phase == .sniffing else { return }
         closeAfterFlush = true
         updateInterest()
+        // A peer that stopped reading would hold the connection (and its output) for ever.
+        schedule(after: listener.config.limits.closeFlushTimeout) { [weak self] in self?.abort() }
         if !flushQueued {
             flushQueued = true
             loop.enqueueFlush(self)
@@ -456,7 +469,9 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         releaseCount()
         phase = .lingering
         updateInterest()
-        loop.scheduleTimer(after: 2) { [weak self] in self?.finalize(abortive: false) }
+        // Until the peer closes, at most `closeFlushTimeout`: closing while it may still be
+        // reading what we sent would be an RST (our unread input) that destroys that output.
+        loop.scheduleTimer(after: listener.config.limits.closeFlushTimeout) { [weak self] in self?.finalize(abortive: false) }
         drainLingering()
     }
 
@@ -520,18 +535,20 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
 /// The input of a socket being closed gracefully (the "lingering close"), read and discarded.
 enum LingeringInput {
     /// Reads and discards at most `budget` bytes (a peer that keeps sending must not hold the
-    /// loop); true when the peer has closed (end of input or an error), so the socket can go.
-    static func discard(fd: Int32, buffer: UnsafeMutableRawBufferPointer, budget: Int) -> Bool {
-        var left = max(1, budget)
+    /// loop); `peerClosed` when the peer has closed (end of input or an error), so the socket can go.
+    /// Also returns how many bytes were discarded.
+    static func discard(fd: Int32, buffer: UnsafeMutableRawBufferPointer, budget: Int) -> (peerClosed: Bool, discarded: Int) {
+        let total = max(1, budget)
+        var left = total
         while left > 0 {
             let r: IOResult<Int>
-            do { r = try Posix.read(fd, buffer.baseAddress!, min(buffer.count, left)) } catch { return true }
+            do { r = try Posix.read(fd, buffer.baseAddress!, min(buffer.count, left)) } catch { return (true, total - left) }
             switch r {
-            case .processed(0): return true
+            case .processed(0): return (true, total - left)
             case .processed(let n): left -= n
-            case .wouldBlock: return false
+            case .wouldBlock: return (false, total - left)
             }
         }
-        return false
+        return (false, total - left)
     }
 }

@@ -25,6 +25,10 @@ enum FCMStyle {
 
     """
 
+    /// The key-mismatch body: 120 characters + newline = 121 bytes, `text/plain; charset=utf-8`,
+    /// status 403 (§6.1a: FCM's answer since it stopped sending the HTML page).
+    static let vapidMismatchBody = "the VAPID credentials in the authorization header do not correspond to the credentials used to create the subscriptions.\n"
+
     static func response(_ outcome: WebPushOutcome, _ options: WebPushStyleOptions) -> WebPushResponse {
         switch outcome {
         case let .accepted(messageID, endpoint, _):
@@ -34,6 +38,9 @@ enum FCMStyle {
             case .omitted: return WebPushResponse(status: 201)
             }
         case .rejected(let r):
+            if r.rule == .vapidKeyMismatch {
+                return WebPushResponse(status: 403, headers: [.init("Content-Type", goneContentType)], body: Array(vapidMismatchBody.utf8))
+            }
             if r.rule.isVAPID {
                 return WebPushResponse(status: 400, headers: [.init("Content-Type", "text/html; charset=UTF-8")],
                                        body: Array(unauthorizedRegistrationHTML.utf8))

@@ -33,6 +33,9 @@ enum ServeCommand: CLICommand {
                    help: "write the endpoints and environment as JSON to FILE once listening (default on the fixed ports: "
                        + "\(SenderKit.defaultEndpointsFile), removed at stop; read by pushdouble env)"),
         OptionSpec("--history-cap", value: "N", help: "keep at most N exchanges (older ones are dropped and counted; default 50000)"),
+        OptionSpec("--history-max-bytes", value: "BYTES",
+                   help: "keep at most BYTES of history, e.g. 268435456, 512K, 256M, 2G (units of 1024; older exchanges are dropped "
+                       + "and counted like the count cap's; default 256M)"),
         OptionSpec("--seed", value: "N", help: "seed of the fault engine's generator (default 0)"),
         OptionSpec("--option", value: "PROVIDER.KEY=VALUE", repeatable: true,
                    help: "set a fake's option, over a scenario's fakeOptions (VALUE is JSON, else a string); keys: \(optionKeys)"),
@@ -125,6 +128,16 @@ enum ServeCommand: CLICommand {
         let err: Console
         var command: String { mode.command.name }
 
+        /// A byte count: digits with an optional K, M or G (powers of 1024); nil unless positive
+        /// and representable.
+        static func byteCount(_ text: String) -> Int? {
+            let shifts: [Character: Int] = ["K": 10, "k": 10, "M": 20, "m": 20, "G": 30, "g": 30]
+            var digits = Substring(text), shift = 0
+            if let last = text.last, let s = shifts[last] { digits = text.dropLast(); shift = s }
+            guard !digits.isEmpty, digits.allSatisfy({ $0 >= "0" && $0 <= "9" }), let n = Int(digits), n > 0, n <= Int.max >> shift else { return nil }
+            return n << shift
+        }
+
         /// The server's configuration from the options (a bad value is a usage error).
         func configuration(_ parsed: ParsedOptions, fakes: [FakeListenerSpec]?, credentials: DoubleCredentials??) -> PushDoubleConfiguration? {
             var creds = FakeRegistry.embeddedCredentials
@@ -136,6 +149,9 @@ enum ServeCommand: CLICommand {
             do {
                 if let n = try parsed.number("--history-cap", expected: "a positive integer", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
                     config.historyCap = n
+                }
+                if let n = try parsed.number("--history-max-bytes", expected: "a positive byte count (N, NK, NM or NG)", Self.byteCount) {
+                    config.historyMaxBytes = n
                 }
                 if let n = try parsed.number("--seed", expected: "a non-negative integer", { UInt64($0) }) { config.seed = n }
                 if mode == .replay && parsed.all("--scenario").isEmpty && parsed.positional.isEmpty {

@@ -72,6 +72,7 @@ class PushDoubleServer:
         ``{"apns": {"tooManyRequestsPerDevice": 5}}`` (``--option``; values JSON-encoded).
     :param proxy: ``False`` for ``--no-proxy``.
     :param host, history_cap, seed: ``--host``, ``--history-cap``, ``--seed``.
+    :param history_max_bytes: ``--history-max-bytes`` (an int of bytes, or a string such as ``"64M"``).
     :param extra_args: more arguments for ``serve``.
     :param startup_timeout: seconds to wait for the endpoints file.
     :param stop_grace: seconds between SIGTERM and SIGKILL when stopping.
@@ -79,7 +80,8 @@ class PushDoubleServer:
     """
 
     def __init__(self, binary=None, scenarios=(), quiet=True, options=None, proxy=True, host=None,
-                 history_cap=None, seed=None, extra_args=(), startup_timeout=30.0, stop_grace=5.0, env=None):
+                 history_cap=None, seed=None, extra_args=(), startup_timeout=30.0, stop_grace=5.0, env=None,
+                 history_max_bytes=None):
         self.binary = binary or find_binary()
         self.scenarios = [os.fspath(s) for s in scenarios]
         self.quiet = quiet
@@ -87,6 +89,7 @@ class PushDoubleServer:
         self.proxy = proxy
         self.host = host
         self.history_cap = history_cap
+        self.history_max_bytes = history_max_bytes
         self.seed = seed
         self.extra_args = list(extra_args)
         self.startup_timeout = startup_timeout
@@ -124,6 +127,8 @@ class PushDoubleServer:
             cmd += ["--host", self.host]
         if self.history_cap is not None:
             cmd += ["--history-cap", str(self.history_cap)]
+        if self.history_max_bytes is not None:
+            cmd += ["--history-max-bytes", str(self.history_max_bytes)]
         if self.seed is not None:
             cmd += ["--seed", str(self.seed)]
         return cmd + self._option_args() + self.extra_args
