@@ -69,7 +69,8 @@ let package = Package(
         .testTarget(name: "PushDoubleWebPushTests", dependencies: ["PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleTestSupport",
                                                              "PushDoubleCore", "PushDouble", "PushDoubleTransport"]),
         .testTarget(name: "PushDoubleExpoTests", dependencies: ["PushDoubleExpo", "PushDoubleJSON", "PushDoubleTestSupport", "PushDoubleCore",
-                                                            "PushDoubleTransport", "PushDouble"]),
+                                                            "PushDoubleTransport", "PushDouble"],
+                    exclude: ["Fixtures"]),  // gzip bodies read via #filePath
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
         // The inbox page and the HTML report in headless Chromium (Tests/Browser/*.py, selenium).

@@ -14,6 +14,8 @@ import PushDouble
 /// and ExpiredProviderToken through the library's own result and exception types; this
 /// side checks that the fake's history saw those answers.
 final class APNsClientMatrixTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3 (APNs client libraries)") }
+
     /// Tests/Interop, next to this file's folder.
     static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop")

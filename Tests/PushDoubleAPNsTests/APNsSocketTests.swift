@@ -11,6 +11,8 @@ import PushDouble
 /// The APNs fake over real sockets: TLS + HTTP/2 from this repo's runtime, driven by curl
 /// and by Python clients (hyper-h2 frames, httpx, aioapns) from Tests/Interop/apns_interop.py.
 final class APNsSocketTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "h2load", "openssl", "python3") }
+
     struct Running {
         let server: HTTPServer
         let double: DoubleState
@@ -218,6 +220,8 @@ final class APNsSocketTests: XCTestCase {
 /// The fake inside the library's in-process server (`PushDoubleServer`), with the shipped
 /// credentials exactly as `pushdouble serve` uses them.
 final class APNsInProcessServerTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "h2load", "openssl", "python3") }
+
     func testShippedKeyAndCertificate() throws {
         let server = try startShippedAPNsServer()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-apns-\(UUID().uuidString)")

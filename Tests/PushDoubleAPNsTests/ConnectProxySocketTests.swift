@@ -52,6 +52,8 @@ struct ProxiedDouble {
 }
 
 final class ConnectProxySocketTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "java", "keytool", "python3") }
+
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop/proxy_clients.py").path
 

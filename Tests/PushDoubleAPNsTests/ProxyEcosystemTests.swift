@@ -16,6 +16,8 @@ import PushDouble
 ///   `https.request` and with the built-in `fetch`.
 /// Tools: go, node.
 final class ProxyEcosystemTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "go", "node") }
+
     static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop")
 

@@ -12,6 +12,8 @@ import PushDoubleCoreTestSupport
 
 /// `serve` / `replay` run in-process, with the test fake or the shipped fakes.
 final class ServeCommandTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl") }
+
     let spec = FakeListenerSpec(name: "test", defaultPort: 0, fake: TestFake(), useTLS: false)
 
     private func tempDir() throws -> URL {

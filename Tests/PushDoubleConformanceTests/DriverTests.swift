@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleCore
 
@@ -18,6 +19,8 @@ struct StubHost: FakeHost {
 }
 
 final class DriverTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "sender processes", "python3") }
+
     lazy var script = makeScript("fake_sender.py", fakeSenderPython)
 
     func command(_ mode: String) -> String { "MODE=\(mode) python3 \(script)" }

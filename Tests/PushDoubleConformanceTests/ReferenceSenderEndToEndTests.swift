@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 import PushDouble
 import PushDoubleAPNs
 import PushDoubleCore
@@ -9,6 +10,8 @@ import PushDoubleCrypto
 /// `PushDoubleServer` with the shipped credentials; outcomes are compared with the history
 /// the fake recorded.
 final class ReferenceSenderEndToEndTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "the reference sender's process") }
+
     struct Running {
         var server: PushDoubleServer
         var sender: ReferenceSenderProcess

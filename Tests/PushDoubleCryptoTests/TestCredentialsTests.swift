@@ -1,9 +1,12 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleCrypto
 
 /// The shipped test credentials in Certificates/: every file parses, the chain verifies with
 /// openssl, the SAN list is complete, and the embedded constants equal the files.
 final class TestCredentialsTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "openssl") }
+
     let certificates = repositoryRoot.appendingPathComponent("Certificates")
 
     func path(_ name: String) -> String { certificates.appendingPathComponent(name).path }

@@ -8,6 +8,8 @@ import PushDoubleTestSupport
 /// a recording DOM whose HTML sinks throw: the markup arrives as text, no element is made
 /// from it.
 final class InboxScriptNodeTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "node") }
+
     private func write(_ text: String, _ name: String) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-inbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)

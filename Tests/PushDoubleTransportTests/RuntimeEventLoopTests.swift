@@ -6,6 +6,8 @@ import Synchronization
 import COpenSSL
 
 final class RuntimeEventLoopTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl") }
+
     func testTimersFireInDeadlineOrderAndCancelWorks() throws {
         let group = try EventLoopGroup(count: 1)
         defer { group.shutdown() }

@@ -6,6 +6,8 @@ import Synchronization
 
 /// End-to-end HTTP/2 through the runtime (TLS ALPN h2, h2c prior knowledge, no-ALPN sniff).
 final class RuntimeHTTP2Tests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "h2load", "python3 (h2)") }
+
     func testCurlHTTP2OverTLS() throws {
         let cert = try TestCertificate.make()
         let r = echoResponder()
