@@ -42,11 +42,16 @@ let package = Package(
         .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate", "PushDoubleCore", "PushDoubleTransport", "PushDoubleCrypto"]),
         // The inbox: the admin listener's web UI (live timeline, per-device inbox, exchange
         // detail, retry timeline, controls) and the assets the HTML conformance report embeds.
-        .target(name: "PushDoubleInbox", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDoubleJSON"]),
+        // Its .html/.js/.css are real files compiled into the binary (`PackageResources`).
+        .target(name: "PushDoubleInbox", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDoubleJSON"],
+                resources: [.embedInCode("Assets/inbox.html"), .embedInCode("Assets/inbox.js"), .embedInCode("Assets/inbox.css"),
+                            .embedInCode("Assets/timeline.js"), .embedInCode("Assets/timeline.css")]),
         // In-process server assembling every fake: the Swift library API.
         .target(name: "PushDouble", dependencies: ["PushDoubleInbox", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
-        .target(name: "PushDoubleConformance", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDoubleConformance", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"],
+                // The HTML report's own style and script, compiled in (`PackageResources`).
+                resources: [.embedInCode("Reporters/Assets/report.css"), .embedInCode("Reporters/Assets/report.js")]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
         .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleInflate"]),
         // The CLI: serve, replay, conform, certs; one option parser; console and exchange log.

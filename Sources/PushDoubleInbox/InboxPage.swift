@@ -14,11 +14,11 @@ public enum InboxPage {
     public static let assetPrefix = "/inbox/"
 
     /// The page.
-    public static let page = InboxAsset(path: "/inbox", contentType: "text/html; charset=utf-8", text: InboxHTML.text)
+    public static let page = InboxAsset.page
 
     /// Every asset under ``assetPrefix``, by path: the page's script and style, and the
     /// retry-timeline renderer shared with the HTML report.
-    public static let assets: [InboxAsset] = [InboxScript.asset, InboxStyle.asset, .timelineScript, .timelineStyle]
+    public static let assets: [InboxAsset] = [.inboxScript, .inboxStyle, .timelineScript, .timelineStyle]
 
     /// The asset at `path` ("/inbox/inbox.js"), if there is one.
     public static func asset(at path: String) -> InboxAsset? { assets.first { $0.path == path } }

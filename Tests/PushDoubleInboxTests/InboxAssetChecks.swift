@@ -9,6 +9,21 @@ enum InboxAssetChecks {
     /// The scripts.
     static var scripts: [InboxAsset] { all.filter { $0.contentType.hasPrefix("text/javascript") } }
 
+    /// The repository's `Sources/` directory (found from this file's path).
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+
+    /// The source file each inbox asset is compiled from (`Sources/PushDoubleInbox/Assets/<name>`).
+    static func sourceFile(of asset: InboxAsset) -> URL {
+        let name = asset.path == InboxPage.page.path ? "inbox.html" : String(asset.path.split(separator: "/").last!)
+        return sources.appendingPathComponent("PushDoubleInbox/Assets").appendingPathComponent(name)
+    }
+
+    /// Every JavaScript source file of the inbox and of the HTML report, as it is in the tree.
+    static var scriptFiles: [URL] {
+        scripts.map(sourceFile(of:)) + [sources.appendingPathComponent("PushDoubleConformance/Reporters/Assets/report.js")]
+    }
+
     /// Every `href="…"` / `src="…"` value of an HTML text, in order.
     static func references(in html: String) -> [String] {
         matches(of: #"(?:href|src)\s*=\s*"([^"]*)""#, in: html)

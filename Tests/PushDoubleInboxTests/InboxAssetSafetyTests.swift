@@ -17,6 +17,16 @@ final class InboxAssetSafetyTests: XCTestCase {
     /// The SVG namespace name timeline.js passes to createElementNS: an identifier, never fetched.
     static let allowedURLs = ["http://www.w3.org/2000/svg"]
 
+    /// The served bytes are the files under `Sources/PushDoubleInbox/Assets/`, byte for byte
+    /// (SwiftPM compiles them in; a stale build or a wrong file name would show here).
+    func testEveryAssetIsItsSourceFile() throws {
+        for asset in InboxAssetChecks.all {
+            let file = InboxAssetChecks.sourceFile(of: asset)
+            let served = Array(asset.text.utf8), source = [UInt8](try Data(contentsOf: file))
+            XCTAssertTrue(served == source, "\(asset.path) (\(served.count) bytes) is not \(file.path) (\(source.count) bytes): rebuild")
+        }
+    }
+
     func testNoAssetReferencesAnythingExternal() {
         for asset in InboxAssetChecks.all {
             var text = asset.text

@@ -49,6 +49,18 @@ final class InboxScriptNodeTests: XCTestCase {
         }
     }
 
+    /// `node --check` on the source files themselves (the inbox's and the HTML report's), not on
+    /// copies: what an editor saves is what is checked.
+    func testEverySourceScriptFileParses() throws {
+        try requireTool("node")
+        XCTAssertEqual(InboxAssetChecks.scriptFiles.count, 3)
+        for file in InboxAssetChecks.scriptFiles {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), file.path)
+            let r = try runCommand(["node", "--check", file.path])
+            XCTAssertEqual(r.status, 0, "\(file.path): \(r.stderr)")
+        }
+    }
+
     /// A recording DOM: elements keep children, attributes and text; innerHTML, outerHTML and
     /// insertAdjacentHTML throw. Renders one notification per platform from exchanges whose
     /// strings are markup, and prints what the tree holds.

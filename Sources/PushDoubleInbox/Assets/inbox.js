@@ -1,8 +1,3 @@
-/// The inbox page's script (`/inbox/inbox.js`): live timeline (`/history` then `/history/stream`),
-/// filters, per-device inbox rendered per platform, exchange detail with decoded credentials,
-/// controls (device state, fault rules, reset). Vanilla JS; data reaches the DOM only as text.
-enum InboxScript {
-    static let asset = InboxAsset(path: "/inbox/inbox.js", contentType: "text/javascript; charset=utf-8", text: #"""
 // PushDouble inbox: the admin listener's web UI (docs/inbox.md). Vanilla JS, no framework,
 // no external resource. Every string from the history reaches the DOM through textContent
 // or a text node: the page never builds markup from data.
@@ -1118,5 +1113,3 @@ enum InboxScript {
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
 })();
-"""#)
-}
