@@ -24,8 +24,10 @@ let package = Package(
         .target(name: "PushDoubleHPACK"),
         // Bounded inflate: DEFLATE (RFC 1951), zlib (RFC 1950), gzip (RFC 1952). Pure Swift.
         .target(name: "PushDoubleInflate"),
-        // Event loops, TLS, HTTP/1.1, HTTP/2, router, client.
+        // Event loops, TLS, HTTP/1.1, HTTP/2 servers, router, CONNECT proxy; the one lock type.
         .target(name: "PushDoubleTransport", dependencies: ["COpenSSL", "PushDoubleHPACK"]),
+        // The HTTP/1.1 + HTTP/2 client over TLS (used by the reference sender and the tests).
+        .target(name: "PushDoubleClient", dependencies: ["COpenSSL", "PushDoubleHPACK", "PushDoubleTransport"]),
         // Provider-agnostic double: devices, faults, history, scenarios, admin API.
         .target(name: "PushDoubleCore", dependencies: ["PushDoubleTransport", "PushDoubleJSON"]),
         // Apple APNs provider API fake.
@@ -53,7 +55,7 @@ let package = Package(
                 // The HTML report's own style and script, compiled in (`PackageResources`).
                 resources: [.embedInCode("Reporters/Assets/report.css"), .embedInCode("Reporters/Assets/report.js")]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
-        .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleInflate"]),
+        .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleClient", "PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleInflate"]),
         // The CLI: serve, replay, conform, certs; one option parser; console and exchange log.
         .executableTarget(name: "pushdouble", dependencies: ["PushDouble", "PushDoubleConformance", "PushDoubleCrypto", "PushDoubleCore"]),
 
@@ -65,7 +67,8 @@ let package = Package(
         .testTarget(name: "PushDoubleHPACKTests", dependencies: ["PushDoubleHPACK", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleInflateTests", dependencies: ["PushDoubleInflate", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // vectors read via #filePath
-        .testTarget(name: "PushDoubleTransportTests", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleTestSupport"]),
+        // The transport's servers and the client (Client*Tests), which share the runtime's test helpers.
+        .testTarget(name: "PushDoubleTransportTests", dependencies: ["PushDoubleTransport", "PushDoubleClient", "PushDoubleCrypto", "PushDoubleTestSupport"]),
         // The provider fake and exchange builder shared by the core's and the CLI's tests.
         .target(name: "PushDoubleCoreTestSupport", dependencies: ["PushDoubleCore", "PushDoubleTransport"], path: "Tests/PushDoubleCoreTestSupport"),
         .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleCrypto", "PushDoubleTestSupport", "PushDoubleCoreTestSupport"]),
@@ -80,13 +83,13 @@ let package = Package(
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
         // The inbox page and the HTML report in headless Chromium (Tests/Browser/*.py, selenium).
         .testTarget(name: "PushDoubleBrowserTests", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTestSupport"],
+        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
         // The inbox page: its routes over a real socket, the scenario export, static and node checks of its assets.
-        .testTarget(name: "PushDoubleInboxTests", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleTransport",
+        .testTarget(name: "PushDoubleInboxTests", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleTransport", "PushDoubleClient",
                                                                 "PushDoubleTestSupport"]),
         // The commands in-process: option parser, serve/replay, conform, certs, exchange log.
-        .testTarget(name: "PushDoubleCLITests", dependencies: ["pushdouble", "PushDouble", "PushDoubleCore", "PushDoubleConformance",
+        .testTarget(name: "PushDoubleCLITests", dependencies: ["pushdouble", "PushDouble", "PushDoubleCore", "PushDoubleTransport", "PushDoubleConformance",
                                                               "PushDoubleCrypto", "PushDoubleTestSupport", "PushDoubleCoreTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -5,6 +5,7 @@ import Glibc
 #endif
 import PushDouble
 import PushDoubleCore
+import PushDoubleTransport
 import PushDoubleCrypto
 import PushDoubleTestSupport
 import PushDoubleCoreTestSupport

@@ -2,6 +2,7 @@ import XCTest
 import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleCore
+import PushDoubleTransport
 
 /// Fakes that start nothing: a fixed configuration and an empty history.
 final class StubSession: FakeSession, @unchecked Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PushDoubleTestSupport
 @testable import PushDoubleTransport
+@testable import PushDoubleClient
 
 /// HTTP/1.1 client: python http.server, nginx over TLS (ALPN fallback to http/1.1) and
 /// cleartext, and a scripted server for chunked bodies, interim responses, close

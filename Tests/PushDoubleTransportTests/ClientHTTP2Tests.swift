@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PushDoubleTestSupport
 @testable import PushDoubleTransport
+@testable import PushDoubleClient
 
 /// The client against nghttpd: h2 over TLS with ALPN, h2c prior knowledge,
 /// multiplexing, MAX_CONCURRENT_STREAMS, flow control both ways, padding, PING.

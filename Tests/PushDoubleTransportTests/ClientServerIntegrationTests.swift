@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PushDoubleTestSupport
 @testable import PushDoubleTransport
+@testable import PushDoubleClient
 
 /// The client against PushDouble's own HTTPServer (runtime + HTTP/2 engine): the APNs
 /// pattern of SETTINGS_MAX_CONCURRENT_STREAMS 1 raised after the first request, ALPN

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PushDoubleTestSupport
 @testable import PushDoubleTransport
+@testable import PushDoubleClient
 
 /// TLS trust and connection failures of the client: each gives its typed error.
 final class ClientTLSTests: XCTestCase {

@@ -86,7 +86,7 @@ final class RuntimeHTTP2Tests: XCTestCase {
         let r = ClosureResponder { _, _ in .delayed(seconds: 0.3, then: .respond(HTTPResponse(status: 200, contentType: "text/plain", body: "done"))) }
         let port = try server.start([ListenerConfiguration(name: "g2", responder: r)])[0].port
         let done = DispatchSemaphore(value: 0)
-        let box = PthreadLocked<String>("")
+        let box = Locked<String>("")
         DispatchQueue.global().async {
             let res = try? runCommand(["curl", "-sS", "--http2-prior-knowledge", "http://127.0.0.1:\(port)/slow"])
             box.withLock { $0 = res?.stdout ?? "error" }
