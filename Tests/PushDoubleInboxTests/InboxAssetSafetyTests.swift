@@ -77,9 +77,9 @@ final class InboxAssetSafetyTests: XCTestCase {
         let inPage = ["timeline", "filter-provider", "filter-device", "filter-status", "filter-search", "dropped-banner",
                       "connection-state", "device-list", "device-inbox", "exchange-detail", "detail-request", "detail-auth",
                       "detail-body", "detail-response", "detail-decided", "detail-timing", "retry-timeline", "device-state",
-                      "device-state-apply", "fault-form", "fault-json", "fault-add", "fault-list", "reset", "export-scenario"]
+                      "device-state-apply", "fault-form", "fault-json", "fault-add", "fault-list", "reset", "export-scenario", "counts"]
         for id in inPage { XCTAssertTrue(html.contains("data-testid=\"\(id)\""), id) }
-        let made = ["exchange-row", "device-item", "notification", "notification-title", "notification-body", "decrypt-error",
+        let made = ["exchange-row", "row-text", "device-item", "notification", "notification-title", "notification-body", "decrypt-error",
                     "auth-verdict", "fault-item", "fault-remove"]
         for id in made { XCTAssertTrue(js.contains("'data-testid': '\(id)'"), id) }
         XCTAssertTrue(html.contains("href=\"/scenario/export\""))

@@ -109,6 +109,11 @@ final class InboxScriptNodeTests: XCTestCase {
       ]));
       process.exit(0);
     }
+    if (process.argv[3] === 'rows') {
+      const cases = JSON.parse(require('fs').readFileSync(process.argv[4], 'utf8'));
+      console.log(JSON.stringify(cases.map(([ex]) => window.PushDoubleInbox.rowText(ex))));
+      process.exit(0);
+    }
     if (process.argv[3] === 'views') {
       const t = '2026-12-01T00:00:00.000Z';
       const cases = JSON.parse(require('fs').readFileSync(process.argv[4], 'utf8'));
@@ -206,6 +211,34 @@ final class InboxScriptNodeTests: XCTestCase {
         XCTAssertEqual(views[11]["silent"] as? Bool, true)
         XCTAssertEqual(meta(11, "_contentAvailable"), "true")
         XCTAssertEqual([v(12, "title"), v(12, "subtitle"), v(12, "body")], ["single", "sub", "one"])
+    }
+
+    /// A timeline row says what its notification says, as a mail list shows a subject: the
+    /// title, else the body (Web Push's decrypted text), else "silent", else why it could not be
+    /// read; nothing for an exchange without a notification; long text cut at 80 characters.
+    func testEachRowSaysWhatItsNotificationSays() throws {
+        // The view cases, each addressed to a token (Expo's through its recipients), then an OAuth
+        // token request (a recorded assertion, no device) and a long body.
+        var cases = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(Self.viewCases.utf8)) as? [[Any]])
+        cases = cases.map { c in
+            var ex = c[0] as! [String: Any]
+            if ex["recipients"] == nil { ex["token"] = "token-\(ex["seq"]!)" }
+            return [ex, c[1]]
+        }
+        let long = String(repeating: "word ", count: 40)
+        cases.append([["seq": 13, "provider": "fcm", "endpoint": "oauth.token",
+                       "notification": ["grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer"]], -1])
+        cases.append([["seq": 14, "provider": "apns", "token": "t14",
+                       "notification": ["headers": [:], "pushType": "alert", "payload": ["aps": ["alert": ["body": long]]]]], -1])
+        cases.append([["seq": 15, "provider": "apns", "token": "t15"], -1])
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: cases), as: UTF8.self)
+        let rows = try XCTUnwrap(try runHarness(mode: "rows", cases: json) as? [String])
+        XCTAssertEqual(Array(rows.prefix(13)), ["T", "just a body", "silent", "AT", "silent", "only android", "WT", "plain text", "silent",
+                                                "undecryptable: noPrivateKey: why", "E1", "E1", "single"])
+        XCTAssertEqual(rows[13], "", "a token request addresses no device: nothing said")
+        XCTAssertEqual(rows[14].count, 80)
+        XCTAssertTrue(rows[14].hasPrefix("word word") && rows[14].hasSuffix("…"), rows[14])
+        XCTAssertEqual(rows[15], "", "no notification recorded, nothing said")
     }
 
     /// The auth verdict is the fake's (`AuthIdentity.valid`) with its recorded reason, or "not

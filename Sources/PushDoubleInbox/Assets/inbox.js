@@ -23,6 +23,7 @@
     es: null,
     retry: 0,
     retryTimer: null,
+    health: null,          // the last GET /health
     selectedDevice: null,
     openSeq: null,
     openedFrom: null,
@@ -207,8 +208,10 @@
     var reasons = reasonsOf(ex);
     var cls = status === null ? 'sx' : 's' + String(status).charAt(0);
     var who = ex.deviceID || ex.token || (Array.isArray(ex.recipients) ? ex.recipients.length + ' recipients' : '');
+    var said = rowText(ex);
     var what = el('span', { class: 'what' }, [
-      el('span', { text: ex.request ? ex.request.method + ' ' + ex.endpoint : ex.endpoint }),
+      said ? el('span', { class: 'said' + (said === 'silent' ? ' silent' : ''), 'data-testid': 'row-text', text: said }) : null,
+      el('span', { class: 'endpoint', text: ex.request ? ex.request.method + ' ' + ex.endpoint : ex.endpoint }),
       reasons.length ? el('span', { class: 'reason', text: reasons.join(', ') }) : null,
       who ? el('span', { class: 'who', text: who }) : null
     ]);
@@ -223,6 +226,20 @@
       what
     ]);
     return row;
+  }
+
+  // What a row says the notification says, as a mail client's list shows a subject: the title,
+  // else the body (a Web Push message's decrypted text), else "silent", else why it could not
+  // be read; '' for an exchange addressed to no device (an OAuth token request, a receipts
+  // fetch), whatever it recorded.
+  var ROW_TEXT_MAX = 80;
+  function rowText(ex) {
+    if (ex.notification === undefined || ex.notification === null) return '';
+    if (!targetsOf(ex).some(function (t) { return t.key; })) return '';
+    var v = notificationView(ex, -1);
+    var text = v.decryptError ? 'undecryptable: ' + v.decryptError : (v.title || v.body || (v.silent ? 'silent' : ''));
+    text = str(text).replace(/\s+/g, ' ').trim();
+    return text.length > ROW_TEXT_MAX ? text.slice(0, ROW_TEXT_MAX - 1) + '…' : text;
   }
 
   // ---------------------------------------------------------------- filters
@@ -346,10 +363,22 @@
     return api('GET', '/health').then(function (h) {
       var hist = h.history || {};
       showDropped(Number(hist.dropped) || 0, hist.cap);
-      $('counts').textContent = (hist.count || 0) + ' in history · ' + (h.devices || 0) + ' devices · ' + (h.faults || 0) + ' rules';
+      state.health = h;
+      renderCounts();
       if (typeof h.devices === 'number' && h.devices !== state.devices.length) reloadDevicesSoon();
       return h;
     });
+  }
+
+  // The header's counts. Devices are the device list's entries (registered devices and the
+  // tokens that received pushes without one), so the two always agree.
+  function renderCounts() {
+    var h = state.health;
+    if (!h) return;
+    var hist = h.history || {};
+    var shown = deviceEntries().length, registered = state.devices.length;
+    $('counts').textContent = (hist.count || 0) + ' in history · ' + shown + (shown === 1 ? ' device' : ' devices')
+      + (shown !== registered ? ' (' + registered + ' registered)' : '') + ' · ' + (h.faults || 0) + ' rules';
   }
 
   function loadInitialHistory() {
@@ -429,6 +458,7 @@
       ]);
     }));
     if (!entries.length) ul.append(el('li', { class: 'note', text: 'No device registered and none seen yet.' }));
+    renderCounts();
     if (focused) Array.prototype.forEach.call(ul.children, function (li) { if (li.getAttribute('data-key') === focused) li.focus(); });
   }
 
@@ -1106,7 +1136,7 @@
 
   // For tests and the console: the page's views of one exchange (no page state).
   window.PushDoubleInbox = {
-    notificationView: notificationView, renderNotification: renderNotification, decodeJWT: decodeJWT, verdict: verdict,
+    notificationView: notificationView, renderNotification: renderNotification, rowText: rowText, decodeJWT: decodeJWT, verdict: verdict,
     decisionText: decisionText, curlCommand: curlCommand
   };
 
