@@ -31,17 +31,21 @@ let package = Package(
         // Provider-agnostic double: devices, faults, history, scenarios, admin API.
         .target(name: "PushDoubleCore", dependencies: ["PushDoubleTransport", "PushDoubleJSON"]),
         // Apple APNs provider API fake.
-        .target(name: "PushDoubleAPNs", dependencies: ["PushDoubleCore", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDoubleAPNs", dependencies: ["PushDoubleCore", "PushDoubleCrypto", "PushDoubleTransport"],
+                resources: [.embedInCode("Inbox/apns-view.js"), .embedInCode("Inbox/apns-view.css")]),  // its inbox view
         // FCM HTTP v1 fake with its Google OAuth2 token endpoint: send-request validation, Google
         // error envelope, JWT-bearer token endpoint, access-token store, FCMModule / FCMFake.
-        .target(name: "PushDoubleFCM", dependencies: ["PushDoubleJSON", "PushDoubleCrypto", "PushDoubleCore", "PushDoubleTransport"]),
+        .target(name: "PushDoubleFCM", dependencies: ["PushDoubleJSON", "PushDoubleCrypto", "PushDoubleCore", "PushDoubleTransport"],
+                resources: [.embedInCode("Inbox/fcm-view.js"), .embedInCode("Inbox/fcm-view.css")]),  // its inbox view
         // Web Push service fake and browser: browser-made subscriptions, RFC 8030/8292 request
         // validation, per-service answers, the browser's decryption; module, fake, admin routes.
-        .target(name: "PushDoubleWebPush", dependencies: ["PushDoubleJSON", "PushDoubleCrypto", "PushDoubleCore", "PushDoubleTransport"]),
+        .target(name: "PushDoubleWebPush", dependencies: ["PushDoubleJSON", "PushDoubleCrypto", "PushDoubleCore", "PushDoubleTransport"],
+                resources: [.embedInCode("Inbox/webpush-view.js"), .embedInCode("Inbox/webpush-view.css")]),  // its inbox view
         // Expo push service protocol core (pure): send-request decoding (plain or gzip), tickets,
         // request-level errors, access-token check, receipt store, getReceipts; the Expo fake
         // (send + getReceipts routes on one listener) and its provider module.
-        .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate", "PushDoubleCore", "PushDoubleTransport", "PushDoubleCrypto"]),
+        .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate", "PushDoubleCore", "PushDoubleTransport", "PushDoubleCrypto"],
+                resources: [.embedInCode("Inbox/expo-view.js"), .embedInCode("Inbox/expo-view.css")]),  // its inbox view
         // The inbox: the admin listener's web UI (live timeline, per-device inbox, exchange
         // detail, retry timeline, controls) and the assets the HTML conformance report embeds.
         // Its .html/.js/.css are real files compiled into the binary (`PackageResources`).

@@ -20,6 +20,11 @@ public enum FakeRegistry {
         WebPushModule(),
     ]
 
+    /// Each registered provider's inbox view (``InboxView``), in ``modules`` order.
+    public static var inboxViews: [(provider: ProviderID, view: InboxView)] {
+        modules.compactMap { m in m.inboxView.map { (m.provider, $0) } }
+    }
+
     /// The module of `provider`, if registered.
     public static func module(_ provider: ProviderID) -> (any ProviderModule)? {
         modules.first { $0.provider == provider }

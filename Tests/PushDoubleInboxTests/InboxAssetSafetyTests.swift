@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PushDoubleInbox
+import PushDouble
 
 /// Static checks of the compiled-in assets (fast tier, no tool):
 /// - nothing external: no `http://` / `https://` / `url(` / `@import` anywhere in an asset
@@ -20,10 +21,24 @@ final class InboxAssetSafetyTests: XCTestCase {
     /// The served bytes are the files under `Sources/PushDoubleInbox/Assets/`, byte for byte
     /// (SwiftPM compiles them in; a stale build or a wrong file name would show here).
     func testEveryAssetIsItsSourceFile() throws {
-        for asset in InboxAssetChecks.all {
+        for asset in InboxAssetChecks.own {
             let file = InboxAssetChecks.sourceFile(of: asset)
             let served = Array(asset.text.utf8), source = [UInt8](try Data(contentsOf: file))
             XCTAssertTrue(served == source, "\(asset.path) (\(served.count) bytes) is not \(file.path) (\(source.count) bytes): rebuild")
+        }
+    }
+
+    /// `/inbox/views.js` and `views.css` hold every provider's view file, byte for byte, and
+    /// every registered provider has one.
+    func testTheViewsAreEachProvidersFiles() throws {
+        let files = InboxAssetChecks.providerViewFiles
+        XCTAssertEqual(files.count, 2 * FakeRegistry.modules.count, files.map(\.lastPathComponent).joined(separator: " "))
+        XCTAssertEqual(FakeRegistry.inboxViews.map(\.provider), FakeRegistry.modules.map(\.provider))
+        let assembled = Dictionary(uniqueKeysWithValues: InboxAssetChecks.views.map { ($0.path, $0.text) })
+        for file in files {
+            let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+            let path = "/inbox/views." + file.pathExtension
+            XCTAssertTrue(assembled[path]?.contains(text) ?? false, "\(path) lacks \(file.path): rebuild")
         }
     }
 

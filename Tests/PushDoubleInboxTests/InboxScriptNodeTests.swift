@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PushDoubleTestSupport
 @testable import PushDoubleInbox
+import PushDouble
 
 /// The scripts under node (interop tier: needs `node`): each parses (`node --check`), and
 /// the real inbox.js renders notifications whose every field is `<script>`/markup text into
@@ -22,7 +23,9 @@ final class InboxScriptNodeTests: XCTestCase {
     /// "verdicts", or nil for the markup render) and returns the JSON it prints.
     private func runHarness(mode: String?, cases: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> Any {
         try requireTool("node")
-        let script = try write(try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text, "inbox.js")
+        // The providers' views (views.js) first, as the page loads them, then inbox.js.
+        let views = InboxAssetChecks.views.first { $0.path == "/inbox/views.js" }?.text ?? ""
+        let script = try write(views + "\n" + (try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text), "inbox.js")
         let dir = script.deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(at: dir) }
         let harness = dir.appendingPathComponent("harness.js")
@@ -53,7 +56,7 @@ final class InboxScriptNodeTests: XCTestCase {
     /// copies: what an editor saves is what is checked.
     func testEverySourceScriptFileParses() throws {
         try requireTool("node")
-        XCTAssertEqual(InboxAssetChecks.scriptFiles.count, 3)
+        XCTAssertEqual(InboxAssetChecks.scriptFiles.count, 3 + FakeRegistry.modules.count)
         for file in InboxAssetChecks.scriptFiles {
             XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), file.path)
             let r = try runCommand(["node", "--check", file.path])
