@@ -67,7 +67,9 @@ let package = Package(
         // scripts, the shipped scenario path). Foundation only.
         .target(name: "PushDoubleTestSupport", path: "Tests/PushDoubleTestSupport"),
         .testTarget(name: "PushDoubleJSONTests", dependencies: ["PushDoubleJSON"]),
-        .testTarget(name: "PushDoubleCryptoTests", dependencies: ["PushDoubleCrypto", "PushDoubleTestSupport"]),
+        // TestCredentialsTests reads the shipped set, which the registered providers make up.
+        .testTarget(name: "PushDoubleCryptoTests", dependencies: ["PushDoubleCrypto", "PushDoubleTestSupport", "PushDouble", "PushDoubleCore",
+                                                             "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush"]),
         .testTarget(name: "PushDoubleHPACKTests", dependencies: ["PushDoubleHPACK", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleInflateTests", dependencies: ["PushDoubleInflate", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // vectors read via #filePath

@@ -46,6 +46,13 @@ public enum FakeRegistry {
                                summary: "HTTPS CONNECT proxy: the providers' real host names to the fakes, nothing else; plain HTTP (serve only)")]
     }
 
+    /// Every registered provider's share of the test credentials (its module's
+    /// ``TestCredentialSource`` conformance), in ``modules`` order: what `pushdouble certs`
+    /// writes and the server certificate's names come from.
+    public static var credentialSources: [any TestCredentialSource] {
+        modules.compactMap { $0 as? any TestCredentialSource }
+    }
+
     /// The shipped test CA and server certificate (PushDoubleCrypto's
     /// `EmbeddedTestCredentials`). Never trust them outside tests.
     public static var embeddedCredentials: DoubleCredentials? {

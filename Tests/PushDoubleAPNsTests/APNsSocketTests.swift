@@ -230,16 +230,16 @@ final class APNsInProcessServerTests: XCTestCase {
         let ca = dir.appendingPathComponent("ca.pem")
         try EmbeddedTestCredentials.caPEM.write(to: ca, atomically: true, encoding: .utf8)
 
-        let key = try P256PrivateKey(pem: EmbeddedTestCredentials.apnsKeyPEM)
-        let jwt = try JWT.signES256(keyID: EmbeddedTestCredentials.apnsKeyID,
-                                    claims: JOSEObject([("iss", .string(EmbeddedTestCredentials.apnsTeamID)),
+        let key = try P256PrivateKey(pem: APNsTestCredentials.keyPEM)
+        let jwt = try JWT.signES256(keyID: APNsTestCredentials.keyID,
+                                    claims: JOSEObject([("iss", .string(APNsTestCredentials.teamID)),
                                                         ("iat", .int(Int64(Date().timeIntervalSince1970)))]), key: key)
         let production = try XCTUnwrap(server.endpoint(named: "apns-production"))
         let sandbox = try XCTUnwrap(server.endpoint(named: "apns-sandbox"))
         XCTAssertEqual(production.environment, "production")
         func post(_ base: String, _ token: String, host: String? = nil) throws -> ProcessResult {
             var args = ["curl", "-sS", "--http2", "--cacert", ca.path, "-D", "-", "-H", "authorization: bearer \(jwt)",
-                        "-H", "apns-topic: \(EmbeddedTestCredentials.apnsTopic)", "--data-binary", #"{"aps":{"alert":"hi"}}"#]
+                        "-H", "apns-topic: \(APNsTestCredentials.topic)", "--data-binary", #"{"aps":{"alert":"hi"}}"#]
             var url = base
             if let host, let port = URL(string: base)?.port {
                 args += ["--resolve", "\(host):\(port):127.0.0.1"]
@@ -255,6 +255,6 @@ final class APNsInProcessServerTests: XCTestCase {
         XCTAssertTrue(gone.stdout.hasPrefix("HTTP/2 410"), gone.stdout + gone.stderr)
         XCTAssertTrue(gone.stdout.hasSuffix(#"{"reason":"Unregistered","timestamp":1704067200000}"#), gone.stdout)
         XCTAssertEqual(server.history.all.map(\.environment), ["production", "sandbox", "production"])
-        XCTAssertEqual(server.history.all.first?.auth?.keyID, EmbeddedTestCredentials.apnsKeyID)
+        XCTAssertEqual(server.history.all.first?.auth?.keyID, APNsTestCredentials.keyID)
     }
 }

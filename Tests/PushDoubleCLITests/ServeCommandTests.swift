@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleAPNs
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -201,10 +202,10 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["SSL_CERT_FILE"]), encoding: .utf8), embedded.caPEM)
         XCTAssertEqual(env["REQUESTS_CA_BUNDLE"], env["SSL_CERT_FILE"])
         XCTAssertEqual(env["PUSHDOUBLE_CA_FILE"], env["SSL_CERT_FILE"])
-        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_KEY_FILE"]), encoding: .utf8), EmbeddedTestCredentials.apnsKeyPEM)
-        XCTAssertEqual(env["APNS_KEY_ID"], EmbeddedTestCredentials.apnsKeyID)
-        XCTAssertEqual(env["APNS_TEAM_ID"], EmbeddedTestCredentials.apnsTeamID)
-        XCTAssertEqual(env["APNS_TOPIC"], EmbeddedTestCredentials.apnsTopic)
+        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_KEY_FILE"]), encoding: .utf8), APNsTestCredentials.keyPEM)
+        XCTAssertEqual(env["APNS_KEY_ID"], APNsTestCredentials.keyID)
+        XCTAssertEqual(env["APNS_TEAM_ID"], APNsTestCredentials.teamID)
+        XCTAssertEqual(env["APNS_TOPIC"], APNsTestCredentials.topic)
         XCTAssertTrue(env["APNS_URL"]?.hasPrefix("https://127.0.0.1:") ?? false)
         XCTAssertNotNil(env["APNS_SANDBOX_URL"])
         for key in ["APNS_URL", "APNS_KEY_FILE", "SSL_CERT_FILE", "PUSHDOUBLE_ADMIN_URL"] {
