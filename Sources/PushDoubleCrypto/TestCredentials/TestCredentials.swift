@@ -36,13 +36,7 @@ public enum TestCredentials {
         let server = try ca.issueServerCertificate(commonName: serverCommonName, dnsNames: serverDNSNames(sources: sources),
                                                    ipAddresses: serverIPAddresses)
         var files: [TestCredentialFile] = []
-        for source in sources {
-            let made = try source.generateCredentialFiles()
-            for spec in source.credentialFiles {
-                guard let contents = made[spec.name] else { throw .fileIO(path: spec.name, reason: "its source generated no such file") }
-                files.append(TestCredentialFile(name: spec.name, contents: contents, secret: spec.secret))
-            }
-        }
+        for source in sources { files += try freshFiles(of: source) }
         return GeneratedCredentialSet(caPEM: try ca.certificate.pem, caKeyPEM: try ca.privateKey.pemPKCS8,
                                       serverCertificatePEM: try server.certificatePEM, serverKeyPEM: try server.privateKeyPEM,
                                       files: files)
@@ -68,13 +62,20 @@ public enum TestCredentials {
                                           sources: [any TestCredentialSource]) throws(CryptoError) -> GeneratedCredentialSet {
         var copy = set
         for source in sources where source.credentialFiles.contains(where: { set.contents(of: $0.name) == nil }) {
-            let made = try source.generateCredentialFiles()
-            for spec in source.credentialFiles where copy.contents(of: spec.name) == nil {
-                guard let contents = made[spec.name] else { throw .fileIO(path: spec.name, reason: "its source generated no such file") }
-                copy.files.append(TestCredentialFile(name: spec.name, contents: contents, secret: spec.secret))
-            }
+            copy.files += try freshFiles(of: source).filter { set.contents(of: $0.name) == nil }
         }
         return copy
+    }
+
+    /// A fresh set of `source`'s files, in its declared order.
+    static func freshFiles(of source: any TestCredentialSource) throws(CryptoError) -> [TestCredentialFile] {
+        let made = try source.generateCredentialFiles()
+        var out: [TestCredentialFile] = []
+        for spec in source.credentialFiles {
+            guard let contents = made[spec.name] else { throw .fileIO(path: spec.name, reason: "its source generated no such file") }
+            out.append(TestCredentialFile(name: spec.name, contents: contents, secret: spec.secret))
+        }
+        return out
     }
 
     /// Generates a fresh set and writes it into `directory` (created if needed).
