@@ -24,31 +24,42 @@ let package = Package(
         .target(name: "PushDoubleHPACK"),
         // Bounded inflate: DEFLATE (RFC 1951), zlib (RFC 1950), gzip (RFC 1952). Pure Swift.
         .target(name: "PushDoubleInflate"),
-        // Event loops, TLS, HTTP/1.1, HTTP/2, router, client.
+        // Event loops, TLS, HTTP/1.1, HTTP/2 servers, router, CONNECT proxy; the one lock type.
         .target(name: "PushDoubleTransport", dependencies: ["COpenSSL", "PushDoubleHPACK"]),
+        // The HTTP/1.1 + HTTP/2 client over TLS (used by the reference sender and the tests).
+        .target(name: "PushDoubleClient", dependencies: ["COpenSSL", "PushDoubleHPACK", "PushDoubleTransport"]),
         // Provider-agnostic double: devices, faults, history, scenarios, admin API.
         .target(name: "PushDoubleCore", dependencies: ["PushDoubleTransport", "PushDoubleJSON"]),
         // Apple APNs provider API fake.
-        .target(name: "PushDoubleAPNs", dependencies: ["PushDoubleCore", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDoubleAPNs", dependencies: ["PushDoubleCore", "PushDoubleCrypto", "PushDoubleTransport"],
+                resources: [.embedInCode("Inbox/apns-view.js"), .embedInCode("Inbox/apns-view.css")]),  // its inbox view
         // FCM HTTP v1 fake with its Google OAuth2 token endpoint: send-request validation, Google
         // error envelope, JWT-bearer token endpoint, access-token store, FCMModule / FCMFake.
-        .target(name: "PushDoubleFCM", dependencies: ["PushDoubleJSON", "PushDoubleCrypto", "PushDoubleCore", "PushDoubleTransport"]),
+        .target(name: "PushDoubleFCM", dependencies: ["PushDoubleJSON", "PushDoubleCrypto", "PushDoubleCore", "PushDoubleTransport"],
+                resources: [.embedInCode("Inbox/fcm-view.js"), .embedInCode("Inbox/fcm-view.css")]),  // its inbox view
         // Web Push service fake and browser: browser-made subscriptions, RFC 8030/8292 request
         // validation, per-service answers, the browser's decryption; module, fake, admin routes.
-        .target(name: "PushDoubleWebPush", dependencies: ["PushDoubleJSON", "PushDoubleCrypto", "PushDoubleCore", "PushDoubleTransport"]),
+        .target(name: "PushDoubleWebPush", dependencies: ["PushDoubleJSON", "PushDoubleCrypto", "PushDoubleCore", "PushDoubleTransport"],
+                resources: [.embedInCode("Inbox/webpush-view.js"), .embedInCode("Inbox/webpush-view.css")]),  // its inbox view
         // Expo push service protocol core (pure): send-request decoding (plain or gzip), tickets,
         // request-level errors, access-token check, receipt store, getReceipts; the Expo fake
         // (send + getReceipts routes on one listener) and its provider module.
-        .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate", "PushDoubleCore", "PushDoubleTransport", "PushDoubleCrypto"]),
+        .target(name: "PushDoubleExpo", dependencies: ["PushDoubleJSON", "PushDoubleInflate", "PushDoubleCore", "PushDoubleTransport", "PushDoubleCrypto"],
+                resources: [.embedInCode("Inbox/expo-view.js"), .embedInCode("Inbox/expo-view.css")]),  // its inbox view
         // The inbox: the admin listener's web UI (live timeline, per-device inbox, exchange
         // detail, retry timeline, controls) and the assets the HTML conformance report embeds.
-        .target(name: "PushDoubleInbox", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDoubleJSON"]),
+        // Its .html/.js/.css are real files compiled into the binary (`PackageResources`).
+        .target(name: "PushDoubleInbox", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDoubleJSON"],
+                resources: [.embedInCode("Assets/inbox.html"), .embedInCode("Assets/inbox.js"), .embedInCode("Assets/inbox.css"),
+                            .embedInCode("Assets/timeline.js"), .embedInCode("Assets/timeline.css")]),
         // In-process server assembling every fake: the Swift library API.
         .target(name: "PushDouble", dependencies: ["PushDoubleInbox", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
-        .target(name: "PushDoubleConformance", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDoubleConformance", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"],
+                // The HTML report's own style and script, compiled in (`PackageResources`).
+                resources: [.embedInCode("Reporters/Assets/report.css"), .embedInCode("Reporters/Assets/report.js")]),
         // A correct push sender speaking the driver protocol, with planted bugs (--mutant).
-        .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleInflate"]),
+        .executableTarget(name: "ReferenceSender", dependencies: ["PushDoubleClient", "PushDoubleTransport", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleInflate"]),
         // The CLI: serve, replay, conform, certs; one option parser; console and exchange log.
         .executableTarget(name: "pushdouble", dependencies: ["PushDouble", "PushDoubleConformance", "PushDoubleCrypto", "PushDoubleCore"]),
 
@@ -56,11 +67,14 @@ let package = Package(
         // scripts, the shipped scenario path). Foundation only.
         .target(name: "PushDoubleTestSupport", path: "Tests/PushDoubleTestSupport"),
         .testTarget(name: "PushDoubleJSONTests", dependencies: ["PushDoubleJSON"]),
-        .testTarget(name: "PushDoubleCryptoTests", dependencies: ["PushDoubleCrypto", "PushDoubleTestSupport"]),
+        // TestCredentialsTests reads the shipped set, which the registered providers make up.
+        .testTarget(name: "PushDoubleCryptoTests", dependencies: ["PushDoubleCrypto", "PushDoubleTestSupport", "PushDouble", "PushDoubleCore",
+                                                             "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush"]),
         .testTarget(name: "PushDoubleHPACKTests", dependencies: ["PushDoubleHPACK", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleInflateTests", dependencies: ["PushDoubleInflate", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // vectors read via #filePath
-        .testTarget(name: "PushDoubleTransportTests", dependencies: ["PushDoubleTransport", "PushDoubleCrypto", "PushDoubleTestSupport"]),
+        // The transport's servers and the client (Client*Tests), which share the runtime's test helpers.
+        .testTarget(name: "PushDoubleTransportTests", dependencies: ["PushDoubleTransport", "PushDoubleClient", "PushDoubleCrypto", "PushDoubleTestSupport"]),
         // The provider fake and exchange builder shared by the core's and the CLI's tests.
         .target(name: "PushDoubleCoreTestSupport", dependencies: ["PushDoubleCore", "PushDoubleTransport"], path: "Tests/PushDoubleCoreTestSupport"),
         .testTarget(name: "PushDoubleCoreTests", dependencies: ["PushDoubleCore", "PushDoubleTransport", "PushDouble", "PushDoubleCrypto", "PushDoubleTestSupport", "PushDoubleCoreTestSupport"]),
@@ -69,18 +83,19 @@ let package = Package(
         .testTarget(name: "PushDoubleWebPushTests", dependencies: ["PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleJSON", "PushDoubleTestSupport",
                                                              "PushDoubleCore", "PushDouble", "PushDoubleTransport"]),
         .testTarget(name: "PushDoubleExpoTests", dependencies: ["PushDoubleExpo", "PushDoubleJSON", "PushDoubleTestSupport", "PushDoubleCore",
-                                                            "PushDoubleTransport", "PushDouble"]),
+                                                            "PushDoubleTransport", "PushDouble"],
+                    exclude: ["Fixtures"]),  // gzip bodies read via #filePath
         // The abuse tier: attack classes over real sockets against the built `pushdouble serve`.
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
         // The inbox page and the HTML report in headless Chromium (Tests/Browser/*.py, selenium).
         .testTarget(name: "PushDoubleBrowserTests", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTestSupport"],
+        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
         // The inbox page: its routes over a real socket, the scenario export, static and node checks of its assets.
-        .testTarget(name: "PushDoubleInboxTests", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleTransport",
+        .testTarget(name: "PushDoubleInboxTests", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleTransport", "PushDoubleClient",
                                                                 "PushDoubleTestSupport"]),
         // The commands in-process: option parser, serve/replay, conform, certs, exchange log.
-        .testTarget(name: "PushDoubleCLITests", dependencies: ["pushdouble", "PushDouble", "PushDoubleCore", "PushDoubleConformance",
+        .testTarget(name: "PushDoubleCLITests", dependencies: ["pushdouble", "PushDouble", "PushDoubleCore", "PushDoubleTransport", "PushDoubleConformance",
                                                               "PushDoubleCrypto", "PushDoubleTestSupport", "PushDoubleCoreTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -20,6 +20,11 @@ public enum FakeRegistry {
         WebPushModule(),
     ]
 
+    /// Each registered provider's inbox view (``InboxView``), in ``modules`` order.
+    public static var inboxViews: [(provider: ProviderID, view: InboxView)] {
+        modules.compactMap { m in m.inboxView.map { (m.provider, $0) } }
+    }
+
     /// The module of `provider`, if registered.
     public static func module(_ provider: ProviderID) -> (any ProviderModule)? {
         modules.first { $0.provider == provider }
@@ -39,6 +44,13 @@ public enum FakeRegistry {
             + modules.flatMap(\.listenerDefaults)
             + [ListenerDefault(name: PushDoubleServer.proxyListener, defaultPort: DefaultPorts.proxy,
                                summary: "HTTPS CONNECT proxy: the providers' real host names to the fakes, nothing else; plain HTTP (serve only)")]
+    }
+
+    /// Every registered provider's share of the test credentials (its module's
+    /// ``TestCredentialSource`` conformance), in ``modules`` order: what `pushdouble certs`
+    /// writes and the server certificate's names come from.
+    public static var credentialSources: [any TestCredentialSource] {
+        modules.compactMap { $0 as? any TestCredentialSource }
     }
 
     /// The shipped test CA and server certificate (PushDoubleCrypto's

@@ -125,7 +125,7 @@ public final class PushDoubleServer: Sendable {
                                  listeners: { transport.listenerStatistics },
                                  streamHeartbeat: configuration.streamHeartbeat,
                                  providerRoutes: built.flatMap(\.instance.adminRoutes),
-                                 page: InboxPage.adminPage, fakeOptions: configuration.providerOptions)
+                                 page: InboxPage.adminPage(views: FakeRegistry.inboxViews), fakeOptions: configuration.providerOptions)
             listeners.append(ListenerConfiguration(name: "admin", host: configuration.host, port: port(for: "admin", default: DefaultPorts.admin),
                                                    tls: nil, responder: admin))
             meta.append(("admin", nil, nil, false))

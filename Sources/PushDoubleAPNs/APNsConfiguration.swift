@@ -112,8 +112,8 @@ extension APNsConfiguration {
     /// both environments).
     public static var shippedKey: APNsSigningKey {
         get throws {
-            try APNsSigningKey(keyID: EmbeddedTestCredentials.apnsKeyID, teamID: EmbeddedTestCredentials.apnsTeamID,
-                               pem: EmbeddedTestCredentials.apnsKeyPEM)
+            try APNsSigningKey(keyID: APNsTestCredentials.keyID, teamID: APNsTestCredentials.teamID,
+                               pem: APNsTestCredentials.keyPEM)
         }
     }
 
@@ -122,7 +122,7 @@ extension APNsConfiguration {
     public static var shipped: APNsConfiguration {
         // The embedded PEM is a constant checked by PushDoubleCrypto's and this module's tests.
         let key = try? shippedKey
-        return APNsConfiguration(keys: key.map { [$0] } ?? [], allowedBundleIDs: [EmbeddedTestCredentials.apnsTopic])
+        return APNsConfiguration(keys: key.map { [$0] } ?? [], allowedBundleIDs: [APNsTestCredentials.topic])
     }
 }
 

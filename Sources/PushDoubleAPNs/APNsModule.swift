@@ -94,17 +94,17 @@ public struct APNsInstance: ProviderInstance {
         let production = context.url(APNsEnvironment.production.listenerName)
         let sandbox = context.url(APNsEnvironment.sandbox.listenerName)
         guard let url = production ?? sandbox else { return nil }
-        let keyID = EmbeddedTestCredentials.apnsKeyID
-        let keyFile = try context.writeFile("AuthKey_\(keyID).p8", contents: EmbeddedTestCredentials.apnsKeyPEM)
+        let keyID = APNsTestCredentials.keyID
+        let keyFile = try context.writeFile("AuthKey_\(keyID).p8", contents: APNsTestCredentials.keyPEM)
         var environment: [(String, String)] = [("APNS_URL", url)]
         if let s = sandbox { environment.append(("APNS_SANDBOX_URL", s)) }
         environment += [("APNS_KEY_FILE", keyFile), ("APNS_KEY_ID", keyID),
-                        ("APNS_TEAM_ID", EmbeddedTestCredentials.apnsTeamID), ("APNS_TOPIC", EmbeddedTestCredentials.apnsTopic)]
+                        ("APNS_TEAM_ID", APNsTestCredentials.teamID), ("APNS_TOPIC", APNsTestCredentials.topic)]
         var parameters: [(String, JSONValue)] = [("url", .string(url))]
         if let s = sandbox { parameters.append(("sandboxUrl", .string(s))) }
         if let ca = context.caFile { parameters.append(("caFile", .string(ca))) }
         parameters += [("keyFile", .string(keyFile)), ("keyId", .string(keyID)),
-                       ("teamId", .string(EmbeddedTestCredentials.apnsTeamID)), ("topic", .string(EmbeddedTestCredentials.apnsTopic))]
+                       ("teamId", .string(APNsTestCredentials.teamID)), ("topic", .string(APNsTestCredentials.topic))]
         return SenderMaterial(environment: environment, driverParameters: .object(parameters))
     }
 }

@@ -116,7 +116,7 @@ public struct FCMInstance: ProviderInstance {
         let tokenURL = context.url(FCMFake.tokenListener).map { $0 + FCMFake.tokenPath }
         let shipped = FCMConfiguration.shippedServiceAccount
         let file = try context.writeFile(Self.serviceAccountFileName,
-                                         contents: Self.serviceAccountJSON(EmbeddedTestCredentials.firebaseServiceAccountJSON, tokenURI: tokenURL))
+                                         contents: Self.serviceAccountJSON(FCMTestCredentials.serviceAccountJSON, tokenURI: tokenURL))
         let project = shipped.projectID ?? ""
         var environment: [(String, String)] = [("FCM_URL", url), ("FCM_PROJECT_ID", project),
                                                ("FCM_SERVICE_ACCOUNT_FILE", file), ("GOOGLE_APPLICATION_CREDENTIALS", file)]

@@ -14,18 +14,35 @@ public enum InboxPage {
     public static let assetPrefix = "/inbox/"
 
     /// The page.
-    public static let page = InboxAsset(path: "/inbox", contentType: "text/html; charset=utf-8", text: InboxHTML.text)
+    public static let page = InboxAsset.page
 
-    /// Every asset under ``assetPrefix``, by path: the page's script and style, and the
-    /// retry-timeline renderer shared with the HTML report.
-    public static let assets: [InboxAsset] = [InboxScript.asset, InboxStyle.asset, .timelineScript, .timelineStyle]
+    /// The inbox's own assets under ``assetPrefix``, by path: the page's script and style, and
+    /// the retry-timeline renderer shared with the HTML report.
+    public static let assets: [InboxAsset] = [.inboxScript, .inboxStyle, .timelineScript, .timelineStyle]
 
-    /// The asset at `path` ("/inbox/inbox.js"), if there is one.
+    /// The inbox's own asset at `path` ("/inbox/inbox.js"), if there is one.
     public static func asset(at path: String) -> InboxAsset? { assets.first { $0.path == path } }
 
-    /// What the admin API is handed: `GET /` for browsers, `GET /inbox`, `GET /inbox/*`.
-    public static var adminPage: AdminPage {
-        AdminPage(index: { request in
+    /// The providers' views assembled (``InboxView``): `/inbox/views.js`, every provider's script
+    /// in the order given, and `/inbox/views.css`, their styles. The page loads both before
+    /// inbox.js; with no views they hold only their header comment.
+    public static func viewAssets(_ views: [(provider: ProviderID, view: InboxView)]) -> [InboxAsset] {
+        func joined(_ part: (InboxView) -> String, _ comment: (String) -> String) -> String {
+            views.map { comment($0.provider.rawValue) + "\n" + part($0.view) }.joined(separator: "\n")
+        }
+        let script = "// PushDouble inbox: each provider's notification view (window.PushDoubleInboxViews), from its Inbox/ folder.\n"
+            + joined(\.script) { "// ---- " + $0 }
+        let style = "/* PushDouble inbox: each provider's notification style, from its Inbox/ folder. */\n"
+            + joined(\.style) { "/* ---- " + $0 + " */" }
+        return [InboxAsset(path: assetPrefix + "views.js", contentType: "text/javascript; charset=utf-8", text: script),
+                InboxAsset(path: assetPrefix + "views.css", contentType: "text/css; charset=utf-8", text: style)]
+    }
+
+    /// What the admin API is handed: `GET /` for browsers, `GET /inbox`, `GET /inbox/*` (the
+    /// inbox's assets and the providers' `views`).
+    public static func adminPage(views: [(provider: ProviderID, view: InboxView)]) -> AdminPage {
+        let all = assets + viewAssets(views)
+        return AdminPage(index: { request in
             // `GET /` answers JSON or this page by `accept`: say so to any cache.
             var r = serve(page, request)
             r.headers.add(name: "vary", value: "accept")
@@ -35,7 +52,7 @@ public enum InboxPage {
             AdminRoute("GET", "/inbox/*") { request, params in
                 let path = assetPrefix + (params.wildcard ?? "")
                 if params.wildcard?.isEmpty ?? true { return serve(page, request) }
-                guard let a = asset(at: path) else { return AdminRoute.error(404, "no such inbox asset: \(path)") }
+                guard let a = all.first(where: { $0.path == path }) else { return AdminRoute.error(404, "no such inbox asset: \(path)") }
                 return serve(a, request)
             },
         ])

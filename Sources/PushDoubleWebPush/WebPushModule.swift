@@ -130,12 +130,12 @@ public struct WebPushInstance: ProviderInstance {
     /// The shipped VAPID key (`vapid-test-private.pem`), its public key and subject, the URL.
     public func senderMaterial(_ context: SenderMaterialContext) throws -> SenderMaterial? {
         guard let url = context.url(WebPushModule.listenerName) else { return nil }
-        let keyFile = try context.writeFile(TestCredentials.FileName.vapidPrivateKey, contents: EmbeddedTestCredentials.vapidPrivateKeyPEM)
+        let keyFile = try context.writeFile(WebPushTestCredentials.privateKeyFileName, contents: WebPushTestCredentials.privateKeyPEM)
         let environment: [(String, String)] = [("WEBPUSH_URL", url), ("VAPID_PRIVATE_KEY_FILE", keyFile),
-                                               ("VAPID_PUBLIC_KEY", EmbeddedTestCredentials.vapidPublicKey),
+                                               ("VAPID_PUBLIC_KEY", WebPushTestCredentials.publicKey),
                                                ("VAPID_SUBJECT", WebPushModule.subject)]
         var parameters: [(String, JSONValue)] = [("vapidPrivateKeyFile", .string(keyFile)),
-                                                 ("vapidPublicKey", .string(EmbeddedTestCredentials.vapidPublicKey)),
+                                                 ("vapidPublicKey", .string(WebPushTestCredentials.publicKey)),
                                                  ("subject", .string(WebPushModule.subject)), ("url", .string(url))]
         if let ca = context.caFile { parameters.append(("caFile", .string(ca))) }
         return SenderMaterial(environment: environment, driverParameters: .object(parameters))

@@ -211,8 +211,23 @@ class InboxSession:
                 expected = str(self.sent[provider]["status"])
                 assert r.get_attribute("data-status") == expected, (seq, r.get_attribute("data-status"), expected)
                 assert r.is_displayed(), f"row {seq} is not displayed"
-                seen.append(f"{provider}#{seq}")
-        return f"{len(self.rows())} rows; sent exchanges present: {', '.join(seen)}"
+                # What the notification says, as a mail list shows a subject: the sent title, or
+                # "silent" for the APNs background push.
+                said = find_all(r, "row-text")
+                silent = provider == "apns" and seq == self.sent[provider].get("silentSeq")
+                want = "silent" if silent else self.sent[provider]["title"]
+                assert said and said[0].text.strip() == want, f"row {seq}: row-text {[e.text for e in said]}, expected {want!r}"
+                seen.append(f"{provider}#{seq} {want!r}")
+        return f"{len(self.rows())} rows; sent exchanges present with what they say: {', '.join(seen)}"
+
+    def check_device_count(self):
+        """The header's device count is the number of entries in the device list."""
+        def counted(_):
+            m = re.search(r"(\d+) devices?\b", find(self.driver, "counts").text) if find_all(self.driver, "counts") else None
+            items = find_all(find(self.driver, "device-list"), "device-item")
+            return (int(m.group(1)), len(items)) if m and int(m.group(1)) == len(items) else None
+        shown, items = wait(self.driver, counted, 10, "the header's device count to equal the device list")
+        return f"header says {shown} device(s), the list has {items}"
 
     def check_provider_filter(self):
         counts = {}
@@ -564,7 +579,8 @@ def main():
     print(f"screenshots: {out}", flush=True)
     session = InboxSession(args, checks)
     steps = [("page", session.check_page), ("inbox-route", session.check_inbox_route),
-            ("timeline", session.check_timeline), ("filter-provider", session.check_provider_filter),
+            ("timeline", session.check_timeline), ("device-count", session.check_device_count),
+            ("filter-provider", session.check_provider_filter),
             ("filter-search", session.check_search_filter), ("filter-device", session.check_device_filter),
             ("device-inbox", session.check_device_inbox), ("decrypt-error", session.check_decrypt_error),
             ("detail-auth", session.check_detail), ("detail-credentials", session.check_detail_credentials),

@@ -14,6 +14,8 @@ import PushDouble
 /// and ExpiredProviderToken through the library's own result and exception types; this
 /// side checks that the fake's history saw those answers.
 final class APNsClientMatrixTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3 (APNs client libraries)") }
+
     /// Tests/Interop, next to this file's folder.
     static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop")
@@ -39,8 +41,8 @@ final class APNsClientMatrixTests: XCTestCase {
                                 "--production-port", String(production.port), "--sandbox-port", String(sandbox.port),
                                 "--ca", Self.certificates.appendingPathComponent("pushdouble-test-ca.pem").path,
                                 "--key", Self.certificates.appendingPathComponent("AuthKey_PDTESTKEY1.p8").path,
-                                "--key-id", EmbeddedTestCredentials.apnsKeyID, "--team-id", EmbeddedTestCredentials.apnsTeamID,
-                                "--topic", EmbeddedTestCredentials.apnsTopic], timeout: 120)
+                                "--key-id", APNsTestCredentials.keyID, "--team-id", APNsTestCredentials.teamID,
+                                "--topic", APNsTestCredentials.topic], timeout: 120)
         let line = r.stdout.split(separator: "\n").last.map(String.init) ?? ""
         if r.status == 2 {
             // The script's own message: "<distribution> is not installed (run bash .ci/run or pip install …)".
@@ -75,7 +77,7 @@ final class APNsClientMatrixTests: XCTestCase {
         // script ran the library's token clock behind (not for any other claim).
         let now = Date().timeIntervalSince1970
         for ok in history where ok.response.status == 200 {
-            XCTAssertEqual(ok.auth?.keyID, EmbeddedTestCredentials.apnsKeyID, distribution)
+            XCTAssertEqual(ok.auth?.keyID, APNsTestCredentials.keyID, distribution)
             XCTAssertEqual(ok.auth?.extra[APNsVerifiedToken.iatFormKey], iatForm.rawValue, "\(distribution): form of iat")
             XCTAssertLessThan(abs(Double(ok.auth?.issuedAt ?? 0) - now), 300, "\(distribution): iat of a success")
         }

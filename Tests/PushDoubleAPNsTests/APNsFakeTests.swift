@@ -590,16 +590,16 @@ final class APNsFakeConfigurationTests: XCTestCase {
 
     func testShippedConfiguration() throws {
         let config = APNsConfiguration.shipped
-        XCTAssertEqual(config.keys.map(\.keyID), [EmbeddedTestCredentials.apnsKeyID])
-        XCTAssertEqual(config.keys.first?.teamID, EmbeddedTestCredentials.apnsTeamID)
-        XCTAssertEqual(config.allowedBundleIDs, [EmbeddedTestCredentials.apnsTopic])
+        XCTAssertEqual(config.keys.map(\.keyID), [APNsTestCredentials.keyID])
+        XCTAssertEqual(config.keys.first?.teamID, APNsTestCredentials.teamID)
+        XCTAssertEqual(config.allowedBundleIDs, [APNsTestCredentials.topic])
         // A token signed with the shipped private key verifies with the shipped configuration.
         let fake = APNsFake()
-        let jwt = try JWT.signES256(keyID: EmbeddedTestCredentials.apnsKeyID,
-                                    claims: JOSEObject([("iss", .string(EmbeddedTestCredentials.apnsTeamID)), ("iat", .int(1))]),
-                                    key: try P256PrivateKey(pem: EmbeddedTestCredentials.apnsKeyPEM))
+        let jwt = try JWT.signES256(keyID: APNsTestCredentials.keyID,
+                                    claims: JOSEObject([("iss", .string(APNsTestCredentials.teamID)), ("iat", .int(1))]),
+                                    key: try P256PrivateKey(pem: APNsTestCredentials.keyPEM))
         guard case .valid(let claims) = fake.verifier.verify(jwt) else { return XCTFail("shipped key does not verify") }
-        XCTAssertEqual(claims.teamID, EmbeddedTestCredentials.apnsTeamID)
+        XCTAssertEqual(claims.teamID, APNsTestCredentials.teamID)
         let specs = fake.listenerSpecs()
         XCTAssertEqual(specs.map(\.name), ["apns-production", "apns-sandbox"])
         XCTAssertEqual(specs.map(\.defaultPort), [APNsModule.productionPort, APNsModule.sandboxPort])

@@ -11,6 +11,8 @@ import PushDouble
 /// The APNs fake over real sockets: TLS + HTTP/2 from this repo's runtime, driven by curl
 /// and by Python clients (hyper-h2 frames, httpx, aioapns) from Tests/Interop/apns_interop.py.
 final class APNsSocketTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "h2load", "openssl", "python3") }
+
     struct Running {
         let server: HTTPServer
         let double: DoubleState
@@ -218,6 +220,8 @@ final class APNsSocketTests: XCTestCase {
 /// The fake inside the library's in-process server (`PushDoubleServer`), with the shipped
 /// credentials exactly as `pushdouble serve` uses them.
 final class APNsInProcessServerTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "h2load", "openssl", "python3") }
+
     func testShippedKeyAndCertificate() throws {
         let server = try startShippedAPNsServer()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-apns-\(UUID().uuidString)")
@@ -226,16 +230,16 @@ final class APNsInProcessServerTests: XCTestCase {
         let ca = dir.appendingPathComponent("ca.pem")
         try EmbeddedTestCredentials.caPEM.write(to: ca, atomically: true, encoding: .utf8)
 
-        let key = try P256PrivateKey(pem: EmbeddedTestCredentials.apnsKeyPEM)
-        let jwt = try JWT.signES256(keyID: EmbeddedTestCredentials.apnsKeyID,
-                                    claims: JOSEObject([("iss", .string(EmbeddedTestCredentials.apnsTeamID)),
+        let key = try P256PrivateKey(pem: APNsTestCredentials.keyPEM)
+        let jwt = try JWT.signES256(keyID: APNsTestCredentials.keyID,
+                                    claims: JOSEObject([("iss", .string(APNsTestCredentials.teamID)),
                                                         ("iat", .int(Int64(Date().timeIntervalSince1970)))]), key: key)
         let production = try XCTUnwrap(server.endpoint(named: "apns-production"))
         let sandbox = try XCTUnwrap(server.endpoint(named: "apns-sandbox"))
         XCTAssertEqual(production.environment, "production")
         func post(_ base: String, _ token: String, host: String? = nil) throws -> ProcessResult {
             var args = ["curl", "-sS", "--http2", "--cacert", ca.path, "-D", "-", "-H", "authorization: bearer \(jwt)",
-                        "-H", "apns-topic: \(EmbeddedTestCredentials.apnsTopic)", "--data-binary", #"{"aps":{"alert":"hi"}}"#]
+                        "-H", "apns-topic: \(APNsTestCredentials.topic)", "--data-binary", #"{"aps":{"alert":"hi"}}"#]
             var url = base
             if let host, let port = URL(string: base)?.port {
                 args += ["--resolve", "\(host):\(port):127.0.0.1"]
@@ -251,6 +255,6 @@ final class APNsInProcessServerTests: XCTestCase {
         XCTAssertTrue(gone.stdout.hasPrefix("HTTP/2 410"), gone.stdout + gone.stderr)
         XCTAssertTrue(gone.stdout.hasSuffix(#"{"reason":"Unregistered","timestamp":1704067200000}"#), gone.stdout)
         XCTAssertEqual(server.history.all.map(\.environment), ["production", "sandbox", "production"])
-        XCTAssertEqual(server.history.all.first?.auth?.keyID, EmbeddedTestCredentials.apnsKeyID)
+        XCTAssertEqual(server.history.all.first?.auth?.keyID, APNsTestCredentials.keyID)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Glibc
 #endif
 import XCTest
+import PushDoubleExpo
 import PushDoubleTestSupport
 import PushDoubleCore
 import PushDoubleCrypto
@@ -52,6 +53,8 @@ struct ProxiedDouble {
 }
 
 final class ConnectProxySocketTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "java", "keytool", "python3") }
+
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop/proxy_clients.py").path
 
@@ -63,9 +66,9 @@ final class ConnectProxySocketTests: XCTestCase {
 
     /// A provider token signed with the shipped key (as a sender given APNS_KEY_FILE would).
     func jwt() throws -> String {
-        let key = try P256PrivateKey(pem: EmbeddedTestCredentials.apnsKeyPEM)
-        let claims = JOSEObject([("iss", .string(EmbeddedTestCredentials.apnsTeamID)), ("iat", .int(Int64(Date().timeIntervalSince1970)))])
-        return try JWT.signES256(keyID: EmbeddedTestCredentials.apnsKeyID, claims: claims, key: key)
+        let key = try P256PrivateKey(pem: APNsTestCredentials.keyPEM)
+        let claims = JOSEObject([("iss", .string(APNsTestCredentials.teamID)), ("iat", .int(Int64(Date().timeIntervalSince1970)))])
+        return try JWT.signES256(keyID: APNsTestCredentials.keyID, claims: claims, key: key)
     }
 
     /// curl through the proxy to `https://host:port/3/device/…`: (CONNECT status, final status, curl exit, body).
@@ -75,7 +78,7 @@ final class ConnectProxySocketTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: bodyFile) }
         let res = try runCommand(["curl", "-sS", "--noproxy", "", "--proxy", r.proxy.url, "--cacert", r.ca, "--http2",
                                   "-o", bodyFile, "-w", "%{http_connect} %{http_code}",
-                                  "-H", "authorization: bearer \(try jwt())", "-H", "apns-topic: \(EmbeddedTestCredentials.apnsTopic)",
+                                  "-H", "authorization: bearer \(try jwt())", "-H", "apns-topic: \(APNsTestCredentials.topic)",
                                   "--data-binary", #"{"aps":{"alert":"via proxy"}}"#, "https://\(host):\(port)/3/device/\(token)"])
         let codes = res.stdout.split(separator: " ").map { Int($0) ?? -1 }
         return (codes.first ?? -1, codes.count > 1 ? codes[1] : -1, res.status,
@@ -131,7 +134,7 @@ final class ConnectProxySocketTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: bodyFile) }
         let res = try runCommand(["curl", "-sS", "--noproxy", "", "--proxy", r.proxy.url, "--cacert", r.ca, "--http2",
                                   "-o", bodyFile, "-w", "%{http_connect} %{http_code}",
-                                  "-H", "authorization: Bearer \(EmbeddedTestCredentials.expoAccessToken)",
+                                  "-H", "authorization: Bearer \(ExpoTestCredentials.accessToken)",
                                   "-H", "content-type: application/json",
                                   "--data-binary", #"[{"to":"ExponentPushToken[proxyproxyproxy0001]","title":"via proxy"}]"#,
                                   "https://exp.host/--/api/v2/push/send"])
@@ -152,7 +155,7 @@ final class ConnectProxySocketTests: XCTestCase {
         try requireTool("curl")
         let res = try runCommand(["env"] + r.kit.environment.map { "\($0)=\($1)" }
                                  + ["curl", "-sS", "--http2", "-o", "/dev/null", "-w", "%{http_connect} %{http_code}",
-                                    "-H", "authorization: bearer \(try jwt())", "-H", "apns-topic: \(EmbeddedTestCredentials.apnsTopic)",
+                                    "-H", "authorization: bearer \(try jwt())", "-H", "apns-topic: \(APNsTestCredentials.topic)",
                                     "--data-binary", #"{"aps":{}}"#, "https://api.push.apple.com/3/device/" + String(repeating: "ab", count: 32)])
         XCTAssertEqual(res.stdout, "200 200", res.stderr)
         XCTAssertEqual(r.server.history.all.map(\.environment), ["production"])
@@ -202,7 +205,7 @@ final class ConnectProxySocketTests: XCTestCase {
 
     func testHttpxWithApplesHostThroughTheProxy() throws {
         let r = try start()
-        let v = try python(["httpx", "--proxy", r.proxy.url, "--ca", r.ca, "--jwt", try jwt(), "--topic", EmbeddedTestCredentials.apnsTopic,
+        let v = try python(["httpx", "--proxy", r.proxy.url, "--ca", r.ca, "--jwt", try jwt(), "--topic", APNsTestCredentials.topic,
                             "--token", String(repeating: "cd", count: 32), "--host", "api.sandbox.push.apple.com"])
         try assertDelivered(v, version: ("http_version", "HTTP/2"), environment: "sandbox", in: r)
     }
@@ -225,14 +228,14 @@ final class ConnectProxySocketTests: XCTestCase {
         let env = r.env
         XCTAssertEqual(env["HTTPS_PROXY"], r.proxy.url)
         XCTAssertEqual(env["https_proxy"], r.proxy.url)
-        let v = try python(["kalyke", "--key", try XCTUnwrap(env["APNS_KEY_FILE"]), "--key-id", EmbeddedTestCredentials.apnsKeyID,
-                            "--team-id", EmbeddedTestCredentials.apnsTeamID, "--topic", EmbeddedTestCredentials.apnsTopic],
+        let v = try python(["kalyke", "--key", try XCTUnwrap(env["APNS_KEY_FILE"]), "--key-id", APNsTestCredentials.keyID,
+                            "--team-id", APNsTestCredentials.teamID, "--topic", APNsTestCredentials.topic],
                            env: ["HTTPS_PROXY": r.proxy.url, "SSL_CERT_FILE": r.ca])
         let history = r.server.history.all
         XCTAssertEqual(history.map(\.environment), ["production", "sandbox"], "\(v)")
         XCTAssertEqual(history.map(\.response.status), [200, 200])
         XCTAssertEqual(v["results"]?["production"]?.stringValue?.lowercased(), history.first.flatMap(apnsID))
-        XCTAssertEqual(history.first?.auth?.keyID, EmbeddedTestCredentials.apnsKeyID)
+        XCTAssertEqual(history.first?.auth?.keyID, APNsTestCredentials.keyID)
     }
 
     /// Java's default `HttpClient` with Apple's host in the code and nothing else: the proxy
@@ -248,7 +251,7 @@ final class ConnectProxySocketTests: XCTestCase {
         let probe = URL(fileURLWithPath: Self.script).deletingLastPathComponent().appendingPathComponent("ProxyProbe.java").path
         let j = try runCommand(["env", "JAVA_TOOL_OPTIONS=-Dhttps.proxyHost=\(r.proxy.host) -Dhttps.proxyPort=\(r.proxy.port)",
                                 "java", "-Djavax.net.ssl.trustStore=\(store)", "-Djavax.net.ssl.trustStorePassword=changeit", probe,
-                                "api.push.apple.com", try jwt(), String(repeating: "ef", count: 32), EmbeddedTestCredentials.apnsTopic],
+                                "api.push.apple.com", try jwt(), String(repeating: "ef", count: 32), APNsTestCredentials.topic],
                                timeout: 120)
         XCTAssertEqual(j.status, 0, j.stderr)
         try assertDelivered(try JSONValue.parse(j.stdout.trimmingCharacters(in: .whitespacesAndNewlines)),

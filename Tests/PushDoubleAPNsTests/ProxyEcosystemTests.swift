@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleAPNs
 import PushDoubleTestSupport
 import PushDoubleCore
 import PushDoubleCrypto
@@ -16,6 +17,8 @@ import PushDouble
 ///   `https.request` and with the built-in `fetch`.
 /// Tools: go, node.
 final class ProxyEcosystemTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "go", "node") }
+
     static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop")
 
@@ -51,8 +54,8 @@ final class ProxyEcosystemTests: XCTestCase {
         let v = try result(["env", "-u", "NO_PROXY", "-u", "no_proxy", "-u", "https_proxy",
                             "HTTPS_PROXY=" + r.proxy.url, "SSL_CERT_FILE=" + r.ca,
                             "GOPATH=\(scratch)/path", "GOCACHE=\(scratch)/cache", "GOPROXY=off", "GOFLAGS=", "GO111MODULE=off",
-                            "go", "run", program, "-apns-key", try XCTUnwrap(r.env["APNS_KEY_FILE"]), "-key-id", EmbeddedTestCredentials.apnsKeyID,
-                            "-team-id", EmbeddedTestCredentials.apnsTeamID, "-topic", EmbeddedTestCredentials.apnsTopic,
+                            "go", "run", program, "-apns-key", try XCTUnwrap(r.env["APNS_KEY_FILE"]), "-key-id", APNsTestCredentials.keyID,
+                            "-team-id", APNsTestCredentials.teamID, "-topic", APNsTestCredentials.topic,
                             "-service-account", try XCTUnwrap(r.env["FCM_SERVICE_ACCOUNT_FILE"])],
                            expect: ["apns_ok", "apns_bad_token", "oauth_token", "fcm_send"])
         XCTAssertEqual(v["results"]?["apns_ok"]?["proto"], "HTTP/2.0")
@@ -75,8 +78,8 @@ final class ProxyEcosystemTests: XCTestCase {
         let v = try result(["env", "NODE_EXTRA_CA_CERTS=" + r.ca,
                             "node", Self.interop.appendingPathComponent("node/proxy_tunnel.mjs").path,
                             "--proxy", r.proxy.url, "--apns-key", try XCTUnwrap(r.env["APNS_KEY_FILE"]),
-                            "--key-id", EmbeddedTestCredentials.apnsKeyID, "--team-id", EmbeddedTestCredentials.apnsTeamID,
-                            "--topic", EmbeddedTestCredentials.apnsTopic, "--expo-token", try XCTUnwrap(r.env["EXPO_ACCESS_TOKEN"])],
+                            "--key-id", APNsTestCredentials.keyID, "--team-id", APNsTestCredentials.teamID,
+                            "--topic", APNsTestCredentials.topic, "--expo-token", try XCTUnwrap(r.env["EXPO_ACCESS_TOKEN"])],
                            expect: ["apns_http2", "expo_https", "expo_fetch"], timeout: 120)
         XCTAssertEqual(v["results"]?["apns_http2"]?["alpn"], "h2")
         r.server.double.quiesce()

@@ -9,6 +9,8 @@ import XCTest
 /// (flooders sent GOAWAY, extreme numbers refused with a JSON 400, …). Needs python3 with h2
 /// and h2load (installed by `bash Tests/run.sh`).
 final class AbuseTierTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3", "the built pushdouble process") }
+
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Abuse/abuse.py")
 

@@ -13,6 +13,8 @@ import XCTest
 /// `$PUSHDOUBLE_TEST_OUTPUT/browser` or `.build/browser-output/`.
 /// Needs chromium, chromedriver, python3 and selenium (installed by `bash Tests/run.sh`).
 final class InboxBrowserTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "chromium", "chromedriver", "python3 (selenium)") }
+
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
     static let scripts = packageRoot.appendingPathComponent("Tests/Browser")

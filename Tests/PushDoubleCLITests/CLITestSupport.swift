@@ -1,4 +1,5 @@
 import PushDoubleCore
+import PushDoubleTransport
 @testable import pushdouble
 
 /// What a command wrote to one of its consoles.

@@ -7,6 +7,8 @@ import PushDoubleTestSupport
 /// `pushdouble conform` in-process against the shipped fakes (``ServerFakeHost``), with the
 /// Python fake sender of the driver tests: flags, exit codes, reports, baseline.
 final class ConformCommandTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "the reference sender's process", "python3") }
+
     var out = ""
     var err = ""
 

@@ -7,6 +7,8 @@ import PushDoubleTestSupport
 /// `pushdouble conform` with real fakes (TLS + HTTP/2 on loopback) and real senders; the
 /// runner-level end-to-end tests are PushDoubleConformanceTests' EndToEndTests.
 final class EndToEndTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "the reference sender's process", "python3") }
+
     static let httpxAdapter = makeScript("httpx_adapter.py", httpxAdapterPython)
 
     func runCLI(_ args: [String]) -> (Int32, String, String) {

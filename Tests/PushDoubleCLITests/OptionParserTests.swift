@@ -3,6 +3,7 @@ import XCTest
 import PushDoubleConformance
 import PushDoubleCore
 import PushDoubleCrypto
+import PushDouble
 @testable import pushdouble
 
 /// The one option parser every command uses, its usage error and the generated help.
@@ -130,7 +131,7 @@ final class OptionParserTests: XCTestCase {
         }
         let out = Captured(), err = Captured()
         XCTAssertEqual(CertsCommand.run(["-h"], out: out.console, err: err.console), 0)
-        XCTAssertTrue(out.value.hasPrefix("usage: pushdouble certs --out DIR | --trust [--ca FILE]\n"), out.value)
+        XCTAssertTrue(out.value.hasPrefix("usage: pushdouble certs --out DIR [--server-certificate] [--swift FILE] | --trust [--ca FILE]\n"), out.value)
     }
 
     func testCertsWritesTheCredentials() throws {
@@ -146,6 +147,26 @@ final class OptionParserTests: XCTestCase {
         let err2 = Captured()
         XCTAssertEqual(CertsCommand.run(["--out", file + "/sub"], out: Captured().console, err: err2.console), 1)
         XCTAssertTrue(err2.value.hasPrefix("pushdouble certs: "), err2.value)
+    }
+
+    /// The maintainers' mode of Certificates/regenerate.sh: the shipped CA and every provider's
+    /// file kept, a new server certificate, and the embedded Swift copy of exactly that set.
+    func testCertsServerCertificateKeepsTheShippedSetAndWritesItsSwiftCopy() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-certs-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let swift = dir.appendingPathComponent("Embedded.swift")
+        let out = Captured(), err = Captured()
+        XCTAssertEqual(CertsCommand.run(["--out", dir.path, "--server-certificate", "--swift", swift.path], out: out.console, err: err.console), 0, err.value)
+        let set = try GeneratedCredentialSet.load(from: dir, sources: FakeRegistry.credentialSources)
+        let shipped = GeneratedCredentialSet.embedded
+        XCTAssertEqual(set.caPEM, shipped.caPEM)
+        XCTAssertEqual(set.serverKeyPEM, shipped.serverKeyPEM)
+        XCTAssertEqual(set.files, shipped.files)
+        XCTAssertNotEqual(set.serverCertificatePEM, shipped.serverCertificatePEM, "a new certificate")
+        XCTAssertEqual(try String(contentsOf: swift, encoding: .utf8), TestCredentials.embeddedSwiftSource(for: set))
+        let usage = Captured()
+        XCTAssertEqual(CertsCommand.run(["--swift", swift.path], out: Captured().console, err: usage.console), 2)
+        XCTAssertTrue(usage.value.contains("--out DIR"), usage.value)
     }
 
     func testTopLevelUsageFromTheCommandTable() {

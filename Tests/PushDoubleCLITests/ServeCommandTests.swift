@@ -1,10 +1,12 @@
 import Foundation
 import XCTest
+import PushDoubleAPNs
 #if canImport(Glibc)
 import Glibc
 #endif
 import PushDouble
 import PushDoubleCore
+import PushDoubleTransport
 import PushDoubleCrypto
 import PushDoubleTestSupport
 import PushDoubleCoreTestSupport
@@ -12,6 +14,8 @@ import PushDoubleCoreTestSupport
 
 /// `serve` / `replay` run in-process, with the test fake or the shipped fakes.
 final class ServeCommandTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl") }
+
     let spec = FakeListenerSpec(name: "test", defaultPort: 0, fake: TestFake(), useTLS: false)
 
     private func tempDir() throws -> URL {
@@ -202,10 +206,10 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["SSL_CERT_FILE"]), encoding: .utf8), embedded.caPEM)
         XCTAssertEqual(env["REQUESTS_CA_BUNDLE"], env["SSL_CERT_FILE"])
         XCTAssertEqual(env["PUSHDOUBLE_CA_FILE"], env["SSL_CERT_FILE"])
-        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_KEY_FILE"]), encoding: .utf8), EmbeddedTestCredentials.apnsKeyPEM)
-        XCTAssertEqual(env["APNS_KEY_ID"], EmbeddedTestCredentials.apnsKeyID)
-        XCTAssertEqual(env["APNS_TEAM_ID"], EmbeddedTestCredentials.apnsTeamID)
-        XCTAssertEqual(env["APNS_TOPIC"], EmbeddedTestCredentials.apnsTopic)
+        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_KEY_FILE"]), encoding: .utf8), APNsTestCredentials.keyPEM)
+        XCTAssertEqual(env["APNS_KEY_ID"], APNsTestCredentials.keyID)
+        XCTAssertEqual(env["APNS_TEAM_ID"], APNsTestCredentials.teamID)
+        XCTAssertEqual(env["APNS_TOPIC"], APNsTestCredentials.topic)
         XCTAssertTrue(env["APNS_URL"]?.hasPrefix("https://127.0.0.1:") ?? false)
         XCTAssertNotNil(env["APNS_SANDBOX_URL"])
         for key in ["APNS_URL", "APNS_KEY_FILE", "SSL_CERT_FILE", "PUSHDOUBLE_ADMIN_URL"] {

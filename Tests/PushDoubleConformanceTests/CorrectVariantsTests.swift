@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleCore
 
@@ -11,6 +12,8 @@ import PushDoubleCore
 /// run must also show its own behaviour on the wire, so a variant that silently fell back to
 /// the default could not pass for one.
 final class CorrectVariantsTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "the reference sender's process") }
+
     /// The variant names the built sender knows (so a new variant is tested without edits here).
     static func listedVariants() throws -> [String] {
         let p = Process()

@@ -1,6 +1,8 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleCore
+import PushDoubleTransport
 
 /// Fakes that start nothing: a fixed configuration and an empty history.
 final class StubSession: FakeSession, @unchecked Sendable {
@@ -18,6 +20,8 @@ struct StubHost: FakeHost {
 }
 
 final class DriverTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "sender processes", "python3") }
+
     lazy var script = makeScript("fake_sender.py", fakeSenderPython)
 
     func command(_ mode: String) -> String { "MODE=\(mode) python3 \(script)" }

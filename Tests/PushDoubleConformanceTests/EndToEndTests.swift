@@ -1,10 +1,13 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleCore
 
 /// The runner with real fakes (TLS + HTTP/2 on loopback) and real senders; the same through
 /// `pushdouble conform` is PushDoubleCLITests' EndToEndTests.
 final class EndToEndTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "the reference sender's process", "python3") }
+
     static let httpxAdapter = makeScript("httpx_adapter.py", httpxAdapterPython)
 }
 

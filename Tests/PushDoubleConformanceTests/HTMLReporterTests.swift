@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleCore
 import PushDoubleInbox
@@ -7,6 +8,8 @@ import PushDoubleInbox
 /// `conform --html`'s page (``HTMLReporter``): real runs of shipped cases against the
 /// reference sender and a mutant, and a hand-made report whose exchanges hold markup.
 final class HTMLReporterTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "node") }
+
     static let caseIDs = ["apns.happy-path", "apns.too-many-requests"]
 
     static func run(mutant: String? = nil) throws -> RunReport {

@@ -5,6 +5,8 @@ import PushDoubleTestSupport
 /// Validates the JUnit reporter's output against the common JUnit XML schema
 /// (`Fixtures/junit.xsd`: the Ant/Jenkins/Surefire shape CI systems read) with `xmllint`.
 final class JUnitSchemaTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "xmllint") }
+
     static let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/junit.xsd").path
 

@@ -1,9 +1,12 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 
 /// The reference sender's driver-protocol surface (docs/conformance.md "Driver protocol v1") and command line,
 /// exercised through the built executable.
 final class ReferenceSenderDriverTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "the reference sender's process") }
+
     typealias F = ReferenceSenderFixtures
 
     func testInvalidJSONLineGetsParseErrorAndTheServerKeepsGoing() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 import PushDouble
 import PushDoubleAPNs
 import PushDoubleCore
@@ -9,6 +10,8 @@ import PushDoubleCrypto
 /// `PushDoubleServer` with the shipped credentials; outcomes are compared with the history
 /// the fake recorded.
 final class ReferenceSenderEndToEndTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "the reference sender's process") }
+
     struct Running {
         var server: PushDoubleServer
         var sender: ReferenceSenderProcess
@@ -35,14 +38,14 @@ final class ReferenceSenderEndToEndTests: XCTestCase {
         let ca = dir.appendingPathComponent("ca.pem").path
         let key = dir.appendingPathComponent("AuthKey.p8").path
         try EmbeddedTestCredentials.caPEM.write(toFile: ca, atomically: true, encoding: .utf8)
-        try EmbeddedTestCredentials.apnsKeyPEM.write(toFile: key, atomically: true, encoding: .utf8)
+        try APNsTestCredentials.keyPEM.write(toFile: key, atomically: true, encoding: .utf8)
         let production = try XCTUnwrap(server.endpoint(named: "apns-production")).url
         let sandbox = try XCTUnwrap(server.endpoint(named: "apns-sandbox")).url
         let sender = try ReferenceSenderProcess(arguments: mutant.map { ["--mutant", $0] } ?? [])
         let r = try sender.result("initialize", ["protocolVersion": 1, "providers": ["apns": [
             "url": production, "sandboxUrl": sandbox, "caFile": ca, "keyFile": key,
-            "keyId": EmbeddedTestCredentials.apnsKeyID, "teamId": EmbeddedTestCredentials.apnsTeamID,
-            "topic": EmbeddedTestCredentials.apnsTopic,
+            "keyId": APNsTestCredentials.keyID, "teamId": APNsTestCredentials.teamID,
+            "topic": APNsTestCredentials.topic,
         ]]])
         XCTAssertEqual(r["providers"] as? [String], ["apns"])
         return Running(server: server, sender: sender, production: production, sandbox: sandbox)

@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleCore
 #if canImport(FoundationXML)
@@ -6,6 +7,8 @@ import FoundationXML
 #endif
 
 final class ReportersTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3") }
+
     static func sampleReport() -> RunReport {
         let pass = CheckResult(id: "apns.payload-limits", title: "t", reference: "A13", severity: .must, verdict: .pass, message: "ok", evidence: [])
         let fail = CheckResult(id: "apns.no-retry-permanent", title: "No retry", reference: "A1 & <A2>", severity: .must, verdict: .fail,

@@ -1,4 +1,5 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleCore
 
@@ -6,6 +7,8 @@ import PushDoubleCore
 /// case in under 30 s, and each of its mutants fails the checks ``MutantTable`` (the one
 /// table of mutant → checks, also printed in docs/conformance.md) aims at it.
 final class SuiteAcceptanceTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "the reference sender's process") }
+
     /// `.build/<triple>/debug/pushdouble-reference-sender`, next to the test bundle.
     static var executable: String {
         let name = "pushdouble-reference-sender"

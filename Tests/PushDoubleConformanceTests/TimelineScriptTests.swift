@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 import PushDoubleCore
 import PushDoubleTransport
 import PushDoubleInbox
@@ -8,6 +9,8 @@ import PushDoubleInbox
 /// and Retry-After rules on histories encoded by the real history encoder, and its DOM
 /// output through a minimal DOM (no HTML parser, so text that reached markup would show).
 final class TimelineScriptTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "node") }
+
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     /// One history exchange; times in seconds from t0.

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleAPNs
 import PushDoubleCore
@@ -9,6 +10,8 @@ import PushDoubleCore
 /// no MUST failure: the SHOULD checks `apns.jwt-iat-integer` / `apns.jwt-exact-members` warn,
 /// judged on what the real APNs fake recorded (`auth.extra["iatForm"]`).
 final class TolerantJWTTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "the reference sender's process", "python3") }
+
     private func run(form: String) throws -> RunReport {
         let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
         let cases = all.filter { ["apns.happy-path", "apns.jwt-reuse"].contains($0.id) }

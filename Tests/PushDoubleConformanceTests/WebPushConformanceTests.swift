@@ -32,7 +32,7 @@ final class WebPushConformanceTests: XCTestCase {
         init() throws {
             pipeline = double.pipeline(for: WebPushFake())
             double.devices.setSchema({ try WebPushModule().validateDevice(&$0) }, for: .webpush)
-            vapidKey = try P256PrivateKey(pem: EmbeddedTestCredentials.vapidPrivateKeyPEM)
+            vapidKey = try P256PrivateKey(pem: WebPushTestCredentials.privateKeyPEM)
         }
 
         func subscribe(_ id: String, _ service: WebPushService, state: DeviceState = .active) throws {

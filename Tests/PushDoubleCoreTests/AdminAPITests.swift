@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 import PushDoubleCore
 import PushDoubleTransport
 @testable import PushDouble
@@ -7,8 +8,8 @@ import PushDoubleTransport
 /// The admin API over a real socket, with curl.
 final class AdminAPITests: XCTestCase {
     var server: PushDoubleServer!
-    override func setUpWithError() throws { server = try startTestServer() }
-    override func tearDown() { server.stop() }
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl"); server = try startTestServer() }
+    override func tearDown() { server?.stop() }
 
     private func admin(_ method: String, _ path: String, _ body: String? = nil, extra: [String] = []) throws -> Curl {
         try Curl.call(method, server.adminURL + path, body: body, extra: extra)

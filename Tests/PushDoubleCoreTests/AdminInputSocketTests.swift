@@ -11,8 +11,8 @@ import PushDoubleTransport
 /// refusals on the admin port are JSON too.
 final class AdminInputSocketTests: XCTestCase {
     var server: PushDoubleServer!
-    override func setUpWithError() throws { server = try startTestServer() }
-    override func tearDown() { server.stop() }
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "python3"); server = try startTestServer() }
+    override func tearDown() { server?.stop() }
 
     private func admin(_ method: String, _ path: String, _ body: String? = nil, headers: [String] = [], extra: [String] = []) throws -> Curl {
         try Curl.call(method, server.adminURL + path, body: body, headers: headers, extra: extra)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 import PushDoubleCore
 import PushDoubleTransport
 @testable import PushDouble
@@ -7,8 +8,8 @@ import PushDoubleTransport
 /// Each fault action end to end over real sockets (curl, HTTP/2 cleartext and HTTP/1.1).
 final class FaultSocketTests: XCTestCase {
     var server: PushDoubleServer!
-    override func setUpWithError() throws { server = try startTestServer() }
-    override func tearDown() { server.stop() }
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl"); server = try startTestServer() }
+    override func tearDown() { server?.stop() }
 
     private func rule(_ json: String) throws {
         let r = try JSONDecoder().decode(FaultRule.self, from: Data(json.utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -10,6 +11,8 @@ import PushDoubleTransport
 
 /// The in-process server with its default wiring (APNs over TLS with the embedded credentials).
 final class PushDoubleServerTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl") }
+
     func testDefaultConfigurationServesAPNsOverTLSAndAdmin() throws {
         var config = PushDoubleConfiguration.ephemeral()
         config.eventLoopCount = 1

@@ -5,6 +5,8 @@ import PushDoubleTestSupport
 import PushDoubleTransport
 
 final class ScenarioLoaderTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3") }
+
     private func decode(_ json: String, file: String = "apns.unregistered.json") throws -> Scenario {
         try ScenarioLoader.decode(Data(json.utf8), file: file)
     }

@@ -1,8 +1,11 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleCrypto
 
 /// The test CA and server certificates, checked with `openssl verify` and `openssl x509 -text`.
 final class CertificateAuthorityTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "openssl") }
+
     func testGeneratedChainVerifiesWithOpenSSL() throws {
         let dir = try temporaryDirectory(self)
         let ca = try CertificateAuthority.generate(commonName: "Unit Test CA", validityDays: 30)

@@ -1,8 +1,11 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleCrypto
 
 /// P-256 and RSA key loading, export and type checks.
 final class KeysTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "openssl") }
+
     func testP256GenerateExportReload() throws {
         let key = try P256PrivateKey.generate()
         let pkcs8 = try key.pemPKCS8

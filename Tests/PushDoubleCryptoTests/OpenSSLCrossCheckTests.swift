@@ -1,8 +1,11 @@
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleCrypto
 
 /// Signatures, keys and ECDH checked against the `openssl` CLI in both directions.
 final class OpenSSLCrossCheckTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "openssl") }
+
     func testES256SignedHereVerifiesWithOpenSSL() throws {
         let dir = try temporaryDirectory(self)
         let key = try P256PrivateKey.generate()

@@ -11,6 +11,8 @@ import PushDouble
 /// checks tickets, receipts and the library's own error types; this side checks what the
 /// fake's history saw (chunking, HTTP version, receipts annotated onto the sends).
 final class ExpoClientMatrixTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3 (Expo client libraries)") }
+
     static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop")
     static let packageRoot = interop.deletingLastPathComponent().deletingLastPathComponent()

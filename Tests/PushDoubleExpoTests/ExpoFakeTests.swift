@@ -167,12 +167,13 @@ final class ExpoFakeTests: XCTestCase {
         let messages = (0..<40).map { #"{"to":"ExponentPushToken[g\#($0)]","title":"hello","body":"a gzip body as the Node SDK sends over 1024 characters"}"# }
         let json = "[" + messages.joined(separator: ",") + "]"
         XCTAssertGreaterThan(json.utf8.count, 1024)
-        let gz = try pythonGzip(Array(json.utf8))
+        // Python's gzip of `json` (Fixtures/make_fixtures.py): a committed file, so this test needs no tool.
+        let gz = try ExpoFixtures.bytes("send-40-messages.json.gz")
         let r = h.call(h.send, ExpoService.sendPath, headers: [h.authorization, ("content-encoding", "gzip")], body: gz)
         XCTAssertEqual(r.status, 200)
         XCTAssertEqual(r.json["data"]?.arrayValue?.count, 40)
         XCTAssertEqual(h.double.history.all[0].notification?.arrayValue?.count, 40, "the history decodes the gzip body")
-        let bomb = try pythonGzipZeros(8 << 20)
+        let bomb = try ExpoFixtures.bytes("zeros-8MiB.gz")
         XCTAssertLessThan(bomb.count, 20_000)
         let refused = h.call(h.send, ExpoService.sendPath, headers: [h.authorization, ("content-encoding", "gzip")], body: bomb)
         XCTAssertEqual(refused.status, 400)

@@ -1,9 +1,12 @@
 import XCTest
+import PushDoubleTestSupport
 import PushDoubleJSON
 @testable import PushDoubleExpo
 
 /// `POST /--/api/v2/push/getReceipts` (docs/expo.md §4): `{"ids":[…]}`, ≤ 1000 ids, unknown omitted.
 final class ExpoGetReceiptsHandlerTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3 (gzip)") }
+
     func handler(_ availability: ExpoReceiptAvailability = .afterDelay(seconds: 0)) -> ExpoGetReceiptsHandler {
         let ids = SequentialIDs()
         return ExpoGetReceiptsHandler(store: ExpoReceiptStore(configuration: .init(availability: availability), idGenerator: { ids() }))

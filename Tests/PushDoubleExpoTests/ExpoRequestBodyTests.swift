@@ -1,10 +1,13 @@
 import XCTest
+import PushDoubleTestSupport
 import PushDoubleJSON
 @testable import PushDoubleExpo
 
 /// Request bodies: plain, `Content-Encoding: gzip` (docs/expo.md §1 [A]) made by Python's gzip at
 /// test time, `deflate`, bad encodings, broken streams and decompression bombs.
 final class ExpoRequestBodyTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3 (gzip, zlib)") }
+
     /// A body like the Node SDK gzips (JSON over 1024 characters, docs/expo.md §6.1): 40 recipients.
     static let bigSend: String = {
         let to = (0..<40).map { "\"\(tok("a\($0)xxxxxxxxxxxxxxxxxx"))\"" }.joined(separator: ",")

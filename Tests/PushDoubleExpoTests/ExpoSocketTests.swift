@@ -11,6 +11,8 @@ import PushDouble
 /// sends, a decompression bomb refused while the server keeps serving, the admin release
 /// of held receipts, and the history entry that shows the whole lifecycle.
 final class ExpoSocketTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "python3 (gzip)") }
+
     static let ca = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Certificates/pushdouble-test-ca.pem").path
 

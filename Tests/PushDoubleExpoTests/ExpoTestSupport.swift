@@ -59,6 +59,15 @@ func compactCapture(_ text: String, file: StaticString = #filePath, line: UInt =
     }
 }
 
+/// Committed binary fixtures (`Fixtures/`, made by `Fixtures/make_fixtures.py`), read via `#filePath`.
+enum ExpoFixtures {
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+    static func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+    }
+}
+
 /// `data` compressed by Python's gzip module (`mtime=0`), made at test time.
 func pythonGzip(_ data: [UInt8], level: Int = 6, file: StaticString = #filePath, line: UInt = #line) throws -> [UInt8] {
     let script = "import sys,gzip; sys.stdout.write(gzip.compress(sys.stdin.buffer.read(), compresslevel=\(level), mtime=0).hex())"

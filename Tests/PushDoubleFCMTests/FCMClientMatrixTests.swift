@@ -13,6 +13,8 @@ import PushDouble
 /// the library's own error types for UNREGISTERED and INVALID_ARGUMENT; this side checks the
 /// history saw those answers, with access tokens minted by the fake's token endpoint.
 final class FCMClientMatrixTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3 (FCM client libraries)") }
+
     static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop")
 

@@ -162,7 +162,7 @@ final class FCMFakeTests: XCTestCase {
         XCTAssertEqual(h.fake.accounts.store.count, 0)
 
         // aud: Google's URL, the shipped token_uri, or the URL the request reached.
-        for aud in [GoogleTokenEndpoint.googleTokenURL, TestCredentials.firebaseTokenURI, "https://127.0.0.1:41234/token"] {
+        for aud in [GoogleTokenEndpoint.googleTokenURL, FCMTestCredentials.tokenURI, "https://127.0.0.1:41234/token"] {
             let r = h.answer(h.tokenRequest(try h.assertion([("aud", .string(aud))]), authority: "127.0.0.1:41234"))
             XCTAssertEqual(r.status, 200, aud)
         }

@@ -12,9 +12,9 @@ final class FCMOAuthSupportTests: XCTestCase {
     func testShippedServiceAccountParses() throws {
         let sa = try GoogleServiceAccount(json: Array(try shippedServiceAccountJSON()))
         XCTAssertEqual(sa.type, "service_account")
-        XCTAssertEqual(sa.projectID, TestCredentials.firebaseProjectID)
-        XCTAssertEqual(sa.clientEmail, TestCredentials.firebaseClientEmail)
-        XCTAssertEqual(sa.tokenURI, TestCredentials.firebaseTokenURI)
+        XCTAssertEqual(sa.projectID, FCMTestCredentials.projectID)
+        XCTAssertEqual(sa.clientEmail, FCMTestCredentials.clientEmail)
+        XCTAssertEqual(sa.tokenURI, FCMTestCredentials.tokenURI)
         XCTAssertEqual(sa.authURI, "https://accounts.google.com/o/oauth2/auth")
         XCTAssertEqual(sa.universeDomain, "googleapis.com")
         XCTAssertEqual(sa.privateKeyID?.count, 40)
@@ -26,7 +26,7 @@ final class FCMOAuthSupportTests: XCTestCase {
         XCTAssertEqual(key.bits, 2048)
         let sig = try key.signature(for: Array("x".utf8))
         XCTAssertNoThrow(try sa.publicKey().verify(signature: sig, for: Array("x".utf8)))
-        XCTAssertEqual(try GoogleServiceAccount(jsonText: EmbeddedTestCredentials.firebaseServiceAccountJSON), sa)
+        XCTAssertEqual(try GoogleServiceAccount(jsonText: FCMTestCredentials.serviceAccountJSON), sa)
     }
 
     func testServiceAccountRefusals() {

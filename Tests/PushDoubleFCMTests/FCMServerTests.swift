@@ -10,6 +10,8 @@ import PushDouble
 /// both listeners (TLS, ALPN h2 and http/1.1), the sender material, the admin routes,
 /// driven by curl with the test CA.
 final class FCMServerTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl") }
+
     struct Running {
         let server: PushDoubleServer
         let kit: SenderKit

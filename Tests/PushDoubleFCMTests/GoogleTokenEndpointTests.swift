@@ -28,7 +28,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
 
     func makeEndpoint(_ configure: (inout GoogleTokenEndpointConfiguration) -> Void = { _ in }) throws -> GoogleTokenEndpoint {
         var c = GoogleTokenEndpointConfiguration()
-        c.audiences.insert(TestCredentials.firebaseTokenURI)
+        c.audiences.insert(FCMTestCredentials.tokenURI)
         configure(&c)
         return GoogleTokenEndpoint(accounts: [try GoogleKnownAccount(serviceAccount: account, projectNumbers: ["123456789"])],
                                    store: makeStore(), configuration: c)
@@ -79,8 +79,8 @@ final class GoogleTokenEndpointTests: XCTestCase {
         let outcome = endpoint.handle(body: form(try assertion()), now: Self.now)
         let grant = assertIssued(outcome)
         XCTAssertEqual(String(decoding: outcome.body, as: UTF8.self), #"{"access_token":"ya29.test-1","expires_in":3599,"token_type":"Bearer"}"#)
-        XCTAssertEqual(grant?.clientEmail, TestCredentials.firebaseClientEmail)
-        XCTAssertEqual(grant?.projects, [TestCredentials.firebaseProjectID, "123456789"])
+        XCTAssertEqual(grant?.clientEmail, FCMTestCredentials.clientEmail)
+        XCTAssertEqual(grant?.projects, [FCMTestCredentials.projectID, "123456789"])
         XCTAssertEqual(grant?.scopes, [Self.fcmScope])
         XCTAssertEqual(grant?.expiresAt, Self.now + 3599)
         XCTAssertEqual(endpoint.store.lookup("ya29.test-1", now: Self.now + 10), grant.map { .valid($0) })
@@ -218,7 +218,7 @@ final class GoogleTokenEndpointTests: XCTestCase {
     func testAudience() throws {
         let e = try makeEndpoint()
         assertIssued(e.handle(body: form(try assertion([("aud", .string(GoogleTokenEndpoint.googleTokenURL))])), now: Self.now))
-        assertIssued(e.handle(body: form(try assertion([("aud", .string(TestCredentials.firebaseTokenURI))])), now: Self.now))
+        assertIssued(e.handle(body: form(try assertion([("aud", .string(FCMTestCredentials.tokenURI))])), now: Self.now))
         assertIssued(e.handle(body: form(try assertion([("aud", ["https://x", .string(GoogleTokenEndpoint.googleTokenURL)])])), now: Self.now))
         for bad: JSONValue? in ["https://oauth2.googleapis.com/token/", "https://accounts.google.com/o/oauth2/token", nil, 5] {
             assertRefused(e.handle(body: form(try assertion([("aud", bad)])), now: Self.now), .wrongAudience, body: #"{"error":"invalid_grant"}"#)

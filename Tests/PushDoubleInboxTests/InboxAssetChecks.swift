@@ -1,13 +1,48 @@
 import Foundation
 @testable import PushDoubleInbox
+import PushDouble
 
 /// Static reading of the inbox assets, shared by the fast and the node-tier tests.
 enum InboxAssetChecks {
     /// The page and every asset under /inbox/.
-    static var all: [InboxAsset] { [InboxPage.page] + InboxPage.assets }
+    static var all: [InboxAsset] { own + views }
+
+    /// The inbox's own files: the page and its assets.
+    static var own: [InboxAsset] { [InboxPage.page] + InboxPage.assets }
+
+    /// The registered providers' views, assembled (`/inbox/views.js`, `/inbox/views.css`).
+    static var views: [InboxAsset] { InboxPage.viewAssets(FakeRegistry.inboxViews) }
 
     /// The scripts.
     static var scripts: [InboxAsset] { all.filter { $0.contentType.hasPrefix("text/javascript") } }
+
+    /// The repository's `Sources/` directory (found from this file's path).
+    static let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Sources")
+
+    /// The source file each inbox asset is compiled from (`Sources/PushDoubleInbox/Assets/<name>`).
+    static func sourceFile(of asset: InboxAsset) -> URL {
+        let name = asset.path == InboxPage.page.path ? "inbox.html" : String(asset.path.split(separator: "/").last!)
+        return sources.appendingPathComponent("PushDoubleInbox/Assets").appendingPathComponent(name)
+    }
+
+    /// Each provider's inbox view files (`Sources/PushDouble<Name>/Inbox/*.js|*.css`).
+    static var providerViewFiles: [URL] {
+        let modules = (try? FileManager.default.contentsOfDirectory(atPath: sources.path)) ?? []
+        return modules.sorted().flatMap { module -> [URL] in
+            let dir = sources.appendingPathComponent(module).appendingPathComponent("Inbox")
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+            return names.sorted().filter { $0.hasSuffix(".js") || $0.hasSuffix(".css") }.map { dir.appendingPathComponent($0) }
+        }
+    }
+
+    /// Every JavaScript source file of the inbox, of the providers' views and of the HTML
+    /// report, as it is in the tree.
+    static var scriptFiles: [URL] {
+        own.filter { $0.contentType.hasPrefix("text/javascript") }.map(sourceFile(of:))
+            + providerViewFiles.filter { $0.pathExtension == "js" }
+            + [sources.appendingPathComponent("PushDoubleConformance/Reporters/Assets/report.js")]
+    }
 
     /// Every `href="…"` / `src="…"` value of an HTML text, in order.
     static func references(in html: String) -> [String] {

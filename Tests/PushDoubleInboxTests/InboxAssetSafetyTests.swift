@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PushDoubleInbox
+import PushDouble
 
 /// Static checks of the compiled-in assets (fast tier, no tool):
 /// - nothing external: no `http://` / `https://` / `url(` / `@import` anywhere in an asset
@@ -16,6 +17,30 @@ import XCTest
 final class InboxAssetSafetyTests: XCTestCase {
     /// The SVG namespace name timeline.js passes to createElementNS: an identifier, never fetched.
     static let allowedURLs = ["http://www.w3.org/2000/svg"]
+
+    /// The served bytes are the files under `Sources/PushDoubleInbox/Assets/`, byte for byte
+    /// (SwiftPM compiles them in; a stale build or a wrong file name would show here).
+    func testEveryAssetIsItsSourceFile() throws {
+        for asset in InboxAssetChecks.own {
+            let file = InboxAssetChecks.sourceFile(of: asset)
+            let served = Array(asset.text.utf8), source = [UInt8](try Data(contentsOf: file))
+            XCTAssertTrue(served == source, "\(asset.path) (\(served.count) bytes) is not \(file.path) (\(source.count) bytes): rebuild")
+        }
+    }
+
+    /// `/inbox/views.js` and `views.css` hold every provider's view file, byte for byte, and
+    /// every registered provider has one.
+    func testTheViewsAreEachProvidersFiles() throws {
+        let files = InboxAssetChecks.providerViewFiles
+        XCTAssertEqual(files.count, 2 * FakeRegistry.modules.count, files.map(\.lastPathComponent).joined(separator: " "))
+        XCTAssertEqual(FakeRegistry.inboxViews.map(\.provider), FakeRegistry.modules.map(\.provider))
+        let assembled = Dictionary(uniqueKeysWithValues: InboxAssetChecks.views.map { ($0.path, $0.text) })
+        for file in files {
+            let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+            let path = "/inbox/views." + file.pathExtension
+            XCTAssertTrue(assembled[path]?.contains(text) ?? false, "\(path) lacks \(file.path): rebuild")
+        }
+    }
 
     func testNoAssetReferencesAnythingExternal() {
         for asset in InboxAssetChecks.all {
@@ -67,9 +92,9 @@ final class InboxAssetSafetyTests: XCTestCase {
         let inPage = ["timeline", "filter-provider", "filter-device", "filter-status", "filter-search", "dropped-banner",
                       "connection-state", "device-list", "device-inbox", "exchange-detail", "detail-request", "detail-auth",
                       "detail-body", "detail-response", "detail-decided", "detail-timing", "retry-timeline", "device-state",
-                      "device-state-apply", "fault-form", "fault-json", "fault-add", "fault-list", "reset", "export-scenario"]
+                      "device-state-apply", "fault-form", "fault-json", "fault-add", "fault-list", "reset", "export-scenario", "counts"]
         for id in inPage { XCTAssertTrue(html.contains("data-testid=\"\(id)\""), id) }
-        let made = ["exchange-row", "device-item", "notification", "notification-title", "notification-body", "decrypt-error",
+        let made = ["exchange-row", "row-text", "device-item", "notification", "notification-title", "notification-body", "decrypt-error",
                     "auth-verdict", "fault-item", "fault-remove"]
         for id in made { XCTAssertTrue(js.contains("'data-testid': '\(id)'"), id) }
         XCTAssertTrue(html.contains("href=\"/scenario/export\""))

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PushDouble
 import PushDoubleCore
+import PushDoubleClient
 import PushDoubleTransport
 @testable import PushDoubleInbox
 

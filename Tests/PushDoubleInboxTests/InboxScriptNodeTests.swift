@@ -2,12 +2,15 @@ import Foundation
 import XCTest
 import PushDoubleTestSupport
 @testable import PushDoubleInbox
+import PushDouble
 
 /// The scripts under node (interop tier: needs `node`): each parses (`node --check`), and
 /// the real inbox.js renders notifications whose every field is `<script>`/markup text into
 /// a recording DOM whose HTML sinks throw: the markup arrives as text, no element is made
 /// from it.
 final class InboxScriptNodeTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "node") }
+
     private func write(_ text: String, _ name: String) throws -> URL {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-inbox-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -20,7 +23,9 @@ final class InboxScriptNodeTests: XCTestCase {
     /// "verdicts", or nil for the markup render) and returns the JSON it prints.
     private func runHarness(mode: String?, cases: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> Any {
         try requireTool("node")
-        let script = try write(try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text, "inbox.js")
+        // The providers' views (views.js) first, as the page loads them, then inbox.js.
+        let views = InboxAssetChecks.views.first { $0.path == "/inbox/views.js" }?.text ?? ""
+        let script = try write(views + "\n" + (try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text), "inbox.js")
         let dir = script.deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(at: dir) }
         let harness = dir.appendingPathComponent("harness.js")
@@ -44,6 +49,18 @@ final class InboxScriptNodeTests: XCTestCase {
             defer { try? FileManager.default.removeItem(at: file.deletingLastPathComponent()) }
             let r = try runCommand(["node", "--check", file.path])
             XCTAssertEqual(r.status, 0, "\(asset.path): \(r.stderr)")
+        }
+    }
+
+    /// `node --check` on the source files themselves (the inbox's and the HTML report's), not on
+    /// copies: what an editor saves is what is checked.
+    func testEverySourceScriptFileParses() throws {
+        try requireTool("node")
+        XCTAssertEqual(InboxAssetChecks.scriptFiles.count, 3 + FakeRegistry.modules.count)
+        for file in InboxAssetChecks.scriptFiles {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), file.path)
+            let r = try runCommand(["node", "--check", file.path])
+            XCTAssertEqual(r.status, 0, "\(file.path): \(r.stderr)")
         }
     }
 
@@ -93,6 +110,11 @@ final class InboxScriptNodeTests: XCTestCase {
         P.curlCommand({ transport: { version: 'HTTP/1.1' }, request: { method: 'POST', scheme: 'http', authority: 'h:1', path: '/p',
           headers: [['Host', 'h:1']], body: null, bodyBase64: 'AAE=', bodySize: 2 } })
       ]));
+      process.exit(0);
+    }
+    if (process.argv[3] === 'rows') {
+      const cases = JSON.parse(require('fs').readFileSync(process.argv[4], 'utf8'));
+      console.log(JSON.stringify(cases.map(([ex]) => window.PushDoubleInbox.rowText(ex))));
       process.exit(0);
     }
     if (process.argv[3] === 'views') {
@@ -192,6 +214,34 @@ final class InboxScriptNodeTests: XCTestCase {
         XCTAssertEqual(views[11]["silent"] as? Bool, true)
         XCTAssertEqual(meta(11, "_contentAvailable"), "true")
         XCTAssertEqual([v(12, "title"), v(12, "subtitle"), v(12, "body")], ["single", "sub", "one"])
+    }
+
+    /// A timeline row says what its notification says, as a mail list shows a subject: the
+    /// title, else the body (Web Push's decrypted text), else "silent", else why it could not be
+    /// read; nothing for an exchange without a notification; long text cut at 80 characters.
+    func testEachRowSaysWhatItsNotificationSays() throws {
+        // The view cases, each addressed to a token (Expo's through its recipients), then an OAuth
+        // token request (a recorded assertion, no device) and a long body.
+        var cases = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(Self.viewCases.utf8)) as? [[Any]])
+        cases = cases.map { c in
+            var ex = c[0] as! [String: Any]
+            if ex["recipients"] == nil { ex["token"] = "token-\(ex["seq"]!)" }
+            return [ex, c[1]]
+        }
+        let long = String(repeating: "word ", count: 40)
+        cases.append([["seq": 13, "provider": "fcm", "endpoint": "oauth.token",
+                       "notification": ["grant_type": "urn:ietf:params:oauth:grant-type:jwt-bearer"]], -1])
+        cases.append([["seq": 14, "provider": "apns", "token": "t14",
+                       "notification": ["headers": [:], "pushType": "alert", "payload": ["aps": ["alert": ["body": long]]]]], -1])
+        cases.append([["seq": 15, "provider": "apns", "token": "t15"], -1])
+        let json = String(decoding: try JSONSerialization.data(withJSONObject: cases), as: UTF8.self)
+        let rows = try XCTUnwrap(try runHarness(mode: "rows", cases: json) as? [String])
+        XCTAssertEqual(Array(rows.prefix(13)), ["T", "just a body", "silent", "AT", "silent", "only android", "WT", "plain text", "silent",
+                                                "undecryptable: noPrivateKey: why", "E1", "E1", "single"])
+        XCTAssertEqual(rows[13], "", "a token request addresses no device: nothing said")
+        XCTAssertEqual(rows[14].count, 80)
+        XCTAssertTrue(rows[14].hasPrefix("word word") && rows[14].hasSuffix("…"), rows[14])
+        XCTAssertEqual(rows[15], "", "no notification recorded, nothing said")
     }
 
     /// The auth verdict is the fake's (`AuthIdentity.valid`) with its recorded reason, or "not

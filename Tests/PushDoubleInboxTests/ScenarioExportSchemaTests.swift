@@ -8,6 +8,8 @@ import PushDoubleTestSupport
 /// Python's jsonschema, Draft 2020-12, as ScenarioLoaderTests uses it), for a double holding
 /// every kind of device member and several rule kinds.
 final class ScenarioExportSchemaTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3 (jsonschema)") }
+
     func testTheExportValidatesAgainstScenarioSchema() throws {
         try requireTool("python3")
         let server = PushDoubleServer(configuration: .ephemeral())

@@ -7,6 +7,8 @@ import PushDoubleTestSupport
 /// bits, memLevel, container), including inputs far longer than the 32 KiB window with
 /// matches near the maximum distance; decoded one-shot and in random chunk sizes.
 final class InflatePythonCrossTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3 (zlib, gzip)") }
+
     static let script = #"""
 import base64, random, struct, sys, zlib
 rng = random.Random(int(sys.argv[1]))

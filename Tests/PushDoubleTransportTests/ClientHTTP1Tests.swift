@@ -1,11 +1,15 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleTransport
+@testable import PushDoubleClient
 
 /// HTTP/1.1 client: python http.server, nginx over TLS (ALPN fallback to http/1.1) and
 /// cleartext, and a scripted server for chunked bodies, interim responses, close
 /// delimiting, truncation, garbage and timeouts.
 final class ClientHTTP1Tests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "nginx", "python3") }
+
     static let page = Array("<h1>hello over HTTP/1.1</h1>\n".utf8)
     static let docroot = makeClientTestDocroot(files: ["index.html": page, "data.bin": clientTestBytes(300_000, seed: 9)])
     private let h1 = HTTPClientConfiguration(alpn: ["http/1.1"], connectTimeout: 5, requestTimeout: 10)

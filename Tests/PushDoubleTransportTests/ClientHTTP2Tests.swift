@@ -1,10 +1,14 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleTransport
+@testable import PushDoubleClient
 
 /// The client against nghttpd: h2 over TLS with ALPN, h2c prior knowledge,
 /// multiplexing, MAX_CONCURRENT_STREAMS, flow control both ways, padding, PING.
 final class ClientHTTP2Tests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "nghttpd", "openssl") }
+
     static let small = Array("hello from nghttpd\n".utf8)
     static let large = clientTestBytes(3 * 1024 * 1024 + 17, seed: 11)  // > our 1 MiB stream window
     static let docroot = makeClientTestDocroot(files: ["hello.txt": small, "large.bin": large])

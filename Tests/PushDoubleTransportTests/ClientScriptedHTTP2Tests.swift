@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PushDoubleHPACK
 @testable import PushDoubleTransport
+@testable import PushDoubleClient
 
 /// The client against a scripted HTTP/2 server that plays exact frames: GOAWAY,
 /// MAX_CONCURRENT_STREAMS raised APNs-style, REFUSED_STREAM, CONTINUATION and trailers,

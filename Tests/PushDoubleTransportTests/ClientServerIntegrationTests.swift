@@ -1,11 +1,15 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleTransport
+@testable import PushDoubleClient
 
 /// The client against PushDouble's own HTTPServer (runtime + HTTP/2 engine): the APNs
 /// pattern of SETTINGS_MAX_CONCURRENT_STREAMS 1 raised after the first request, ALPN
 /// choices, and the server's fault actions seen as the client's typed errors.
 final class ClientServerIntegrationTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "openssl") }
+
     private static func responder() -> ClosureResponder {
         ClosureResponder { req, ctx in
             switch req.path {

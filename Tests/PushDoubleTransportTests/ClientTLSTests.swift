@@ -1,9 +1,13 @@
 import Foundation
 import XCTest
+import PushDoubleTestSupport
 @testable import PushDoubleTransport
+@testable import PushDoubleClient
 
 /// TLS trust and connection failures of the client: each gives its typed error.
 final class ClientTLSTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "nghttpd", "openssl") }
+
     static let docroot = makeClientTestDocroot(files: ["a.txt": Array("a".utf8)])
 
     func testUntrustedCAIsATLSError() async throws {

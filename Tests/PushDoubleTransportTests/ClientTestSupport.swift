@@ -6,6 +6,7 @@ import XCTest
 import PushDoubleHPACK
 import PushDoubleTestSupport
 @testable import PushDoubleTransport
+@testable import PushDoubleClient
 
 /// Test fixtures for the HTTP client: a throw-away PKI made with the `openssl` CLI,
 /// external servers (nghttpd, nginx, python) on free loopback ports, and scripted

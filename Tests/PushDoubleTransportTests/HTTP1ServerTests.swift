@@ -7,6 +7,8 @@ import Glibc
 @testable import PushDoubleTransport
 
 final class HTTP1ServerTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl") }
+
     func testCurlKeepAliveTwoRequests() throws {
         let r = echoResponder()
         let (_, port) = try startServer(self, responder: r)

@@ -6,6 +6,8 @@ import PushDoubleTestSupport
 /// Real HTTP/2 clients against the in-process server on an ephemeral port: the Python
 /// `h2` library (scripts in Tests/Interop/h2_*.py) and curl with prior knowledge.
 final class HTTP2InteropTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "h2load", "nghttp", "python3 (h2)") }
+
     /// Writes three server-sent events from its own thread, 20 ms apart, then finishes.
     struct ThreadedEvents: ResponseBodySource {
         func start(_ sink: ResponseBodySink) {

@@ -13,6 +13,8 @@ final class FakeControl: ConnectionControl {
 }
 
 final class RouterTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl") }
+
     private func request(_ method: String, _ path: String, authority: String? = "api.push.test:443") -> HTTPRequest {
         let info = RequestInfo(connection: FakeControl().info, streamID: 1, version: .http2, headReceivedAt: Date(), bodyReceivedAt: Date())
         return HTTPRequest(method: method, path: path, scheme: "https", authority: authority, headers: HTTPHeaders(), body: [], info: info)

@@ -6,11 +6,13 @@ import Synchronization
 import COpenSSL
 
 final class RuntimeEventLoopTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl") }
+
     func testTimersFireInDeadlineOrderAndCancelWorks() throws {
         let group = try EventLoopGroup(count: 1)
         defer { group.shutdown() }
         let loop = group.loops[0]
-        let fired = PthreadLocked<[Int]>([])
+        let fired = Locked<[Int]>([])
         let done = DispatchSemaphore(value: 0)
         loop.execute {
             for (i, d) in [0.08, 0.02, 0.05, 0.0].enumerated() {
@@ -28,8 +30,8 @@ final class RuntimeEventLoopTests: XCTestCase {
         let group = try EventLoopGroup(count: 2)
         defer { group.shutdown() }
         let loop = group.loops[1]
-        let count = PthreadLocked(0)
-        let threads = PthreadLocked(Set<String>())
+        let count = Locked(0)
+        let threads = Locked(Set<String>())
         let done = DispatchGroup()
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             for _ in 0..<500 {
@@ -94,7 +96,7 @@ extension RuntimeEventLoopTests {
     func testRoundRobinAcceptStrategyServesOnEveryLoop() throws {
         let server = HTTPServer(eventLoopCount: 2, acceptStrategy: .roundRobin)
         defer { server.stop(timeout: 0.5) }
-        let loopsSeen = PthreadLocked(Set<String>())
+        let loopsSeen = Locked(Set<String>())
         let r = ClosureResponder { req, _ in
             var name = [CChar](repeating: 0, count: 32)
             pd_get_thread_name(&name)

@@ -6,6 +6,8 @@ import Synchronization
 
 /// End-to-end HTTP/2 through the runtime (TLS ALPN h2, h2c prior knowledge, no-ALPN sniff).
 final class RuntimeHTTP2Tests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "h2load", "python3 (h2)") }
+
     func testCurlHTTP2OverTLS() throws {
         let cert = try TestCertificate.make()
         let r = echoResponder()
@@ -84,7 +86,7 @@ final class RuntimeHTTP2Tests: XCTestCase {
         let r = ClosureResponder { _, _ in .delayed(seconds: 0.3, then: .respond(HTTPResponse(status: 200, contentType: "text/plain", body: "done"))) }
         let port = try server.start([ListenerConfiguration(name: "g2", responder: r)])[0].port
         let done = DispatchSemaphore(value: 0)
-        let box = PthreadLocked<String>("")
+        let box = Locked<String>("")
         DispatchQueue.global().async {
             let res = try? runCommand(["curl", "-sS", "--http2-prior-knowledge", "http://127.0.0.1:\(port)/slow"])
             box.withLock { $0 = res?.stdout ?? "error" }

@@ -5,6 +5,8 @@ import PushDoubleTestSupport
 
 /// Garbage on real sockets: the server keeps serving and releases every connection.
 final class RuntimeRobustnessTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl") }
+
     func testRandomBytesOnCleartextAndTLSListeners() throws {
         let cert = try TestCertificate.make()
         let server = HTTPServer(eventLoopCount: 2)

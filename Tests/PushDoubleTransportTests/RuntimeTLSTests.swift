@@ -4,6 +4,8 @@ import PushDoubleTestSupport
 @testable import PushDoubleTransport
 
 final class RuntimeTLSTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "openssl", "python3") }
+
     func testALPNAndSNIVisibleToResponder() throws {
         let cert = try TestCertificate.make()
         let r = echoResponder()

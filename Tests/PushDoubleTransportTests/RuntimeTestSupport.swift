@@ -10,8 +10,8 @@ import Glibc
 /// A responder built from a closure, recording completions.
 final class ClosureResponder: Responder {
     let body: @Sendable (HTTPRequest, RequestContext) -> ResponseAction
-    let completions = PthreadLocked<[(RequestInfo, ResponseOutcome)]>([])
-    let requests = PthreadLocked<[HTTPRequest]>([])
+    let completions = Locked<[(RequestInfo, ResponseOutcome)]>([])
+    let requests = Locked<[HTTPRequest]>([])
     init(_ body: @escaping @Sendable (HTTPRequest, RequestContext) -> ResponseAction) { self.body = body }
     func respond(to request: HTTPRequest, context: RequestContext) -> ResponseAction {
         requests.withLock { $0.append(request) }

@@ -11,6 +11,8 @@ import PushDoubleTestSupport
 /// (no network). The captured request must pass ``WebPushRequestValidator`` and decrypt with
 /// ``WebPushBrowser``. Requires `pip install pywebpush`; a missing library fails the test.
 final class PywebpushInteropTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3 (pywebpush)") }
+
     /// Reads `{"subscription","data","encoding","vapid_key_file","headers"}` on stdin, prints
     /// `{"endpoint","headers","body"}` (body base64url) of the request pywebpush would send.
     static let script = #"""

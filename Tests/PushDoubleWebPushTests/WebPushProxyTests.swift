@@ -13,6 +13,8 @@ import PushDouble
 /// the real origin, and an unmodified pywebpush given only `HTTPS_PROXY` and the CA.
 /// Tools: curl, python3 (pywebpush; Tests/Interop/webpush_pywebpush_proxy.py).
 final class WebPushProxyTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "python3") }
+
     static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop")
 

@@ -32,6 +32,8 @@ struct RunningDouble {
 /// Real sockets: the `webpush` listener and the admin routes with curl, over TLS with ALPN h2
 /// and http/1.1, configured only with the sender material.
 final class WebPushSocketTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "curl", "python3") }
+
     func curl(_ args: [String]) throws -> ProcessResult { try runCommand(["curl", "-sS"] + args, timeout: 30) }
 
     func testCurlPushesOverHTTP2AndHTTP1AndTheBrowserDecrypts() throws {
@@ -100,6 +102,8 @@ final class WebPushSocketTests: XCTestCase {
 /// and the CA; each asserts delivery (the decrypted plaintext read back byte for byte) and its
 /// own error types. This side checks what the fake recorded.
 final class WebPushClientMatrixTests: XCTestCase {
+    override func setUpWithError() throws { try requireInteropTier(needs: "python3 (Web Push client libraries)") }
+
     static let interop = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Interop")
 

@@ -1,4 +1,5 @@
 import Foundation
+import PushDoubleTransport
 import Synchronization
 
 /// Counts accepted deliveries to one registered device without the registry's lock.

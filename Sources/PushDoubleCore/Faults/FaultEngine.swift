@@ -1,4 +1,5 @@
 import Foundation
+import PushDoubleTransport
 import Synchronization
 
 /// The facts about a request that fault rules match on.

@@ -1,4 +1,5 @@
 import Foundation
+import PushDoubleTransport
 import Synchronization
 
 /// Everything one running double shares across its fakes: clock, devices, fault rules,

@@ -36,6 +36,10 @@ public protocol ProviderModule: Sendable {
     /// ``DeviceSchemaError`` for an attribute it does not accept, and fills `device.token`
     /// when the provider derives it from attributes. Default: no attributes accepted.
     func validateDevice(_ device: inout Device) throws
+
+    /// How the inbox shows this provider's notifications (``InboxView``). Default: none (the
+    /// inbox then shows the recorded notification as JSON).
+    var inboxView: InboxView? { get }
 }
 
 extension ProviderModule {
@@ -44,6 +48,8 @@ extension ProviderModule {
     public func validateDevice(_ device: inout Device) throws {
         try DeviceSchemaError.refuseAttributes(of: device, allowed: [])
     }
+
+    public var inboxView: InboxView? { nil }
 
     /// The common check of an options object: it is an object and names only `optionKeys`.
     /// Returns its members (empty for nil).

@@ -90,11 +90,7 @@ public enum WebPushCipher {
     }
 
     /// Cryptographically random bytes.
-    public static func randomBytes(_ n: Int) throws(CryptoError) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: n)
-        guard RAND_bytes(&out, Int32(n)) == 1 else { throw OpenSSL.failure("RAND_bytes") }
-        return out
-    }
+    public static func randomBytes(_ n: Int) throws(CryptoError) -> [UInt8] { try SecureRandom.bytes(n) }
 
     // MARK: - legacy aesgcm (draft-ietf-webpush-encryption-04 / draft-ietf-httpbis-encryption-encoding-03)
 

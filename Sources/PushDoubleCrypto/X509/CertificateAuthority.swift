@@ -126,7 +126,7 @@ enum CertificateBuilder {
         guard X509_set_version(x, 2) == 1 else { throw OpenSSL.failure("X509_set_version") }
 
         // 16 random bytes, top bit clear: a positive serial of at most 128 bits (CA/B guidance: ≥64 random bits).
-        var serial = try WebPushCipher.randomBytes(16)
+        var serial = try SecureRandom.bytes(16)
         serial[0] &= 0x7F
         serial[0] |= 0x01
         guard let bn = BN_bin2bn(serial, 16, nil) else { throw OpenSSL.failure("BN_bin2bn") }

@@ -35,7 +35,7 @@ public struct ExpoFakeConfiguration: Sendable {
     /// The access token the fake accepts unless configured otherwise: the shipped test token
     /// (`Certificates/expo-test-access-token.txt`, embedded as `EmbeddedTestCredentials`),
     /// never a real Expo token.
-    public static var shippedAccessToken: String { EmbeddedTestCredentials.expoAccessToken }
+    public static var shippedAccessToken: String { ExpoTestCredentials.accessToken }
 
     public init() {}
 }

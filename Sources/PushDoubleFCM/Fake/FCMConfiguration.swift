@@ -27,7 +27,7 @@ public struct FCMConfiguration: Sendable {
     /// (a constant that `TestCredentialsTests` keeps equal to Certificates/, and that
     /// `FCMOAuthSupportTests` parses: a parse failure here is a build defect).
     public static let shippedServiceAccount: GoogleServiceAccount =
-        try! GoogleServiceAccount(jsonText: EmbeddedTestCredentials.firebaseServiceAccountJSON)
+        try! GoogleServiceAccount(jsonText: FCMTestCredentials.serviceAccountJSON)
 
     public init(serviceAccounts: [GoogleServiceAccount] = [FCMConfiguration.shippedServiceAccount]) {
         self.serviceAccounts = serviceAccounts

@@ -31,7 +31,7 @@ final class EventLoop: LoopExecutor, @unchecked Sendable {
     let index: Int
     private let epfd: Int32
     private let wakeFD: Int32
-    private let tasks = PthreadLocked<[@Sendable () -> Void]>([])
+    private let tasks = Locked<[@Sendable () -> Void]>([])
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?

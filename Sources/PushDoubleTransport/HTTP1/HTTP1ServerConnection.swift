@@ -581,7 +581,7 @@ final class HTTP1BodySink: ResponseBodySink {
     private let connection: LoopBound<HTTP1ServerConnection>
     private let slot: LoopBound<HTTP1ServerConnection.Slot>
     private let executor: any LoopExecutor
-    private let state = PthreadLocked<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
+    private let state = Locked<(closed: Bool, callbacks: [@Sendable () -> Void])>((false, []))
     private let unsent: SinkUnsentBytes
 
     init(connection: HTTP1ServerConnection, slot: HTTP1ServerConnection.Slot, executor: any LoopExecutor, backlog: OutputBacklog?) {

@@ -349,7 +349,7 @@ public final class HTTPServer: Sendable {
     private let group: EventLoopGroup
     private let acceptStrategy: AcceptStrategy
     private let counters = ServerCounters()
-    private let state = PthreadLocked<(acceptors: [(loop: Int, fd: Int32)], listeners: [(BoundListener, ListenerRuntime)], stopped: Bool)>(([], [], false))
+    private let state = Locked<(acceptors: [(loop: Int, fd: Int32)], listeners: [(BoundListener, ListenerRuntime)], stopped: Bool)>(([], [], false))
 
     /// The soft RLIMIT_NOFILE of the process, raised to the hard limit when the first
     /// server was created.

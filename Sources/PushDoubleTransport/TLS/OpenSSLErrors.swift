@@ -1,10 +1,10 @@
 import COpenSSL
 
 /// Renders and empties the calling thread's OpenSSL error queue (one helper for the server
-/// and client TLS code).
-enum OpenSSLErrors {
+/// and the client's, which is another module of this package: `package` access).
+package enum OpenSSLErrors {
     /// The queued errors as `"error:…; error:…"`, oldest first; empty when none.
-    static func drain() -> String {
+    package static func drain() -> String {
         var parts: [String] = []
         while true {
             let code = ERR_get_error()

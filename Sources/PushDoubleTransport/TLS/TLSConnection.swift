@@ -87,7 +87,7 @@ final class TLSConnection {
 }
 
 /// The ALPN protocol negotiated on `ssl` (either side), nil when none was.
-func negotiatedALPN(_ ssl: OpaquePointer) -> String? {
+package func negotiatedALPN(_ ssl: OpaquePointer) -> String? {
     var data: UnsafePointer<UInt8>?
     var len: UInt32 = 0
     SSL_get0_alpn_selected(ssl, &data, &len)

@@ -1,4 +1,5 @@
 import PushDoubleInflate
+import PushDoubleClient
 import PushDoubleTransport
 import Synchronization
 

@@ -1,5 +1,6 @@
 import Foundation
 import PushDoubleCrypto
+import PushDoubleClient
 import PushDoubleTransport
 import Synchronization
 

@@ -1,3 +1,4 @@
+import PushDoubleClient
 import PushDoubleTransport
 import Synchronization
 

@@ -12,6 +12,11 @@ enum CertsCommand: ConsoleCommand {
 
     static let options: [OptionSpec] = [
         OptionSpec("--out", value: "DIR", help: "directory to write a fresh set of credentials into (created if missing)"),
+        OptionSpec("--server-certificate", help: "with --out: write the shipped set with a new server certificate for today's host names, "
+                       + "plus the files of a provider that has none yet (same CA, every existing key kept; for maintainers, "
+                       + "Certificates/regenerate.sh)"),
+        OptionSpec("--swift", value: "FILE", help: "with --out: also write the embedded copy of the set as Swift source "
+                       + "(EmbeddedTestCredentials.swift; for maintainers, Certificates/regenerate.sh)"),
         OptionSpec("--trust", help: "print the commands that add the test CA to trust stores (Debian, Java, Node, Python, Go); runs nothing"),
         OptionSpec("--ca", value: "FILE", help: "with --trust: the CA file to name (default: the test CA serve uses, written to "
                        + "\(defaultCAFile))"),
@@ -24,9 +29,10 @@ enum CertsCommand: ConsoleCommand {
     }
 
     static var help: CommandHelp {
-        CommandHelp(usage: "pushdouble certs --out DIR | --trust [--ca FILE]",
-                    summary: "--out: writes a new test CA, a server certificate (localhost, 127.0.0.1, ::1 and the real provider host names),\n"
-                        + "an APNs .p8 key, a Firebase service-account JSON, an Expo access token and a VAPID key pair into DIR.\n"
+        CommandHelp(usage: "pushdouble certs --out DIR [--server-certificate] [--swift FILE] | --trust [--ca FILE]",
+                    summary: "--out: writes a new test CA, a server certificate (localhost, 127.0.0.1, ::1 and the real provider host names)\n"
+                        + "and each provider's credentials into DIR:\n"
+                        + FakeRegistry.credentialSources.map { "  " + $0.credentialsSummary + "\n" }.joined()
                         + "--trust: prints the trust-store commands for the test CA, to copy into a test machine's set-up.\n"
                         + "All of it is TEST-ONLY material: trust the CA only on machines that run tests.",
                     options: options, footer: "exit status: 0 done, 1 cannot write or read a file, 2 usage error")
@@ -42,12 +48,25 @@ enum CertsCommand: ConsoleCommand {
             err.write(CLIError.message(CLIError.missingArgument("--trust (--ca only names the CA for --trust)"), command: name))
             return CLIError.exitStatus
         }
+        if (parsed.flag("--server-certificate") || parsed.value("--swift") != nil) && parsed.value("--out") == nil {
+            err.write(CLIError.message(CLIError.missingArgument("--out DIR (--server-certificate and --swift only go with --out)"), command: name))
+            return CLIError.exitStatus
+        }
         if let dir = parsed.value("--out") {
             do {
                 let url = URL(fileURLWithPath: dir, isDirectory: true)
                 try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-                _ = try TestCredentials.generate(into: url)
+                let sources = FakeRegistry.credentialSources
+                let set = parsed.flag("--server-certificate")
+                    ? try TestCredentials.reissuingServerCertificate(
+                        of: try TestCredentials.addingMissingFiles(to: .embedded, sources: sources), sources: sources)
+                    : try TestCredentials.generate(sources: sources)
+                try set.write(to: url)
                 out.line("wrote test-only credentials to \(url.path)")
+                if let swift = parsed.value("--swift") {
+                    try Data(TestCredentials.embeddedSwiftSource(for: set).utf8).write(to: URL(fileURLWithPath: swift), options: .atomic)
+                    out.line("wrote their embedded copy to \(swift)")
+                }
             } catch {
                 err.line("pushdouble \(name): \(error)")
                 return 1

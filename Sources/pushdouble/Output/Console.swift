@@ -1,4 +1,5 @@
 import Foundation
+import PushDoubleTransport
 import PushDoubleCore
 
 /// Thread-safe text writer for stdout/stderr (exchange logs come from event-loop threads).

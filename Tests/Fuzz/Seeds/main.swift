@@ -233,11 +233,11 @@ do {
 
 let jwt = SeedSet("FuzzJWT")
 do {
-    let p256 = try P256PrivateKey(pem: EmbeddedTestCredentials.apnsKeyPEM)
-    let account = try JSONValue.parse(EmbeddedTestCredentials.firebaseServiceAccountJSON)
+    let p256 = try P256PrivateKey(pem: EmbeddedTestCredentials.contents(of: "AuthKey_PDTESTKEY1.p8"))
+    let account = try JSONValue.parse(EmbeddedTestCredentials.contents(of: "firebase-test-service-account.json"))
     let rsa = try RSAPrivateKey(pem: account["private_key"]?.stringValue ?? "")
-    jwt.add("apns-provider-token", try JWT.signES256(keyID: EmbeddedTestCredentials.apnsKeyID,
-                                                   claims: ["iss": .string(EmbeddedTestCredentials.apnsTeamID), "iat": 1_700_000_000], key: p256))
+    jwt.add("apns-provider-token", try JWT.signES256(keyID: "PDTESTKEY1",
+                                                   claims: ["iss": .string("PDTESTTEAM"), "iat": 1_700_000_000], key: p256))
     jwt.add("typ-aud-array", try JWT.signES256(keyID: "K", type: "JWT", claims: [
         "iss": "a", "sub": "b", "aud": ["x", "y"], "exp": 1_700_003_600, "iat": 1.5, "scope": "s t", "nested": ["k": [true, nil]]], key: p256))
     jwt.add("google-assertion", try JWT.signRS256(keyID: "c60a98e5", claims: [

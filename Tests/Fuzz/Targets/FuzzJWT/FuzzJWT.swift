@@ -61,8 +61,8 @@ struct FuzzJWTKeys: Sendable {
 
     static let shared: FuzzJWTKeys = {
         do {
-            let p256 = try P256PrivateKey(pem: EmbeddedTestCredentials.apnsKeyPEM)
-            let account = try JSONValue.parse(EmbeddedTestCredentials.firebaseServiceAccountJSON)
+            let p256 = try P256PrivateKey(pem: EmbeddedTestCredentials.contents(of: "AuthKey_PDTESTKEY1.p8"))
+            let account = try JSONValue.parse(EmbeddedTestCredentials.contents(of: "firebase-test-service-account.json"))
             guard let pem = account["private_key"]?.stringValue else { fatalError("no private_key in the service account") }
             let rsa = try RSAPrivateKey(pem: pem)
             return FuzzJWTKeys(p256: p256, p256Public: try p256.publicKey, rsa: rsa, rsaPublic: try rsa.publicKey)

@@ -1,3 +1,4 @@
+import PushDoubleTransport
 #if canImport(Glibc)
 import Glibc
 #endif

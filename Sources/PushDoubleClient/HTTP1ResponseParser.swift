@@ -1,4 +1,5 @@
 import Foundation
+import PushDoubleTransport
 
 /// Incremental HTTP/1.1 response parser for the client (RFC 9112): status line, header
 /// fields, then a body delimited by Content-Length, chunked coding or connection close.

@@ -1,3 +1,4 @@
+import PushDoubleTransport
 /// The HTTP/1.1 side of a client connection: one request at a time, the rest queued
 /// FIFO, keep-alive unless the server says close.
 ///

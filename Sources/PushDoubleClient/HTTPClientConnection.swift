@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import PushDoubleTransport
 
 /// One client connection (HTTP/1.1 or HTTP/2, TLS or cleartext) used with async/await.
 ///
@@ -135,10 +136,10 @@ final class ClientConnectionCore: @unchecked Sendable {
         }
     }
 
-    private static let idCounter = ClientLocked(0)
+    private static let idCounter = Locked(0)
 
     let id: Int
-    let state = ClientLocked(State())
+    let state = Locked(State())
     private let host: String
     private let port: Int
     private let useTLS: Bool
@@ -462,24 +463,5 @@ final class ClientConnectionCore: @unchecked Sendable {
         connectWaiter?.resume(returning: .failure(connectError ?? .connectionClosed(reason)))
         tls = nil
         socket = nil
-    }
-}
-
-/// A value behind a `pthread` mutex (via NSLock).
-///
-/// Used instead of `Synchronization.Mutex` because ThreadSanitizer understands pthread
-/// mutexes but not the raw futex calls `Mutex` makes on Linux, which would make every
-/// access here look like a race under `--sanitize=thread`.
-final class ClientLocked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    @inline(__always)
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
     }
 }

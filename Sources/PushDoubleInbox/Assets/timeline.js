@@ -1,9 +1,3 @@
-/// The retry/attempt timeline renderer (`window.PushDoubleTimeline`), shared by the inbox page
-/// (served at `/inbox/timeline.js`) and the HTML conformance report (inlined). Its header
-/// comment documents the API, the grouping rule, the Retry-After rule and the DOM it produces.
-extension InboxAsset {
-    /// `/inbox/timeline.js`: `PushDoubleTimeline.render(container, exchanges, options)` and its pure helpers.
-    public static let timelineScript = InboxAsset(path: "/inbox/timeline.js", contentType: "text/javascript; charset=utf-8", text: #"""
 /* PushDouble retry timeline: draws the attempts of each notification of a list of history
  * exchanges (as GET /history returns them) on a time axis, as inline SVG.
  *
@@ -403,5 +397,3 @@ extension InboxAsset {
   root.PushDoubleTimeline = api;
   if (typeof module === 'object' && module && module.exports) module.exports = api;
 })(typeof window !== 'undefined' ? window : globalThis);
-"""#)
-}

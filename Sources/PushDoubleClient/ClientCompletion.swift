@@ -1,3 +1,4 @@
+import PushDoubleTransport
 /// What a client session hands back to the connection: waiters to resume once the
 /// session's lock is released (never resume a continuation while holding it).
 

@@ -1,3 +1,4 @@
+import PushDoubleTransport
 /// Value types of the HTTP client: configuration, request, response, errors.
 
 /// How an ``HTTPClientConnection`` connects: trust, ALPN and timeouts.

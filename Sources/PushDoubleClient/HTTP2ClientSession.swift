@@ -1,3 +1,4 @@
+import PushDoubleTransport
 import PushDoubleHPACK
 
 /// The HTTP/2 side of a client connection (RFC 9113): streams, flow control, SETTINGS,

@@ -1,8 +1,3 @@
-/// The inbox page's script (`/inbox/inbox.js`): live timeline (`/history` then `/history/stream`),
-/// filters, per-device inbox rendered per platform, exchange detail with decoded credentials,
-/// controls (device state, fault rules, reset). Vanilla JS; data reaches the DOM only as text.
-enum InboxScript {
-    static let asset = InboxAsset(path: "/inbox/inbox.js", contentType: "text/javascript; charset=utf-8", text: #"""
 // PushDouble inbox: the admin listener's web UI (docs/inbox.md). Vanilla JS, no framework,
 // no external resource. Every string from the history reaches the DOM through textContent
 // or a text node: the page never builds markup from data.
@@ -28,6 +23,7 @@ enum InboxScript {
     es: null,
     retry: 0,
     retryTimer: null,
+    health: null,          // the last GET /health
     selectedDevice: null,
     openSeq: null,
     openedFrom: null,
@@ -212,8 +208,10 @@ enum InboxScript {
     var reasons = reasonsOf(ex);
     var cls = status === null ? 'sx' : 's' + String(status).charAt(0);
     var who = ex.deviceID || ex.token || (Array.isArray(ex.recipients) ? ex.recipients.length + ' recipients' : '');
+    var said = rowText(ex);
     var what = el('span', { class: 'what' }, [
-      el('span', { text: ex.request ? ex.request.method + ' ' + ex.endpoint : ex.endpoint }),
+      said ? el('span', { class: 'said' + (said === 'silent' ? ' silent' : ''), 'data-testid': 'row-text', text: said }) : null,
+      el('span', { class: 'endpoint', text: ex.request ? ex.request.method + ' ' + ex.endpoint : ex.endpoint }),
       reasons.length ? el('span', { class: 'reason', text: reasons.join(', ') }) : null,
       who ? el('span', { class: 'who', text: who }) : null
     ]);
@@ -228,6 +226,20 @@ enum InboxScript {
       what
     ]);
     return row;
+  }
+
+  // What a row says the notification says, as a mail client's list shows a subject: the title,
+  // else the body (a Web Push message's decrypted text), else "silent", else why it could not
+  // be read; '' for an exchange addressed to no device (an OAuth token request, a receipts
+  // fetch), whatever it recorded.
+  var ROW_TEXT_MAX = 80;
+  function rowText(ex) {
+    if (ex.notification === undefined || ex.notification === null) return '';
+    if (!targetsOf(ex).some(function (t) { return t.key; })) return '';
+    var v = notificationView(ex, -1);
+    var text = v.decryptError ? 'undecryptable: ' + v.decryptError : (v.title || v.body || (v.silent ? 'silent' : ''));
+    text = str(text).replace(/\s+/g, ' ').trim();
+    return text.length > ROW_TEXT_MAX ? text.slice(0, ROW_TEXT_MAX - 1) + '…' : text;
   }
 
   // ---------------------------------------------------------------- filters
@@ -351,10 +363,22 @@ enum InboxScript {
     return api('GET', '/health').then(function (h) {
       var hist = h.history || {};
       showDropped(Number(hist.dropped) || 0, hist.cap);
-      $('counts').textContent = (hist.count || 0) + ' in history · ' + (h.devices || 0) + ' devices · ' + (h.faults || 0) + ' rules';
+      state.health = h;
+      renderCounts();
       if (typeof h.devices === 'number' && h.devices !== state.devices.length) reloadDevicesSoon();
       return h;
     });
+  }
+
+  // The header's counts. Devices are the device list's entries (registered devices and the
+  // tokens that received pushes without one), so the two always agree.
+  function renderCounts() {
+    var h = state.health;
+    if (!h) return;
+    var hist = h.history || {};
+    var shown = deviceEntries().length, registered = state.devices.length;
+    $('counts').textContent = (hist.count || 0) + ' in history · ' + shown + (shown === 1 ? ' device' : ' devices')
+      + (shown !== registered ? ' (' + registered + ' registered)' : '') + ' · ' + (h.faults || 0) + ' rules';
   }
 
   function loadInitialHistory() {
@@ -434,6 +458,7 @@ enum InboxScript {
       ]);
     }));
     if (!entries.length) ul.append(el('li', { class: 'note', text: 'No device registered and none seen yet.' }));
+    renderCounts();
     if (focused) Array.prototype.forEach.call(ul.children, function (li) { if (li.getAttribute('data-key') === focused) li.focus(); });
   }
 
@@ -532,140 +557,23 @@ enum InboxScript {
   // ---------------------------------------------------------------- notifications
 
   // One notification as its platform shows it: {platform, app, title, subtitle, body,
-  // silent, silentWhy, meta: [[label, value]], decryptError}.
+  // silent, silentWhy, badge, meta: [[label, value]], decryptError}. Each provider brings its
+  // own view (window.PushDoubleInboxViews.<provider>, from /inbox/views.js: the provider's
+  // Inbox/ folder); a provider without one shows the recorded notification as JSON.
   function notificationView(ex, index) {
-    switch (ex.provider) {
-      case 'apns': return apnsView(ex);
-      case 'fcm': return fcmView(ex);
-      case 'webpush': return webPushView(ex);
-      case 'expo': return expoView(ex, index);
-      default: return { platform: ex.provider, app: ex.topic || ex.provider, title: '', subtitle: '', body: pretty(ex.notification), meta: [] };
+    var views = window.PushDoubleInboxViews || {};
+    if (Object.prototype.hasOwnProperty.call(views, ex.provider) && typeof views[ex.provider] === 'function') {
+      return views[ex.provider](ex, index, viewHelpers);
     }
+    return { platform: ex.provider, app: ex.topic || ex.provider, title: '', subtitle: '', body: pretty(ex.notification), meta: [] };
   }
 
   function otherKeys(o, known) {
     return isObject(o) ? Object.keys(o).filter(function (k) { return known.indexOf(k) < 0; }) : [];
   }
 
-  // APNs: payload `aps` (alert string or {title, subtitle, body}, badge, sound, thread-id,
-  // content-available) and the apns-* headers; no alert, sound or badge = silent (docs/apns.md §9).
-  function apnsView(ex) {
-    var n = isObject(ex.notification) ? ex.notification : {};
-    var h = isObject(n.headers) ? n.headers : {};
-    var p = isObject(n.payload) ? n.payload : {};
-    var aps = isObject(p.aps) ? p.aps : {};
-    var v = { platform: 'ios', app: h['apns-topic'] || ex.topic || '(no apns-topic)', title: '', subtitle: '', body: '', meta: [] };
-    if (typeof aps.alert === 'string') v.body = aps.alert;
-    else if (isObject(aps.alert)) { v.title = str(aps.alert.title); v.subtitle = str(aps.alert.subtitle); v.body = str(aps.alert.body); }
-    var hasAlert = aps.alert !== undefined && aps.alert !== null, hasSound = aps.sound !== undefined && aps.sound !== null;
-    var hasBadge = aps.badge !== undefined && aps.badge !== null;
-    v.silent = !hasAlert && !hasSound && !hasBadge;
-    if (v.silent) v.silentWhy = aps['content-available'] === 1 ? 'background push (content-available: 1, no alert, sound or badge)' : 'no alert, sound or badge';
-    if (hasBadge) v.badge = aps.badge;
-    v.meta.push(['push type', n.pushType], ['priority', n.priority]);
-    if (hasSound) v.meta.push(['sound', isObject(aps.sound) ? JSON.stringify(aps.sound) : aps.sound]);
-    if (aps['thread-id'] !== undefined) v.meta.push(['thread-id', aps['thread-id']]);
-    if (h['apns-collapse-id'] !== undefined) v.meta.push(['collapse-id', h['apns-collapse-id']]);
-    if (aps['content-available'] !== undefined) v.meta.push(['content-available', aps['content-available']]);
-    otherKeys(aps, ['alert', 'badge', 'sound', 'thread-id', 'content-available']).forEach(function (k) { v.meta.push(['aps.' + k, JSON.stringify(aps[k])]); });
-    otherKeys(p, ['aps']).forEach(function (k) { v.meta.push(['custom ' + k, JSON.stringify(p[k])]); });
-    if (n.payloadError) v.meta.push(['payload error', n.payloadError]);
-    return v;
-  }
-
-  // FCM: message.notification {title, body, image} under android.notification's fields
-  // (docs/fcm.md §2.1-2.3, either spelling); no notification at all = data-only, silent.
-  function fcmView(ex) {
-    var n = isObject(ex.notification) ? ex.notification : {};
-    var mn = isObject(n.notification) ? n.notification : {};
-    var android = isObject(n.android) ? n.android : {};
-    var an = isObject(android.notification) ? android.notification : {};
-    var v = { platform: 'android', app: n.project ? 'project ' + n.project : 'fcm', meta: [] };
-    v.title = str(pick(an, 'title') !== undefined ? an.title : mn.title);
-    v.body = str(pick(an, 'body') !== undefined ? an.body : mn.body);
-    v.subtitle = '';
-    var image = pick(an, 'image') !== undefined ? an.image : mn.image;
-    v.silent = !isObject(n.notification) && !isObject(android.notification);
-    if (v.silent) v.silentWhy = 'data-only message (no notification block)';
-    if (image !== undefined) v.meta.push(['image (not loaded)', image]);
-    [['channel', 'channel_id', 'channelId'], ['icon', 'icon'], ['color', 'color'], ['sound', 'sound'], ['tag', 'tag'],
-      ['click action', 'click_action', 'clickAction'], ['count', 'notification_count', 'notificationCount'],
-      ['priority', 'notification_priority', 'notificationPriority'], ['visibility', 'visibility']].forEach(function (f) {
-      var val = pick.apply(null, [an].concat(f.slice(1)));
-      if (val !== undefined) v.meta.push([f[0], isObject(val) ? JSON.stringify(val) : val]);
-    });
-    var ck = pick(android, 'collapse_key', 'collapseKey');
-    if (ck !== undefined) v.meta.push(['collapse_key', ck]);
-    if (android.priority !== undefined) v.meta.push(['android priority', android.priority]);
-    if (android.ttl !== undefined) v.meta.push(['ttl', android.ttl]);
-    var data = isObject(android.data) ? android.data : n.data;
-    if (isObject(data)) v.meta.push(['data', JSON.stringify(data)]);
-    if (isObject(n.target)) v.meta.push(['target', JSON.stringify(n.target)]);
-    ['apns', 'webpush'].forEach(function (k) { if (n[k] !== undefined) v.meta.push([k + ' block', 'present (other platforms)']); });
-    return v;
-  }
-
-  // Web Push: the payload the double's browser decrypted (`{data, base64}`), JSON with
-  // title/body shown as such, other text as the body; `{error, detail}` = could not decrypt.
-  function webPushView(ex) {
-    var n = isObject(ex.notification) ? ex.notification : {};
-    var v = { platform: 'browser', app: 'browser · ' + (n.service || 'web push'), title: '', subtitle: '', body: '', meta: [] };
-    var pl = n.payload;
-    if (pl === null || pl === undefined) {
-      v.silent = true; v.silentWhy = 'no payload (the service worker gets an empty push event)';
-    } else if (isObject(pl) && pl.error !== undefined) {
-      v.title = 'Could not decrypt';
-      v.decryptError = str(pl.error) + (pl.detail ? ': ' + str(pl.detail) : '');
-    } else if (isObject(pl) && pl.base64 === true) {
-      v.body = '(binary payload, base64) ' + str(pl.data);
-    } else if (isObject(pl)) {
-      var text = str(pl.data), parsed = null;
-      try { parsed = JSON.parse(text); } catch (e) { parsed = null; }
-      var src = isObject(parsed) && isObject(parsed.notification) ? parsed.notification : parsed;
-      if (isObject(src) && (src.title !== undefined || src.body !== undefined)) {
-        v.title = str(src.title); v.body = str(src.body);
-        ['icon', 'image', 'badge', 'tag', 'url'].forEach(function (k) { if (src[k] !== undefined) v.meta.push([k + ' (not loaded)', str(src[k])]); });
-        otherKeys(src, ['title', 'body', 'icon', 'image', 'badge', 'tag', 'url']).forEach(function (k) { v.meta.push([k, JSON.stringify(src[k])]); });
-      } else {
-        v.body = text;
-      }
-    }
-    v.meta.push(['ttl', n.ttl], ['urgency', n.urgency]);
-    if (ex.auth && ex.auth.subject) v.meta.push(['VAPID sub', ex.auth.subject]);
-    if (n.topic) v.meta.push(['topic', n.topic]);
-    if (n.encoding) v.meta.push(['encoding', n.encoding]);
-    return v;
-  }
-
-  // Expo: the recipient's message of the body (docs/expo.md §2): title, subtitle, body, sound,
-  // badge, channelId; no title and no body (data-only, `_contentAvailable`) = silent.
-  function expoView(ex, index) {
-    var body = ex.notification;
-    var messages = Array.isArray(body) ? body : (isObject(body) ? [body] : []);
-    var flat = [];
-    messages.forEach(function (m) {
-      var to = isObject(m) ? m.to : undefined;
-      (Array.isArray(to) ? to : [to]).forEach(function (t) { flat.push(m); });
-    });
-    var m = isObject(flat[index < 0 ? 0 : index]) ? flat[index < 0 ? 0 : index] : {};
-    var v = { platform: 'expo', app: ex.topic ? 'project ' + ex.topic : 'expo', title: str(m.title), subtitle: str(m.subtitle), body: str(m.body), meta: [] };
-    v.silent = m.title === undefined && m.body === undefined;
-    if (v.silent) v.silentWhy = m._contentAvailable ? 'background push (_contentAvailable, no title or body)' : 'data-only message (no title or body)';
-    if (m.badge !== undefined) v.badge = m.badge;
-    [['sound', 'sound'], ['channelId', 'channelId'], ['categoryId', 'categoryId'], ['priority', 'priority'], ['ttl', 'ttl'],
-      ['_contentAvailable', '_contentAvailable'], ['data', 'data']].forEach(function (f) {
-      if (m[f[1]] !== undefined && m[f[1]] !== null) v.meta.push([f[0], isObject(m[f[1]]) ? JSON.stringify(m[f[1]]) : m[f[1]]]);
-    });
-    otherKeys(m, ['to', 'title', 'subtitle', 'body', 'badge', 'sound', 'channelId', 'categoryId', 'priority', 'ttl', '_contentAvailable', 'data'])
-      .forEach(function (k) { v.meta.push([k, JSON.stringify(m[k])]); });
-    var r = index >= 0 && ex.recipients ? ex.recipients[index] : null;
-    if (r && r.detail) v.meta.push(['ticket', JSON.stringify(r.detail)]);
-    // A receipt the sender fetched later annotates the entry: {receipts: {ticketId: {receipt, fetchedAt, fetches}}}.
-    var receipts = isObject(ex.annotations) && isObject(ex.annotations.receipts) ? ex.annotations.receipts : null;
-    var ticketID = r && isObject(r.detail) ? r.detail.id : null;
-    if (receipts && ticketID && isObject(receipts[ticketID])) v.meta.push(['receipt', JSON.stringify(receipts[ticketID].receipt)]);
-    return v;
-  }
+  // What a provider's view may use (InboxView in docs/inbox.md).
+  var viewHelpers = { str: str, isObject: isObject, pick: pick, otherKeys: otherKeys, pretty: pretty };
 
   function renderNotification(ex, index) {
     var v = notificationView(ex, index);
@@ -1111,12 +1019,10 @@ enum InboxScript {
 
   // For tests and the console: the page's views of one exchange (no page state).
   window.PushDoubleInbox = {
-    notificationView: notificationView, renderNotification: renderNotification, decodeJWT: decodeJWT, verdict: verdict,
+    notificationView: notificationView, renderNotification: renderNotification, rowText: rowText, decodeJWT: decodeJWT, verdict: verdict,
     decisionText: decisionText, curlCommand: curlCommand
   };
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
   else start();
 })();
-"""#)
-}

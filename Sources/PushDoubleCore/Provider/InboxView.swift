@@ -1,0 +1,31 @@
+import Foundation
+
+/// How the inbox (the admin listener's web UI, docs/inbox.md) shows one provider's
+/// notifications: a script and a style that the inbox serves, assembled with every other
+/// provider's, at `/inbox/views.js` and `/inbox/views.css`. A provider keeps them next to its
+/// fake (`Sources/PushDouble<Name>/Inbox/`) and hands them over through
+/// ``ProviderModule/inboxView``.
+///
+/// The script registers one function under the provider id:
+///
+///     (window.PushDoubleInboxViews = window.PushDoubleInboxViews || {}).apns =
+///       function (ex, index, h) { … return {platform, app, title, subtitle, body, silent, silentWhy, badge, meta, decryptError}; };
+///
+/// `ex` is the exchange as `GET /history` returns it, `index` the recipient of a batch (-1 for
+/// one), `h` the inbox's helpers (`str`, `isObject`, `pick`, `otherKeys`, `pretty`). The style
+/// dresses `.notification[data-platform="<platform>"]`. Both reach the DOM only as text.
+public struct InboxView: Sendable, Equatable {
+    /// The view's JavaScript (registers `window.PushDoubleInboxViews.<provider>`).
+    public var script: String
+    /// Its CSS (empty for none).
+    public var style: String
+
+    public init(script: String, style: String = "") {
+        self.script = script; self.style = style
+    }
+
+    /// A view from the bytes SwiftPM embeds (`.embedInCode`), UTF-8 text.
+    public init(script: [UInt8], style: [UInt8] = []) {
+        self.init(script: String(decoding: script, as: UTF8.self), style: String(decoding: style, as: UTF8.self))
+    }
+}

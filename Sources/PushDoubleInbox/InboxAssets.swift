@@ -1,0 +1,33 @@
+import Foundation
+
+// The inbox's files are plain `.html`, `.js` and `.css` files under `Assets/`, compiled into the
+// binary by SwiftPM (`.embedInCode` in Package.swift generates `PackageResources`): no resource
+// bundle to lose next to the executable, no CDN, and `node --check Assets/inbox.js` reads the
+// very file that is served.
+extension InboxAsset {
+    /// `Assets/inbox.html`: the page's static markup; every view is filled by `/inbox/inbox.js`
+    /// from the admin JSON API. Its `data-testid`s are the DOM contract of docs/inbox.md.
+    static let page = InboxAsset(path: "/inbox", contentType: "text/html; charset=utf-8",
+                                 bytes: PackageResources.inbox_html)
+
+    /// `Assets/inbox.js` at `/inbox/inbox.js`: live timeline (`/history` then
+    /// `/history/stream`), filters, per-device inbox rendered per platform, exchange detail with
+    /// decoded credentials, controls. Vanilla JS; data reaches the DOM only as text.
+    static let inboxScript = InboxAsset(path: "/inbox/inbox.js", contentType: "text/javascript; charset=utf-8",
+                                        bytes: PackageResources.inbox_js)
+
+    /// `Assets/inbox.css` at `/inbox/inbox.css`: the page's layout and colours.
+    static let inboxStyle = InboxAsset(path: "/inbox/inbox.css", contentType: "text/css; charset=utf-8",
+                                       bytes: PackageResources.inbox_css)
+
+    /// `Assets/timeline.js` at `/inbox/timeline.js`: the retry/attempt timeline renderer
+    /// (`window.PushDoubleTimeline.render(container, exchanges, options)` and its pure helpers),
+    /// shared by the inbox page and the HTML conformance report (inlined). Its header comment
+    /// documents the API, the grouping rule, the Retry-After rule and the DOM it produces.
+    public static let timelineScript = InboxAsset(path: "/inbox/timeline.js", contentType: "text/javascript; charset=utf-8",
+                                                  bytes: PackageResources.timeline_js)
+
+    /// `Assets/timeline.css` at `/inbox/timeline.css`: the timeline's styles (inbox and report).
+    public static let timelineStyle = InboxAsset(path: "/inbox/timeline.css", contentType: "text/css; charset=utf-8",
+                                                 bytes: PackageResources.timeline_css)
+}

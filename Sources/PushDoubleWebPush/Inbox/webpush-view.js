@@ -1,0 +1,34 @@
+// The inbox's view of webpush notifications (the provider's part of /inbox/views.js; InboxView in
+// PushDoubleCore, docs/inbox.md). Vanilla JS; data reaches the DOM only as text, through the inbox.
+// Web Push: the payload the double's browser decrypted (`{data, base64}`), JSON with
+// title/body shown as such, other text as the body; `{error, detail}` = could not decrypt.
+(window.PushDoubleInboxViews = window.PushDoubleInboxViews || {})['webpush'] = function (ex, index, inbox) {
+  var str = inbox.str, isObject = inbox.isObject, otherKeys = inbox.otherKeys;
+  var n = isObject(ex.notification) ? ex.notification : {};
+  var v = { platform: 'browser', app: 'browser · ' + (n.service || 'web push'), title: '', subtitle: '', body: '', meta: [] };
+  var pl = n.payload;
+  if (pl === null || pl === undefined) {
+    v.silent = true; v.silentWhy = 'no payload (the service worker gets an empty push event)';
+  } else if (isObject(pl) && pl.error !== undefined) {
+    v.title = 'Could not decrypt';
+    v.decryptError = str(pl.error) + (pl.detail ? ': ' + str(pl.detail) : '');
+  } else if (isObject(pl) && pl.base64 === true) {
+    v.body = '(binary payload, base64) ' + str(pl.data);
+  } else if (isObject(pl)) {
+    var text = str(pl.data), parsed = null;
+    try { parsed = JSON.parse(text); } catch (e) { parsed = null; }
+    var src = isObject(parsed) && isObject(parsed.notification) ? parsed.notification : parsed;
+    if (isObject(src) && (src.title !== undefined || src.body !== undefined)) {
+      v.title = str(src.title); v.body = str(src.body);
+      ['icon', 'image', 'badge', 'tag', 'url'].forEach(function (k) { if (src[k] !== undefined) v.meta.push([k + ' (not loaded)', str(src[k])]); });
+      otherKeys(src, ['title', 'body', 'icon', 'image', 'badge', 'tag', 'url']).forEach(function (k) { v.meta.push([k, JSON.stringify(src[k])]); });
+    } else {
+      v.body = text;
+    }
+  }
+  v.meta.push(['ttl', n.ttl], ['urgency', n.urgency]);
+  if (ex.auth && ex.auth.subject) v.meta.push(['VAPID sub', ex.auth.subject]);
+  if (n.topic) v.meta.push(['topic', n.topic]);
+  if (n.encoding) v.meta.push(['encoding', n.encoding]);
+  return v;
+};
