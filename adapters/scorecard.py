@@ -59,7 +59,7 @@ def main(argv=None):
              "n/a (–). Source locations are in the pinned versions of `adapters/<name>/requirements.txt`,",
              "as installed in the adapter's venv (`site-packages/...`).", "",
              "Verdicts: **FAIL** a MUST rule broken; **warn** a SHOULD rule; **info** a MAY rule; pass; – n/a;",
-             "\\* a check of the case varies between runs (a race in the library, or a runner issue; each is",
+             "\\* a check of the case varies between runs (a race inside the library; each is",
              "explained below, and `expected-verdicts.json` accepts both verdicts).", ""]
     lines += ["| case | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for case in all_cases:
