@@ -122,6 +122,21 @@ if [ $# -eq 0 ]; then
   echo "python: ${pypassed:-0} passed, $pyfailed failed"
   total=$((total + ${pypassed:-0} + pyfailed)); failed=$((failed + pyfailed))
   [ "$pystatus" -eq 0 ] || status=1
+  # The shipped library adapters under `pushdouble conform`: every verdict must equal its
+  # committed expected-verdicts.json (adapters/README.md); one test per adapter.
+  adlog=$(mktemp)
+  set +e
+  PUSHDOUBLE_BIN="$PWD/.build/debug/pushdouble" bash adapters/run.sh 2>&1 | tee "$adlog"
+  adstatus=${PIPESTATUS[0]}
+  set -e
+  adline=$(grep -E '^adapters: [0-9]+ passed, [0-9]+ failed' "$adlog" | tail -n 1 || true)
+  rm -f "$adlog"
+  adpassed=$(echo "$adline" | sed -nE 's/^adapters: ([0-9]+) passed.*/\1/p')
+  adfailed=$(echo "$adline" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+  adpassed=${adpassed:-0}; adfailed=${adfailed:-0}
+  if [ "$adstatus" -ne 0 ] && [ "$adfailed" -eq 0 ]; then adfailed=1; fi
+  total=$((total + adpassed + adfailed)); failed=$((failed + adfailed))
+  [ "$adstatus" -eq 0 ] || status=1
 fi
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$status"
