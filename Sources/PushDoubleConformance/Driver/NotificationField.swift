@@ -99,3 +99,44 @@ extension Array where Element == FieldDifference {
         filter { fields.canExpress($0.field, for: provider) }
     }
 }
+
+/// One request a mapping check compares with its step's notification: how the evidence names
+/// it, its history seq, and what it lacks of the notification.
+public struct MappedRequest: Sendable {
+    public var describe: String
+    public var seq: UInt64
+    public var differences: [FieldDifference]
+    public init(describe: String, seq: UInt64, differences: [FieldDifference]) {
+        self.describe = describe; self.seq = seq; self.differences = differences
+    }
+}
+
+/// The one loop of every provider's mapping check (`apns.mapping`, `fcm.mapping`,
+/// `expo.mapping`): per send step with a notification, the provider's requests of that step and
+/// their differences, leaving out the fields the sender declared it cannot express for
+/// `provider` and saying which were left out.
+public enum MappingJudgement {
+    /// - Parameters:
+    ///   - noun: what the held message counts ("push(es)", "message(s)").
+    ///   - none: the n/a reason when no request was judged.
+    ///   - requests: the requests of `step` compared with notification `n`.
+    public static func finding(_ ctx: CheckContext, provider: ProviderID, noun: String, none: String,
+                               requests: (_ step: StepRecord, _ n: JSONValue) -> [MappedRequest]) -> Finding {
+        var problems: [Evidence] = []
+        var judged = 0
+        var unexpressed: Set<NotificationField> = []
+        for step in ctx.steps where step.type == "send" {
+            guard let n = step.notification else { continue }
+            unexpressed.formUnion(ctx.fields.unexpressed(in: n, for: provider))
+            for r in requests(step, n) {
+                judged += 1
+                let d = r.differences.expressible(by: ctx.fields, for: provider)
+                if !d.isEmpty { problems.append(Evidence(r.describe + "; " + d.map(\.text).joined(separator: "; "), seqs: [r.seq])) }
+            }
+        }
+        if judged == 0 { return .notApplicable(none) }
+        let note = FieldDifference.notJudgedNote(unexpressed, provider: provider)
+        return problems.isEmpty ? .held("\(judged) \(noun) carry the notification as asked" + note)
+            : .violated("notification mapped wrongly" + note, Array(problems.prefix(8)))
+    }
+}

@@ -67,21 +67,10 @@ enum MappingCheck {
         reference: "driver protocol notification fields; apns.md §2, §3, §9", severity: .must
     ) { ctx in
         let h = APNsHistory(ctx)
-        var problems: [Evidence] = []
-        var judged = 0
-        var unexpressed: Set<NotificationField> = []
-        for step in ctx.steps where step.type == "send" {
-            guard let n = step.notification else { continue }
-            unexpressed.formUnion(ctx.fields.unexpressed(in: n, for: .apns))
-            for p in h.pushes where p.step == step.index {
-                judged += 1
-                let d = differences(n, p).expressible(by: ctx.fields, for: .apns)
-                if !d.isEmpty { problems.append(h.evidence(p, d.map(\.text).joined(separator: "; "))) }
+        return MappingJudgement.finding(ctx, provider: .apns, noun: "push(es)", none: "no pushes") { step, n in
+            h.pushes.filter { $0.step == step.index }.map { p in
+                MappedRequest(describe: h.describe(p), seq: p.seq, differences: differences(n, p))
             }
         }
-        if judged == 0 { return .notApplicable("no pushes") }
-        let note = FieldDifference.notJudgedNote(unexpressed, provider: .apns)
-        return problems.isEmpty ? .held("\(judged) push(es) carry the notification as asked" + note)
-            : .violated("notification mapped wrongly" + note, problems)
     }
 }

@@ -52,28 +52,17 @@ enum ExpoMappingCheck {
         severity: .must
     ) { ctx in
         let h = ExpoHistory(ctx.history)
-        var problems: [Evidence] = []
-        var judged = 0
-        var unexpressed: Set<NotificationField> = []
         let t0 = AttemptLog.timeZero(ctx)
-        for send in h.sends {
-            let start = send.exchange.transport.headReceivedAt
-            let step = AttemptLog.step(at: start, ctx.steps)
-            guard let n = ctx.notification(step: step) else { continue }
-            unexpressed.formUnion(ctx.fields.unexpressed(in: n, for: ExpoHistory.provider))
-            for r in send.recipients where r.message != .null {
-                judged += 1
-                let d = differences(n, r.message, sentAt: start).expressible(by: ctx.fields, for: ExpoHistory.provider)
-                guard !d.isEmpty else { continue }
-                let device = ctx.scenario.devices.first { $0.provider == ExpoHistory.provider.rawValue && $0.token == r.token }?.id ?? r.token
-                problems.append(Evidence(AttemptLog.describe(device: device, exchange: send.exchange, status: send.exchange.response.status,
-                                                             reason: nil, at: start, t0: t0) + ": " + d.map(\.text).joined(separator: "; "),
-                                         seqs: [send.exchange.seq]))
+        return MappingJudgement.finding(ctx, provider: ExpoHistory.provider, noun: "message(s)", none: "no Expo messages") { step, n in
+            h.sends.filter { AttemptLog.step(at: $0.exchange.transport.headReceivedAt, ctx.steps) == step.index }.flatMap { send in
+                let start = send.exchange.transport.headReceivedAt
+                return send.recipients.filter { $0.message != .null }.map { r in
+                    let device = ctx.scenario.devices.first { $0.provider == ExpoHistory.provider.rawValue && $0.token == r.token }?.id ?? r.token
+                    return MappedRequest(describe: AttemptLog.describe(device: device, exchange: send.exchange, status: send.exchange.response.status,
+                                                                       reason: nil, at: start, t0: t0),
+                                         seq: send.exchange.seq, differences: differences(n, r.message, sentAt: start))
+                }
             }
         }
-        if judged == 0 { return .notApplicable("no Expo messages") }
-        let note = FieldDifference.notJudgedNote(unexpressed, provider: ExpoHistory.provider)
-        return problems.isEmpty ? .held("\(judged) message(s) carry the notification as asked" + note)
-            : .violated("notification mapped wrongly" + note, Array(problems.prefix(8)))
     }
 }

@@ -140,23 +140,12 @@ enum FCMMappingCheck {
         severity: .must
     ) { ctx in
         let h = FCMHistory(ctx)
-        var problems: [Evidence] = []
-        var judged = 0
-        var unexpressed: Set<NotificationField> = []
-        for step in ctx.steps where step.type == "send" {
-            guard let n = step.notification else { continue }
-            unexpressed.formUnion(ctx.fields.unexpressed(in: n, for: .fcm))
-            // Device-token messages; topic and condition messages are fcm.topic-target's.
-            for s in h.sends where s.step == step.index && s.exchange.token != nil && s.exchange.notification?["bodyError"] == nil {
-                judged += 1
-                let d = differences(n, s.exchange.notification, sentAt: s.start).expressible(by: ctx.fields, for: .fcm)
-                if !d.isEmpty { problems.append(Evidence("\(h.describe(s)): " + d.map(\.text).joined(separator: "; "), seqs: [s.seq])) }
+        // Device-token messages; topic and condition messages are fcm.topic-target's.
+        return MappingJudgement.finding(ctx, provider: .fcm, noun: "message(s)", none: "no FCM messages to device tokens") { step, n in
+            h.sends.filter { $0.step == step.index && $0.exchange.token != nil && $0.exchange.notification?["bodyError"] == nil }.map { s in
+                MappedRequest(describe: h.describe(s), seq: s.seq, differences: differences(n, s.exchange.notification, sentAt: s.start))
             }
         }
-        if judged == 0 { return .notApplicable("no FCM messages to device tokens") }
-        let note = FieldDifference.notJudgedNote(unexpressed, provider: .fcm)
-        return problems.isEmpty ? .held("\(judged) message(s) carry the notification as asked" + note)
-            : .violated("notification mapped wrongly" + note, Array(problems.prefix(8)))
     }
 
     /// `fcm.apns-background`: a notification that asks for a background push (contentAvailable with
