@@ -14,7 +14,7 @@
     order: [],             // kept seqs, ascending
     rows: new Map(),       // seq -> row element
     search: new Map(),     // seq -> lower-cased JSON text (free-text filter)
-    byDevice: new Map(),   // device key -> [{seq, index}] (index: Expo recipient, else -1)
+    byDevice: new Map(),   // device key -> [{seq, index}] (index: a batch's recipient, else -1)
     devices: [],           // GET /devices
     providers: new Set(),
     lastSeq: 0,
@@ -101,7 +101,7 @@
 
   function statusOf(ex) { return ex.response && typeof ex.response.status === 'number' ? ex.response.status : null; }
 
-  // The reasons of an exchange: the response's, and those of refused Expo recipients.
+  // The reasons of an exchange: the response's, and those of a batch's refused recipients.
   function reasonsOf(ex) {
     var out = [];
     if (ex.response && ex.response.reason) out.push(ex.response.reason);
@@ -116,7 +116,7 @@
     return null;
   }
 
-  // Who an exchange was for: one entry per recipient (Expo batches) or one for the request.
+  // Who an exchange was for: one entry per recipient (a batch) or one for the request.
   function targetsOf(ex) {
     if (Array.isArray(ex.recipients)) {
       return ex.recipients.map(function (r, i) { return { key: deviceKey(ex.provider, r.deviceID, r.token), index: i }; });
@@ -640,9 +640,9 @@
   }
 
   // Credentials the request carried, decoded: first by the provider's view (its
-  // `decodeAuthorization` hook, for a scheme of its own), else a Bearer JWT (as an APNs provider
-  // token), an opaque bearer or another scheme shown as it came; then the JWT assertion of an
-  // OAuth token request. Each: {label, jwt, raw, opaque, lines: [text shown under it]}.
+  // `decodeAuthorization` hook, for a scheme of its own), else a Bearer JWT (a provider token),
+  // an opaque bearer or another scheme shown as it came; then the JWT assertion of an OAuth
+  // token request. Each: {label, jwt, raw, opaque, lines: [text shown under it]}.
   function credentials(ex) {
     var out = [];
     var auth = header(ex, 'authorization');
@@ -910,7 +910,7 @@
   }
 
   // The entry as the history holds it now: a fake may have annotated it since the stream
-  // delivered it (an Expo receipt fetched later). Redraws the detail when it changed.
+  // delivered it (a receipt fetched later). Redraws the detail when it changed.
   function refreshExchange(seq) {
     api('GET', '/history?after=' + (seq - 1) + '&limit=1').then(function (doc) {
       var now = doc && doc.exchanges && doc.exchanges[0];

@@ -10,7 +10,7 @@
  *
  * Grouping rule (one notification = one group, its exchanges = its attempts, in arrival order):
  *   key = provider + target + identity, where
- *   - target   = the recipients' tokens of a batch (Expo, joined by ","), else the request's
+ *   - target   = the recipients' tokens of a batch (joined by ","), else the request's
  *                token, else the registered device id, else the request path;
  *   - identity = what the provider's view says identifies one message across its attempts
  *                (its `messageIdentity(request, helpers)` hook, registered beside its view on
