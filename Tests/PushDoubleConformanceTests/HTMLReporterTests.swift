@@ -4,6 +4,7 @@ import PushDoubleTestSupport
 @testable import PushDoubleConformance
 import PushDoubleCore
 import PushDoubleInbox
+import PushDouble
 
 /// `conform --html`'s page (``HTMLReporter``): real runs of shipped cases against the
 /// reference sender and a mutant, and a hand-made report whose exchanges hold markup.
@@ -77,16 +78,25 @@ final class HTMLReporterTests: XCTestCase {
         return html
     }
 
-    /// Early attempts per case (page order) as the page's own timeline script counts them.
+    /// The page's inline scripts (not the JSON block), in page order.
+    static func inlineScripts(_ html: String) -> [String] {
+        html.components(separatedBy: "<script>\n").dropFirst().map { $0.components(separatedBy: "\n</script>").first ?? $0 }
+    }
+
+    /// Early attempts per case (page order) as the page's own scripts count them: its inlined
+    /// provider views (their identity hooks) first, then the timeline.
     func earlyAttempts(_ html: String) throws -> [Int] {
         let open = "<script type=\"application/json\" id=\"\(HTMLReporter.dataElementID)\">"
         let start = try XCTUnwrap(html.range(of: open))
         let end = try XCTUnwrap(html[start.upperBound...].range(of: "</script>"))
+        let views = try XCTUnwrap(Self.inlineScripts(html).first)
         let js = """
+        global.window = global; require(process.argv[4]);
         const T = require(process.argv[2]); const data = JSON.parse(require('fs').readFileSync(process.argv[3], 'utf8'));
         console.log(JSON.stringify(data.map(xs => T.group(xs).reduce((n, g) => n + g.attempts.filter(a => a.early).length, 0))));
         """
-        let (status, text) = try TimelineScriptTests.runNode(js, files: [("data.json", Data(html[start.upperBound..<end.lowerBound].utf8))])
+        let (status, text) = try TimelineScriptTests.runNode(js, files: [("data.json", Data(html[start.upperBound..<end.lowerBound].utf8)),
+                                                                       ("views.js", Data(views.utf8))])
         XCTAssertEqual(status, 0, text)
         return try JSONDecoder().decode([Int].self, from: Data(text.utf8))
     }
@@ -129,9 +139,9 @@ final class HTMLReporterTests: XCTestCase {
                            driverFailure: nil, senderLog: "</pre><script>", durationSeconds: 0.1, checks: [check], steps: b.steps, history: b.history)
         c.recomputeVerdict()
         let html = HTMLReporter.render(RunReport(sender: "<sender>", seed: 3, startedAt: HistoryBuilder.t0, durationSeconds: 1, cases: [c]))
-        // Only the page's own three script elements open and close.
-        XCTAssertEqual(html.components(separatedBy: "<script").count - 1, 3, "script openings")
-        XCTAssertEqual(html.components(separatedBy: "</script>").count - 1, 3, "script closings")
+        // Only the page's own four script elements (data, views, timeline, report) open and close.
+        XCTAssertEqual(html.components(separatedBy: "<script").count - 1, 4, "script openings")
+        XCTAssertEqual(html.components(separatedBy: "</script>").count - 1, 4, "script closings")
         XCTAssertFalse(html.lowercased().contains("</script><img"))
         XCTAssertFalse(html.contains("<!--"))
         XCTAssertTrue(html.contains(#"\u003c/script>\u003cscript>alert(1)\u003c/script>\u003c!--\u003cscript>"#), "escaped form in the JSON block")
@@ -165,6 +175,28 @@ final class HTMLReporterTests: XCTestCase {
         }
         XCTAssertTrue(html.contains("data-case-id=\"may\" data-verdict=\"pass\""))
         XCTAssertTrue(html.contains(">INFO</span> <code class=\"case-id\">may</code>"), "a MAY-only case says INFO on its badge")
+    }
+
+    /// The page inlines the providers' views exactly as the inbox serves them (`/inbox/views.js`),
+    /// before the timeline, so a notification's attempts group by the same identity hooks: run
+    /// under node, the page's own scripts give each provider's identity, the body without a hook.
+    func testReportGroupsAttemptsByTheProvidersIdentityHooks() throws {
+        let html = HTMLReporter.render(RunReport(sender: "s", seed: nil, startedAt: HistoryBuilder.t0, durationSeconds: 1, cases: []))
+        let scripts = Self.inlineScripts(html)
+        XCTAssertEqual(scripts.count, 3, "views, timeline, report")
+        let inbox = InboxPage.viewAssets(FakeRegistry.inboxViews).first { $0.path == "/inbox/views.js" }?.text
+        XCTAssertEqual(scripts.first, inbox, "the inbox's views.js, unchanged")
+        XCTAssertEqual(scripts.dropFirst().first, InboxAsset.timelineScript.text)
+        let js = """
+        global.window = global; require(process.argv[3]); const T = require(process.argv[2]);
+        const req = (headers, body, bodySize) => ({ headers, body, bodySize });
+        console.log(JSON.stringify([T.messageIdentity('apns', req([['apns-id', 'ID-1']], 'b1', 2)), T.messageIdentity('apns', req([], 'b1', 2)),
+          T.messageIdentity('webpush', req([['topic', 'news']], 'AAAA', 4)), T.messageIdentity('fcm', req([], 'f', 1)),
+          T.messageIdentity('expo', req([], 'e', 1))]));
+        """
+        let (status, text) = try TimelineScriptTests.runNode(js, files: [("views.js", Data(scripts[0].utf8))])
+        XCTAssertEqual(status, 0, text)
+        XCTAssertEqual(try JSONDecoder().decode([String].self, from: Data(text.utf8)), ["ID-1", "b1", "news|4", "f", "e"])
     }
 
     func testExchangesPerCaseAreCappedCitedFirst() throws {

@@ -4,6 +4,7 @@ import PushDoubleTestSupport
 import PushDoubleCore
 import PushDoubleTransport
 import PushDoubleInbox
+import PushDouble
 
 /// The retry timeline renderer (``InboxAsset/timelineScript``) run under node: its grouping
 /// and Retry-After rules on histories encoded by the real history encoder, and its DOM
@@ -107,8 +108,13 @@ final class TimelineScriptTests: XCTestCase {
         return (p.terminationStatus, text)
     }
 
+    /// The registered providers' views (`/inbox/views.js`): their `messageIdentity` hooks.
+    static var viewsScript: Data {
+        Data((InboxPage.viewAssets(FakeRegistry.inboxViews).first { $0.path == "/inbox/views.js" }?.text ?? "").utf8)
+    }
+
     func testGroupingRetryAfterAndRenderingUnderNode() throws {
-        let (status, text) = try Self.runNode(Self.nodeTest, files: [("exchanges.json", try Self.fixturesJSON())])
+        let (status, text) = try Self.runNode(Self.nodeTest, files: [("exchanges.json", try Self.fixturesJSON()), ("views.js", Self.viewsScript)])
         XCTAssertEqual(status, 0, text)
         XCTAssertTrue(text.contains("all ok"), text)
         // The script counts its checks: a run that skipped them would not reach this number.
@@ -128,8 +134,9 @@ final class TimelineScriptTests: XCTestCase {
     /// The node side: assertions over the fixtures (argv: timeline.js exchanges.json).
     static let nodeTest = #"""
 'use strict';
-// Unit test of timeline.js under node. argv: timeline.js exchanges.json
-// exchanges.json: {"name": [exchange, …], …} encoded by the Swift history encoder.
+// Unit test of timeline.js under node. argv: timeline.js exchanges.json views.js
+// exchanges.json: {"name": [exchange, …], …} encoded by the Swift history encoder; views.js:
+// the providers' views (their messageIdentity hooks), loaded first as on the inbox page.
 const fs = require('fs');
 const path = process.argv[2], fixtures = JSON.parse(fs.readFileSync(process.argv[3], 'utf8'));
 let passed = 0;
@@ -164,6 +171,8 @@ global.document = {
   createTextNode(t) { return new Text_(t); },
 };
 
+global.window = global;
+require(require('path').resolve(process.argv[4]));
 const T = require(require('path').resolve(path));
 check(typeof T.render === 'function' && typeof T.group === 'function', 'API');
 const byName = n => { const x = fixtures[n]; if (!x) throw new Error('no fixture ' + n); return x; };
@@ -218,6 +227,21 @@ for (const name of ['dateIMF', 'dateRFC850', 'dateAsctime']) {
   eq(T.group(byName('webpushReencrypted')).length, 1, 'Web Push: same endpoint, same size and topic = one');
   eq(T.group(byName('webpushOtherTopic')).length, 2, 'Web Push: another topic = two');
   eq(T.group(byName('expoBatchRetry')).length, 1, 'Expo: same recipients + body = one');
+  // The identity each provider's hook gives; the request body without one.
+  const req = (headers, body, bodySize) => ({ headers, body, bodySize });
+  eq(T.messageIdentity('apns', req([['apns-id', 'ID-1']], '{"a":1}', 7)), 'ID-1', 'APNs hook: the apns-id');
+  eq(T.messageIdentity('apns', req([], '{"a":1}', 7)), '{"a":1}', 'APNs hook: no apns-id, the body');
+  eq(T.messageIdentity('webpush', req([['Topic', 'news']], 'AAAA', 4)), 'news|4', 'Web Push hook: topic + body size');
+  eq(T.messageIdentity('webpush', req([], 'AAAA', 4)), '|4', 'Web Push hook: no topic');
+  eq(T.messageIdentity('fcm', req([['apns-id', 'x']], '{"m":1}', 7)), '{"m":1}', 'FCM registers none: the body');
+  eq(T.messageIdentity('expo', req([], '[1]', 3)), '[1]', 'Expo registers none: the body');
+  eq(T.messageIdentity('zz', { headers: [], body: null, bodyBase64: 'AAE=' }), 'AAE=', 'no view: the base64 body');
+  // Without the views (timeline.js alone), every provider falls back to the body.
+  const views = window.PushDoubleInboxViews;
+  delete window.PushDoubleInboxViews;
+  eq(T.messageIdentity('apns', req([['apns-id', 'ID-1']], '{"a":1}', 7)), '{"a":1}', 'no views loaded: the body');
+  eq(T.group(byName('apnsSameIdDifferentBodies')).length, 2, 'no views loaded: APNs attempts with other bodies split');
+  window.PushDoubleInboxViews = views;
   const mixed = T.group(byName('mixed'));
   eq(mixed.map(g => g.provider), ['apns', 'fcm'], 'groups in first-attempt order, per provider');
   const seqs = byName('apnsNoIdDifferentBodies').map(e => e.seq);

@@ -42,6 +42,25 @@ final class InboxAssetSafetyTests: XCTestCase {
         }
     }
 
+    /// A provider adds files, not branches in shared code: outside comments, no registered
+    /// provider id appears in the inbox's own scripts, the timeline or the HTML report's script
+    /// (what differs by provider is in its view's hooks, docs/inbox.md "Provider hooks").
+    func testSharedScriptsNameNoProvider() throws {
+        let ids = FakeRegistry.modules.map(\.provider.rawValue)
+        XCTAssertFalse(ids.isEmpty)
+        let report = InboxAssetChecks.sources.appendingPathComponent("PushDoubleConformance/Reporters/Assets/report.js")
+        let shared = InboxAssetChecks.own.filter { $0.contentType.hasPrefix("text/javascript") }.map { ($0.path, $0.text) }
+            + [(report.lastPathComponent, String(decoding: try Data(contentsOf: report), as: UTF8.self))]
+        XCTAssertEqual(shared.count, 3)
+        for (name, text) in shared {
+            let code = text.replacingOccurrences(of: #"/\*[\s\S]*?\*/"#, with: "", options: .regularExpression)
+                .replacingOccurrences(of: #"//[^\n]*"#, with: "", options: .regularExpression)
+            for id in ids {
+                XCTAssertNil(code.range(of: "\\b\(id)\\b", options: [.regularExpression, .caseInsensitive]), "\(name) names \(id) outside a comment")
+            }
+        }
+    }
+
     func testNoAssetReferencesAnythingExternal() {
         for asset in InboxAssetChecks.all {
             var text = asset.text

@@ -117,6 +117,43 @@ final class InboxScriptNodeTests: XCTestCase {
       console.log(JSON.stringify(cases.map(([ex]) => window.PushDoubleInbox.rowText(ex))));
       process.exit(0);
     }
+    if (process.argv[3] === 'hooks') {
+      // The providers' hooks (docs/inbox.md, "Provider hooks") through the inbox's own code.
+      const P = window.PushDoubleInbox;
+      const jwt = 'eyJhbGciOiJFUzI1NiIsImtpZCI6IksxIn0.eyJpc3MiOiJURUFNIiwiaWF0IjoxNzAwMDAwMDAwfQ.c2ln';
+      const ok = { response: { status: 200 }, decidedBy: { stage: 'accepted' } };
+      const ex = (provider, more) => Object.assign({ provider }, ok, more);
+      const auth = (provider, value) => ex(provider, { request: { headers: [['authorization', value]] } });
+      const cred = c => ({ label: c.label, iss: c.jwt ? c.jwt.claims.iss : null, raw: c.raw || null, opaque: c.opaque || null, lines: c.lines || [] });
+      console.log(JSON.stringify({
+        delivered: [
+          P.delivered(ex('fcm', { notification: { validateOnly: true } }), -1),
+          P.delivered(ex('fcm', { notification: { validateOnly: false } }), -1),
+          P.delivered(ex('fcm', { notification: { message: {} } }), -1),
+          P.delivered(ex('apns', { notification: { validateOnly: true } }), -1),
+          P.delivered(ex('expo', { recipients: [{ token: 'a', accepted: true }, { token: 'b', accepted: false }] }), 0),
+          P.delivered(ex('expo', { recipients: [{ token: 'a', accepted: true }, { token: 'b', accepted: false }] }), 1),
+          P.delivered(ex('zz-no-view', {}), -1),
+          P.delivered(ex('fcm', { response: { status: 400 } }), -1),
+        ],
+        credentials: [
+          P.credentials(auth('webpush', 'vapid t=' + jwt + ', k=BKEY')).map(cred),
+          P.credentials(auth('webpush', 'WebPush ' + jwt)).map(cred),
+          P.credentials(auth('webpush', 'Bearer ' + jwt)).map(cred),
+          P.credentials(auth('apns', 'bearer ' + jwt)).map(cred),
+          P.credentials(auth('fcm', 'Bearer ya29.opaque')).map(cred),
+          P.credentials(auth('apns', 'vapid t=' + jwt)).map(cred),
+          P.credentials(auth('zz-no-view', 'Basic abc')).map(cred),
+        ],
+        details: [
+          P.credentialDetails(ex('fcm', { notification: { claims: { iss: 'sa@example.iam' }, grant_type: 'g' } })),
+          P.credentialDetails(ex('fcm', { notification: { message: {} } })),
+          P.credentialDetails(ex('apns', { notification: { claims: { iss: 'x' } } })),
+          P.credentialDetails(ex('zz-no-view', {})),
+        ],
+      }));
+      process.exit(0);
+    }
     if (process.argv[3] === 'views') {
       const t = '2026-12-01T00:00:00.000Z';
       const cases = JSON.parse(require('fs').readFileSync(process.argv[4], 'utf8'));
@@ -259,6 +296,39 @@ final class InboxScriptNodeTests: XCTestCase {
         XCTAssertEqual(out[7..<10].map { $0 as? String }, ["fault rule: busy", "validation rule: BadTopic", "not recorded"])
         XCTAssertEqual(out[10] as? String, #"curl -sS -i --http2 --cacert "$PUSHDOUBLE_CA_FILE" -X 'POST' -H 'apns-topic: it'\''s' --data-binary '{"a":"b"}' 'https://127.0.0.1:8721/3/device/ab'"#)
         XCTAssertEqual(out[11] as? String, "curl -sS -i -X 'POST' 'http://h:1/p'\n# the 2-byte binary body is not included")
+    }
+
+    /// The providers' hooks as the inbox uses them: `delivers` (FCM: a validate_only send
+    /// delivers nothing), `decodeAuthorization` (Web Push: VAPID and the legacy WebPush scheme),
+    /// `credentialDetails` (FCM: a token request's recorded assertion), each with the inbox's
+    /// default for a provider that registers none.
+    func testProviderHooksAndTheirDefaults() throws {
+        let out = try XCTUnwrap(try runHarness(mode: "hooks") as? [String: Any])
+        XCTAssertEqual(out["delivered"] as? [Bool], [false, true, true, true, true, false, true, false])
+        let creds = try XCTUnwrap(out["credentials"] as? [[[String: Any]]])
+        XCTAssertEqual(creds.map(\.count), [1, 1, 1, 1, 1, 1, 1])
+        func c(_ i: Int, _ key: String) -> Any? { creds[i][0][key].flatMap { $0 is NSNull ? nil : $0 } }
+        let jwt = "eyJhbGciOiJFUzI1NiIsImtpZCI6IksxIn0.eyJpc3MiOiJURUFNIiwiaWF0IjoxNzAwMDAwMDAwfQ.c2ln"
+        // Web Push's decoder: VAPID t= and k=, the legacy scheme; Bearer falls to the inbox's.
+        XCTAssertEqual(c(0, "label") as? String, "VAPID (Authorization: vapid t=…, k=…)")
+        XCTAssertEqual(c(0, "iss") as? String, "TEAM")
+        XCTAssertEqual(c(0, "raw") as? String, jwt)
+        XCTAssertEqual(c(0, "lines") as? [String], ["k (application server public key) = BKEY"])
+        XCTAssertEqual(c(1, "label") as? String, "VAPID, legacy WebPush scheme")
+        XCTAssertEqual(c(1, "iss") as? String, "TEAM")
+        XCTAssertEqual(c(1, "lines") as? [String], [])
+        XCTAssertEqual(c(2, "label") as? String, "Bearer JWT")
+        // No decoder registered (APNs, FCM, an unknown provider): the inbox's generic decoding.
+        XCTAssertEqual([c(3, "label") as? String, c(3, "iss") as? String], ["Bearer JWT", "TEAM"])
+        XCTAssertEqual([c(4, "label") as? String, c(4, "opaque") as? String], ["Bearer token (opaque, 11 characters)", "ya29.opaque"])
+        XCTAssertEqual([c(5, "label") as? String, c(5, "opaque") as? String], ["Authorization (vapid)", "vapid t=" + jwt],
+                       "a scheme is decoded by the exchange's own provider's view only")
+        XCTAssertEqual([c(6, "label") as? String, c(6, "opaque") as? String], ["Authorization (basic)", "Basic abc"])
+        // FCM's token-request details; none without claims, none from a provider without the hook.
+        let details = try XCTUnwrap(out["details"] as? [[[String: String]]])
+        XCTAssertEqual(details.map(\.count), [1, 0, 0, 0])
+        XCTAssertEqual(details[0][0]["label"], "Assertion as the token endpoint recorded it")
+        XCTAssertTrue(details[0][0]["text"]?.contains("sa@example.iam") ?? false, "\(details)")
     }
 
     func testMarkupInTheHistoryIsRenderedAsText() throws {

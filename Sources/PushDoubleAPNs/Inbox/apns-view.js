@@ -26,3 +26,8 @@
   if (n.payloadError) v.meta.push(['payload error', n.payloadError]);
   return v;
 };
+// Hook (docs/inbox.md, "Provider hooks"): the apns-id header, when the sender set one, names the
+// notification across its attempts; without one, the request body identifies it.
+window.PushDoubleInboxViews['apns'].messageIdentity = function (req, t) {
+  return t.header(req.headers, 'apns-id') || t.body(req);
+};

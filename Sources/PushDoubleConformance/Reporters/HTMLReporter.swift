@@ -1,4 +1,5 @@
 import Foundation
+import PushDouble
 import PushDoubleCore
 import PushDoubleInbox
 
@@ -12,6 +13,10 @@ import PushDoubleInbox
 /// no text a sender chose (a request body) can end the block or open markup; the page's
 /// script draws them with DOM APIs only. A case's timeline holds at most
 /// ``exchangesPerCase`` exchanges (those a check cites first, then the earliest).
+///
+/// The registered providers' inbox views (``InboxView``, assembled as the inbox's
+/// `/inbox/views.js`) are inlined before the timeline: their `messageIdentity` hooks group a
+/// notification's attempts as the inbox does (docs/inbox.md, "Provider hooks").
 public enum HTMLReporter {
     /// Exchanges of one case the page embeds and draws, at most.
     public static let exchangesPerCase = 200
@@ -19,7 +24,8 @@ public enum HTMLReporter {
     /// `GET /history` encodes them.
     public static let dataElementID = "pd-report-exchanges"
 
-    public static func render(_ r: RunReport) -> String {
+    /// The page of `r`; `views` are the providers' inbox views whose hooks the timeline uses.
+    public static func render(_ r: RunReport, views: [(provider: ProviderID, view: InboxView)] = FakeRegistry.inboxViews) -> String {
         let cases = ordered(r.cases)
         var h = head(r)
         h += "<body>\n<header class=\"top\">\n<h1>Conformance report</h1>\n" + summary(r) + controls() + "</header>\n"
@@ -27,9 +33,15 @@ public enum HTMLReporter {
         for (i, c) in cases.enumerated() { h += caseSection(c, index: i) }
         h += "<p class=\"no-match\" data-testid=\"no-match\" hidden>No case matches the filter.</p>\n</main>\n"
         h += dataBlock(cases)
+        h += "<script>\n" + viewsScript(views) + "\n</script>\n"
         h += "<script>\n" + InboxAsset.timelineScript.text + "\n</script>\n"
         h += "<script>\n" + HTMLReportAssets.script + "\n</script>\n</body>\n</html>\n"
         return h
+    }
+
+    /// The providers' views as the inbox serves them at `/inbox/views.js`.
+    static func viewsScript(_ views: [(provider: ProviderID, view: InboxView)]) -> String {
+        InboxPage.viewAssets(views).first { $0.contentType.hasPrefix("text/javascript") }?.text ?? ""
     }
 
     /// The `data-verdict` of a case: `error` when the driver protocol broke (the case was cut

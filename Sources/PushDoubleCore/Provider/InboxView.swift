@@ -12,8 +12,13 @@ import Foundation
 ///       function (ex, index, h) { … return {platform, app, title, subtitle, body, silent, silentWhy, badge, meta, decryptError}; };
 ///
 /// `ex` is the exchange as `GET /history` returns it, `index` the recipient of a batch (-1 for
-/// one), `h` the inbox's helpers (`str`, `isObject`, `pick`, `otherKeys`, `pretty`). The style
-/// dresses `.notification[data-platform="<platform>"]`. Both reach the DOM only as text.
+/// one), `h` the inbox's helpers (`str`, `isObject`, `pick`, `otherKeys`, `pretty`, `decodeJWT`).
+/// The style dresses `.notification[data-platform="<platform>"]`. Both reach the DOM only as text.
+///
+/// What else differs by provider the script sets as optional hooks on that function
+/// (docs/inbox.md, "Provider hooks"): `delivers(ex, index, h)`, `decodeAuthorization(scheme,
+/// rest, h)`, `credentialDetails(ex, h)` and `messageIdentity(req, t)`; the last one is also read
+/// by the retry timeline of the HTML conformance report, which inlines the views.
 public struct InboxView: Sendable, Equatable {
     /// The view's JavaScript (registers `window.PushDoubleInboxViews.<provider>`).
     public var script: String

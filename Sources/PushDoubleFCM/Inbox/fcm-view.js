@@ -32,3 +32,13 @@
   ['apns', 'webpush'].forEach(function (k) { if (n[k] !== undefined) v.meta.push([k + ' block', 'present (other platforms)']); });
   return v;
 };
+// Hooks (docs/inbox.md, "Provider hooks").
+// A validate_only send (docs/fcm.md) is checked and answered but delivers nothing.
+window.PushDoubleInboxViews['fcm'].delivers = function (ex, index, inbox) {
+  return !(inbox.isObject(ex.notification) && ex.notification.validateOnly === true);
+};
+// A token request: the assertion's claims as the token endpoint recorded them.
+window.PushDoubleInboxViews['fcm'].credentialDetails = function (ex, inbox) {
+  if (!inbox.isObject(ex.notification) || !ex.notification.claims) return [];
+  return [{ label: 'Assertion as the token endpoint recorded it', text: inbox.pretty(ex.notification) }];
+};

@@ -14,7 +14,7 @@
     order: [],             // kept seqs, ascending
     rows: new Map(),       // seq -> row element
     search: new Map(),     // seq -> lower-cased JSON text (free-text filter)
-    byDevice: new Map(),   // device key -> [{seq, index}] (index: Expo recipient, else -1)
+    byDevice: new Map(),   // device key -> [{seq, index}] (index: a batch's recipient, else -1)
     devices: [],           // GET /devices
     providers: new Set(),
     lastSeq: 0,
@@ -101,7 +101,7 @@
 
   function statusOf(ex) { return ex.response && typeof ex.response.status === 'number' ? ex.response.status : null; }
 
-  // The reasons of an exchange: the response's, and those of refused Expo recipients.
+  // The reasons of an exchange: the response's, and those of a batch's refused recipients.
   function reasonsOf(ex) {
     var out = [];
     if (ex.response && ex.response.reason) out.push(ex.response.reason);
@@ -116,7 +116,7 @@
     return null;
   }
 
-  // Who an exchange was for: one entry per recipient (Expo batches) or one for the request.
+  // Who an exchange was for: one entry per recipient (a batch) or one for the request.
   function targetsOf(ex) {
     if (Array.isArray(ex.recipients)) {
       return ex.recipients.map(function (r, i) { return { key: deviceKey(ex.provider, r.deviceID, r.token), index: i }; });
@@ -472,8 +472,8 @@
     renderDeviceInbox();
   }
 
-  // Accepted deliveries to a device, newest first: 2xx decided `accepted` (an FCM
-  // validate_only send is not delivered); per recipient for an Expo batch.
+  // Accepted deliveries to a device, newest first: 2xx decided `accepted` (per recipient for a
+  // batch), unless the provider's view says the send delivers nothing (its `delivers` hook).
   function deliveredOf(key) {
     var list = state.byDevice.get(key) || [];
     var out = [];
@@ -487,10 +487,11 @@
   function delivered(ex, index) {
     var status = statusOf(ex);
     if (status === null || status < 200 || status > 299) return false;
-    if (index >= 0) return !!(ex.recipients[index] && ex.recipients[index].accepted);
-    if (!ex.decidedBy || ex.decidedBy.stage !== 'accepted') return false;
-    if (ex.provider === 'fcm' && ex.notification && ex.notification.validateOnly === true) return false;
-    return true;
+    var accepted = index >= 0 ? !!(ex.recipients[index] && ex.recipients[index].accepted)
+      : !!(ex.decidedBy && ex.decidedBy.stage === 'accepted');
+    if (!accepted) return false;
+    var delivers = viewHook(ex.provider, 'delivers');
+    return delivers ? delivers(ex, index, viewHelpers) !== false : true;
   }
 
   function renderDeviceInbox() {
@@ -561,19 +562,32 @@
   // own view (window.PushDoubleInboxViews.<provider>, from /inbox/views.js: the provider's
   // Inbox/ folder); a provider without one shows the recorded notification as JSON.
   function notificationView(ex, index) {
-    var views = window.PushDoubleInboxViews || {};
-    if (Object.prototype.hasOwnProperty.call(views, ex.provider) && typeof views[ex.provider] === 'function') {
-      return views[ex.provider](ex, index, viewHelpers);
-    }
+    var view = viewOf(ex.provider);
+    if (view) return view(ex, index, viewHelpers);
     return { platform: ex.provider, app: ex.topic || ex.provider, title: '', subtitle: '', body: pretty(ex.notification), meta: [] };
+  }
+
+  // The view registered for `provider`, or null.
+  function viewOf(provider) {
+    var views = window.PushDoubleInboxViews || {};
+    var view = Object.prototype.hasOwnProperty.call(views, provider) ? views[provider] : null;
+    return typeof view === 'function' ? view : null;
+  }
+
+  // A hook the provider's view registers beside its function (docs/inbox.md, "Provider hooks":
+  // delivers, decodeAuthorization, credentialDetails, messageIdentity), or null.
+  function viewHook(provider, name) {
+    var view = viewOf(provider);
+    return view && Object.prototype.hasOwnProperty.call(view, name) && typeof view[name] === 'function' ? view[name] : null;
   }
 
   function otherKeys(o, known) {
     return isObject(o) ? Object.keys(o).filter(function (k) { return known.indexOf(k) < 0; }) : [];
   }
 
-  // What a provider's view may use (InboxView in docs/inbox.md).
-  var viewHelpers = { str: str, isObject: isObject, pick: pick, otherKeys: otherKeys, pretty: pretty };
+  // What a provider's view and its hooks may use (InboxView in docs/inbox.md). decodeJWT is a
+  // function declaration further down (hoisted).
+  var viewHelpers = { str: str, isObject: isObject, pick: pick, otherKeys: otherKeys, pretty: pretty, decodeJWT: decodeJWT };
 
   function renderNotification(ex, index) {
     var v = notificationView(ex, index);
@@ -625,19 +639,20 @@
     return null;
   }
 
-  // Credentials the request carried, decoded: APNs provider JWT (bearer), VAPID (t=, k=),
-  // the legacy WebPush scheme, the JWT assertion of an OAuth token request, or an opaque bearer.
+  // Credentials the request carried, decoded: first by the provider's view (its
+  // `decodeAuthorization` hook, for a scheme of its own), else a Bearer JWT (a provider token),
+  // an opaque bearer or another scheme shown as it came; then the JWT assertion of an OAuth
+  // token request. Each: {label, jwt, raw, opaque, lines: [text shown under it]}.
   function credentials(ex) {
     var out = [];
     var auth = header(ex, 'authorization');
     if (auth) {
       var m = /^\s*(\S+)\s+(.*)$/.exec(auth);
       var scheme = m ? m[1].toLowerCase() : '', rest = m ? m[2] : auth;
-      if (scheme === 'vapid') {
-        var t = /(?:^|,)\s*t\s*=\s*([^,\s]+)/.exec(rest), k = /(?:^|,)\s*k\s*=\s*([^,\s]+)/.exec(rest);
-        out.push({ label: 'VAPID (Authorization: vapid t=…, k=…)', jwt: t ? decodeJWT(t[1]) : null, raw: t ? t[1] : rest, key: k ? k[1] : null });
-      } else if (scheme === 'webpush') {
-        out.push({ label: 'VAPID, legacy WebPush scheme', jwt: decodeJWT(rest), raw: rest, key: null });
+      var decode = viewHook(ex.provider, 'decodeAuthorization');
+      var own = decode ? decode(scheme, rest, viewHelpers) : null;
+      if (own) {
+        out.push(own);
       } else if (scheme === 'bearer') {
         var jwt = decodeJWT(rest);
         out.push(jwt ? { label: 'Bearer JWT', jwt: jwt, raw: rest } : { label: 'Bearer token (opaque, ' + rest.length + ' characters)', opaque: rest });
@@ -692,16 +707,23 @@
       } else if (c.raw) {
         kids.push(el('pre', { text: 'not a decodable JWT: ' + c.raw }));
       }
-      if (c.key) kids.push(el('pre', { text: 'k (application server public key) = ' + c.key }));
+      (c.lines || []).forEach(function (line) { kids.push(el('pre', { text: str(line) })); });
       if (c.opaque) kids.push(el('pre', { text: c.opaque }));
       parts.push(el('div', { class: 'auth-part' }, kids));
     });
-    if (ex.provider === 'fcm' && isObject(ex.notification) && ex.notification.claims) {
-      parts.push(el('div', { class: 'auth-part' }, [el('div', { class: 'note', text: 'Assertion as the token endpoint recorded it' }),
-        el('pre', { text: pretty(ex.notification) })]));
-    }
+    credentialDetails(ex).forEach(function (d) {
+      parts.push(el('div', { class: 'auth-part' }, [el('div', { class: 'note', text: d.label }), el('pre', { text: d.text })]));
+    });
     if (parts.length === 1 && !ex.auth) parts.push(el('p', { class: 'note', text: 'No credential in this request.' }));
     box.replaceChildren.apply(box, parts);
+  }
+
+  // What the provider's view adds to the credential panel (its `credentialDetails` hook):
+  // [{label, text}], none without the hook.
+  function credentialDetails(ex) {
+    var details = viewHook(ex.provider, 'credentialDetails');
+    var list = details ? details(ex, viewHelpers) : null;
+    return Array.isArray(list) ? list : [];
   }
 
   function prettyBody(text, contentType) {
@@ -808,7 +830,8 @@
   }
 
   // The attempts of `ex`'s notification: PushDoubleTimeline.group (timeline.js documents the
-  // rule: provider + target + apns-id / body) over the kept exchanges of the same provider.
+  // rule: provider + target + the provider's message identity) over the kept exchanges of the
+  // same provider.
   function notificationAttempts(ex) {
     var same = [];
     state.order.forEach(function (s) { var e = state.exchanges.get(s); if (e && e.provider === ex.provider) same.push(e); });
@@ -887,7 +910,7 @@
   }
 
   // The entry as the history holds it now: a fake may have annotated it since the stream
-  // delivered it (an Expo receipt fetched later). Redraws the detail when it changed.
+  // delivered it (a receipt fetched later). Redraws the detail when it changed.
   function refreshExchange(seq) {
     api('GET', '/history?after=' + (seq - 1) + '&limit=1').then(function (doc) {
       var now = doc && doc.exchanges && doc.exchanges[0];
@@ -997,8 +1020,10 @@
     document.addEventListener('keydown', function (ev) { if (ev.key === 'Escape') closeDetail(); });
     $('device-state-apply').addEventListener('click', applyDeviceState);
     $('fault-form').addEventListener('submit', addFault);
-    $('fault-json').setAttribute('placeholder',
-      '{"id":"busy","match":{"provider":"apns"},"action":{"type":"respond","reason":"ServiceUnavailable","retryAfter":7},"times":1}');
+    // An example rule, naming the first provider that registered a view.
+    var example = Object.keys(window.PushDoubleInboxViews || {})[0] || 'PROVIDER';
+    $('fault-json').setAttribute('placeholder', JSON.stringify({ id: 'busy', match: { provider: example },
+      action: { type: 'respond', reason: 'ServiceUnavailable', retryAfter: 7 }, times: 1 }));
     $('reset').addEventListener('click', reset);
   }
 
@@ -1020,7 +1045,7 @@
   // For tests and the console: the page's views of one exchange (no page state).
   window.PushDoubleInbox = {
     notificationView: notificationView, renderNotification: renderNotification, rowText: rowText, decodeJWT: decodeJWT, verdict: verdict,
-    decisionText: decisionText, curlCommand: curlCommand
+    decisionText: decisionText, curlCommand: curlCommand, delivered: delivered, credentials: credentials, credentialDetails: credentialDetails
   };
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

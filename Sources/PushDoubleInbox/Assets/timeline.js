@@ -10,12 +10,13 @@
  *
  * Grouping rule (one notification = one group, its exchanges = its attempts, in arrival order):
  *   key = provider + target + identity, where
- *   - target   = the recipients' tokens of a batch (Expo, joined by ","), else the request's
+ *   - target   = the recipients' tokens of a batch (joined by ","), else the request's
  *                token, else the registered device id, else the request path;
- *   - identity = APNs: the apns-id header when the sender set one, else the request body;
- *                Web Push: the topic header + the body size (the payload is encrypted anew on
- *                every attempt, so the bodies of two attempts differ);
- *                FCM, Expo and any other provider: the request body.
+ *   - identity = what the provider's view says identifies one message across its attempts
+ *                (its `messageIdentity(request, helpers)` hook, registered beside its view on
+ *                PushDoubleInboxViews, docs/inbox.md "Provider hooks"), else the request body.
+ *                The views are loaded before this script: /inbox/views.js on the inbox page,
+ *                inlined in the HTML report.
  *   Two identical notifications sent on purpose to the same target therefore share a group.
  *
  * Times: an attempt starts when its request head arrived (transport.headReceivedAt, else
@@ -137,18 +138,30 @@
     return text;
   }
 
+  /** The request body as the history holds it: its text, else its base64, else ''. */
+  function bodyOf(req) {
+    return req.body !== undefined && req.body !== null ? req.body : (req.bodyBase64 || '');
+  }
+
+  /** What a provider's `messageIdentity` hook may use. */
+  var identityHelpers = { header: header, body: bodyOf };
+
+  /** The message identity of a request of `provider`: its view's `messageIdentity` hook
+   *  (root.PushDoubleInboxViews[provider].messageIdentity), else the request body. */
+  function messageIdentity(provider, req) {
+    var views = root.PushDoubleInboxViews;
+    var view = views && Object.prototype.hasOwnProperty.call(views, provider) ? views[provider] : null;
+    var hook = view && Object.prototype.hasOwnProperty.call(view, 'messageIdentity') ? view.messageIdentity : null;
+    return typeof hook === 'function' ? hook(req, identityHelpers) : bodyOf(req);
+  }
+
   /** The group key of an exchange (see the grouping rule at the top). */
   function groupKey(ex) {
     var req = ex.request || {}, provider = String(ex.provider || '?');
     var target = ex.recipients && ex.recipients.length
       ? ex.recipients.map(function (r) { return r.token; }).join(',')
       : (ex.token || ex.deviceID || req.path || '');
-    var body = req.body !== undefined && req.body !== null ? req.body : (req.bodyBase64 || '');
-    var identity;
-    if (provider === 'apns') identity = header(req.headers, 'apns-id') || body;
-    else if (provider === 'webpush') identity = (header(req.headers, 'topic') || '') + '|' + (req.bodySize || 0);
-    else identity = body;
-    return JSON.stringify([provider, target, identity]);
+    return JSON.stringify([provider, target, messageIdentity(provider, req)]);
   }
 
   /** "830 ms", "1.25 s", "2 min 5 s". */
@@ -391,7 +404,7 @@
     return { groups: groups };
   }
 
-  var api = { render: render, group: group, groupOf: groupOf, groupKey: groupKey, retryAfterWindow: retryAfterWindow,
+  var api = { render: render, group: group, groupOf: groupOf, groupKey: groupKey, messageIdentity: messageIdentity, retryAfterWindow: retryAfterWindow,
     isEarly: isEarly, parseHTTPDate: parseHTTPDate, outcome: outcome, label: label, formatDuration: formatDuration,
     header: header, TOLERANCE_MS: TOLERANCE_MS };
   root.PushDoubleTimeline = api;

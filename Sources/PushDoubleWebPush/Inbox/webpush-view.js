@@ -32,3 +32,20 @@
   if (n.encoding) v.meta.push(['encoding', n.encoding]);
   return v;
 };
+// Hooks (docs/inbox.md, "Provider hooks").
+// The request's credential: VAPID (RFC 8292 §3: `Authorization: vapid t=<JWT>, k=<public key>`)
+// or the legacy `WebPush <JWT>` scheme (with the key in Crypto-Key); other schemes: the inbox's.
+window.PushDoubleInboxViews['webpush'].decodeAuthorization = function (scheme, rest, inbox) {
+  if (scheme === 'vapid') {
+    var t = /(?:^|,)\s*t\s*=\s*([^,\s]+)/.exec(rest), k = /(?:^|,)\s*k\s*=\s*([^,\s]+)/.exec(rest);
+    return { label: 'VAPID (Authorization: vapid t=…, k=…)', jwt: t ? inbox.decodeJWT(t[1]) : null, raw: t ? t[1] : rest,
+      lines: k ? ['k (application server public key) = ' + k[1]] : [] };
+  }
+  if (scheme === 'webpush') return { label: 'VAPID, legacy WebPush scheme', jwt: inbox.decodeJWT(rest), raw: rest };
+  return null;
+};
+// One message across its attempts: the payload is encrypted anew on every attempt (RFC 8291), so
+// the bodies of two attempts differ; the Topic header and the body size stay.
+window.PushDoubleInboxViews['webpush'].messageIdentity = function (req, t) {
+  return (t.header(req.headers, 'topic') || '') + '|' + (req.bodySize || 0);
+};
