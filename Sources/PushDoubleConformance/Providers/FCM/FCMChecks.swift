@@ -8,14 +8,20 @@ enum FCMChecks {
     static let all = [accessTokenReuse, tokenRefreshSingleFlight, remintOn401, validMessages, localValidation, mintsSucceed, topicTarget, topicBareName,
                       FCMMappingCheck.check, FCMMappingCheck.background]
 
-    /// The cold start of a case's FCM sending: from the first token request until the first
-    /// send that carried a minted token was answered. A thread-per-message sender whose
-    /// threads all find no token mints several at once in this window (a stampede), then
-    /// reuses one; a per-message minter goes on minting after it.
-    static func coldStartEnd(_ h: FCMHistory) -> Date? {
+    /// The cold start of a case's FCM sending: from the first token request until the send
+    /// step (one `send` call) of the first send that carried a minted token was answered. A
+    /// thread-per-message sender whose threads all find no token mints several at once in this
+    /// window (a stampede), then reuses one; a per-message minter goes on minting in every later
+    /// step. The window is the whole first step, not the first answered send: a client whose
+    /// token requests queue for a connection of its own pool (HTTP/1.1 keep-alive) sends some of
+    /// the stampede's requests only after the first send was answered, and when is a matter of
+    /// scheduling, so an earlier end made the verdict flip between runs.
+    static func coldStartEnd(_ h: FCMHistory, steps: [StepRecord]) -> Date? {
         guard h.mints.first != nil else { return nil }
         let minted = Set(h.mints.compactMap(\.mintedToken))
-        return h.sends.first { $0.bearer.map(minted.contains) == true }?.end
+        guard let first = h.sends.first(where: { $0.bearer.map(minted.contains) == true }) else { return nil }
+        let stepEnd = steps.first { $0.index == first.step && $0.type == "send" }?.endedAt
+        return max(first.end, stepEnd ?? first.end)
     }
 
     /// When the client began token request `m`, as near as the fake can tell: a request that
@@ -31,10 +37,10 @@ enum FCMChecks {
     }
 
     /// Minted token → its mint group: the tokens whose requests began in the cold-start window
-    /// (``coldStartEnd(_:)``, ``begun(_:in:)``) form group 0, and any mints whose requests were
+    /// (``coldStartEnd(_:steps:)``, ``begun(_:in:)``) form group 0, and any mints whose requests were
     /// in flight at the same time (a refresh several threads started at once) share a group.
-    static func mintGroups(_ h: FCMHistory) -> [String: Int] {
-        let coldEnd = coldStartEnd(h)
+    static func mintGroups(_ h: FCMHistory, steps: [StepRecord]) -> [String: Int] {
+        let coldEnd = coldStartEnd(h, steps: steps)
         var out: [String: Int] = [:]
         var group = 0
         var groupEnd: Date?
@@ -71,7 +77,7 @@ enum FCMChecks {
     }
 
     /// `fcm.access-token-reuse`: one access token serves many sends. Tokens minted together at
-    /// cold start (``coldStartEnd(_:)``) are one mint for this check — the stampede is
+    /// cold start (``coldStartEnd(_:steps:)``) are one mint for this check — the stampede is
     /// `fcm.token-refresh-single-flight`'s SHOULD — but a token minted after the cold start
     /// without need (a token per message) is a MUST failure.
     static let accessTokenReuse = CheckDefinition(
@@ -82,7 +88,7 @@ enum FCMChecks {
         let h = FCMHistory(ctx)
         let authorised = h.sends.filter { $0.bearer != nil }
         if authorised.count < 2 { return .notApplicable("fewer than two sends carried an access token") }
-        let group = mintGroups(h)
+        let group = mintGroups(h, steps: ctx.steps)
         var problems: [Evidence] = []
         for (prev, next) in zip(authorised, authorised.dropFirst()) where prev.bearer != next.bearer {
             // Tokens of one stampede are one mint here (the stampede is a SHOULD of its own).
@@ -110,7 +116,7 @@ enum FCMChecks {
         // A token request is one too many when another was in flight, or when a token had been
         // minted in the cold start already (before any send with a minted token was answered):
         // the sends were not waiting for one shared refresh.
-        let coldEnd = coldStartEnd(h)
+        let coldEnd = coldStartEnd(h, steps: ctx.steps)
         var overlapping: [FCMExchange] = []
         var latestEnd: Date?
         var coldMints = 0
