@@ -131,8 +131,12 @@ final class FCMConformanceTests: XCTestCase {
     }
 
     func testEachBadHabitViolatesItsCheck() throws {
-        // A token per message.
+        // A token per message. Mints within the first send step are the cold start (a stampede,
+        // the SHOULD check's); minting goes on in the next step, which is the MUST failure.
         let perMessage = try Run()
+        try perMessage.step(["d1"]) { for _ in 0..<3 { perMessage.send("fcm-conf-token-1", bearer: try perMessage.mint()) } }
+        XCTAssertVerdict(FCMChecks.accessTokenReuse.run(perMessage.context()), .pass)
+        XCTAssertVerdict(FCMChecks.tokenRefreshSingleFlight.run(perMessage.context()), .warn)
         try perMessage.step(["d1"]) { for _ in 0..<3 { perMessage.send("fcm-conf-token-1", bearer: try perMessage.mint()) } }
         XCTAssertVerdict(FCMChecks.accessTokenReuse.run(perMessage.context()), .fail)
 
