@@ -22,7 +22,8 @@ public enum FCMFacts {
     /// not valid means the token is unusable (Google's token-management guide: remove it), unlike a
     /// message-level INVALID_ARGUMENT, after which the token stays alive. Read from the answer's
     /// body, as the sender reads it.
-    public static let invalidTokenMessage = "not a valid FCM registration token"
+    /// The fake's own text for it (``GoogleErrorEnvelope/invalidRegistrationToken``), the one source.
+    public static let invalidTokenMessage = GoogleErrorEnvelope.invalidRegistrationToken.message
     public static func isInvalidRegistrationToken(_ e: Exchange) -> Bool {
         guard e.response.status == 400, let body = e.response.body, let error = (try? JSONValue.parse(body))?["error"] else { return false }
         return error["status"]?.stringValue == GoogleRPCStatus.invalidArgument.rawValue
