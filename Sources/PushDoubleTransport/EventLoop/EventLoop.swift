@@ -24,14 +24,30 @@ protocol Flushable: AnyObject {
 /// the connection. Other threads talk to the loop only through ``execute(_:)``, which
 /// queues a closure under a mutex and wakes the loop through an eventfd.
 ///
-/// `@unchecked Sendable`: the only state touched from other threads is `tasks` (behind a
+/// Lifecycle: ``Lifecycle``. The loop's own descriptors (the epoll set and the wake eventfd)
+/// are closed when its thread ends, not in `deinit`: a process that starts and stops many
+/// servers (the conformance runner starts one per case) must get them back even while some
+/// connection object still holds the loop.
+///
+/// `@unchecked Sendable`: the only state touched from other threads is `queue` (behind a
 /// lock), the `stopping` atomic and the immutable descriptors; every other field is
 /// read and written on the loop thread only.
 final class EventLoop: LoopExecutor, @unchecked Sendable {
+    /// Where the loop is in its life. Tasks are accepted until `stopped`; from then on the
+    /// wake descriptor is closed and ``execute(_:)`` drops what it is given.
+    enum Lifecycle { case created, running, stopped }
+
+    /// The cross-thread part of the loop: queued tasks and the lifecycle, under one lock so a
+    /// task is never queued (and the eventfd never written) after the descriptors are closed.
+    private struct Queue {
+        var tasks: [@Sendable () -> Void] = []
+        var lifecycle = Lifecycle.created
+    }
+
     let index: Int
     private let epfd: Int32
     private let wakeFD: Int32
-    private let tasks = Locked<[@Sendable () -> Void]>([])
+    private let queue = Locked(Queue())
     private let stopping = Atomic<Bool>(false)
     private let finished = DispatchSemaphore(value: 0)
     private var thread: Thread?
@@ -68,12 +84,18 @@ final class EventLoop: LoopExecutor, @unchecked Sendable {
     }
 
     deinit {
-        Posix.close(epfd)
-        Posix.close(wakeFD)
+        // A loop that never ran still owns its descriptors.
+        if queue.withLock({ $0.lifecycle }) == .created { closeDescriptors() }
         readBuffer.deallocate()
     }
 
     func start() {
+        let started = queue.withLock { q -> Bool in
+            guard q.lifecycle == .created else { return false }
+            q.lifecycle = .running
+            return true
+        }
+        guard started else { return }
         let t = Thread { [self] in self.run() }
         t.name = "pushdouble-loop-\(index)"
         t.stackSize = 1 << 20
@@ -81,20 +103,25 @@ final class EventLoop: LoopExecutor, @unchecked Sendable {
         t.start()
     }
 
-    /// Asks the loop to stop after running the tasks already queued, and waits for it.
+    /// Asks the loop to stop after running the tasks already queued, and waits for it
+    /// (returns at once if it is not running).
     func stopAndWait() {
+        guard queue.withLock({ $0.lifecycle }) == .running else { return }
         execute { [self] in self.stopping.store(true, ordering: .relaxed) }
         finished.wait()
+        finished.signal()  // a second caller waiting concurrently returns too
+        thread = nil       // the thread's closure holds the loop: let both go
     }
 
     // MARK: LoopExecutor
 
     func execute(_ body: @escaping @Sendable () -> Void) {
-        let wasEmpty = tasks.withLock { q -> Bool in
-            q.append(body)
-            return q.count == 1
+        queue.withLock { q in
+            guard q.lifecycle != .stopped else { return }
+            q.tasks.append(body)
+            // Signalled under the lock: the descriptor cannot be closed in between.
+            if q.tasks.count == 1 { Posix.eventfdSignal(wakeFD) }
         }
-        if wasEmpty { Posix.eventfdSignal(wakeFD) }
     }
 
     // MARK: registration (loop thread)
@@ -189,7 +216,20 @@ final class EventLoop: LoopExecutor, @unchecked Sendable {
         timerCallbacks.removeAll()
         timerHeap.removeAll()
         flushQueue.removeAll()
+        queue.withLock { q in
+            q.lifecycle = .stopped
+            q.tasks.removeAll()
+        }
+        closeDescriptors()
         finished.signal()
+    }
+
+    /// Closes the epoll set and the wake eventfd: once the loop's thread has ended (nothing
+    /// registers on it any more and ``execute(_:)`` no longer signals), or for a loop that never
+    /// started.
+    private func closeDescriptors() {
+        Posix.close(epfd)
+        Posix.close(wakeFD)
     }
 
     private func runFlushes() {
@@ -201,10 +241,10 @@ final class EventLoop: LoopExecutor, @unchecked Sendable {
     }
 
     private func runTasks() {
-        let batch = tasks.withLock { q -> [@Sendable () -> Void] in
-            if q.isEmpty { return [] }
-            let b = q
-            q.removeAll(keepingCapacity: true)
+        let batch = queue.withLock { q -> [@Sendable () -> Void] in
+            if q.tasks.isEmpty { return [] }
+            let b = q.tasks
+            q.tasks.removeAll(keepingCapacity: true)
             return b
         }
         for t in batch { t() }
@@ -220,7 +260,7 @@ final class EventLoop: LoopExecutor, @unchecked Sendable {
     }
 
     private func nextTimeoutMs() -> Int32 {
-        if !tasks.withLock({ $0.isEmpty }) { return 0 }
+        if !queue.withLock({ $0.tasks.isEmpty }) { return 0 }
         if !flushQueue.isEmpty { return 0 }
         // Skip cancelled timers at the top.
         while let top = timerHeap.first, timerCallbacks[top.id] == nil { heapPop() }
