@@ -120,9 +120,11 @@ public final class PushDoubleServer: Sendable {
         if configuration.admin {
             guard names.insert("admin").inserted else { throw PushDoubleServerError.duplicateListener("admin") }
             let endpointsSource = bound
+            // Weakly: the transport holds this responder, so a strong capture would keep the
+            // transport, its listeners and the whole double alive after the server is gone.
             let transport = server
             let admin = AdminAPI(double: double, endpoints: { endpointsSource.withLock { $0 } },
-                                 listeners: { transport.listenerStatistics },
+                                 listeners: { [weak transport] in transport?.listenerStatistics ?? [] },
                                  streamHeartbeat: configuration.streamHeartbeat,
                                  providerRoutes: built.flatMap(\.instance.adminRoutes),
                                  page: InboxPage.adminPage(views: FakeRegistry.inboxViews), fakeOptions: configuration.providerOptions)

@@ -13,7 +13,11 @@ public final class DoubleState: Sendable {
     public let history: HistoryStore
     private let fakes = Locked<[ProviderID: any ProviderFake]>([:])
     private let loaded = Locked<[String]>([])
-    private let pipelines = Locked<[DoublePipeline]>([])
+    /// Every pipeline made, held weakly: a pipeline holds its double, and the listener that
+    /// owns the pipeline decides how long it lives (a strong list here made a cycle that kept
+    /// every stopped server's state alive).
+    private let pipelines = Locked<[WeakPipeline]>([])
+    private struct WeakPipeline { weak var pipeline: DoublePipeline? }
     /// Requests inside a pipeline right now (admitted, not yet recorded).
     private let inFlight = Atomic<Int>(0)
 
@@ -35,7 +39,10 @@ public final class DoubleState: Sendable {
     public func pipeline(for fake: any ProviderFake, environment: String? = nil) -> DoublePipeline {
         fakes.withLock { $0[fake.provider] = fake }
         let p = DoublePipeline(fake: fake, double: self, environment: environment)
-        pipelines.withLock { $0.append(p) }
+        pipelines.withLock { list in
+            list.removeAll { $0.pipeline == nil }
+            list.append(WeakPipeline(pipeline: p))
+        }
         return p
     }
 
@@ -50,7 +57,7 @@ public final class DoubleState: Sendable {
     public func quiesce(timeout: Double = 1) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let busy = inFlight.load(ordering: .acquiring) > 0 || pipelines.withLock { $0.contains { $0.pendingOutcomes > 0 } }
+            let busy = inFlight.load(ordering: .acquiring) > 0 || pipelines.withLock { $0.contains { ($0.pipeline?.pendingOutcomes ?? 0) > 0 } }
             if !busy { return true }
             if Date() >= deadline { return false }
             Thread.sleep(forTimeInterval: 0.001)
