@@ -154,6 +154,26 @@ final class AuthConnectionChecksTests: XCTestCase {
         shared.push("d2", at: 1.1, conn: 2, jwt: HistoryBuilder.jwt(iat: 1_800_000_001, salt: 4))
         shared.push("d3", at: 1.2, conn: 2, jwt: HistoryBuilder.jwt(iat: 1_800_000_001, salt: 4))
         XCTAssertVerdict(shared.run(AuthConnectionChecks.jwtReuse), .pass)
+        XCTAssertVerdict(shared.run(AuthConnectionChecks.jwtTeamRate), .pass)
+        // The same sender when a request that took the old token just before the refresh reaches
+        // the wire after the first one carrying the new token (on another connection): still
+        // one refresh 50 min apart by iat, whatever the wire order.
+        var late = HistoryBuilder()
+        late.send(["d1", "d2", "d3"], at: 0, end: 2)
+        late.push("d1", at: 0.1, conn: 2, jwt: HistoryBuilder.jwt(iat: 1_800_000_001, salt: 4))
+        late.push("d2", at: 0.2, conn: 1, jwt: HistoryBuilder.jwt(iat: 1_800_000_000 - 2999))
+        late.push("d3", at: 0.3, conn: 2, jwt: HistoryBuilder.jwt(iat: 1_800_000_001, salt: 4))
+        XCTAssertVerdict(late.run(AuthConnectionChecks.jwtReuse), .pass)
+        XCTAssertVerdict(late.run(AuthConnectionChecks.jwtTeamRate), .pass)
+        // Reordering by iat does not hide a second token minted within 20 min, in either wire order.
+        for reversed in [false, true] {
+            var twice = HistoryBuilder()
+            twice.send(["d1", "d2"], at: 0, end: 2)
+            let older = HistoryBuilder.jwt(iat: 1_800_000_000, salt: 4), newer = HistoryBuilder.jwt(iat: 1_800_000_600, salt: 5)
+            twice.push("d1", at: 0.1, conn: 1, jwt: reversed ? newer : older)
+            twice.push("d2", at: 0.2, conn: 2, jwt: reversed ? older : newer)
+            XCTAssertVerdict(twice.run(AuthConnectionChecks.jwtTeamRate), .warn, reversed ? "newer first" : "older first")
+        }
 
         // After ExpiredProviderToken, a request that took the old JWT before the refresh
         // arrives after the new one (it waited for a stream): not a new mint.
@@ -163,6 +183,7 @@ final class AuthConnectionChecksTests: XCTestCase {
         stale.push("d1", at: 0.11, jwt: HistoryBuilder.jwt(salt: 6))
         stale.push("d2", at: 0.12)
         XCTAssertVerdict(stale.run(AuthConnectionChecks.jwtReuse), .pass)
+        XCTAssertVerdict(stale.run(AuthConnectionChecks.jwtTeamRate), .pass)
         // Switching back and forth is still caught at the first switch.
         var flip = HistoryBuilder()
         flip.send(["d1", "d2", "d3"], at: 0, end: 1)

@@ -157,13 +157,18 @@ enum AuthConnectionChecks {
         let pushes = h.pushes.filter { $0.jwt != nil }
         if pushes.isEmpty { return .notApplicable("no token-authenticated pushes") }
         let expired = expiredTokens(h)
-        // Distinct JWTs in the order they first appeared, with their iat. A JWT is a refresh
-        // the team needed when the one before it was refused as expired, or when it is at least
-        // 20 min newer by iat; any other new JWT within 20 min of the current one is one more
-        // than Apple asks for (a token per connection or per request, not one shared token).
+        // Distinct JWTs in the order they were made — by iat, then by first appearance on the
+        // wire — not in wire order alone: a request that took the shared token just before a
+        // refresh may reach the wire after the first request carrying the new one (another
+        // connection, a stream it waited for), and that older token is no extra update. A JWT
+        // is a refresh the team needed when the one before it was refused as expired, or when it
+        // is at least 20 min newer by iat; any other new JWT within 20 min of the current one is
+        // one more than Apple asks for (a token per connection or per request, not one shared
+        // token). A JWT with no readable iat sorts last and is always judged one more.
         var order: [(push: APNsPush, jwt: String, iat: Int64?)] = []
         var seen: Set<String> = []
         for p in pushes { if let j = p.jwt, seen.insert(j).inserted { order.append((p, j, DecodedJWT(j)?.issuedAt)) } }
+        order = order.enumerated().sorted { ($0.element.iat ?? .max, $0.offset) < ($1.element.iat ?? .max, $1.offset) }.map(\.element)
         var extra: [(APNsPush, String)] = []
         var current = order[0]
         for next in order.dropFirst() {
