@@ -128,7 +128,7 @@ final class CorrectVariantsTests: XCTestCase {
 
     /// The runs per sender: every seed once and the first seed `repeats` times in all (7 runs, the
     /// CI tier), or with `PUSHDOUBLE_STABILITY_FULL=1` every seed `repeats` times (15 runs: the
-    /// full 5 seeds × 3 repeats, about 20 minutes on two cores; docs/testing.md).
+    /// full 5 seeds × 3 repeats, about 14 minutes on two cores; docs/testing.md).
     static var runs: [UInt64] {
         if ProcessInfo.processInfo.environment["PUSHDOUBLE_STABILITY_FULL"] == "1" {
             return stabilitySeeds.flatMap { Array(repeating: $0, count: repeats) }
