@@ -108,6 +108,28 @@ final class WebPushConformanceTests: XCTestCase {
         XCTAssertEqual(attempts[0].pool, "127.0.0.1:8726")
     }
 
+    /// A stream the transport refused never reached the fake, so no device was looked up: the
+    /// attempt is still the device's, its token read from the endpoint path of every service's
+    /// shape (WNS carries it in the query).
+    func testRefusedStreamsAreAttemptsOfTheirDevice() throws {
+        let s = try Sender()
+        let services: [WebPushService] = [.mozilla, .fcm, .wns, .apple]
+        for service in services {
+            let sub = try WebPushSubscription(service: service, origin: s.origin)
+            let info = RequestInfo(connection: s.connection.info, streamID: 3, version: .http2, headReceivedAt: Date(), bodyReceivedAt: Date())
+            let head = HTTPRequest(method: "POST", path: sub.endpointPath, scheme: "https", authority: "127.0.0.1:8726", headers: HTTPHeaders(),
+                                   body: [], info: info)
+            s.pipeline.streamRefused(.refusedStream, head: head, context: RequestContext(connection: s.connection))
+            s.subscriptions[service.rawValue] = sub
+        }
+        let devices = services.map { ScenarioDevice(id: $0.rawValue, provider: "webpush", token: s.subscriptions[$0.rawValue]!.token) }
+        let ctx = CheckContext(scenario: ConformanceScenario(id: "webpush.test", title: "t", references: [], devices: devices, steps: [], checks: []),
+                               history: s.double.history.all, steps: [], configuration: nil)
+        let attempts = WebPushConformance().attempts(ctx)
+        XCTAssertEqual(Set(attempts.map(\.device)), Set(services.map(\.rawValue)))
+        XCTAssertEqual(Set(attempts.map(\.token)), Set(devices.map(\.token)))
+    }
+
     func testJudgeClassifiesTheServicesAnswers() throws {
         let s = try Sender()
         try s.subscribe("ok", .mozilla)

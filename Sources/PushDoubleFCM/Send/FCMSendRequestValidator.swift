@@ -273,13 +273,7 @@ public struct FCMSendRequestValidator: Sendable {
         let size: Int
         switch configuration.payloadMeasure {
         case .dataAndNotification:
-            var n = d.message.data?.byteCount ?? 0
-            if let note = d.message.notification {
-                // Field name and value of each notification field present (no array per send).
-                if let v = note.title { n += "title".utf8.count + v.utf8.count }
-                if let v = note.body { n += "body".utf8.count + v.utf8.count }
-                if let v = note.image { n += "image".utf8.count + v.utf8.count }
-            }
+            let n = (d.message.data?.byteCount ?? 0) + Self.notificationBytes(d.message.notification)
             if let a = d.message.android, a.data != nil || a.notification != nil {
                 size = max(n, Self.androidMessageBytes(d.message, a))
             } else {
@@ -304,25 +298,23 @@ public struct FCMSendRequestValidator: Sendable {
     /// `message.data`), and each notification field once, `android.notification`'s value over
     /// `message.notification`'s, name and value, with the localization arguments.
     static func androidMessageBytes(_ m: FCMMessage, _ a: FCMAndroidConfig) -> Int {
-        var n = (a.data ?? m.data)?.byteCount ?? 0
-        guard let an = a.notification else {
-            // No android.notification: message.notification's fields as they are (no array per send).
-            if let note = m.notification {
-                if let v = note.title { n += 5 + v.utf8.count }
-                if let v = note.body { n += 4 + v.utf8.count }
-                if let v = note.image { n += 5 + v.utf8.count }
-            }
-            return n
-        }
-        if let note = m.notification {
-            if let v = note.title, an.strings["title"] == nil { n += 5 + v.utf8.count }
-            if let v = note.body, an.strings["body"] == nil { n += 4 + v.utf8.count }
-            if let v = note.image, an.strings["image"] == nil { n += 5 + v.utf8.count }
-        }
+        var n = ((a.data ?? m.data)?.byteCount ?? 0) + notificationBytes(m.notification, except: a.notification?.strings)
+        guard let an = a.notification else { return n }
         for (name, value) in an.strings { n += name.utf8.count + value.utf8.count }
         for arg in an.bodyLocArgs ?? [] { n += arg.utf8.count }
         for arg in an.titleLocArgs ?? [] { n += arg.utf8.count }
         return n
+    }
+
+    /// Name and value bytes of each field of `note` present (no array per send), leaving out
+    /// those `overrides` sets (`android.notification`'s value stands instead of `message.notification`'s).
+    static func notificationBytes(_ note: FCMNotification?, except overrides: [String: String]? = nil) -> Int {
+        guard let note else { return 0 }
+        func field(_ name: String, _ value: String?) -> Int {
+            guard let value, overrides?[name] == nil else { return 0 }
+            return name.utf8.count + value.utf8.count
+        }
+        return field("title", note.title) + field("body", note.body) + field("image", note.image)
     }
 
     /// `s.hasPrefix(prefix)`, on the bytes when both are ASCII without CR (then every byte

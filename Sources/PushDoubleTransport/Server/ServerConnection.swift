@@ -268,13 +268,12 @@ final class ServerConnection: ConnectionIO, Selectable, Flushable {
         }
     }
 
-    /// Reads and discards, within the same per-turn budget as `readLoop`: a peer that keeps
-    /// sending after our close must not hold the loop either.
-    /// Reads and discards the peer's input after our FIN, at most ``ServerLimits/maxLingeringBytes``
-    /// in all: a peer that keeps sending (a flood cut with GOAWAY) costs no more than that; past
-    /// it reading stops and only the peer's own close (EPOLLRDHUP), a hang-up or the linger
-    /// timer (``ServerLimits/closeFlushTimeout``) end the socket. Called again after that only
-    /// for those events: the peer is gone.
+    /// Reads and discards the peer's input after our FIN: per turn within `readLoop`'s budget (a
+    /// peer that keeps sending after our close must not hold the loop either), in all at most
+    /// ``ServerLimits/maxLingeringBytes`` (a flood cut with GOAWAY costs no more than that). Past
+    /// it reading stops and only the peer's own close (EPOLLRDHUP), a hang-up or the linger timer
+    /// (``ServerLimits/closeFlushTimeout``) end the socket; called again after that only for
+    /// those events: the peer is gone.
     private func drainLingering() {
         let limit = listener.config.limits.maxLingeringBytes
         guard lingeringDiscarded < limit else { return finalize(abortive: false) }

@@ -128,8 +128,9 @@ public struct WebPushHistory: Sendable {
         var byToken: [String: String] = [:]
         for d in ctx.scenario.devices where d.provider == ProviderID.webpush.rawValue { byToken[d.token] = d.id }
         return ctx.history.filter { $0.provider == .webpush && $0.endpoint == endpoint }.map { e in
-            // A refused request was never admitted: its token is the endpoint path's last segment.
-            let token = e.token ?? e.request.path.split(separator: "?").first.flatMap { $0.split(separator: "/").last }.map(String.init) ?? e.request.path
+            // A refused request was never admitted: its token is read from its endpoint path as
+            // the fake reads it (every service's shape, WNS's `?token=` too).
+            let token = e.token ?? WebPushEndpointPath.parse(e.request.path)?.token ?? e.request.path
             let start = e.transport.headReceivedAt
             var end = e.respondedAt
             if let d = e.response.delaySeconds { end = max(end, e.receivedAt.addingTimeInterval(d)) }
