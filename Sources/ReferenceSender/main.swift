@@ -11,13 +11,19 @@ struct SenderArguments {
     var mutant: Mutant?
     var variant: Variant?
     var seed: UInt64?
-    var scripted = false
+    /// `--scripted-<id>`: that provider's scripted test mode.
+    var scripted: (any ScriptedMode)?
     var listMutants = false
     var listVariants = false
     var help = false
 
     enum ParseError: Error {
         case unknownMutant(String), unknownVariant(String), badSeed(String), missingValue(String), unknownOption(String)
+    }
+
+    /// `--scripted-<id>` for every registered provider that offers a scripted test mode.
+    static var scriptedModes: [(flag: String, make: () -> (any ScriptedMode)?)] {
+        SenderProviders.all.filter { $0.scriptedMode() != nil }.map { p in ("--scripted-" + p.id, { p.scriptedMode() }) }
     }
 
     /// The options that take a value, as `--name VALUE` or `--name=VALUE`.
@@ -48,9 +54,10 @@ struct SenderArguments {
                 seed = n
             case "--list-mutants": listMutants = true
             case "--list-variants": listVariants = true
-            case "--scripted-apns": scripted = true
             case "-h", "--help": help = true
-            default: throw .unknownOption(a)
+            default:
+                guard let mode = Self.scriptedModes.first(where: { $0.flag == a })?.make() else { throw .unknownOption(a) }
+                scripted = mode
             }
             i += 1
         }
@@ -58,14 +65,14 @@ struct SenderArguments {
 
     static var usage: String { """
     usage: pushdouble-reference-sender [--mutant NAME] [--variant NAME] [--seed N]
-                                       [--list-mutants] [--list-variants] [--scripted-apns]
+                                       [--list-mutants] [--list-variants] \(scriptedModes.map { "[\($0.flag)]" }.joined(separator: " "))
 
     Speaks PushDouble driver protocol v1 (JSON-RPC 2.0, one message per line) on
     stdin/stdout and sends pushes correctly through \(SenderProviders.all.map { $0.id }.joined(separator: ", ")).
     --mutant plants one known bug (see --list-mutants). --variant picks another
     correct behaviour (see --list-variants). --seed N makes backoff jitter
-    reproducible. --scripted-apns answers from an in-memory APNs with virtual time,
-    for testing the sender itself.
+    reproducible. --scripted-<provider> answers from that provider's in-memory
+    service with virtual time, for testing the sender itself.
     """ }
 }
 
@@ -102,6 +109,6 @@ if arguments.listVariants {
 }
 
 let server = DriverServer(mutant: arguments.mutant, variant: arguments.variant, seed: arguments.seed, environment: ProcessInfo.processInfo.environment,
-                          scripted: arguments.scripted ? ScriptedAPNs() : nil)
+                          scripted: arguments.scripted)
 let status = await server.run()
 exit(status)

@@ -7,6 +7,9 @@ final class APNsSenderProvider: SenderProvider {
 
     init(sender: APNsSender, mutant: Mutant?) { self.sender = sender; self.mutant = mutant }
 
+    /// `--scripted-apns`: an in-memory APNs with scripted answers and virtual time (ScriptedAPNs.swift).
+    static func scriptedMode() -> (any ScriptedMode)? { ScriptedAPNs() }
+
     static func configure(_ params: JSONObject?, context: SenderContext) throws(DriverError) -> APNsSenderProvider? {
         guard let config = try APNsConfiguration(ProviderParameters(provider: id, params: params, environment: context.environment)) else {
             return nil

@@ -14,8 +14,8 @@ final class DriverServer {
 
     let context: SenderContext
     var mutant: Mutant? { context.mutant }
-    /// Scripted test mode: an in-memory APNs and virtual time (see ScriptedTransport.swift).
-    var scripted: ScriptedAPNs? { context.scripted }
+    /// Scripted test mode (`--scripted-<id>`): a provider's in-memory service and virtual time.
+    var scripted: (any ScriptedMode)? { context.scripted }
     /// The providers `initialize` configured, in registry order.
     private var configured: [any SenderProvider] = []
     private var initialized = false
@@ -23,7 +23,7 @@ final class DriverServer {
     /// later sends give the device that `registeredAt` unless it carries its own.
     private var registered: [String: Double] = [:]
 
-    init(mutant: Mutant?, variant: Variant? = nil, seed: UInt64? = nil, environment: [String: String], scripted: ScriptedAPNs?) {
+    init(mutant: Mutant?, variant: Variant? = nil, seed: UInt64? = nil, environment: [String: String], scripted: (any ScriptedMode)?) {
         context = SenderContext(environment: environment, mutant: mutant, variant: variant, seed: seed, scripted: scripted)
     }
 

@@ -7,8 +7,8 @@ struct SenderContext: Sendable {
     var variant: Variant?
     /// Seed for backoff jitter (nil: the system generator).
     var seed: UInt64?
-    /// Scripted test mode: an in-memory provider and virtual time (Testing/ScriptedTransport.swift).
-    var scripted: ScriptedAPNs?
+    /// Scripted test mode (`--scripted-<id>`): a provider's in-memory service and virtual time.
+    var scripted: (any ScriptedMode)?
 
     /// A fresh jitter source for one sender (seeded runs are reproducible per sender).
     func jitterSource() -> JitterSource { JitterSource(seed: seed) }
@@ -50,6 +50,8 @@ protocol SenderProvider: AnyObject, Sendable {
     /// The sender configured by `params` (its member of `initialize.params.providers`), each
     /// field falling back to its environment variable; nil when neither configures it.
     static func configure(_ params: JSONObject?, context: SenderContext) throws(DriverError) -> Self?
+    /// A fresh scripted test mode for `--scripted-<id>`, if the provider offers one.
+    static func scriptedMode() -> (any ScriptedMode)?
 
     /// Sends one notification to its devices and targets: one result per device, then one
     /// per target, in the order given; returns when every retry is done.
@@ -65,4 +67,5 @@ extension SenderProvider {
     static var targetKinds: [String] { [] }
     static func expressibleFields(variant: Variant?) -> [String]? { nil }
     func settle() async -> [DeviceResult] { [] }
+    static func scriptedMode() -> (any ScriptedMode)? { nil }
 }

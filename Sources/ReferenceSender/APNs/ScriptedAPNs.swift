@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 
-/// Test mode (`--scripted-apns`): an in-memory APNs with scripted answers and virtual
+/// Test mode (`--scripted-apns`, offered through `APNsSenderProvider.scriptedMode()`): an in-memory APNs with scripted answers and virtual
 /// time, so the sender's whole logic (retries, backoff, JWT reuse, dead tokens, GOAWAY
 /// handling, mutants) can be tested through the process with no network and no waiting.
 ///
@@ -18,7 +18,7 @@ import Synchronization
 /// - `test/advanceClock` `{"seconds"}`: moves virtual time.
 /// - `test/plan` `{"notification","device"}`: the request the sender would build.
 /// - `test/stats`: connections opened, JWTs minted, dead tokens.
-final class ScriptedAPNs: Sendable {
+final class ScriptedAPNs: ScriptedMode {
     struct Rule: Sendable {
         var token: String?
         var remaining: Int
