@@ -146,6 +146,11 @@ public final class PushDoubleServer: Sendable {
                                             url: (m.tls ? "https://" : "http://") + hostPart + ":" + String(b.port),
                                             host: b.host, port: b.port))
         }
+        let declared = configuration.modules.flatMap(\.listenerDefaults)
+        for i in endpoints.indices {
+            let names = declared.filter { $0.name == endpoints[i].name }.flatMap(\.realHosts)
+            if !names.isEmpty { endpoints[i].realHosts = names }
+        }
         bound.withLock { $0 = endpoints }
     }
 

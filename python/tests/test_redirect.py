@@ -227,3 +227,34 @@ def test_anyio_connect_tcp_gets_the_mapped_port(local_http):
         assert anyio.connect_tcp is not None
         assert b"200" in asyncio.run(fetch())
     assert anyio.connect_tcp.__name__ == "connect_tcp"  # the wrapper is gone after the last redirect
+
+
+def test_the_host_tables_come_from_the_binary_and_agree(pushdouble_bin, clean):
+    """The kit keeps no host table: ``pushdouble hosts --json`` and a running double's
+    endpoints (``realHosts``) give the same names, WNS's wildcard and every provider included,
+    and every listener that has real names is reachable from the initialize params."""
+    from pushdouble import hosts
+
+    table = hosts.real_hosts(pushdouble_bin)
+    assert table["api.push.apple.com:443"] == "apns-production"
+    assert table["*.notify.windows.com:443"] == "webpush"
+    assert {"apns-production", "apns-sandbox", "fcm", "google-oauth", "expo", "webpush"} <= set(table.values())
+    assert hosts.hosts_from_endpoints(clean.admin.endpoints()) == table
+    assert set(clean.host_map()) == set(table)
+    listeners = {listener for _, _, listener in redirect._PROVIDER_LISTENERS}
+    assert set(table.values()) <= listeners, "a listener with real names has no initialize-params member"
+
+
+def test_wildcard_names_redirect_exactly_one_label():
+    assert redirect_lookup_after({"*.notify.windows.com:443": "127.0.0.1:9"}, "db5p.notify.windows.com", 443) == ("127.0.0.1", 9)
+    assert redirect_lookup_after({"*.notify.windows.com:443": "127.0.0.1:9"}, "a.b.notify.windows.com", 443) is None
+    assert redirect_lookup_after({"*.notify.windows.com:443": "127.0.0.1:9"}, "notify.windows.com", 443) is None
+    assert redirect_lookup_after({"*.notify.windows.com:443": "127.0.0.1:9"}, "db5p.notify.windows.com", 80) is None
+    from pushdouble import hosts
+    assert hosts.matches("*.notify.windows.com:443", "DB5P.notify.windows.com.", 443)
+    assert not hosts.matches("*.notify.windows.com:443", "x.y.notify.windows.com", 443)
+
+
+def redirect_lookup_after(mapping, host, port):
+    with redirect.redirect_hosts(mapping):
+        return redirect._lookup(host, port)

@@ -58,7 +58,15 @@ public final class SenderProcess: @unchecked Sendable {
     /// The sender's stderr reached end of file (everything it logged is in ``log``).
     private var stderrClosed = false
 
-    /// Starts `command` with the runner's environment plus `environment`.
+    /// This process's executable when it is the `pushdouble` command (not a test runner).
+    static let ownBinary: String? = {
+        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+              (path as NSString).lastPathComponent == "pushdouble" else { return nil }
+        return path
+    }()
+
+    /// Starts `command` with the runner's environment plus `environment` (and `PUSHDOUBLE_BIN`,
+    /// when unset, naming the `pushdouble` binary that runs it).
     public init(command: String, environment: [String: String]) throws {
         self.command = command
         _ = Self.ignoreSIGPIPE
@@ -92,6 +100,9 @@ public final class SenderProcess: @unchecked Sendable {
 
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
+        // The binary that drives the sender, so that a kit in the sender finds the same one
+        // (the Python kit's host table comes from `pushdouble hosts --json`).
+        if env["PUSHDOUBLE_BIN"] == nil, let own = Self.ownBinary { env["PUSHDOUBLE_BIN"] = own }
         let envStrings = env.map { "\($0.key)=\($0.value)" }
         let argStrings = ["/bin/sh", "-c", command]
         var cEnv: [UnsafeMutablePointer<CChar>?] = envStrings.map { strdup($0) } + [nil]

@@ -12,6 +12,9 @@ public struct DoubleEndpoint: Sendable, Codable, Equatable {
     public var url: String
     public var host: String
     public var port: Int
+    /// The real service's `host:port` names this listener stands in for (``ListenerDefault/realHosts``:
+    /// what the CONNECT proxy routes here, and what an in-process host redirect maps); nil when none.
+    public var realHosts: [String]?
     public init(name: String, provider: ProviderID?, environment: String?, url: String, host: String, port: Int) {
         self.name = name; self.provider = provider; self.environment = environment; self.url = url; self.host = host; self.port = port
     }

@@ -106,9 +106,14 @@ def _lookup(host, port):
         except UnicodeError:  # the idna codec has no "replace" handler; such a name is in no map
             host = host.decode("ascii", "replace")
     key = (str(host).lower().rstrip("."), _port_number(port))
+    # A wildcard key ("*.notify.windows.com", 443) stands for exactly one more label.
+    label, dot, rest = key[0].partition(".")
+    wildcard = ("*." + rest, key[1]) if label and dot else None
     with _lock:
         for r in reversed(_active):
             target = r.mapping.get(key)
+            if target is None and wildcard is not None:
+                target = r.mapping.get(wildcard)
             if target is not None:
                 r.hits += 1
                 return target
@@ -229,30 +234,35 @@ def redirect_from_environment(environ=None):
     return HostRedirect(_from_json(text))
 
 
-# The real names of each provider (and the initialize-params member giving the fake's URL).
-_PROVIDER_HOSTS = (
-    ("apns", "url", ("api.push.apple.com:443", "api.push.apple.com:2197")),
-    ("apns", "sandboxUrl", ("api.sandbox.push.apple.com:443", "api.sandbox.push.apple.com:2197",
-                            "api.development.push.apple.com:443", "api.development.push.apple.com:2197")),
-    ("fcm", "url", ("fcm.googleapis.com:443",)),
-    ("fcm", "tokenUrl", ("oauth2.googleapis.com:443",)),
-    ("expo", "url", ("exp.host:443",)),
-    ("webpush", "url", ("updates.push.services.mozilla.com:443", "web.push.apple.com:443")),
+# The initialize-params member that gives each listener's URL (driver protocol v1, docs/
+# conformance.md). The real names of each listener come from the binary (pushdouble.hosts).
+_PROVIDER_LISTENERS = (
+    ("apns", "url", "apns-production"),
+    ("apns", "sandboxUrl", "apns-sandbox"),
+    ("fcm", "url", "fcm"),
+    ("fcm", "tokenUrl", "google-oauth"),
+    ("expo", "url", "expo"),
+    ("webpush", "url", "webpush"),
 )
 
 
-def host_map_from_providers(providers):
+def host_map_from_providers(providers, hosts=None):
     """The host map for the fakes named in ``initialize``'s ``params["providers"]`` (what a
     conform adapter's :meth:`~pushdouble.driver.Adapter.initialize` gets): each provider's
-    real host names → the fake's address from its URL."""
+    real host names → the fake's address from its URL. ``hosts`` is the ``{host:port:
+    listener}`` table; by default :func:`pushdouble.hosts.real_hosts` (from the binary)."""
+    from .hosts import real_hosts
     out = {}
-    for provider, member, names in _PROVIDER_HOSTS:
+    by_listener = {}
+    for name, listener in (real_hosts() if hosts is None else hosts).items():
+        by_listener.setdefault(listener, []).append(name)
+    for provider, member, listener in _PROVIDER_LISTENERS:
         url = (providers.get(provider) or {}).get(member)
         if not url:
             continue
         u = urlsplit(url)
         if u.hostname is None or u.port is None:
             continue
-        for name in names:
+        for name in by_listener.get(listener, ()):
             out[name] = (u.hostname, u.port)
     return out

@@ -24,27 +24,12 @@ import time
 
 from .admin import AdminClient
 from .binary import find_binary
+from .hosts import hosts_from_endpoints
 
-__all__ = ["PushDoubleServer", "ServerStartError", "REAL_HOSTS"]
+__all__ = ["PushDoubleServer", "ServerStartError"]
 
 _GUARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_guard.py")
 
-#: The providers' real host names (and ports) and the listener of this double that stands
-#: in for each: what the CONNECT proxy routes, and what :func:`pushdouble.redirect.redirect_hosts`
-#: needs for clients that ignore HTTPS_PROXY.
-REAL_HOSTS = {
-    "api.push.apple.com:443": "apns-production",
-    "api.push.apple.com:2197": "apns-production",
-    "api.sandbox.push.apple.com:443": "apns-sandbox",
-    "api.sandbox.push.apple.com:2197": "apns-sandbox",
-    "api.development.push.apple.com:443": "apns-sandbox",
-    "api.development.push.apple.com:2197": "apns-sandbox",
-    "fcm.googleapis.com:443": "fcm",
-    "oauth2.googleapis.com:443": "google-oauth",
-    "exp.host:443": "expo",
-    "updates.push.services.mozilla.com:443": "webpush",
-    "web.push.apple.com:443": "webpush",
-}
 
 
 class ServerStartError(RuntimeError):
@@ -309,12 +294,12 @@ class PushDoubleServer:
     def host_map(self):
         """``{"api.push.apple.com:443": ("127.0.0.1", port), ...}``: the providers' real
         names mapped to this server's listeners, for :func:`pushdouble.redirect.redirect_hosts`."""
-        names = {e["name"]: e for e in self._doc()["endpoints"]}
+        endpoints = self._doc()["endpoints"]
+        names = {e["name"]: e for e in endpoints}
         out = {}
-        for real, listener in REAL_HOSTS.items():
-            e = names.get(listener)
-            if e:
-                out[real] = (e["host"], int(e["port"]))
+        for real, listener in hosts_from_endpoints(endpoints).items():
+            e = names[listener]
+            out[real] = (e["host"], int(e["port"]))
         return out
 
     def host_map_env(self):
