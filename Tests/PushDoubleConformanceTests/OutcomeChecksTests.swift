@@ -32,6 +32,41 @@ final class OutcomeChecksTests: XCTestCase {
         XCTAssertVerdict(b.run(OutcomeChecks.outcome, params(#"{"expect":{"d1":"dead"}}"#)), .fail)
     }
 
+    /// A sender that declared coarse outcomes for the provider reports only whether a push went
+    /// out: `failed` for a dead token passes `outcome` (and says it was judged coarsely), a wrong
+    /// precise word or a `sent` for the dead token still fails, and without the declaration the
+    /// same `failed` fails.
+    func testCoarseOutcomesAreJudgedAsOne() {
+        let b = unregisteredRun(reported: .failed, later: .failed)
+        let expectation = params(#"{"expect":{"d1":"dead","d2":"sent"},"expectLater":{"d1":["skipped","dead"]}}"#)
+        var coarse = b.context(expectation)
+        coarse.coarseOutcomes = ["apns"]
+        let r = OutcomeChecks.outcome.run(coarse)
+        XCTAssertVerdict(r, .pass)
+        XCTAssertTrue(r.message.contains("2 judged coarsely: the sender declared coarse outcomes for apns"), r.message)
+        XCTAssertVerdict(b.run(OutcomeChecks.outcome, expectation), .fail, "precise sender")
+        var lying = unregisteredRun(reported: .sent).context(expectation)
+        lying.coarseOutcomes = ["apns"]
+        XCTAssertVerdict(OutcomeChecks.outcome.run(lying), .fail, "sent for a dead token")
+        var wrongWord = unregisteredRun(reported: .rejected).context(params(#"{"expect":{"d1":"dead"}}"#))
+        wrongWord.coarseOutcomes = ["apns"]
+        XCTAssertVerdict(OutcomeChecks.outcome.run(wrongWord), .fail, "a precise word that is wrong")
+        var otherProvider = b.context(expectation)
+        otherProvider.coarseOutcomes = ["fcm"]
+        XCTAssertVerdict(OutcomeChecks.outcome.run(otherProvider), .fail, "declared for another provider")
+        XCTAssertEqual(OutcomeChecks.coarse([.skipped]), [.skipped, .failed])
+        XCTAssertEqual(OutcomeChecks.coarse([.pending]), [.pending, .sent])
+    }
+
+    func testTheOutcomesDeclarationIsRead() throws {
+        XCTAssertEqual(try SenderIdentity.coarseOutcomes(.string("coarse"), providers: ["apns", "fcm"]).get(), ["apns", "fcm"])
+        XCTAssertNil(try SenderIdentity.coarseOutcomes(.string("precise"), providers: ["apns"]).get())
+        XCTAssertEqual(try SenderIdentity.coarseOutcomes(params(#"{"fcm":"coarse","apns":"precise"}"#), providers: ["apns", "fcm"]).get(), ["fcm"])
+        XCTAssertThrowsError(try SenderIdentity.coarseOutcomes(.string("rough"), providers: ["apns"]).get())
+        XCTAssertThrowsError(try SenderIdentity.coarseOutcomes(params(#"{"fcm":1}"#), providers: ["fcm"]).get())
+        XCTAssertThrowsError(try SenderIdentity.coarseOutcomes(.int(1), providers: ["fcm"]).get())
+    }
+
     func testOutcomeNotApplicableWithoutExpectations() {
         XCTAssertVerdict(unregisteredRun(reported: .dead).run(OutcomeChecks.outcome), .notApplicable)
     }

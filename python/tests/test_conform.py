@@ -69,3 +69,36 @@ def test_real_hosts_route_a_proxy_only_sender_to_the_fakes(pushdouble_bin, tmp_p
                         "--sender", "%s %s" % (sys.executable, adapter), "--only", "expo.happy-path",
                         "--json", str(report_file)], env=subprocess_env(), capture_output=True, text=True, timeout=300)
     assert "told url https://127.0.0.1:" in json.loads(report_file.read_text())["cases"][0]["senderLog"]
+
+
+def test_a_coarse_outcome_library_is_judged_on_what_it_can_say(pushdouble_bin, tmp_path):
+    """A library that reports only success or failure per token declares coarse outcomes:
+    its honest `failed` for a dead token passes `outcome` (judged coarsely, and the report says
+    so), while the same adapter without the declaration fails `outcome` there."""
+    adapter = tmp_path / "coarse.py"
+    adapter.write_text(
+        "import sys\n"
+        "sys.path.insert(0, %r)\n"
+        "from pushdouble.driver import run, sent, failed\n"
+        "from conform_adapter import ExampleSender\n"
+        "class Coarse(ExampleSender):\n"
+        "    outcomes = sys.argv[1] if len(sys.argv) > 1 else None\n"
+        "    def initialize(self, config):\n"
+        "        super().initialize(config)\n"
+        "    def send(self, notification, devices, targets):\n"
+        "        self.dead_tokens = set()  # it cannot know which tokens are dead\n"
+        "        return [sent(d) if r['outcome'] == 'sent' else failed(d, 'not sent')\n"
+        "                for d, r in zip(devices, super().send(notification, devices, targets))]\n"
+        "run(Coarse())\n" % os.path.dirname(EXAMPLE))
+    cases = "fcm.happy-path,fcm.unregistered"
+    p, report = _conform(pushdouble_bin, "%s %s coarse" % (sys.executable, adapter), cases, tmp_path)
+    assert report is not None, p.stdout + p.stderr
+    checks = {(c["id"], k["id"]): k for c in report["cases"] for k in c["checks"]}
+    assert report["cases"][0]["sender"]["coarseOutcomes"] == ["fcm"]
+    unregistered = checks[("fcm.unregistered", "outcome")]
+    assert unregistered["verdict"] == "pass", unregistered
+    assert "judged coarsely: the sender declared coarse outcomes for fcm" in unregistered["message"]
+    assert checks[("fcm.happy-path", "outcome")]["verdict"] == "pass"
+    p2, report2 = _conform(pushdouble_bin, "%s %s" % (sys.executable, adapter), "fcm.unregistered", tmp_path)
+    precise = {k["id"]: k for c in report2["cases"] for k in c["checks"]}
+    assert precise["outcome"]["verdict"] == "fail", precise["outcome"]

@@ -86,11 +86,15 @@ public struct CheckContext: Sendable {
     /// The notification fields the sender declared it can express, per provider (every field
     /// when it declared none): a check of a field it cannot express is n/a.
     public var fields: SenderFields
+    /// The providers for which the sender declared coarse outcomes (``SenderIdentity/coarseOutcomes``):
+    /// there `dead`, `rejected` and `failed` are one answer, and `outcome` judges them as one.
+    public var coarseOutcomes: Set<String>
 
     public init(scenario: ConformanceScenario, params: JSONValue = .object([]), history: [Exchange], steps: [StepRecord],
-                configuration: SenderConfiguration?, scope: ProviderID? = nil, fields: SenderFields = .all) {
+                configuration: SenderConfiguration?, scope: ProviderID? = nil, fields: SenderFields = .all,
+                coarseOutcomes: Set<String> = []) {
         self.scenario = scenario; self.params = params; self.history = history; self.steps = steps
-        self.configuration = configuration; self.scope = scope; self.fields = fields
+        self.configuration = configuration; self.scope = scope; self.fields = fields; self.coarseOutcomes = coarseOutcomes
     }
 
     /// The notification the runner asked the sender to send in step `index` (nil: not a send step).

@@ -128,8 +128,15 @@ public final class DriverClient: @unchecked Sendable {
                 case .failure(let e): return .failure(.badResult(method: DriverProtocol.initialize, problem: e.problem))
                 }
             }
+            var coarse: [String]?
+            if let o = r["outcomes"], !o.isNull {
+                switch SenderIdentity.coarseOutcomes(o, providers: providers.compactMap(\.stringValue)) {
+                case .success(let c): coarse = c
+                case .failure(let e): return .failure(.badResult(method: DriverProtocol.initialize, problem: e.problem))
+                }
+            }
             return .success(SenderIdentity(name: name, version: version, providers: providers.compactMap(\.stringValue), targets: targets,
-                                           features: features, fields: fields))
+                                           features: features, fields: fields, coarseOutcomes: coarse))
         }
     }
 

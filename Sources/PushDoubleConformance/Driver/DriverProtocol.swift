@@ -124,10 +124,45 @@ public struct SenderIdentity: Sendable, Codable, Equatable {
     /// for that provider (optional in v1; nil, or a provider not in the map = every field).
     /// A check of a field the sender declared it cannot express is n/a, never passed.
     public var fields: [String: [String]]?
+    /// The providers for which the sender declared coarse outcomes (`"outcomes": "coarse"` for
+    /// all, or `{"<provider>": "coarse"}`; optional in v1, nil = precise everywhere): it reports
+    /// only whether a push went out, so `dead`, `rejected` and `failed` are judged as one.
+    public var coarseOutcomes: [String]?
     public init(name: String, version: String, providers: [String], targets: [String]? = nil, features: [String]? = nil,
-                fields: [String: [String]]? = nil) {
+                fields: [String: [String]]? = nil, coarseOutcomes: [String]? = nil) {
         self.name = name; self.version = version; self.providers = providers; self.targets = targets; self.features = features
-        self.fields = fields
+        self.fields = fields; self.coarseOutcomes = coarseOutcomes
+    }
+
+    /// Whether the sender declared coarse outcomes for `provider`.
+    public func reportsCoarseOutcomes(for provider: String) -> Bool { coarseOutcomes?.contains(provider) ?? false }
+
+    /// Reads the `outcomes` member of an `initialize` result: `"coarse"` or `"precise"` for every
+    /// provider of `providers`, or an object mapping provider ids to one of them. Returns the
+    /// coarse providers (nil when none), or the problem.
+    public static func coarseOutcomes(_ value: JSONValue, providers: [String]) -> Result<[String]?, DeclarationProblem> {
+        let kinds = ["coarse", "precise"]
+        if let all = value.stringValue {
+            guard kinds.contains(all) else { return .failure(DeclarationProblem("\"outcomes\" must be \"coarse\" or \"precise\", not \"\(all)\"")) }
+            return .success(all == "coarse" ? providers : nil)
+        }
+        guard let members = value.objectValue else {
+            return .failure(DeclarationProblem("\"outcomes\" must be \"coarse\", \"precise\" or an object of provider ids to one of them"))
+        }
+        var coarse: [String] = []
+        for (provider, kind) in members {
+            guard let k = kind.stringValue, kinds.contains(k) else {
+                return .failure(DeclarationProblem("\"outcomes\".\(provider) must be \"coarse\" or \"precise\""))
+            }
+            if k == "coarse" { coarse.append(provider) }
+        }
+        return .success(coarse.isEmpty ? nil : coarse)
+    }
+
+    /// A malformed declaration in an `initialize` result.
+    public struct DeclarationProblem: Error, Sendable {
+        public var problem: String
+        init(_ problem: String) { self.problem = problem }
     }
 
     /// What the sender can express of the notification, per provider (``SenderFields``).

@@ -44,7 +44,7 @@ struct CaseJudge {
     /// when the case does not apply), then the scenario's checks in order.
     func checks(_ record: CaseRecord) -> [CheckResult] {
         let ctxBase = CheckContext(scenario: scenario, history: record.history, steps: record.steps, configuration: record.configuration,
-                                   fields: record.identity?.expressible ?? .all)
+                                   fields: record.identity?.expressible ?? .all, coarseOutcomes: Set(record.identity?.coarseOutcomes ?? []))
         var checks: [CheckResult] = []
         let d = CheckCatalogue.driverProtocol
         if let f = record.failureText {

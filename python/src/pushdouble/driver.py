@@ -199,8 +199,11 @@ class Adapter:
     (cases for others are n/a). ``features``: feature strings (default none).
     ``fields``: provider → list of the neutral notification fields the sender can express
     (default None: not declared). ``targets``: non-device recipient kinds, e.g.
-    ``["fcm.topic", "fcm.condition"]`` (default none). ``register`` is advertised (the
-    feature ``"register"``) only when a subclass overrides it.
+    ``["fcm.topic", "fcm.condition"]`` (default none). ``outcomes``: ``"coarse"`` when the
+    library tells only success or failure per target (it cannot say dead, rejected or failed
+    apart without reading message text), or ``{"apns": "coarse"}`` per provider; the runner
+    then judges those three as one and says so (default None: precise). ``register`` is
+    advertised (the feature ``"register"``) only when a subclass overrides it.
     """
 
     name = "python-adapter"
@@ -209,6 +212,7 @@ class Adapter:
     features = []
     fields = None
     targets = []
+    outcomes = None
 
     #: the full ``initialize`` params (``protocolVersion``, ``providers``), once initialized
     params = None
@@ -261,6 +265,8 @@ class Adapter:
             r["fields"] = {k: list(v) for k, v in dict(self.fields).items()}
         if self.targets:
             r["targets"] = list(self.targets)
+        if self.outcomes is not None:
+            r["outcomes"] = self.outcomes if isinstance(self.outcomes, str) else dict(self.outcomes)
         return r
 
 

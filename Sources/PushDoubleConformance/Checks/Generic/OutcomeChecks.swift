@@ -13,6 +13,26 @@ enum OutcomeChecks {
         return nil
     }
 
+    /// The outcomes a sender that declared coarse outcomes may report for an expected set: it
+    /// says only whether the push went out, so any "not delivered" outcome (`dead`, `rejected`,
+    /// `failed`, `skipped`, `aborted`) may come as `failed`, and `sent` and `pending` stand for each other.
+    static func coarse(_ want: Set<DeliveryOutcome>) -> Set<DeliveryOutcome> {
+        var out = want
+        if !want.isDisjoint(with: [.dead, .rejected, .failed, .skipped, .aborted]) { out.insert(.failed) }
+        if !want.isDisjoint(with: [.sent, .pending]) { out.formUnion([.sent, .pending]) }
+        return out
+    }
+
+    /// Judges one reported outcome against an expected set: nil when it is one of them (`coarse`
+    /// counts the matches that only the coarse reading allowed).
+    static func mismatch(_ got: DeliveryOutcome, _ want: Set<DeliveryOutcome>, device: String, ctx: CheckContext, coarse count: inout Int) -> Bool {
+        if want.contains(got) { return false }
+        guard let provider = ctx.scenario.device(device)?.provider, ctx.coarseOutcomes.contains(provider),
+              coarse(want).contains(got) else { return true }
+        count += 1
+        return false
+    }
+
     /// `outcome`: `expect` applies to the first send reply naming the device,
     /// `expectLater` to every later one, `expectFinal` to the first message's fate: the last
     /// outcome the sender reported for the device in a send or settle reply before the next
@@ -28,7 +48,7 @@ enum OutcomeChecks {
         let final = ctx.params["expectFinal"]?.objectValue ?? []
         if first.isEmpty && later.isEmpty && final.isEmpty { return .notApplicable("no expectations given") }
         var problems: [Evidence] = []
-        var judged = 0
+        var judged = 0, coarselyJudged = 0
         var seen: Set<String> = []
         for step in ctx.steps where step.type == "send" && step.failure == nil {
             for device in step.devices + (step.targets ?? []) {
@@ -43,7 +63,7 @@ enum OutcomeChecks {
                 guard let got = step.results.first(where: { $0.device == device }) else {
                     problems.append(Evidence("step \(step.index + 1): no result for \(device) (expected \(wantText))")); continue
                 }
-                if !want.contains(got.outcome) {
+                if mismatch(got.outcome, want, device: device, ctx: ctx, coarse: &coarselyJudged) {
                     problems.append(Evidence("step \(step.index + 1): \(device) reported \(got.outcome.rawValue)"
                         + (got.reason.map { " (\($0))" } ?? "") + ", expected \(wantText)"))
                 }
@@ -64,14 +84,16 @@ enum OutcomeChecks {
             guard let (step, got) = last[device] else {
                 problems.append(Evidence("no reply ever named \(device) (expected it to end \(wantText))")); continue
             }
-            if !want.contains(got.outcome) {
+            if mismatch(got.outcome, want, device: device, ctx: ctx, coarse: &coarselyJudged) {
                 problems.append(Evidence("\(device) ended \(got.outcome.rawValue)" + (got.reason.map { " (\($0))" } ?? "")
                     + " (last reported in step \(step.index + 1), a \(step.type)), expected it to end \(wantText)"))
             }
         }
         if judged == 0 { return .notApplicable("no send reply named the expected devices") }
-        return problems.isEmpty ? .held("\(judged) reported outcome(s) as expected")
-            : .violated("\(problems.count) outcome(s) differ from the expected ones", problems)
+        let coarseNote = coarselyJudged == 0 ? "" : " (\(coarselyJudged) judged coarsely: the sender declared coarse outcomes for "
+            + ctx.coarseOutcomes.sorted().joined(separator: ", ") + ", so dead, rejected and failed count as one)"
+        return problems.isEmpty ? .held("\(judged) reported outcome(s) as expected" + coarseNote)
+            : .violated("\(problems.count) outcome(s) differ from the expected ones" + coarseNote, problems)
     }
 
     /// `outcome-truthful`: the sender's words agree with the history.
