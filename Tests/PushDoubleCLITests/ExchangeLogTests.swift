@@ -21,6 +21,22 @@ final class ExchangeLogTests: XCTestCase {
         XCTAssertTrue(ExchangeLog.line(e).contains("→ 200 delayed [fault f1]"))
     }
 
+    /// `replay`'s detailed block keeps every line of a multi-line body behind its marker (an
+    /// FCM-style Web Push 410 ends in a newline, an HTML error page spans many lines).
+    func testDetailedBodiesArePrefixedOnEveryLine() {
+        var e = makeExchange(token: "t")
+        e.request.body = "{\n  \"a\": 1\n}"
+        e.response = RecordedResponse(action: "respond", status: 400, reason: "UnauthorizedRegistration")
+        e.response.body = "<HTML>\n<TITLE>UnauthorizedRegistration</TITLE>\n</HTML>\n"
+        let block = ExchangeLog.detailed(e)
+        XCTAssertTrue(block.contains("   > {\n   >   \"a\": 1\n   > }\n"), block)
+        XCTAssertTrue(block.contains("   < <HTML>\n   < <TITLE>UnauthorizedRegistration</TITLE>\n   < </HTML>\n"), block)
+        XCTAssertFalse(block.contains("   < \n"), "a final newline starts no empty line: " + block)
+        for line in block.split(separator: "\n").dropFirst() {
+            XCTAssertTrue(line.hasPrefix("   "), "a body line escaped its marker: \(line)")
+        }
+    }
+
     /// A console slower than the traffic: lines beyond the queue are counted, in order, and
     /// every exchange is either a line or counted.
     func testSlowConsoleDropsWithACountInOrder() {

@@ -16,7 +16,7 @@ enum ExchangeLog {
             let value = h[0].lowercased() == "authorization" && h[1].count > 48 ? String(h[1].prefix(45)) + "…" : h[1]
             s += "   > \(h[0]): \(value)\n"
         }
-        if let b = e.request.body, !b.isEmpty { s += "   > " + b.replacingOccurrences(of: "\n", with: "\n   > ") + "\n" }
+        if let b = e.request.body, !b.isEmpty { s += prefixed("   > ", b) }
         else if e.request.bodyBase64 != nil { s += "   > (\(e.request.bodySize) bytes, not UTF-8)\n" }
         var facts: [String] = []
         if let t = e.token { facts.append("token=\(t)") }
@@ -28,9 +28,16 @@ enum ExchangeLog {
         s += "   < \(ExchangeLine.outcome(status: e.response.status, action: e.response.action, reason: e.response.reason, decidedBy: e.decidedBy))\n"
         if let d = e.response.delaySeconds { s += "   < after \(d) s\n" }
         for h in e.response.headers where h.count == 2 { s += "   < \(h[0]): \(h[1])\n" }
-        if let b = e.response.body, !b.isEmpty { s += "   < " + b + "\n" }
+        if let b = e.response.body, !b.isEmpty { s += prefixed("   < ", b) }
         if let d = e.response.detail { s += "   (\(d))\n" }
         return s
+    }
+
+    /// Every line of a body behind `marker` (a final newline ends the last line, it does not
+    /// start an empty one), so a multi-line body stays inside its request or response.
+    static func prefixed(_ marker: String, _ body: String) -> String {
+        let text = body.hasSuffix("\n") ? String(body.dropLast()) : body
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { marker + $0 + "\n" }.joined()
     }
 }
 
