@@ -80,7 +80,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
   command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
   command -v go >/dev/null 2>&1 || need_apt+=(golang-go)  # ProxyEcosystemTests
-  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # ProxyEcosystemTests, TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests
+  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # ProxyEcosystemTests, TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests, Tests/node.sh (Node >= 20)
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
@@ -125,8 +125,24 @@ if [ $# -eq 0 ]; then
   echo "python: ${pypassed:-0} passed, $pyfailed failed"
   total=$((total + ${pypassed:-0} + pyfailed)); failed=$((failed + pyfailed))
   [ "$pystatus" -eq 0 ] || status=1
+  # The Node.js kit and the example stdlib sender with `node --test` (Tests/node.sh): one test
+  # per node:test test.
+  nodelog=$(mktemp)
+  set +e
+  PUSHDOUBLE_BIN="$PWD/.build/debug/pushdouble" bash Tests/node.sh 2>&1 | tee "$nodelog"
+  nodestatus=${PIPESTATUS[0]}
+  set -e
+  nodeline=$(grep -E '^node: [0-9]+ passed, [0-9]+ failed' "$nodelog" | tail -n 1 || true)
+  rm -f "$nodelog"
+  nodepassed=$(echo "$nodeline" | sed -nE 's/^node: ([0-9]+) passed.*/\1/p')
+  nodefailed=$(echo "$nodeline" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+  nodepassed=${nodepassed:-0}; nodefailed=${nodefailed:-0}
+  if [ "$nodestatus" -ne 0 ] && [ "$nodefailed" -eq 0 ]; then nodefailed=1; fi
+  total=$((total + nodepassed + nodefailed)); failed=$((failed + nodefailed))
+  [ "$nodestatus" -eq 0 ] || status=1
   # The shipped library adapters under `pushdouble conform`: every verdict must equal its
-  # committed expected-verdicts.json (adapters/README.md); one test per adapter.
+  # committed expected-verdicts.json (adapters/README.md); one test per adapter (the Python
+  # libraries' and the Node stdlib sender's, adapters/node-stdlib).
   adlog=$(mktemp)
   set +e
   PUSHDOUBLE_BIN="$PWD/.build/debug/pushdouble" bash adapters/run.sh 2>&1 | tee "$adlog"

@@ -1,0 +1,52 @@
+// Trusting the double's test CA inside the running process. NODE_EXTRA_CA_CERTS is read only
+// when Node starts, so a test that starts the double itself must hand the CA to each client:
+// fetch (through an undici dispatcher), https (the global agent) and node:http2 (an option).
+import https from 'node:https';
+import tls from 'node:tls';
+
+const DISPATCHER = Symbol.for('undici.globalDispatcher.1');
+
+/** The CA list a client needs: the system roots and the test CA (PEM text or array of PEM). */
+export function caList(pem) {
+  return [...tls.rootCertificates, ...(Array.isArray(pem) ? pem : [pem])];
+}
+
+/** The Agent class of Node's built-in fetch (undici), found through its global dispatcher (no
+ * npm package: Node does not export it). The dispatcher is created when fetch is first used. */
+async function undiciAgentClass() {
+  if (!globalThis[DISPATCHER]) {
+    try { await fetch('data:,'); } catch { /* only to load fetch's internals */ }
+  }
+  const ctor = globalThis[DISPATCHER]?.constructor;
+  if (typeof ctor !== 'function') throw new Error('cannot find the dispatcher class of this Node\'s fetch');
+  return ctor;
+}
+
+/** An undici dispatcher trusting `pem` for `fetch(url, { dispatcher })`. */
+export async function fetchDispatcher(pem, connect = {}) {
+  const Agent = await undiciAgentClass();
+  return new Agent({ connect: { ca: caList(pem), ...connect } });
+}
+
+/**
+ * Trusts `pem` process-wide: fetch (global dispatcher), https.globalAgent, and returns what was
+ * replaced so `restore()` can undo it. node:http2 has no global setting: pass `{ ca }` (or use
+ * PushDouble#http2Options / connectHttp2).
+ */
+export async function trustCA(pem) {
+  const previous = { dispatcher: globalThis[DISPATCHER], ca: https.globalAgent.options.ca };
+  const dispatcher = await fetchDispatcher(pem);
+  globalThis[DISPATCHER] = dispatcher;
+  https.globalAgent.options.ca = caList(pem);
+  let restored = false;
+  return {
+    dispatcher,
+    restore() {
+      if (restored) return;
+      restored = true;
+      if (globalThis[DISPATCHER] === dispatcher) globalThis[DISPATCHER] = previous.dispatcher;
+      https.globalAgent.options.ca = previous.ca;
+      dispatcher.close?.().catch?.(() => {});
+    },
+  };
+}

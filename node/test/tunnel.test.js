@@ -1,0 +1,49 @@
+// The real-host route: node:http2 through the double's CONNECT proxy to api.push.apple.com,
+// NO_PROXY for the loopback URLs, and in-process trust of the test CA for fetch.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { PushDouble, bypassesProxy, connectHttp2, proxyFor } from '../src/index.js';
+import { expoPush } from './support.js';
+
+let pd;
+before(async () => { pd = await PushDouble.start(); });
+after(async () => { await pd.stop(); });
+
+test('NO_PROXY: names, suffixes, ports, *', () => {
+  const no = '127.0.0.1,localhost,::1,.internal.example,push.example:8443';
+  assert.equal(bypassesProxy('https://127.0.0.1:4000', no), true);
+  assert.equal(bypassesProxy('https://[::1]:4000', no), true);
+  assert.equal(bypassesProxy('https://a.internal.example', no), true);
+  assert.equal(bypassesProxy('https://push.example:8443', no), true);
+  assert.equal(bypassesProxy('https://push.example', no), false);
+  assert.equal(bypassesProxy('https://api.push.apple.com', no), false);
+  assert.equal(bypassesProxy('https://anything', '*'), true);
+  const env = { HTTPS_PROXY: 'http://127.0.0.1:1', NO_PROXY: no };
+  assert.equal(proxyFor('https://api.push.apple.com', env), 'http://127.0.0.1:1');
+  assert.equal(proxyFor('https://127.0.0.1:4000/token', env), null, 'the loopback token URL skips the proxy');
+  assert.equal(proxyFor('https://api.push.apple.com', {}), null);
+});
+
+test('node:http2 to https://api.push.apple.com through the CONNECT proxy reaches the APNs fake', async () => {
+  const session = await connectHttp2('https://api.push.apple.com', { proxy: pd.url('proxy'), ...pd.tlsOptions() });
+  const status = await new Promise((resolve, reject) => {
+    const req = session.request({ ':method': 'POST', ':path': '/3/device/' + 'cd'.repeat(32), 'apns-topic': pd.environment.APNS_TOPIC });
+    req.on('response', (h) => resolve(h[':status']));
+    req.on('error', reject);
+    req.end('{"aps":{"alert":"via the tunnel"}}');
+  });
+  session.close();
+  assert.equal(status, 403);
+  const [x] = await pd.admin.waitFor(1, { provider: 'apns' });
+  assert.equal(x.environment, 'production');
+  assert.equal(x.reason, 'MissingProviderToken');
+});
+
+test('trust(): fetch trusts the test CA until stop (restore); before it, fetch refuses the certificate', async () => {
+  const untrusted = (e) => e.cause?.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE';
+  await assert.rejects(expoPush(pd, 'ExponentPushToken[t1]'), untrusted);
+  const t = await pd.trust();
+  assert.equal((await expoPush(pd, 'ExponentPushToken[t1]')).status, 200);
+  t.restore();
+  await assert.rejects(expoPush(pd, 'ExponentPushToken[t1]'), untrusted);
+});
