@@ -15,6 +15,9 @@
 // message) with its stack on stderr, and the loop goes on; an unknown method is -32601, a line
 // that is not JSON -32700, a JSON value that is not a request -32600.
 import { createInterface } from 'node:readline';
+import { redirectFromEnvironment } from './redirect.js';
+
+export { hostMapFromProviders, redirectHosts } from './redirect.js';
 
 export const SENT = 'sent';          // accepted by the provider
 export const PENDING = 'pending';    // accepted, the final state comes later (Expo tickets)
@@ -203,9 +206,11 @@ export async function handleLine(adapter, line) {
 /**
  * Runs `adapter` as a driver-protocol sender until shutdown (or the end of input). Resolves once
  * the loop ends; with `exit` (default true) the process then exits, so open connections and
- * timers cannot keep it alive past shutdown.
+ * timers cannot keep it alive past shutdown. With `redirect` (default true) and
+ * $PUSHDOUBLE_HOST_MAP set, the in-process host redirect is started first.
  */
-export async function run(adapter, { input = process.stdin, exit = true } = {}) {
+export async function run(adapter, { input = process.stdin, exit = true, redirect = true } = {}) {
+  if (redirect && redirectFromEnvironment()) console.error(`pushdouble driver: host redirect active: ${process.env.PUSHDOUBLE_HOST_MAP}`);
   const protocolWrite = process.stdout.write.bind(process.stdout);
   process.stdout.write = process.stderr.write.bind(process.stderr);
   const write = (text) => new Promise((resolve) => protocolWrite(text, resolve));

@@ -8,3 +8,4 @@ export { PushDouble, ServerStartError, REAL_HOSTS } from './server.js';
 export { caList, fetchDispatcher, trustCA } from './trust.js';
 export { connectHttp2, connectTunnel, proxyFor, bypassesProxy } from './tunnel.js';
 export const VERSION = '0.1.0';
+export { redirectHosts, redirectFromEnvironment, hostMapFromProviders, parseHostMap } from './redirect.js';

@@ -8,6 +8,7 @@ import { AdminClient } from './admin.js';
 import { findBinary } from './binary.js';
 import { caList, fetchDispatcher, trustCA } from './trust.js';
 import { connectHttp2 } from './tunnel.js';
+import { redirectHosts } from './redirect.js';
 
 /** The providers' real host names (and ports) and the listener of the double that stands in for each. */
 export const REAL_HOSTS = Object.freeze({
@@ -214,6 +215,10 @@ export class PushDouble {
     for (const [k, v] of Object.entries(this.environment)) { saved[k] = Object.hasOwn(target, k) ? target[k] : undefined; target[k] = v; }
     return () => { for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete target[k]; else target[k] = v; } };
   }
+
+  /** Redirects TLS connections to the providers' real hosts to this double in this process
+   * (for libraries with compiled-in hosts); returns the function that stops it. */
+  redirect() { return redirectHosts(this.hostMap()); }
 
   /** {'api.push.apple.com:443': ['127.0.0.1', port], ...}: the real names mapped to this double's listeners. */
   hostMap() {

@@ -59,4 +59,9 @@ export declare class Adapter {
 }
 
 export declare function handleLine(adapter: Adapter, line: string): Promise<Record<string, any> | null>;
-export declare function run(adapter: Adapter, options?: { input?: NodeJS.ReadableStream; exit?: boolean }): Promise<void>;
+
+/** The providers' real host names mapped to the fakes of initialize's params.providers. */
+export declare function hostMapFromProviders(providers: Record<string, any>): Record<string, [string, number]>;
+/** In-process redirect of TLS connections to mapped host:port pairs; returns the function that stops it. */
+export declare function redirectHosts(map: Record<string, string | [string, number]> | Map<string, [string, number]> | string): () => void;
+export declare function run(adapter: Adapter, options?: { input?: NodeJS.ReadableStream; exit?: boolean; redirect?: boolean }): Promise<void>;

@@ -198,6 +198,7 @@ export declare class PushDouble {
   connectHttp2(authority: string, options?: SecureClientSessionOptions & { proxy?: string | null }): Promise<ClientHttp2Session>;
   applyEnvironment(target?: Record<string, string | undefined>): () => void;
   hostMap(): Record<string, [string, number]>;
+  redirect(): () => void;
   log(): string;
   stderr(): string;
 }
@@ -210,3 +211,7 @@ export declare function bypassesProxy(url: string, noProxy?: string): boolean;
 export declare function proxyFor(url: string, env?: Record<string, string | undefined>): string | null;
 export declare function connectTunnel(proxyUrl: string, host: string, port: number, options?: { timeout?: number }): Promise<import('node:net').Socket>;
 export declare function connectHttp2(authority: string, options?: SecureClientSessionOptions & { proxy?: string | null }): Promise<ClientHttp2Session>;
+export declare function redirectHosts(map: Record<string, string | [string, number]> | Map<string, [string, number]> | string): () => void;
+export declare function redirectFromEnvironment(env?: Record<string, string | undefined>): (() => void) | null;
+export declare function hostMapFromProviders(providers: Record<string, any>): Record<string, [string, number]>;
+export declare function parseHostMap(map: Record<string, string | [string, number]> | string): Map<string, [string, number]>;
