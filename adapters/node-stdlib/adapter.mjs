@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Adapter, DeadTokens, FEATURE_REGISTERED_AT, run, result } from '../../node/src/driver.js';
 import { caList, fetchDispatcher } from '../../node/src/trust.js';
+import { connectHttp2 } from '../../node/src/tunnel.js';
 import { ApnsClient, FcmClient } from '../../examples/node/stdlib-sender/src/index.js';
 
 class StdlibSender extends Adapter {
@@ -16,14 +17,16 @@ class StdlibSender extends Adapter {
 
   async initialize(config) {
     // The test CA comes with each provider's config; a real deployment trusts the system roots.
+    // HTTPS_PROXY (conform --real-hosts) is honoured as the application would in production:
+    // node:http2 through a CONNECT tunnel, fetch through a tunnelling dispatcher, NO_PROXY for loopback.
     if (config.apns) {
       const a = config.apns;
       this.apns = new ApnsClient({ url: a.url, sandboxUrl: a.sandboxUrl, keyFile: a.keyFile, keyId: a.keyId, teamId: a.teamId,
-        topic: a.topic, tls: { ca: caList(readFileSync(a.caFile, 'utf8')) } });
+        topic: a.topic, tls: { ca: caList(readFileSync(a.caFile, 'utf8')) }, connect: connectHttp2 });
     }
     if (config.fcm) {
       const f = config.fcm;
-      const dispatcher = await fetchDispatcher(readFileSync(f.caFile, 'utf8'));
+      const dispatcher = await fetchDispatcher(readFileSync(f.caFile, 'utf8'), { proxy: 'env' });
       this.fcm = new FcmClient({ url: f.url, serviceAccountFile: f.serviceAccountFile, projectId: f.projectId, tokenUrl: f.tokenUrl,
         fetchOptions: { dispatcher } });
     }

@@ -22,7 +22,7 @@ const PROVIDER_HOSTS = [
   ['webpush', 'url', ['updates.push.services.mozilla.com:443', 'web.push.apple.com:443']],
 ];
 
-const active = [];  // maps, newest last (the newest wins)
+const active = [];  // {map, ca}, newest last (the newest wins)
 let original = null;
 
 function splitHostPort(text) {
@@ -56,7 +56,7 @@ export function hostMapFromProviders(providers = {}) {
 
 function target(host, port) {
   const key = `${String(host ?? 'localhost').toLowerCase()}:${Number(port ?? 443)}`;
-  for (let i = active.length - 1; i >= 0; i--) if (active[i].has(key)) return active[i].get(key);
+  for (let i = active.length - 1; i >= 0; i--) if (active[i].map.has(key)) return { to: active[i].map.get(key), ca: active[i].ca };
   return null;
 }
 
@@ -71,15 +71,20 @@ function redirectedConnect(...args) {
     if (args[i] !== null && typeof args[i] === 'object') Object.assign(options, args[i++]);
     rest = args.slice(i);
   }
-  const to = options.socket ? null : target(options.host, options.port);
-  if (!to) return original.apply(tls, args);
+  const hit = options.socket ? null : target(options.host, options.port);
+  if (!hit) return original.apply(tls, args);
   const servername = options.servername ?? options.host;
-  return original.call(tls, { ...options, host: to[0], port: to[1], servername }, ...rest);
+  const ca = options.ca ?? hit.ca ?? undefined;  // a client's own CA wins; else the redirect's
+  return original.call(tls, { ...options, host: hit.to[0], port: hit.to[1], servername, ...(ca ? { ca } : {}) }, ...rest);
 }
 
-/** Starts redirecting (a map as parseHostMap takes); returns a function that stops it. */
-export function redirectHosts(map) {
-  const m = map instanceof Map ? map : parseHostMap(map);
+/**
+ * Starts redirecting (a map as parseHostMap takes); returns a function that stops it. With `ca`
+ * (a CA list), redirected connections that name no CA of their own trust it: a library that
+ * opens node:http2 sessions with no CA option (firebase-admin) then needs nothing else.
+ */
+export function redirectHosts(map, { ca } = {}) {
+  const m = { map: map instanceof Map ? map : parseHostMap(map), ca: ca ?? null };
   if (!original) { original = tls.connect; tls.connect = redirectedConnect; }
   active.push(m);
   return function restore() {

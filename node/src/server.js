@@ -199,8 +199,9 @@ export class PushDouble {
 
   /** TLS options for node:http2 / https / tls: { ca: [system roots, test CA] }. */
   tlsOptions() { return { ca: caList(this.ca) }; }
-  /** An undici dispatcher trusting the test CA: fetch(url, { dispatcher }). */
-  dispatcher() { return fetchDispatcher(this.ca); }
+  /** An undici dispatcher trusting the test CA: fetch(url, { dispatcher }); `{ proxy: 'env' }` or
+   * `{ proxy: url }` tunnels HTTPS origins through a CONNECT proxy (the real-host route). */
+  dispatcher(options = {}) { return fetchDispatcher(this.ca, options); }
   /** Trusts the test CA process-wide for fetch and https until stop() (node:http2: tlsOptions()). */
   async trust() {
     this._trust ??= await trustCA(this.ca);
@@ -217,8 +218,9 @@ export class PushDouble {
   }
 
   /** Redirects TLS connections to the providers' real hosts to this double in this process
-   * (for libraries with compiled-in hosts); returns the function that stops it. */
-  redirect() { return redirectHosts(this.hostMap()); }
+   * (for libraries with compiled-in hosts), trusting the test CA on them; returns the function
+   * that stops it. */
+  redirect() { return redirectHosts(this.hostMap(), this.tlsOptions()); }
 
   /** {'api.push.apple.com:443': ['127.0.0.1', port], ...}: the real names mapped to this double's listeners. */
   hostMap() {

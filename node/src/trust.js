@@ -2,7 +2,9 @@
 // when Node starts, so a test that starts the double itself must hand the CA to each client:
 // fetch (through an undici dispatcher), https (the global agent) and node:http2 (an option).
 import https from 'node:https';
+import net from 'node:net';
 import tls from 'node:tls';
+import { connectTunnel, proxyFor } from './tunnel.js';
 
 const DISPATCHER = Symbol.for('undici.globalDispatcher.1');
 
@@ -22,10 +24,34 @@ async function undiciAgentClass() {
   return ctor;
 }
 
-/** An undici dispatcher trusting `pem` for `fetch(url, { dispatcher })`. */
-export async function fetchDispatcher(pem, connect = {}) {
+/**
+ * An undici dispatcher trusting `pem` for `fetch(url, { dispatcher })`. With `proxy: 'env'`
+ * (HTTPS_PROXY / NO_PROXY, read per origin) or a proxy URL, HTTPS origins the proxy applies to
+ * are reached through a CONNECT tunnel (Node 20's fetch reads no proxy variables).
+ */
+export async function fetchDispatcher(pem, { proxy = null, ...connect } = {}) {
   const Agent = await undiciAgentClass();
-  return new Agent({ connect: { ca: caList(pem), ...connect } });
+  const options = { ca: caList(pem), ...connect };
+  if (!proxy) return new Agent({ connect: options });
+  return new Agent({ connect: tunnelConnector(options, proxy) });
+}
+
+/** undici's connect function: a TLS socket to the origin, inside a CONNECT tunnel when a proxy applies. */
+function tunnelConnector(options, proxy) {
+  return ({ hostname, host, protocol, port, servername }, callback) => {
+    const origin = `${protocol}//${host}`;
+    const via = protocol === 'https:' ? (proxy === 'env' ? proxyFor(origin) : proxy) : null;
+    const name = hostname.replace(/^\[|\]$/g, '');
+    const tlsOptions = { ...options, servername: servername || name, ALPNProtocols: ['http/1.1'] };
+    const done = (socket, ready = 'secureConnect') => {
+      let called = false;
+      const once = (err) => { if (!called) { called = true; err ? callback(err) : callback(null, socket); } };
+      socket.once(ready, () => once()).once('error', once);
+    };
+    if (protocol !== 'https:') { done(net.connect({ host: name, port: Number(port) || 80 }), 'connect'); return; }
+    if (!via) { done(tls.connect({ ...tlsOptions, host: name, port: Number(port) || 443 })); return; }
+    connectTunnel(via, name, Number(port) || 443).then((raw) => done(tls.connect({ ...tlsOptions, socket: raw })), callback);
+  };
 }
 
 /**

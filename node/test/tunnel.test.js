@@ -47,3 +47,19 @@ test('trust(): fetch trusts the test CA until stop (restore); before it, fetch r
   t.restore();
   await assert.rejects(expoPush(pd, 'ExponentPushToken[t1]'), untrusted);
 });
+
+test('fetch through the CONNECT proxy: dispatcher({ proxy }) to https://exp.host; NO_PROXY keeps loopback direct', async () => {
+  await pd.admin.reset();
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${pd.environment.EXPO_ACCESS_TOKEN}` };
+  const viaProxy = await pd.dispatcher({ proxy: pd.url('proxy') });
+  const r = await fetch('https://exp.host/--/api/v2/push/send', { method: 'POST', headers, body: '{"to":"ExponentPushToken[p1]"}', dispatcher: viaProxy });
+  assert.equal(r.status, 200);
+  const saved = { HTTPS_PROXY: process.env.HTTPS_PROXY, NO_PROXY: process.env.NO_PROXY };
+  Object.assign(process.env, { HTTPS_PROXY: pd.url('proxy'), NO_PROXY: '127.0.0.1,localhost,::1' });
+  try {
+    const fromEnv = await pd.dispatcher({ proxy: 'env' });
+    assert.equal((await fetch('https://exp.host/--/api/v2/push/send', { method: 'POST', headers, body: '{"to":"ExponentPushToken[p2]"}', dispatcher: fromEnv })).status, 200);
+    assert.equal((await fetch(pd.url('expo') + '/--/api/v2/push/send', { method: 'POST', headers, body: '{"to":"ExponentPushToken[p3]"}', dispatcher: fromEnv })).status, 200);
+  } finally { for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; } }
+  assert.equal((await pd.admin.history({ provider: 'expo' })).length, 3);
+});

@@ -63,5 +63,5 @@ export declare function handleLine(adapter: Adapter, line: string): Promise<Reco
 /** The providers' real host names mapped to the fakes of initialize's params.providers. */
 export declare function hostMapFromProviders(providers: Record<string, any>): Record<string, [string, number]>;
 /** In-process redirect of TLS connections to mapped host:port pairs; returns the function that stops it. */
-export declare function redirectHosts(map: Record<string, string | [string, number]> | Map<string, [string, number]> | string): () => void;
+export declare function redirectHosts(map: Record<string, string | [string, number]> | Map<string, [string, number]> | string, options?: { ca?: string | string[] }): () => void;
 export declare function run(adapter: Adapter, options?: { input?: NodeJS.ReadableStream; exit?: boolean; redirect?: boolean }): Promise<void>;

@@ -193,7 +193,7 @@ export declare class PushDouble {
   readonly admin: AdminClient;
   readonly dir?: string;
   tlsOptions(): { ca: string[] };
-  dispatcher(): Promise<unknown>;
+  dispatcher(options?: { proxy?: string | 'env' | null }): Promise<unknown>;
   trust(): Promise<Trust>;
   connectHttp2(authority: string, options?: SecureClientSessionOptions & { proxy?: string | null }): Promise<ClientHttp2Session>;
   applyEnvironment(target?: Record<string, string | undefined>): () => void;
@@ -205,13 +205,13 @@ export declare class PushDouble {
 
 export declare function caList(pem: string | string[]): string[];
 /** An undici dispatcher of Node's own fetch trusting `pem`: fetch(url, { dispatcher }). */
-export declare function fetchDispatcher(pem: string | string[], connect?: Record<string, unknown>): Promise<unknown>;
+export declare function fetchDispatcher(pem: string | string[], options?: { proxy?: string | 'env' | null; [tlsOption: string]: unknown }): Promise<unknown>;
 export declare function trustCA(pem: string | string[]): Promise<Trust>;
 export declare function bypassesProxy(url: string, noProxy?: string): boolean;
 export declare function proxyFor(url: string, env?: Record<string, string | undefined>): string | null;
 export declare function connectTunnel(proxyUrl: string, host: string, port: number, options?: { timeout?: number }): Promise<import('node:net').Socket>;
 export declare function connectHttp2(authority: string, options?: SecureClientSessionOptions & { proxy?: string | null }): Promise<ClientHttp2Session>;
-export declare function redirectHosts(map: Record<string, string | [string, number]> | Map<string, [string, number]> | string): () => void;
+export declare function redirectHosts(map: Record<string, string | [string, number]> | Map<string, [string, number]> | string, options?: { ca?: string | string[] }): () => void;
 export declare function redirectFromEnvironment(env?: Record<string, string | undefined>): (() => void) | null;
 export declare function hostMapFromProviders(providers: Record<string, any>): Record<string, [string, number]>;
 export declare function parseHostMap(map: Record<string, string | [string, number]> | string): Map<string, [string, number]>;

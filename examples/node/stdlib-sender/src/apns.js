@@ -67,30 +67,39 @@ export function apnsRequest(n, { topic }) {
  * send() resolves to {outcome: sent|dead|rejected|failed, reason?, apnsId?}.
  */
 export class ApnsClient {
-  constructor({ url, sandboxUrl, key, keyFile, keyId, teamId, topic, tls = {}, backoff = new Backoff(), timeout = 15_000 }) {
+  /** `connect(base, tls)` opens a session (default http2.connect; e.g. a CONNECT tunnel for a proxy). */
+  constructor({ url, sandboxUrl, key, keyFile, keyId, teamId, topic, tls = {}, backoff = new Backoff(), timeout = 15_000, connect }) {
     this.hosts = { production: url, sandbox: sandboxUrl ?? url };
     this.token = new ApnsToken({ key: key ?? readFileSync(keyFile), keyId, teamId });
+    this.connect = connect ?? (async (base, options) => http2.connect(base, options));
     Object.assign(this, { topic, tls, backoff, timeout, sessions: new Map() });
   }
 
+  /** The live session to `base` (a promise shared by concurrent callers), opened when needed. */
   session(base) {
-    let s = this.sessions.get(base);
-    if (s && !s.closed && !s.destroyed) return s;
-    s = http2.connect(base, this.tls);
-    s.on('error', () => {});  // a request fails with it; the next one reconnects
-    s.on('goaway', () => this.sessions.get(base) === s && this.sessions.delete(base));
-    s.on('close', () => this.sessions.get(base) === s && this.sessions.delete(base));
-    this.sessions.set(base, s);
-    return s;
+    const known = this.sessions.get(base);
+    if (known) return known;
+    const opening = this.connect(base, this.tls).then((s) => {
+      const forget = () => this.sessions.get(base) === opening && this.sessions.delete(base);
+      s.on('error', forget);  // a request fails with it; the next one reconnects
+      s.on('goaway', forget);
+      s.on('close', forget);
+      if (s.closed || s.destroyed) forget();
+      return s;
+    }, (e) => { this.sessions.delete(base); throw e; });
+    this.sessions.set(base, opening);
+    return opening;
   }
 
   /** One request: {status, reason, apnsId, retryAfter} or {error} when the stream failed. */
-  request(base, token, headers, body) {
+  async request(base, token, headers, body) {
+    let session;
+    try { session = await this.session(base); } catch (e) { return { error: e.code ?? e.message }; }
     return new Promise((resolve) => {
       let req;
       try {
-        req = this.session(base).request({ ':method': 'POST', ':path': `/3/device/${token}`, authorization: `bearer ${this.token.current()}`, ...headers });
-      } catch (e) { resolve({ error: e.message }); return; }
+        req = session.request({ ':method': 'POST', ':path': `/3/device/${token}`, authorization: `bearer ${this.token.current()}`, ...headers });
+      } catch (e) { this.sessions.delete(base); resolve({ error: e.message }); return; }
       req.setTimeout(this.timeout, () => req.close(http2.constants.NGHTTP2_CANCEL));
       let status = 0, apnsId = null, retryAfter = null;
       const chunks = [];
@@ -133,5 +142,5 @@ export class ApnsClient {
     return { outcome: 'failed', reason: last.reason ?? last.error ?? String(last.status) };
   }
 
-  close() { for (const s of this.sessions.values()) s.close(); this.sessions.clear(); }
+  close() { for (const s of this.sessions.values()) s.then((x) => x.close(), () => {}); this.sessions.clear(); }
 }
