@@ -47,6 +47,27 @@ run_xctest() {
   failed=$(echo "$summary" | grep -oE '[0-9]+ failures?' | head -n 1 | grep -oE '^[0-9]+' || echo 0)
 }
 
+# Runs a script that ends with a "LABEL: N passed, N failed" line (its arguments after LABEL),
+# echoing its output, with PUSHDOUBLE_BIN set to the debug build, and adds its counts to total
+# and failed (a failing exit status without a count counts as one failure).
+run_counted() {
+  local label=$1 log line ok bad rc
+  shift
+  log=$(mktemp)
+  set +e
+  PUSHDOUBLE_BIN="$PWD/.build/debug/pushdouble" "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1 || true)
+  rm -f "$log"
+  ok=$(echo "$line" | sed -nE "s/^$label: ([0-9]+) passed.*/\1/p")
+  bad=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+  ok=${ok:-0}; bad=${bad:-0}
+  if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; fi
+  total=$((total + ok + bad)); failed=$((failed + bad))
+  [ "$rc" -eq 0 ] || status=1
+}
+
 if [ "${1:-}" = "--fast" ]; then
   shift
   swift build --build-tests
@@ -127,35 +148,11 @@ if [ $# -eq 0 ]; then
   [ "$pystatus" -eq 0 ] || status=1
   # The Node.js kit and the example stdlib sender with `node --test` (Tests/node.sh): one test
   # per node:test test.
-  nodelog=$(mktemp)
-  set +e
-  PUSHDOUBLE_BIN="$PWD/.build/debug/pushdouble" bash Tests/node.sh 2>&1 | tee "$nodelog"
-  nodestatus=${PIPESTATUS[0]}
-  set -e
-  nodeline=$(grep -E '^node: [0-9]+ passed, [0-9]+ failed' "$nodelog" | tail -n 1 || true)
-  rm -f "$nodelog"
-  nodepassed=$(echo "$nodeline" | sed -nE 's/^node: ([0-9]+) passed.*/\1/p')
-  nodefailed=$(echo "$nodeline" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
-  nodepassed=${nodepassed:-0}; nodefailed=${nodefailed:-0}
-  if [ "$nodestatus" -ne 0 ] && [ "$nodefailed" -eq 0 ]; then nodefailed=1; fi
-  total=$((total + nodepassed + nodefailed)); failed=$((failed + nodefailed))
-  [ "$nodestatus" -eq 0 ] || status=1
+  run_counted node bash Tests/node.sh
   # The shipped library adapters under `pushdouble conform`: every verdict must equal its
   # committed expected-verdicts.json (adapters/README.md); one test per adapter (the Python
   # libraries' and the Node stdlib sender's, adapters/node-stdlib).
-  adlog=$(mktemp)
-  set +e
-  PUSHDOUBLE_BIN="$PWD/.build/debug/pushdouble" bash adapters/run.sh 2>&1 | tee "$adlog"
-  adstatus=${PIPESTATUS[0]}
-  set -e
-  adline=$(grep -E '^adapters: [0-9]+ passed, [0-9]+ failed' "$adlog" | tail -n 1 || true)
-  rm -f "$adlog"
-  adpassed=$(echo "$adline" | sed -nE 's/^adapters: ([0-9]+) passed.*/\1/p')
-  adfailed=$(echo "$adline" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
-  adpassed=${adpassed:-0}; adfailed=${adfailed:-0}
-  if [ "$adstatus" -ne 0 ] && [ "$adfailed" -eq 0 ]; then adfailed=1; fi
-  total=$((total + adpassed + adfailed)); failed=$((failed + adfailed))
-  [ "$adstatus" -eq 0 ] || status=1
+  run_counted adapters bash adapters/run.sh
 fi
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$status"

@@ -6,7 +6,7 @@ import http2 from 'node:http2';
 import { writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expoPush } from './support.js';
+import { apnsPostWithoutJwt, expoPush } from './support.js';
 import { AdminClient, AdminError, PushDouble } from '../src/index.js';
 
 const TOKEN = 'ExponentPushToken[node-kit-1]';
@@ -87,14 +87,7 @@ describe('AdminClient on a real serve', () => {
   test('node:http2 to APNs with tlsOptions(): the fake answers (403 without a JWT)', async () => {
     await pd.admin.reset();
     const session = http2.connect(pd.url('apns-production'), pd.tlsOptions());
-    const status = await new Promise((resolve, reject) => {
-      const req = session.request({ ':method': 'POST', ':path': '/3/device/' + 'ab'.repeat(32), 'apns-topic': pd.environment.APNS_TOPIC });
-      req.on('response', (h) => resolve(h[':status']));
-      req.on('error', reject);
-      req.end('{"aps":{"alert":"hi"}}');
-    });
-    session.close();
-    assert.equal(status, 403);
+    assert.equal(await apnsPostWithoutJwt(session, pd.environment.APNS_TOPIC, 'ab'.repeat(32), 'hi'), 403);
     const [x] = await pd.admin.waitFor(1, { provider: 'apns' });
     assert.equal(x.reason, 'MissingProviderToken');
   });

@@ -18,3 +18,15 @@ export async function expoPush(pd, to, extra = {}, init = {}) {
   });
   return { status: r.status, json: await r.json() };
 }
+
+/** One APNs POST without a JWT on an open node:http2 session; resolves to the status (the fake: 403 MissingProviderToken). Closes the session. */
+export async function apnsPostWithoutJwt(session, topic, token, text) {
+  try {
+    return await new Promise((resolve, reject) => {
+      const req = session.request({ ':method': 'POST', ':path': '/3/device/' + token, 'apns-topic': topic });
+      req.on('response', (h) => resolve(h[':status']));
+      req.on('error', reject);
+      req.end(JSON.stringify({ aps: { alert: text } }));
+    });
+  } finally { session.close(); }
+}

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { PushDouble, bypassesProxy, connectHttp2, proxyFor } from '../src/index.js';
-import { expoPush } from './support.js';
+import { apnsPostWithoutJwt, expoPush } from './support.js';
 
 let pd;
 before(async () => { pd = await PushDouble.start(); });
@@ -26,14 +26,7 @@ test('NO_PROXY: names, suffixes, ports, *', () => {
 
 test('node:http2 to https://api.push.apple.com through the CONNECT proxy reaches the APNs fake', async () => {
   const session = await connectHttp2('https://api.push.apple.com', { proxy: pd.url('proxy'), ...pd.tlsOptions() });
-  const status = await new Promise((resolve, reject) => {
-    const req = session.request({ ':method': 'POST', ':path': '/3/device/' + 'cd'.repeat(32), 'apns-topic': pd.environment.APNS_TOPIC });
-    req.on('response', (h) => resolve(h[':status']));
-    req.on('error', reject);
-    req.end('{"aps":{"alert":"via the tunnel"}}');
-  });
-  session.close();
-  assert.equal(status, 403);
+  assert.equal(await apnsPostWithoutJwt(session, pd.environment.APNS_TOPIC, 'cd'.repeat(32), 'via the tunnel'), 403);
   const [x] = await pd.admin.waitFor(1, { provider: 'apns' });
   assert.equal(x.environment, 'production');
   assert.equal(x.reason, 'MissingProviderToken');
