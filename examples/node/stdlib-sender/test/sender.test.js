@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { usePushDouble } from 'pushdouble/node-test';
-import { ApnsClient, FcmClient } from '../src/index.js';
+import { ApnsClient, ExpoClient, FcmClient, WebPushClient } from '../src/index.js';
 const pd = usePushDouble();
 
 const TOKEN = 'a1'.repeat(32);
@@ -46,4 +46,22 @@ test('FCM: OAuth token minted once, messages sent, UNREGISTERED is dead', async 
   assert.equal((await pd.admin.history({ endpoint: 'oauth.token' })).length, 1);
   const [send] = await pd.admin.history({ endpoint: 'fcm.send', limit: 3 });
   assert.deepEqual(send.fcm.data, { n: '1' }, 'data values sent as strings');
+});
+
+test('Expo: tickets pending, receipts sent; DeviceNotRegistered is dead', async () => {
+  await pd.admin.registerDevice('gone', 'expo', 'ExponentPushToken[gone]', { state: 'unregistered' });
+  const client = new ExpoClient({ url: process.env.EXPO_URL, accessToken: process.env.EXPO_ACCESS_TOKEN });
+  const [ok, gone] = await client.send({ title: 'T', body: 'B' }, ['ExponentPushToken[ok]', 'ExponentPushToken[gone]']);
+  assert.equal(ok.outcome, 'pending');
+  assert.deepEqual(gone, { outcome: 'dead', reason: 'DeviceNotRegistered' });
+  assert.deepEqual(await client.receipts([ok.ticketId]), { [ok.ticketId]: { outcome: 'sent' } });
+  const [send] = await pd.admin.history({ endpoint: 'expo.send' });
+  assert.equal(send.requestHeaders.authorization, `Bearer ${process.env.EXPO_ACCESS_TOKEN}`);
+});
+
+test('Web Push: the browser decrypts what was sent (aes128gcm, VAPID)', async () => {
+  const subscription = await pd.admin.createSubscription({ id: 's1' });
+  const client = new WebPushClient({ vapidPrivateKeyFile: process.env.VAPID_PRIVATE_KEY_FILE, vapidPublicKey: process.env.VAPID_PUBLIC_KEY, subject: process.env.VAPID_SUBJECT });
+  assert.deepEqual(await client.send({ title: 'Hi', body: 'there', ttlSeconds: 60 }, subscription), { outcome: 'sent' });
+  assert.deepEqual((await pd.admin.receivedTexts('s1')).map((t) => JSON.parse(t)), [{ title: 'Hi', body: 'there' }]);
 });
