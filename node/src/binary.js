@@ -1,6 +1,8 @@
-// Finding the pushdouble binary: options.binary, $PUSHDOUBLE_BIN, then `pushdouble` on PATH
-// (the binary itself, or the Python wheel's console script, which execs the bundled binary in
-// place: same process id, so stopping and --exit-with-parent work through it).
+// Finding the pushdouble binary: options.binary, $PUSHDOUBLE_BIN, `pushdouble` on PATH (the
+// binary itself, or the Python wheel's console script, which execs the bundled binary in place:
+// same process id, so stopping and --exit-with-parent work through it), then the binary of a
+// wheel that `python3` imports (installed, its scripts directory not on PATH).
+import { execFileSync } from 'node:child_process';
 import { accessSync, constants, openSync, readSync, closeSync, realpathSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 
@@ -51,6 +53,17 @@ export function findBinary(explicit) {
     const candidate = join(dir, 'pushdouble');
     if (executable(candidate)) return candidate;
   }
-  throw new BinaryNotFound(`no pushdouble binary found: $${ENV_VAR} is not set and no pushdouble is on PATH `
-    + '(pip install the PushDouble wheel, or build it: swift build, then PUSHDOUBLE_BIN=.build/debug/pushdouble)');
+  const fromWheel = wheelBinary();
+  if (fromWheel) return fromWheel;
+  throw new BinaryNotFound(`no pushdouble binary found: $${ENV_VAR} is not set, no pushdouble is on PATH and python3 `
+    + 'imports no pushdouble package (pip install the PushDouble wheel, or build it: swift build, then PUSHDOUBLE_BIN=.build/debug/pushdouble)');
+}
+
+/** The binary the Python package's own lookup finds (its bundled copy), or null. */
+function wheelBinary() {
+  try {
+    const out = execFileSync('python3', ['-c', 'from pushdouble.binary import find_binary; print(find_binary())'],
+      { encoding: 'utf8', timeout: 10_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return out && executable(out) && !isPythonConsoleScript(out) ? out : null;
+  } catch { return null; }
 }

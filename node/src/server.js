@@ -2,7 +2,7 @@
 // instance already running elsewhere (a container, a CI service) reached by its admin URL.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants as osConstants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AdminClient } from './admin.js';
 import { findBinary } from './binary.js';
@@ -117,7 +117,8 @@ export class PushDouble {
       this.child = spawn(bin, args, { stdio: ['ignore', out, err], env: { ...process.env, ...(this.options.env ?? {}) } });
     } finally { closeSync(out); closeSync(err); }
     this.child.unref();  // a forgotten stop() must not keep the test process alive; serve then exits with it
-    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? 15 : 0))));
+    // The exit status as a shell reports it: the code, or 128 + the number of the signal that ended it.
+    this.exited = new Promise((resolve) => this.child.once('exit', (code, signal) => resolve(code ?? 128 + (osConstants.signals[signal] ?? 0))));
     this.child.once('error', (e) => { this._spawnError = e; });
     this.state = State.running;
     const deadline = Date.now() + this.options.startupTimeout;

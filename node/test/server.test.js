@@ -2,9 +2,9 @@
 // start, connecting to a running instance, the binary lookup.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync, chmodSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync, chmodSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { test } from 'node:test';
 import { BINARY, expoPush } from './support.js';
 import { BinaryNotFound, PushDouble, ServerStartError, findBinary } from '../src/index.js';
@@ -80,4 +80,28 @@ test('binary lookup: $PUSHDOUBLE_BIN naming the Python console script is refused
     assert.throws(() => findBinary(), /does not exist or is not executable/);
     assert.equal(findBinary(saved), resolve(saved), 'an explicit path wins');
   } finally { process.env.PUSHDOUBLE_BIN = saved; }
+});
+
+test('binary lookup: the binary of a wheel python3 imports, when nothing is on PATH', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pd-node-wheel-'));
+  const pkg = join(dir, 'pushdouble');
+  mkdirSync(pkg);
+  writeFileSync(join(pkg, '__init__.py'), '');
+  writeFileSync(join(pkg, 'binary.py'), `def find_binary():\n    return ${JSON.stringify(BINARY)}\n`);
+  const saved = { PATH: process.env.PATH, PYTHONPATH: process.env.PYTHONPATH, PUSHDOUBLE_BIN: process.env.PUSHDOUBLE_BIN };
+  try {
+    delete process.env.PUSHDOUBLE_BIN;
+    // only the interpreter's own directory (not a version manager's shim, which needs more of PATH)
+    process.env.PATH = dirname(spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim());
+    process.env.PYTHONPATH = dir;
+    assert.equal(findBinary(), BINARY);
+    process.env.PYTHONPATH = join(dir, 'nothing');
+    assert.throws(() => findBinary(), /python3 imports no pushdouble package/);
+  } finally { for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; } }
+});
+
+test('the exit status of a serve ended by a signal is 128 + its number', async () => {
+  const pd = await PushDouble.start({ stopGrace: 200 });
+  process.kill(pd.pid, 'SIGKILL');
+  assert.equal(await pd.stop(), 137);
 });
