@@ -4,8 +4,8 @@ import { PushDouble } from './server.js';
 
 /**
  * Registers hooks in the calling test file (or suite) and returns the PushDouble handle (usable
- * inside tests): `before` starts the double (or connects to `adminUrl`), trusts its CA for fetch
- * and https (`trust: false` to leave it) and sets the sender environment in process.env (`env:
+ * inside tests): `before` starts the double (or connects to `adminUrl`), trusts its CA for fetch,
+ * https and node:http2 (`trust: false` to leave it) and sets the sender environment in process.env (`env:
  * false` to leave it); `beforeEach` forgets history, devices and rules; `after` undoes all of it.
  * Other options are PushDouble's.
  */

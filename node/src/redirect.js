@@ -5,7 +5,8 @@
 // certificate, which the double's test certificate carries; trust its CA as usual.
 //
 // It wraps tls.connect, which https, node:http2 and fetch (Node's bundled undici) all call
-// through the module object at connect time. Connections made before, or by other processes,
+// through the module object at connect time; the same wrapper gives connections that name no CA
+// the test CA while trustCA is in force (trustByDefault). Connections made before, or by other processes,
 // are not redirected; plain-HTTP connections are not touched.
 import tls from 'node:tls';
 
@@ -23,6 +24,7 @@ const PROVIDER_HOSTS = [
 ];
 
 const active = [];  // {map, ca}, newest last (the newest wins)
+const defaultCAs = [];  // CA lists for connections that name none (trustCA), newest last
 let original = null;
 
 function splitHostPort(text) {
@@ -72,10 +74,31 @@ function redirectedConnect(...args) {
     rest = args.slice(i);
   }
   const hit = options.socket ? null : target(options.host, options.port);
-  if (!hit) return original.apply(tls, args);
+  const fallbackCA = options.ca || options.secureContext ? null : defaultCAs.at(-1) ?? null;
+  if (!hit && !fallbackCA) return original.apply(tls, args);
+  if (!hit) return original.call(tls, { ...options, ca: fallbackCA }, ...rest);
   const servername = options.servername ?? options.host;
-  const ca = options.ca ?? hit.ca ?? undefined;  // a client's own CA wins; else the redirect's
+  const ca = options.ca ?? hit.ca ?? fallbackCA ?? undefined;  // a client's own CA wins; else the redirect's
   return original.call(tls, { ...options, host: hit.to[0], port: hit.to[1], servername, ...(ca ? { ca } : {}) }, ...rest);
+}
+
+function install() { if (!original) { original = tls.connect; tls.connect = redirectedConnect; } }
+function uninstallIfIdle() { if (!active.length && !defaultCAs.length && original) { tls.connect = original; original = null; } }
+
+/**
+ * Every TLS connection of this process that names no CA (nor a secure context) trusts `ca` (a
+ * CA list) until the returned function is called: node:http2, https with its own agent, fetch.
+ * Used by trustCA.
+ */
+export function trustByDefault(ca) {
+  const entry = ca;
+  install();
+  defaultCAs.push(entry);
+  return function restore() {
+    const i = defaultCAs.lastIndexOf(entry);
+    if (i >= 0) defaultCAs.splice(i, 1);
+    uninstallIfIdle();
+  };
 }
 
 /**
@@ -85,12 +108,12 @@ function redirectedConnect(...args) {
  */
 export function redirectHosts(map, { ca } = {}) {
   const m = { map: map instanceof Map ? map : parseHostMap(map), ca: ca ?? null };
-  if (!original) { original = tls.connect; tls.connect = redirectedConnect; }
+  install();
   active.push(m);
   return function restore() {
     const i = active.indexOf(m);
     if (i >= 0) active.splice(i, 1);
-    if (!active.length && original) { tls.connect = original; original = null; }
+    uninstallIfIdle();
   };
 }
 

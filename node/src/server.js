@@ -203,9 +203,9 @@ export class PushDouble {
   /** An undici dispatcher trusting the test CA: fetch(url, { dispatcher }); `{ proxy: 'env' }` or
    * `{ proxy: url }` tunnels HTTPS origins through a CONNECT proxy (the real-host route). */
   dispatcher(options = {}) { return fetchDispatcher(this.ca, options); }
-  /** Trusts the test CA process-wide for fetch and https until stop() (node:http2: tlsOptions()). */
+  /** Trusts the test CA process-wide for fetch, https and node:http2 (TLS connections naming no CA) until stop(). */
   async trust() {
-    this._trust ??= await trustCA(this.ca);
+    if (!this._trust || this._trust.restored) this._trust = await trustCA(this.ca);
     return this._trust;
   }
   /** http2.connect trusting the test CA, through a CONNECT tunnel when HTTPS_PROXY applies (real-host route). */

@@ -5,6 +5,7 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import { connectTunnel, proxyFor } from './tunnel.js';
+import { trustByDefault } from './redirect.js';
 
 const DISPATCHER = Symbol.for('undici.globalDispatcher.1');
 
@@ -55,24 +56,27 @@ function tunnelConnector(options, proxy) {
 }
 
 /**
- * Trusts `pem` process-wide: fetch (global dispatcher), https.globalAgent, and returns what was
- * replaced so `restore()` can undo it. node:http2 has no global setting: pass `{ ca }` (or use
- * PushDouble#http2Options / connectHttp2).
+ * Trusts `pem` process-wide until `restore()`: fetch (global dispatcher), https.globalAgent, and
+ * every other TLS connection that names no CA of its own — node:http2 has no global setting, so
+ * tls.connect supplies it (redirect.js's trustByDefault).
  */
 export async function trustCA(pem) {
   const previous = { dispatcher: globalThis[DISPATCHER], ca: https.globalAgent.options.ca };
   const dispatcher = await fetchDispatcher(pem);
   globalThis[DISPATCHER] = dispatcher;
   https.globalAgent.options.ca = caList(pem);
-  let restored = false;
-  return {
+  const untrust = trustByDefault(caList(pem));
+  const handle = {
     dispatcher,
+    restored: false,
     restore() {
-      if (restored) return;
-      restored = true;
+      if (handle.restored) return;
+      handle.restored = true;
+      untrust();
       if (globalThis[DISPATCHER] === dispatcher) globalThis[DISPATCHER] = previous.dispatcher;
       https.globalAgent.options.ca = previous.ca;
       dispatcher.close?.().catch?.(() => {});
     },
   };
+  return handle;
 }

@@ -1,6 +1,7 @@
 // The real-host route: node:http2 through the double's CONNECT proxy to api.push.apple.com,
 // NO_PROXY for the loopback URLs, and in-process trust of the test CA for fetch.
 import assert from 'node:assert/strict';
+import http2 from 'node:http2';
 import { after, before, test } from 'node:test';
 import { PushDouble, bypassesProxy, connectHttp2, proxyFor } from '../src/index.js';
 import { apnsPostWithoutJwt, expoPush } from './support.js';
@@ -55,4 +56,18 @@ test('fetch through the CONNECT proxy: dispatcher({ proxy }) to https://exp.host
     assert.equal((await fetch(pd.url('expo') + '/--/api/v2/push/send', { method: 'POST', headers, body: '{"to":"ExponentPushToken[p3]"}', dispatcher: fromEnv })).status, 200);
   } finally { for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; } }
   assert.equal((await pd.admin.history({ provider: 'expo' })).length, 3);
+});
+
+test('trust(): node:http2 with no CA option trusts the test CA too, until restore', async () => {
+  const untrusted = (e) => e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE';
+  const connect = () => new Promise((resolve, reject) => {
+    const s = http2.connect(pd.url('apns-production'));
+    s.once('connect', () => { s.close(); resolve('connected'); });
+    s.once('error', reject);
+  });
+  await assert.rejects(connect(), untrusted);
+  const t = await pd.trust();
+  assert.equal(await connect(), 'connected');
+  t.restore();
+  await assert.rejects(connect(), untrusted);
 });

@@ -169,7 +169,7 @@ export interface PushDoubleOptions {
   env?: Record<string, string>;
 }
 
-export interface Trust { dispatcher: unknown; restore(): void }
+export interface Trust { dispatcher: unknown; restored: boolean; restore(): void }
 
 /** One double: a `pushdouble serve` process of its own, or a running instance (connect). */
 export declare class PushDouble {
