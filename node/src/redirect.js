@@ -82,8 +82,17 @@ function redirectedConnect(...args) {
   return original.call(tls, { ...options, host: hit.to[0], port: hit.to[1], servername, ...(ca ? { ca } : {}) }, ...rest);
 }
 
-function install() { if (!original) { original = tls.connect; tls.connect = redirectedConnect; } }
-function uninstallIfIdle() { if (!active.length && !defaultCAs.length && original) { tls.connect = original; original = null; } }
+/** Adds `entry` to `list` with the wrapper installed; returns the function that removes it
+ * (and the wrapper, once nothing needs it). */
+function hook(list, entry) {
+  if (!original) { original = tls.connect; tls.connect = redirectedConnect; }
+  list.push(entry);
+  return function restore() {
+    const i = list.lastIndexOf(entry);
+    if (i >= 0) list.splice(i, 1);
+    if (!active.length && !defaultCAs.length && original) { tls.connect = original; original = null; }
+  };
+}
 
 /**
  * Every TLS connection of this process that names no CA (nor a secure context) trusts `ca` (a
@@ -91,14 +100,7 @@ function uninstallIfIdle() { if (!active.length && !defaultCAs.length && origina
  * Used by trustCA.
  */
 export function trustByDefault(ca) {
-  const entry = ca;
-  install();
-  defaultCAs.push(entry);
-  return function restore() {
-    const i = defaultCAs.lastIndexOf(entry);
-    if (i >= 0) defaultCAs.splice(i, 1);
-    uninstallIfIdle();
-  };
+  return hook(defaultCAs, ca);
 }
 
 /**
@@ -107,14 +109,7 @@ export function trustByDefault(ca) {
  * opens node:http2 sessions with no CA option (firebase-admin) then needs nothing else.
  */
 export function redirectHosts(map, { ca } = {}) {
-  const m = { map: map instanceof Map ? map : parseHostMap(map), ca: ca ?? null };
-  install();
-  active.push(m);
-  return function restore() {
-    const i = active.indexOf(m);
-    if (i >= 0) active.splice(i, 1);
-    uninstallIfIdle();
-  };
+  return hook(active, { map: map instanceof Map ? map : parseHostMap(map), ca: ca ?? null });
 }
 
 /** redirectHosts($PUSHDOUBLE_HOST_MAP) when it is set; null otherwise. */
