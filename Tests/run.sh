@@ -47,6 +47,27 @@ run_xctest() {
   failed=$(echo "$summary" | grep -oE '[0-9]+ failures?' | head -n 1 | grep -oE '^[0-9]+' || echo 0)
 }
 
+# Runs a script that ends with a "LABEL: N passed, N failed" line (its arguments after LABEL),
+# echoing its output, with PUSHDOUBLE_BIN set to the debug build, and adds its counts to total
+# and failed (a failing exit status without a count counts as one failure).
+run_counted() {
+  local label=$1 log line ok bad rc
+  shift
+  log=$(mktemp)
+  set +e
+  PUSHDOUBLE_BIN="$PWD/.build/debug/pushdouble" "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  set -e
+  line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1 || true)
+  rm -f "$log"
+  ok=$(echo "$line" | sed -nE "s/^$label: ([0-9]+) passed.*/\1/p")
+  bad=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
+  ok=${ok:-0}; bad=${bad:-0}
+  if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; fi
+  total=$((total + ok + bad)); failed=$((failed + bad))
+  [ "$rc" -eq 0 ] || status=1
+}
+
 if [ "${1:-}" = "--fast" ]; then
   shift
   swift build --build-tests
@@ -80,7 +101,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v xmllint >/dev/null 2>&1 || need_apt+=(libxml2-utils)
   command -v javac >/dev/null 2>&1 || need_apt+=(default-jdk-headless)
   command -v go >/dev/null 2>&1 || need_apt+=(golang-go)  # ProxyEcosystemTests
-  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # ProxyEcosystemTests, TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests
+  command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # ProxyEcosystemTests, TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests, Tests/node.sh (Node >= 20)
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
@@ -125,21 +146,13 @@ if [ $# -eq 0 ]; then
   echo "python: ${pypassed:-0} passed, $pyfailed failed"
   total=$((total + ${pypassed:-0} + pyfailed)); failed=$((failed + pyfailed))
   [ "$pystatus" -eq 0 ] || status=1
+  # The Node.js kit and the example stdlib sender with `node --test` (Tests/node.sh): one test
+  # per node:test test.
+  run_counted node bash Tests/node.sh
   # The shipped library adapters under `pushdouble conform`: every verdict must equal its
-  # committed expected-verdicts.json (adapters/README.md); one test per adapter.
-  adlog=$(mktemp)
-  set +e
-  PUSHDOUBLE_BIN="$PWD/.build/debug/pushdouble" bash adapters/run.sh 2>&1 | tee "$adlog"
-  adstatus=${PIPESTATUS[0]}
-  set -e
-  adline=$(grep -E '^adapters: [0-9]+ passed, [0-9]+ failed' "$adlog" | tail -n 1 || true)
-  rm -f "$adlog"
-  adpassed=$(echo "$adline" | sed -nE 's/^adapters: ([0-9]+) passed.*/\1/p')
-  adfailed=$(echo "$adline" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
-  adpassed=${adpassed:-0}; adfailed=${adfailed:-0}
-  if [ "$adstatus" -ne 0 ] && [ "$adfailed" -eq 0 ]; then adfailed=1; fi
-  total=$((total + adpassed + adfailed)); failed=$((failed + adfailed))
-  [ "$adstatus" -eq 0 ] || status=1
+  # committed expected-verdicts.json (adapters/README.md); one test per adapter (the Python
+  # libraries' and the Node stdlib sender's, adapters/node-stdlib).
+  run_counted adapters bash adapters/run.sh
 fi
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$status"

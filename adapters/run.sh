@@ -2,10 +2,10 @@
 # Run the shipped library adapters under `pushdouble conform` and compare their verdicts with
 # adapters/<name>/expected-verdicts.json.
 #
-#   adapters/run.sh [--update] [name...]     (default: every adapters/*/adapter.py)
+#   adapters/run.sh [--update] [name...]     (default: every adapters/*/adapter.py and adapter.mjs)
 #
-# Each adapter's requirements go into its own venv, .build/adapters/<name> (reinstalled only
-# when requirements.txt changed). The binary is $PUSHDOUBLE_BIN, else .build/debug/pushdouble.
+# Each Python adapter's requirements go into its own venv, .build/adapters/<name> (reinstalled only
+# when requirements.txt changed); a Node adapter (adapter.mjs, no dependencies) runs with `node`. The binary is $PUSHDOUBLE_BIN, else .build/debug/pushdouble.
 # $PUSHDOUBLE_SEED (default 1) is passed as --seed, $PUSHDOUBLE_JOBS (default 2) as --jobs.
 # Reports: .build/adapters/<name>.json (the scorecard reads them: adapters/scorecard.py).
 # Exit 1 when any verdict differs from the expected file (--update rewrites the files instead).
@@ -21,7 +21,7 @@ for a in "$@"; do
   esac
 done
 if [ ${#names[@]} -eq 0 ]; then
-  for f in adapters/*/adapter.py; do names+=("$(basename "$(dirname "$f")")"); done
+  for f in adapters/*/adapter.py adapters/*/adapter.mjs; do [ -f "$f" ] && names+=("$(basename "$(dirname "$f")")"); done
 fi
 bin=${PUSHDOUBLE_BIN:-$root/.build/debug/pushdouble}
 [ -x "$bin" ] || { echo "adapters/run.sh: no pushdouble binary at $bin (set PUSHDOUBLE_BIN)" >&2; exit 2; }
@@ -32,10 +32,16 @@ passed=0
 failed=0
 for name in "${names[@]}"; do
   dir=adapters/$name
-  [ -f "$dir/adapter.py" ] || { echo "adapters/run.sh: no adapter $dir/adapter.py" >&2; exit 2; }
+  mkdir -p .build/adapters
+  if [ -f "$dir/adapter.mjs" ]; then
+    sender="node $root/$dir/adapter.mjs"
+  else
+    [ -f "$dir/adapter.py" ] || { echo "adapters/run.sh: no adapter $dir/adapter.py or adapter.mjs" >&2; exit 2; }
+    sender="$root/.build/adapters/$name/bin/python $root/$dir/adapter.py"
+  fi
   venv=.build/adapters/$name
-  stamp=$(sha256sum "$dir/requirements.txt" | cut -d' ' -f1)
-  if [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.requirements" 2>/dev/null)" != "$stamp" ]; then
+  stamp=$(if [ -f "$dir/requirements.txt" ]; then sha256sum "$dir/requirements.txt" | cut -d' ' -f1; fi)
+  if [ -f "$dir/adapter.py" ] && { [ ! -x "$venv/bin/python" ] || [ "$(cat "$venv/.requirements" 2>/dev/null)" != "$stamp" ]; }; then
     echo "== $name: installing $dir/requirements.txt into $venv"
     rm -rf "$venv"
     python3 -m venv "$venv"
@@ -47,7 +53,7 @@ for name in "${names[@]}"; do
   start=$(date +%s)
   set +e
   PYTHONPATH=$root/python/src "$bin" conform --scenarios "$root/Scenarios" --seed "$seed" --jobs "$jobs" \
-    --sender "$root/$venv/bin/python $root/$dir/adapter.py" --json "$report" > ".build/adapters/$name.txt" 2>&1
+    --sender "$sender" --json "$report" > ".build/adapters/$name.txt" 2>&1
   rc=$?
   set -e
   echo "   $(tail -n 1 ".build/adapters/$name.txt") (conform exit $rc, $(( $(date +%s) - start )) s)"

@@ -44,6 +44,18 @@ final class EnvAndTrustCommandTests: XCTestCase {
         XCTAssertEqual(out.value, "")
     }
 
+    /// An endpoints file left by a serve that was killed (its credential directory is gone) is refused.
+    func testEnvRefusesAStaleEndpointsFile() throws {
+        let dir = try tempDir()
+        let file = dir.appendingPathComponent("endpoints.json")
+        let gone = dir.appendingPathComponent("pushdouble-1-x/ca.pem").path
+        try EndpointsDocument(endpoints: [], environment: ["PUSHDOUBLE_CA_FILE": gone, "SSL_CERT_FILE": gone]).encoded.write(to: file)
+        let out = Captured(), err = Captured()
+        XCTAssertEqual(EnvCommand.run(["--endpoints-file", file.path], out: out.console, err: err.console), 1)
+        XCTAssertTrue(err.value.contains("stale endpoints file \(file.path): its CA file \(gone) is gone"), err.value)
+        XCTAssertEqual(out.value, "")
+    }
+
     /// A real `serve` (ephemeral, in process): its endpoints file gives `env` the proxy lines.
     func testEnvOfARunningServeHasTheProxyLines() throws {
         let file = try tempDir().appendingPathComponent("endpoints.json")

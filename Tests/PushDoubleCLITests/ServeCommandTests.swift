@@ -143,6 +143,7 @@ final class ServeCommandTests: XCTestCase {
 
         XCTAssertEqual(run.stop(with: SIGTERM), 0)
         XCTAssertTrue(out.value.contains("stopping (2 exchanges, 0 dropped)"), out.value)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: endpointsFile.path), "a stopped serve removes its endpoints file")
         // The listeners are closed.
         XCTAssertNotEqual(try Curl.call("GET", admin + "/health", timeout: 2).exit, 0)
     }
@@ -258,4 +259,15 @@ func endpointsDocument(_ file: URL) throws -> (urls: [String: String], environme
     var urls: [String: String] = [:]
     for e in endpoints { if let n = e["name"] as? String, let u = e["url"] as? String { urls[n] = u } }
     return (urls, try XCTUnwrap(doc["environment"] as? [String: String]))
+}
+
+/// `--exit-with-parent`'s test of the parent: the id it had at start, compared with the current one.
+final class ParentWatchTests: XCTestCase {
+    func testTheParentIsGoneOnceTheParentIDChanges() {
+        let current = Locked<pid_t>(4242)
+        let watch = ServeCommand.ParentWatch(parent: 4242, current: { current.withLock { $0 } })
+        XCTAssertFalse(watch.parentIsGone)
+        current.withLock { $0 = 1 }  // re-parented to init (or a subreaper)
+        XCTAssertTrue(watch.parentIsGone)
+    }
 }

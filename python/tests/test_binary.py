@@ -107,3 +107,18 @@ def test_console_script_without_a_binary_says_where_it_looked(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=30)
     assert p.returncode == 127
     assert "no pushdouble binary found" in p.stderr and "$PUSHDOUBLE_BIN" in p.stderr
+
+
+def test_env_var_naming_our_console_script_is_refused(tmp_path):
+    """$PUSHDOUBLE_BIN pointed at the console script pip writes (through a symlink too) would
+    make it exec itself forever: it stops at once and says why."""
+    script = _exe(tmp_path / "pushdouble",
+                  "#!%s\nimport sys\nfrom pushdouble.binary import main\nsys.exit(main())\n" % sys.executable)
+    link = tmp_path / "pd-link"
+    link.symlink_to(script)
+    for target in (script, str(link)):
+        p = subprocess.run([script, "--version"], env=subprocess_env(PUSHDOUBLE_BIN=target),
+                           capture_output=True, text=True, timeout=30)
+        assert p.returncode == 127, p
+        assert "$PUSHDOUBLE_BIN=%s is the Python package's own pushdouble command" % target in p.stderr
+        assert "run itself forever" in p.stderr

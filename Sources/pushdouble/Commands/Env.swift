@@ -4,7 +4,7 @@ import PushDouble
 /// `pushdouble env [--endpoints-file FILE] [--shell]`: the sender environment of a running
 /// double, read from its endpoints file, so that `eval "$(pushdouble env --shell)"` in a test
 /// script points the code under test at it (the CA, `HTTPS_PROXY`, the fakes' URLs and
-/// credentials). Exit status 0 printed, 1 no readable endpoints file, 2 usage error.
+/// credentials). Exit status 0 printed, 1 no readable endpoints file (or a stale one: its CA file is gone), 2 usage error.
 enum EnvCommand: ConsoleCommand {
     static let name = "env"
     static let summary = "Print the sender environment of a running pushdouble serve (from its endpoints file)."
@@ -20,7 +20,7 @@ enum EnvCommand: ConsoleCommand {
         CommandHelp(usage: "pushdouble env [--endpoints-file FILE] [--shell]",
                     summary: "Prints the environment variables a sender needs to reach a running double: NAME=value lines\n"
                         + "(an env file for docker --env-file or $GITHUB_ENV), or with --shell, export lines to eval.",
-                    options: options, footer: "exit status: 0 printed, 1 no readable endpoints file (is serve running?), 2 usage error")
+                    options: options, footer: "exit status: 0 printed, 1 no readable endpoints file (is serve running?) or a stale one, 2 usage error")
     }
 
     static func run(parsed: ParsedOptions, out: Console, err: Console) -> Int32 {
@@ -30,6 +30,11 @@ enum EnvCommand: ConsoleCommand {
             let hint = FileManager.default.fileExists(atPath: path) ? "\(error)"
                 : "no such file (start pushdouble serve, or pass the --endpoints-file it was given)"
             err.line("pushdouble \(name): cannot read endpoints file \(path): \(hint)")
+            return 1
+        }
+        if let ca = document.environment["PUSHDOUBLE_CA_FILE"], !FileManager.default.fileExists(atPath: ca) {
+            err.line("pushdouble \(name): stale endpoints file \(path): its CA file \(ca) is gone, so the serve that wrote it "
+                     + "is no longer running (it was killed before it could remove the file)")
             return 1
         }
         out.write(lines(document.environment, shell: parsed.flag("--shell")))

@@ -41,6 +41,8 @@ enum ServeCommand: CLICommand {
                    help: "set a fake's option, over a scenario's fakeOptions (VALUE is JSON, else a string); keys: \(optionKeys)"),
         OptionSpec("--quiet", help: "do not log each exchange"),
         OptionSpec("--no-proxy", help: "do not open the CONNECT proxy (port \(DefaultPorts.proxy); HTTPS_PROXY for unmodified senders)"),
+        OptionSpec("--exit-with-parent",
+                   help: "stop (as on SIGTERM) when the process that started serve exits, even by SIGKILL (the Python and Node kits pass it)"),
         OptionSpec.help,
     ] }
 
@@ -90,6 +92,7 @@ enum ServeCommand: CLICommand {
         // Signal handlers first: a stop request that arrives while starting is not lost.
         let stop = StopSignals()
         defer { stop.cancel() }
+        if parsed.flag("--exit-with-parent") { stop.watchParent() }
 
         var fromScenarios = config
         fromScenarios.applyFakeOptions(of: scenarios)
@@ -108,7 +111,7 @@ enum ServeCommand: CLICommand {
         guard let kit = phases.senderKit(server) else { return 1 }
         defer { kit.remove() }
         guard let endpointsFile = phases.writeEndpointsFile(parsed, endpoints: server.endpoints, kit: kit) else { return 1 }
-        defer { if case .defaultFile(let path) = endpointsFile { try? FileManager.default.removeItem(atPath: path) } }
+        defer { if let path = endpointsFile.path { try? FileManager.default.removeItem(atPath: path) } }
         phases.announce(endpoints: server.endpoints, scenarios: scenarios, environment: kit.environment, since: started)
 
         stop.wait()
@@ -235,11 +238,12 @@ enum ServeCommand: CLICommand {
             }
         }
 
-        /// Which endpoints file a run wrote.
+        /// Which endpoints file a run wrote. Either is removed at stop: its credential paths
+        /// name files that stop removes too, so `pushdouble env` must not find it afterwards.
         enum EndpointsFile {
-            /// `--endpoints-file FILE`: left in place at stop.
+            /// `--endpoints-file FILE`.
             case given(String)
-            /// ``SenderKit/defaultEndpointsFile`` on the fixed ports: removed at stop.
+            /// ``SenderKit/defaultEndpointsFile`` on the fixed ports.
             case defaultFile(String)
             /// Ephemeral ports and no `--endpoints-file`.
             case none
@@ -298,9 +302,35 @@ enum ServeCommand: CLICommand {
             }
         }
 
-        /// Blocks until a stop signal arrives.
+        /// Blocks until a stop signal arrives (or the watched parent is gone).
         func wait() { stop.wait() }
 
-        func cancel() { for s in sources { s.cancel() } }
+        func cancel() {
+            for s in sources { s.cancel() }
+            parentTimer?.cancel()
+        }
+
+        private var parentTimer: DispatchSourceTimer?
+
+        /// `--exit-with-parent`: a stop request once the parent process is gone. Polls
+        /// `getppid()` (an orphan is re-parented, so its parent id changes) rather than Linux's
+        /// `PR_SET_PDEATHSIG`, which fires when the parent's *thread* that started serve ends
+        /// (a test runner's worker thread) and does not exist on macOS.
+        func watchParent(every interval: DispatchTimeInterval = .milliseconds(200)) {
+            let watch = ParentWatch(parent: getppid(), current: { getppid() })
+            let timer = DispatchSource.makeTimerSource(queue: .global())
+            timer.schedule(deadline: .now() + interval, repeating: interval)
+            timer.setEventHandler { [stop] in if watch.parentIsGone { stop.signal() } }  // repeats are harmless: one wait
+            timer.resume()
+            parentTimer = timer
+        }
+    }
+
+    /// Whether the process that started serve is gone: its parent id is no longer the one
+    /// it had at start (the orphan went to init or a subreaper).
+    struct ParentWatch: Sendable {
+        let parent: pid_t
+        let current: @Sendable () -> pid_t
+        var parentIsGone: Bool { current() != parent }
     }
 }

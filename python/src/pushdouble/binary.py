@@ -3,7 +3,8 @@
 Lookup order (the first that exists wins):
 
 1. ``$PUSHDOUBLE_BIN`` (an explicit path: when it is set but wrong, that is an error,
-   the other places are not tried);
+   the other places are not tried; pointing it at our own console script is refused, as
+   that script would exec itself forever);
 2. the copy bundled in this package, ``pushdouble/bin/pushdouble`` (put there by
    ``scripts/build-python-wheel.sh`` when it builds a platform wheel);
 3. ``pushdouble`` on ``PATH`` (our own console script, which only execs the binary, is
@@ -88,9 +89,14 @@ def find_binary(explicit=None):
     env = os.environ.get(ENV_VAR)
     if env:
         path = os.path.abspath(os.path.expanduser(env))
-        if _executable(path):
-            return path
-        raise BinaryNotFound("$%s=%s does not exist or is not executable" % (ENV_VAR, env))
+        if not _executable(path):
+            raise BinaryNotFound("$%s=%s does not exist or is not executable" % (ENV_VAR, env))
+        if _is_our_console_script(os.path.realpath(path)):
+            raise BinaryNotFound(
+                "$%s=%s is the Python package's own pushdouble command, which only runs the binary it finds "
+                "(it would run itself forever): point $%s at the pushdouble binary, or unset it to use %s"
+                % (ENV_VAR, env, ENV_VAR, "the bundled copy" if _executable(bundled_path()) else "the one on PATH"))
+        return path
     bundled = bundled_path()
     if _executable(bundled):
         return bundled

@@ -101,7 +101,7 @@ class PushDoubleServer:
 
     def command(self, endpoints_file):
         """The ``serve`` command line this server runs."""
-        cmd = [self.binary, "serve", "--ephemeral", "--endpoints-file", endpoints_file]
+        cmd = [self.binary, "serve", "--ephemeral", "--exit-with-parent", "--endpoints-file", endpoints_file]
         for s in self.scenarios:
             cmd += ["--scenario", s]
         if self.quiet:
