@@ -109,6 +109,8 @@ final class OptionParserTests: XCTestCase {
                 status = CertsCommand.run(["--frobnicate"], out: out.console, err: err.console)
             case EnvCommand.name:
                 status = EnvCommand.run(["--frobnicate"], out: out.console, err: err.console)
+            case ProbeCommand.name:
+                status = ProbeCommand.run(["--frobnicate"], out: out.console, err: err.console)
             default:
                 XCTFail("no usage-error test for \(command.name)"); continue
             }
