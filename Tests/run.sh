@@ -12,6 +12,7 @@
 #     golang-go (go: net/http through the CONNECT proxy) and nodejs (node, unless one is on
 #     PATH already: Node tunnels through the CONNECT proxy);
 #     chromium + chromium-driver (/usr/bin/chromedriver): the browser tests (Tests/Browser/).
+#     podman + runc: the container image and its recipes (Tests/container.sh, full run only).
 #   - PyPI: the third-party clients the interop tests drive (Tests/Interop/requirements.txt);
 #     selenium, pinned, for the browser tests (driver and browser given by path: Selenium
 #     Manager never downloads anything).
@@ -84,6 +85,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
+  command -v podman >/dev/null 2>&1 || need_apt+=(podman runc)  # Tests/container.sh: the image, run as root with runc
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"
     as_root apt-get update -qq
@@ -140,6 +142,20 @@ if [ $# -eq 0 ]; then
   if [ "$adstatus" -ne 0 ] && [ "$adfailed" -eq 0 ]; then adfailed=1; fi
   total=$((total + adpassed + adfailed)); failed=$((failed + adfailed))
   [ "$adstatus" -eq 0 ] || status=1
+  # The container image (docs/containers.md), built from the release binary Tests/python.sh
+  # built above (no second release build; ~40 s with podman's vfs driver): one test per check.
+  ctlog=$(mktemp)
+  set +e
+  bash Tests/container.sh 2>&1 | grep -v 'level=error msg=".*systemd' | tee "$ctlog"
+  ctstatus=${PIPESTATUS[0]}
+  set -e
+  ctline=$(grep -E '^container: [0-9]+ passed, [0-9]+ failed' "$ctlog" | tail -n 1 || true)
+  rm -f "$ctlog"
+  ctpassed=$(echo "$ctline" | sed -nE 's/^container: ([0-9]+) passed.*/\1/p'); ctpassed=${ctpassed:-0}
+  ctfailed=$(echo "$ctline" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); ctfailed=${ctfailed:-0}
+  if [ "$ctstatus" -ne 0 ] && [ "$ctfailed" -eq 0 ]; then ctfailed=1; fi
+  total=$((total + ctpassed + ctfailed)); failed=$((failed + ctfailed))
+  [ "$ctstatus" -eq 0 ] || status=1
 fi
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$status"
