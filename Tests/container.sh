@@ -9,8 +9,9 @@
 #   - the HEALTHCHECK (`pushdouble probe`), /metrics, and a clean stop on SIGTERM (exit 0);
 #   - the Testcontainers recipe (Tests/Container/test_testcontainers.py, testcontainers-python
 #     against `podman system service`'s Docker-compatible socket);
-#   - the compose recipe (examples/containers/compose.yaml, podman-compose) and the CI and
-#     Kubernetes snippets of docs/containers.md and docs/scale.md (YAML-parsed).
+#   - the compose recipe (examples/containers/compose.yaml, podman-compose), two replicas run
+#     from the Kubernetes manifest's own arguments (docs/scale.md), `conform` in a sender's image
+#     with the binary copied from this one, and the CI and Kubernetes YAML (parsed).
 # Prints one line per check and `container: N passed, M failed` last (Tests/run.sh adds it up).
 #   bash Tests/container.sh
 # Environment: PUSHDOUBLE_BINARY (default: the release binary), PUSHDOUBLE_CONTAINER_ENGINE,
@@ -80,7 +81,10 @@ check "serve starts in the container, advertising pushdouble.test (admin port ${
 check "real clients on the host push through it (APNs h2+JWT, FCM+OAuth, Web Push)" \
   python3 Tests/Container/push_through.py "http://127.0.0.1:$admin" --resolve pushdouble.test
 check "HEALTHCHECK (pushdouble probe) passes inside the container" ce exec "$ctr" /usr/local/bin/pushdouble probe --port "$admin"
-metrics_ok() { curl -fsS "http://127.0.0.1:$admin/metrics" | grep -q '^pushdouble_exchanges_total{endpoint="apns.push",provider="apns",reason="",status="200"} 1$'; }
+metrics_ok() {
+  local text; text=$(curl -fsS "http://127.0.0.1:$admin/metrics") || return 1
+  grep -q '^pushdouble_exchanges_total{endpoint="apns.push",provider="apns",reason="",status="200"} 1$' <<< "$text"
+}
 check "/metrics counts the pushes" metrics_ok
 stop_ok() {
   ce stop -t 10 "$ctr" >/dev/null &&
@@ -127,5 +131,7 @@ PY
   return $status
 }
 check "two replicas from the Kubernetes manifest answer alike" replicas_ok
+check "conform in a sender's image (binary copied from the image) passes the reference sender" \
+  env PUSHDOUBLE_IMAGE_REF="$image" bash Tests/Container/conform.sh
 check "CI and Kubernetes YAML snippets parse" python3 Tests/Container/check_yaml.py docs/containers.md docs/scale.md examples/containers
 finish

@@ -143,7 +143,7 @@ if [ $# -eq 0 ]; then
   total=$((total + adpassed + adfailed)); failed=$((failed + adfailed))
   [ "$adstatus" -eq 0 ] || status=1
   # The container image (docs/containers.md), built from the release binary Tests/python.sh
-  # built above (no second release build; ~40 s with podman's vfs driver): one test per check.
+  # built above (no second release build; about 90 s with podman's vfs driver): one test per check.
   ctlog=$(mktemp)
   set +e
   bash Tests/container.sh 2>&1 | grep -v 'level=error msg=".*systemd' | tee "$ctlog"

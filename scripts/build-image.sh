@@ -62,6 +62,10 @@ while read -r lib; do
     cp -L "$lib" "$ROOTFS$lib"
     LIBS+=("$lib")
 done < <(ldd "$BINARY" | awk '/=> \//{print $3} /^[ \t]*\/[^ ]+ \(/{print $1}')
+# The shipped scenarios where `conform` looks for them (../share/pushdouble/Scenarios from the
+# binary) and `serve --scenario` can name them.
+mkdir -p "$ROOTFS/usr/local/share/pushdouble"
+cp -R "$ROOT/Scenarios" "$ROOTFS/usr/local/share/pushdouble/Scenarios"
 printf 'root:x:0:0:root:/:/sbin/nologin\npushdouble:x:10001:10001:pushdouble:/tmp:/sbin/nologin\n' > "$ROOTFS/etc/passwd"
 printf 'root:x:0:\npushdouble:x:10001:\n' > "$ROOTFS/etc/group"
 cp "$ROOT/Containerfile" "$CONTEXT/Containerfile"

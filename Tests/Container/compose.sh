@@ -1,28 +1,16 @@
 #!/usr/bin/env bash
 # Runs examples/containers/compose.yaml with podman-compose (or docker compose): the pushdouble
-# image as service `pushdouble`, and as `sender` a minimal image staged here FROM scratch
-# (dash, curl, mkdir, chmod, cat and the libraries ldd lists: no base image is pulled). Passes
-# when the sender exits 0 having pushed to Expo by service name, and the double's history
-# holds that push.
+# image as service `pushdouble`, and as `sender` the minimal image of sender-image.sh. Passes
+# when the sender exits 0: its `curl -f` got a 200 from the Expo fake by service name, with TLS
+# verified against the CA it downloaded.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$(pwd)
 read -r -a flags <<< "${PUSHDOUBLE_CONTAINER_FLAGS:-}"
 image=${PUSHDOUBLE_IMAGE_REF:-pushdouble:latest}
-ctx=$root/.build/compose-sender
-rm -rf "$ctx"; mkdir -p "$ctx/rootfs/bin" "$ctx/rootfs/tmp" "$ctx/rootfs/etc"; chmod 1777 "$ctx/rootfs/tmp"
-for tool in dash curl mkdir chmod cat; do
-  path=$(command -v "$tool")
-  cp -L "$path" "$ctx/rootfs/bin/$tool"
-  ldd "$path" | awk '/=> \//{print $3} /^[ \t]*\/[^ ]+ \(/{print $1}' | while read -r lib; do
-    mkdir -p "$ctx/rootfs$(dirname "$lib")"; cp -L "$lib" "$ctx/rootfs$lib"
-  done
-done
-ln -s dash "$ctx/rootfs/bin/sh"
-printf 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/bin\nUSER 10002:10002\n' > "$ctx/Containerfile"
-engine=podman; compose=(podman-compose --podman-args "${flags[*]}")
-if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then engine=docker; compose=(docker compose); fi
-"$engine" "${flags[@]}" build -q -t pushdouble-compose-sender:test -f "$ctx/Containerfile" "$ctx" >/dev/null
+bash Tests/Container/sender-image.sh
+compose=(podman-compose --podman-args "${flags[*]}")
+if command -v docker >/dev/null 2>&1 && docker info >/dev/null 2>&1; then compose=(docker compose); fi
 export PUSHDOUBLE_IMAGE="$image" SENDER_IMAGE=pushdouble-compose-sender:test
 project="pdcompose$$"
 down() { "${compose[@]}" -p "$project" -f examples/containers/compose.yaml down -t 5 >/dev/null 2>&1 || true; }

@@ -152,6 +152,11 @@ final class ContainerServeTests: XCTestCase {
 
     func testProbeAndLogFormatUsageErrors() {
         XCTAssertEqual(ProbeCommand.run(["--port", "70000"], out: Captured().console, err: Captured().console), 2)
+        for bad in ["pushdouble:8720", "http://pushdouble", "a b", ""] {
+            let err = Captured()
+            XCTAssertEqual(ServeCommand.run(["--advertised-host", bad], mode: .serve, out: Captured().console, err: err.console), 2, bad)
+            XCTAssertTrue(err.value.contains("is not a host name or IP address"), err.value)
+        }
         let err = Captured()
         XCTAssertEqual(ServeCommand.run(["--log-format", "xml"], mode: .serve, out: Captured().console, err: err.console), 2)
         XCTAssertTrue(err.value.contains(#"option --log-format: "xml" is not line or json"#), err.value)

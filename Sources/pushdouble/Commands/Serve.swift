@@ -157,9 +157,9 @@ enum ServeCommand: CLICommand {
             config.ephemeralPorts = parsed.flag("--ephemeral")
             config.proxy = !parsed.flag("--no-proxy")
             if let h = parsed.value("--host") { config.host = h }
-            config.advertisedHost = parsed.value("--advertised-host") ?? Self.environmentValue(ServeCommand.advertisedHostVariable)
             config.metrics = true
             do {
+                config.advertisedHost = try Self.advertisedHost(parsed)
                 if let n = try parsed.number("--history-cap", expected: "a positive integer", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
                     config.historyCap = n
                 }
@@ -222,6 +222,19 @@ enum ServeCommand: CLICommand {
                 err.line("pushdouble \(command): cannot load scenarios: \(error)")
                 return false
             }
+        }
+
+        /// `--advertised-host` or ``ServeCommand/advertisedHostVariable``: a host name or IP address
+        /// without scheme, port or path (it is put into URLs and the server certificate).
+        static func advertisedHost(_ parsed: ParsedOptions) throws -> String? {
+            let given = parsed.value("--advertised-host")
+            guard let host = given ?? environmentValue(ServeCommand.advertisedHostVariable) else { return nil }
+            let colons = host.filter { $0 == ":" }.count
+            guard !host.isEmpty, colons != 1, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._:".contains($0)) }) else {
+                throw CLIError.invalidValue(option: given == nil ? ServeCommand.advertisedHostVariable : "--advertised-host", value: host,
+                                            expected: "a host name or IP address (no scheme, port or path)")
+            }
+            return host
         }
 
         /// A non-empty environment variable.
