@@ -150,6 +150,18 @@ final class ContainerServeTests: XCTestCase {
                       run.err.value)
     }
 
+    /// `--no-metrics`: nothing counted, `/metrics` is a 404 in the admin API's error shape.
+    func testNoMetricsAnswers404() throws {
+        let endpointsFile = try tempDir().appendingPathComponent("endpoints.json")
+        let run = BackgroundServe(["--ephemeral", "--quiet", "--no-metrics", "--endpoints-file", endpointsFile.path], mode: .serve)
+        XCTAssertTrue(waitReady(run, console: run.out, file: endpointsFile), run.out.value + run.err.value)
+        let admin = try XCTUnwrap(try endpointsDocument(endpointsFile).urls["admin"])
+        let r = try Curl.call("GET", admin + "/metrics")
+        XCTAssertEqual(r.code, 404)
+        XCTAssertTrue(r.body.hasPrefix(#"{"error":"metrics are off"#), r.body)
+        XCTAssertEqual(run.stop(with: SIGTERM), 0)
+    }
+
     func testProbeAndLogFormatUsageErrors() {
         XCTAssertEqual(ProbeCommand.run(["--port", "70000"], out: Captured().console, err: Captured().console), 2)
         for bad in ["pushdouble:8720", "http://pushdouble", "a b", ""] {

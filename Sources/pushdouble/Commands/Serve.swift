@@ -46,6 +46,7 @@ enum ServeCommand: CLICommand {
         OptionSpec("--quiet", help: "do not log each exchange"),
         OptionSpec("--log-format", value: "FORMAT",
                    help: "line (default) or json: one JSON object per exchange on stdout (the banner goes to stderr); default $\(logFormatVariable)"),
+        OptionSpec("--no-metrics", help: "do not count exchanges for GET /metrics (one history feed and one thread fewer; /metrics answers 404)"),
         OptionSpec("--no-proxy", help: "do not open the CONNECT proxy (port \(DefaultPorts.proxy); HTTPS_PROXY for unmodified senders)"),
         OptionSpec.help,
     ] }
@@ -157,7 +158,7 @@ enum ServeCommand: CLICommand {
             config.ephemeralPorts = parsed.flag("--ephemeral")
             config.proxy = !parsed.flag("--no-proxy")
             if let h = parsed.value("--host") { config.host = h }
-            config.metrics = true
+            config.metrics = !parsed.flag("--no-metrics")
             do {
                 config.advertisedHost = try Self.advertisedHost(parsed)
                 if let n = try parsed.number("--history-cap", expected: "a positive integer", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
