@@ -67,6 +67,7 @@ public final class PushDoubleServer: Sendable {
         do {
             try open()
         } catch {
+            stopContainerSupport()  // the metrics thread, if the admin API was built
             // HTTPServer.start leaves nothing bound when it throws, so start may be retried.
             phase.withLock { $0 = .idle }
             throw error
@@ -140,11 +141,7 @@ public final class PushDoubleServer: Sendable {
         for l in listeners where l.port != 0 {
             if !Self.portIsFree(host: l.host, port: l.port) { throw PushDoubleServerError.portInUse(name: l.name, port: l.port) }
         }
-        let result: [BoundListener]
-        do { result = try server.start(listeners) } catch {
-            stopContainerSupport()
-            throw error
-        }
+        let result = try server.start(listeners)
         var endpoints: [DoubleEndpoint] = []
         for (i, b) in result.enumerated() {
             let m = meta.first { $0.name == b.name } ?? meta[i]

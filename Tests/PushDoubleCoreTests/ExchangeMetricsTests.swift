@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PushDoubleCore
+import PushDouble
 import PushDoubleCoreTestSupport
 
 /// ``ExchangeMetrics`` and ``PrometheusText`` without a socket: exchanges appended to a
@@ -87,5 +88,25 @@ final class ExchangeMetricsTests: XCTestCase {
         t.family("x_total", .counter, "Help with a \\ backslash\nand a line.")
         t.sample("x_total", ["b": "2", "a": "1"], 4)
         XCTAssertEqual(t.text, "# HELP x_total Help with a \\\\ backslash\\nand a line.\n# TYPE x_total counter\nx_total{a=\"1\",b=\"2\"} 4\n")
+    }
+}
+
+/// The metrics counter's lifetime inside a ``PushDoubleServer``: made at start, ended at stop,
+/// and ended when a start fails after the admin API was built.
+final class ServerMetricsLifetimeTests: XCTestCase {
+    func testMetricsFeedEndsAtStopAndAfterAFailedStart() throws {
+        var config = PushDoubleConfiguration.ephemeral(fakes: [FakeListenerSpec(name: "test", defaultPort: 0, fake: TestFake(), useTLS: false)])
+        config.metrics = true
+        let first = PushDoubleServer(configuration: config)
+        try first.start()
+        XCTAssertEqual(first.history.feedCount, 1)
+        let admin = try XCTUnwrap(first.endpoint(named: "admin"))
+        var clash = config
+        clash.ports["admin"] = admin.port
+        let second = PushDoubleServer(configuration: clash)
+        XCTAssertThrowsError(try second.start())
+        XCTAssertEqual(second.history.feedCount, 0, "a failed start ends the metrics feed")
+        first.stop()
+        XCTAssertEqual(first.history.feedCount, 0)
     }
 }
