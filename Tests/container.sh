@@ -27,7 +27,15 @@ check() {  # check NAME COMMAND…: runs the command, prints ok/FAILED with its 
   else failed=$((failed + 1)); echo "container: FAILED $name"; tail -n 30 "$log" | sed 's/^/    /'; fi
   rm -f "$log"
 }
-finish() { echo "container: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
+# Image builds replace earlier ones: drop the untagged leftovers of this script's images only
+# (vfs storage keeps a full copy of each).
+prune() {
+  [ -n "${engine:-}" ] || return 0
+  for label in org.opencontainers.image.title=PushDouble io.pushdouble.test-image=1; do
+    "$engine" "${flags[@]}" image prune -f --filter "label=$label" >/dev/null 2>&1 || true
+  done
+}
+finish() { prune; echo "container: $passed passed, $failed failed"; [ "$failed" -eq 0 ]; exit $?; }
 
 binary=${PUSHDOUBLE_BINARY:-$(swift build -c release --show-bin-path 2>/dev/null)/pushdouble}
 if [ ! -x "$binary" ]; then
@@ -66,7 +74,7 @@ labels_ok() {
 check "labels, version tag $version, user 10001, HEALTHCHECK" labels_ok
 
 ctr="pushdouble-ci-$$"
-cleanup() { ce rm -f "$ctr" "$ctr-r1" "$ctr-r2" >/dev/null 2>&1 || true; }
+cleanup() { for c in "$ctr" "$ctr-r1" "$ctr-r2"; do ce rm -f "$c" >/dev/null 2>&1 || true; done; }
 trap cleanup EXIT
 ce run -d --name "$ctr" "${run_flags[@]}" -e PUSHDOUBLE_ADVERTISED_HOST=pushdouble.test "$image" serve --host 0.0.0.0 --ephemeral >/dev/null
 admin=""
@@ -127,7 +135,7 @@ PY
   done
   python3 Tests/Container/replicas.py "http://127.0.0.1:${ports[0]}" "http://127.0.0.1:${ports[1]}"
   local status=$?
-  ce rm -f "$ctr-r1" "$ctr-r2" >/dev/null 2>&1; rm -rf "$dir"
+  ce rm -f "$ctr-r1" >/dev/null 2>&1; ce rm -f "$ctr-r2" >/dev/null 2>&1; rm -rf "$dir"
   return $status
 }
 check "two replicas from the Kubernetes manifest answer alike" replicas_ok

@@ -17,5 +17,5 @@ for tool in dash curl mkdir chmod cat; do
   done
 done
 ln -s dash "$ctx/rootfs/bin/sh"
-printf 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/bin:/usr/local/bin\nUSER 10002:10002\n' > "$ctx/Containerfile"
+printf 'FROM scratch\nCOPY rootfs/ /\nENV PATH=/bin:/usr/local/bin\nLABEL io.pushdouble.test-image=1\nUSER 10002:10002\n' > "$ctx/Containerfile"
 "$engine" "${flags[@]}" build -q -t pushdouble-compose-sender:test -f "$ctx/Containerfile" "$ctx" >/dev/null
