@@ -12,6 +12,7 @@
 #     golang-go (go: net/http through the CONNECT proxy) and nodejs (node, unless one is on
 #     PATH already: Node tunnels through the CONNECT proxy);
 #     chromium + chromium-driver (/usr/bin/chromedriver): the browser tests (Tests/Browser/).
+#     podman + runc: the container image and its recipes (Tests/container.sh, full run only).
 #   - PyPI: the third-party clients the interop tests drive (Tests/Interop/requirements.txt);
 #     selenium, pinned, for the browser tests (driver and browser given by path: Selenium
 #     Manager never downloads anything).
@@ -105,6 +106,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
+  command -v podman >/dev/null 2>&1 || need_apt+=(podman runc)  # Tests/container.sh: the image, run as root with runc
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"
     as_root apt-get update -qq
@@ -153,6 +155,9 @@ if [ $# -eq 0 ]; then
   # committed expected-verdicts.json (adapters/README.md); one test per adapter (the Python
   # libraries' and the Node stdlib sender's, adapters/node-stdlib).
   run_counted adapters bash adapters/run.sh
+  # The container image (docs/containers.md), built from the release binary Tests/python.sh
+  # built above (no second release build; about 90 s with podman's vfs driver): one test per check.
+  run_counted container bash -c "bash Tests/container.sh 2>&1 | grep -v 'level=error msg=\".*systemd'; exit \${PIPESTATUS[0]}"
 fi
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$status"

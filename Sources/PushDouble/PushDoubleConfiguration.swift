@@ -20,6 +20,15 @@ public struct DoubleCredentials: Sendable {
 public struct PushDoubleConfiguration: Sendable {
     /// Address every listener binds (loopback by default).
     public var host: String = "127.0.0.1"
+    /// The host name or address clients are told (endpoint URLs, the sender environment, the
+    /// inbox, a service-account file's `token_uri`), when it is not ``host``: a container's
+    /// service name or the host a published port is reached on. nil: ``host``, or loopback
+    /// when ``host`` is a wildcard (`0.0.0.0`, `::`). With the embedded test credentials, a
+    /// name the server certificate does not cover is added to it at start (docs/containers.md).
+    public var advertisedHost: String?
+    /// Count exchanges for the admin API's `GET /metrics` (``ExchangeMetrics``: one history
+    /// feed and one thread). Off by default; `serve` turns it on.
+    public var metrics: Bool = false
     /// true: every listener on an ephemeral port (read them from ``PushDoubleServer/endpoints``).
     public var ephemeralPorts: Bool = false
     /// Per-listener port overrides by name ("admin", "apns-production", …).

@@ -29,6 +29,8 @@ public final class PushDoubleServer: Sendable {
     private let phase = Locked<Phase>(.idle)
     /// The provider fakes built at `start` from the configured modules.
     private let instances = Locked<[(module: any ProviderModule, instance: any ProviderInstance)]>([])
+    /// The metrics counter and the sender kit the admin downloads render (ContainerSupport.swift).
+    let container = Locked(ContainerSupport())
 
     public init(configuration: PushDoubleConfiguration = PushDoubleConfiguration()) {
         self.configuration = configuration
@@ -65,6 +67,7 @@ public final class PushDoubleServer: Sendable {
         do {
             try open()
         } catch {
+            stopContainerSupport()  // the metrics thread, if the admin API was built
             // HTTPServer.start leaves nothing bound when it throws, so start may be retried.
             phase.withLock { $0 = .idle }
             throw error
@@ -97,12 +100,13 @@ public final class PushDoubleServer: Sendable {
         var meta: [(name: String, provider: ProviderID?, environment: String?, tls: Bool)] = []
         var names = Set<String>()
         let hostRoutes = built.flatMap(\.instance.hostRoutes)
+        let served = try configuration.servedCredentials()
         for declared in configuration.fakes ?? built.flatMap(\.instance.listeners) {
             guard names.insert(declared.name).inserted else { throw PushDoubleServerError.duplicateListener(declared.name) }
             let spec = adding(hostRoutes, to: declared)
             var tls: TLSServerConfiguration? = nil
             if spec.useTLS {
-                guard let c = configuration.credentials else { throw PushDoubleServerError.missingCredentials(spec.name) }
+                guard let c = served else { throw PushDoubleServerError.missingCredentials(spec.name) }
                 tls = TLSServerConfiguration(certificateChainPEM: c.serverCertificatePEM, privateKeyPEM: c.serverKeyPEM, alpn: spec.alpn)
             }
             listeners.append(ListenerConfiguration(name: spec.name, host: configuration.host, port: port(for: spec.name, default: spec.defaultPort),
@@ -126,7 +130,7 @@ public final class PushDoubleServer: Sendable {
             let admin = AdminAPI(double: double, endpoints: { endpointsSource.withLock { $0 } },
                                  listeners: { [weak transport] in transport?.listenerStatistics ?? [] },
                                  streamHeartbeat: configuration.streamHeartbeat,
-                                 providerRoutes: built.flatMap(\.instance.adminRoutes),
+                                 providerRoutes: built.flatMap(\.instance.adminRoutes) + containerRoutes(transport: transport),
                                  page: InboxPage.adminPage(views: FakeRegistry.inboxViews), fakeOptions: configuration.providerOptions)
             listeners.append(ListenerConfiguration(name: "admin", host: configuration.host, port: port(for: "admin", default: DefaultPorts.admin),
                                                    tls: nil, responder: admin))
@@ -141,10 +145,11 @@ public final class PushDoubleServer: Sendable {
         var endpoints: [DoubleEndpoint] = []
         for (i, b) in result.enumerated() {
             let m = meta.first { $0.name == b.name } ?? meta[i]
-            let hostPart = b.host.contains(":") ? "[\(b.host)]" : b.host
+            let host = configuration.toldHost(bound: b.host)
+            let hostPart = host.contains(":") ? "[\(host)]" : host
             endpoints.append(DoubleEndpoint(name: b.name, provider: m.provider, environment: m.environment,
                                             url: (m.tls ? "https://" : "http://") + hostPart + ":" + String(b.port),
-                                            host: b.host, port: b.port))
+                                            host: host, port: b.port))
         }
         let declared = configuration.modules.flatMap(\.listenerDefaults)
         for i in endpoints.indices {
@@ -274,6 +279,7 @@ public final class PushDoubleServer: Sendable {
         let wasRunning = phase.withLock { p -> Bool in let w = p == .running; if w { p = .stopped }; return w }
         guard wasRunning else { return }
         server.stop()
+        stopContainerSupport()
         bound.withLock { $0 = [] }
     }
 }

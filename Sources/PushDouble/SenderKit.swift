@@ -52,11 +52,15 @@ public final class SenderKit: Sendable {
 
     /// The proxy lines when the CONNECT proxy is bound: `HTTPS_PROXY`/`https_proxy` (clients
     /// read one or the other), and `NO_PROXY`/`no_proxy` for loopback, so that clients given
-    /// the fakes' own URLs (`APNS_URL`, …) keep reaching them directly.
+    /// the fakes' own URLs (`APNS_URL`, …) keep reaching them directly (and the advertised host,
+    /// ``PushDoubleConfiguration/advertisedHost``, for the same reason).
     static func proxyEnvironment(_ endpoints: [DoubleEndpoint]) -> [(String, String)] {
         guard let url = endpoints.first(where: { $0.name == PushDoubleServer.proxyListener })?.url else { return [] }
-        let loopback = "127.0.0.1,localhost,::1"
-        return [("HTTPS_PROXY", url), ("https_proxy", url), ("NO_PROXY", loopback), ("no_proxy", loopback)]
+        // Loopback, and the advertised host of a double in a container (its service name).
+        var direct = ["127.0.0.1", "localhost", "::1"]
+        for e in endpoints where !direct.contains(e.host) { direct.append(e.host) }
+        let noProxy = direct.joined(separator: ",")
+        return [("HTTPS_PROXY", url), ("https_proxy", url), ("NO_PROXY", noProxy), ("no_proxy", noProxy)]
     }
 
     /// Deletes the files.

@@ -10,7 +10,7 @@ import PushDouble
 
 /// Every command, in the order the top-level usage lists them.
 enum CommandTable {
-    static let commands: [any CLICommand.Type] = [ServeCommand.self, ReplayCommand.self, ConformCommand.self, CertsCommand.self, EnvCommand.self, HostsCommand.self]
+    static let commands: [any CLICommand.Type] = [ServeCommand.self, ReplayCommand.self, ConformCommand.self, CertsCommand.self, EnvCommand.self, HostsCommand.self, ProbeCommand.self]
 
     static let version = "pushdouble 0.1.0"
 

@@ -111,6 +111,8 @@ final class OptionParserTests: XCTestCase {
                 status = EnvCommand.run(["--frobnicate"], out: out.console, err: err.console)
             case HostsCommand.name:
                 status = HostsCommand.run(["--frobnicate"], out: out.console, err: err.console)
+            case ProbeCommand.name:
+                status = ProbeCommand.run(["--frobnicate"], out: out.console, err: err.console)
             default:
                 XCTFail("no usage-error test for \(command.name)"); continue
             }

@@ -43,8 +43,6 @@ enum EnvCommand: ConsoleCommand {
 
     /// One line per variable, sorted by name: `export NAME=quoted` or `NAME=value`.
     static func lines(_ environment: [String: String], shell: Bool) -> String {
-        environment.sorted { $0.key < $1.key }.map { k, v in
-            shell ? "export \(k)=\(SenderKit.shellQuote(v))\n" : "\(k)=\(v)\n"
-        }.joined()
+        SenderKit.lines(environment.map { ($0.key, $0.value) }, shell: shell)
     }
 }

@@ -27,7 +27,11 @@ enum ServeCommand: CLICommand {
 
     static var options: [OptionSpec] { [
         OptionSpec("--ephemeral", help: "listen on ephemeral ports instead of the fixed defaults (\(defaultPorts))"),
-        OptionSpec("--host", value: "ADDR", help: "address to listen on (default 127.0.0.1)"),
+        OptionSpec("--host", value: "ADDR", help: "address to listen on (default 127.0.0.1; 0.0.0.0 in a container)"),
+        OptionSpec("--advertised-host", value: "HOST",
+                   help: "host name or address the URLs, environment and inbox name instead of the listening address "
+                       + "(a container's service name; default $\(advertisedHostVariable), else --host, else 127.0.0.1 for 0.0.0.0); "
+                       + "the server certificate is reissued to cover it"),
         OptionSpec("--scenario", value: "FILE", repeatable: true, help: "load a scenario file (devices, faults, quotas) before serving"),
         OptionSpec("--endpoints-file", value: "FILE",
                    help: "write the endpoints and environment as JSON to FILE once listening (default on the fixed ports: "
@@ -40,11 +44,18 @@ enum ServeCommand: CLICommand {
         OptionSpec("--option", value: "PROVIDER.KEY=VALUE", repeatable: true,
                    help: "set a fake's option, over a scenario's fakeOptions (VALUE is JSON, else a string); keys: \(optionKeys)"),
         OptionSpec("--quiet", help: "do not log each exchange"),
+        OptionSpec("--log-format", value: "FORMAT",
+                   help: "line (default) or json: one JSON object per exchange on stdout (the banner goes to stderr); default $\(logFormatVariable)"),
+        OptionSpec("--no-metrics", help: "do not count exchanges for GET /metrics (one history feed and one thread fewer; /metrics answers 404)"),
         OptionSpec("--no-proxy", help: "do not open the CONNECT proxy (port \(DefaultPorts.proxy); HTTPS_PROXY for unmodified senders)"),
         OptionSpec("--exit-with-parent",
                    help: "stop (as on SIGTERM) when the process that started serve exits, even by SIGKILL (the Python and Node kits pass it)"),
         OptionSpec.help,
     ] }
+
+    /// The environment variables `serve` reads when the option is not given (a container's `-e`).
+    static let advertisedHostVariable = "PUSHDOUBLE_ADVERTISED_HOST"
+    static let logFormatVariable = "PUSHDOUBLE_LOG_FORMAT"
 
     static let exitStatuses = "exit status: 0 after a clean stop, 1 when it cannot start (port in use, bad scenario), 2 usage error"
 
@@ -112,13 +123,14 @@ enum ServeCommand: CLICommand {
         defer { kit.remove() }
         guard let endpointsFile = phases.writeEndpointsFile(parsed, endpoints: server.endpoints, kit: kit) else { return 1 }
         defer { if let path = endpointsFile.path { try? FileManager.default.removeItem(atPath: path) } }
-        phases.announce(endpoints: server.endpoints, scenarios: scenarios, environment: kit.environment, since: started)
+        phases.announce(endpoints: server.endpoints, scenarios: scenarios, environment: kit.environment, since: started,
+                        to: phases.bannerConsole(parsed))
 
         stop.wait()
         // Stop serving first, so the log ends with the last exchange, then flush it.
         server.stop()
         log?.stop()
-        out.line("pushdouble \(phases.command): stopping (\(server.history.nextSeq - 1) exchanges, \(server.history.dropped) dropped)")
+        phases.bannerConsole(parsed).line("pushdouble \(phases.command): stopping (\(server.history.nextSeq - 1) exchanges, \(server.history.dropped) dropped)")
         return 0
     }
 
@@ -149,7 +161,9 @@ enum ServeCommand: CLICommand {
             config.ephemeralPorts = parsed.flag("--ephemeral")
             config.proxy = !parsed.flag("--no-proxy")
             if let h = parsed.value("--host") { config.host = h }
+            config.metrics = !parsed.flag("--no-metrics")
             do {
+                config.advertisedHost = try Self.advertisedHost(parsed)
                 if let n = try parsed.number("--history-cap", expected: "a positive integer", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
                     config.historyCap = n
                 }
@@ -157,6 +171,7 @@ enum ServeCommand: CLICommand {
                     config.historyMaxBytes = n
                 }
                 if let n = try parsed.number("--seed", expected: "a non-negative integer", { UInt64($0) }) { config.seed = n }
+                _ = try logStyle(parsed)
                 if mode == .replay && parsed.all("--scenario").isEmpty && parsed.positional.isEmpty {
                     throw CLIError.missingArgument("scenario file (pushdouble replay FILE)")
                 }
@@ -213,12 +228,48 @@ enum ServeCommand: CLICommand {
             }
         }
 
+        /// `--advertised-host` or ``ServeCommand/advertisedHostVariable``: a host name or IP address
+        /// without scheme, port or path (it is put into URLs and the server certificate).
+        static func advertisedHost(_ parsed: ParsedOptions) throws -> String? {
+            let given = parsed.value("--advertised-host")
+            guard let host = given ?? environmentValue(ServeCommand.advertisedHostVariable) else { return nil }
+            let colons = host.filter { $0 == ":" }.count
+            guard !host.isEmpty, colons != 1, host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-._:".contains($0)) }) else {
+                throw CLIError.invalidValue(option: given == nil ? ServeCommand.advertisedHostVariable : "--advertised-host", value: host,
+                                            expected: "a host name or IP address (no scheme, port or path)")
+            }
+            return host
+        }
+
+        /// A non-empty environment variable.
+        static func environmentValue(_ name: String) -> String? {
+            ProcessInfo.processInfo.environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+
+        /// The exchange log's style: detailed on `replay`; on `serve` `--log-format`
+        /// (or ``ServeCommand/logFormatVariable``) line or json. A bad value is a usage error.
+        func logStyle(_ parsed: ParsedOptions) throws -> ExchangeLogWriter.Style {
+            if mode == .replay { return .detailed }
+            let given = parsed.value("--log-format")
+            switch given ?? Self.environmentValue(ServeCommand.logFormatVariable) ?? "line" {
+            case "line": return .line
+            case "json": return .json
+            case let other: throw CLIError.invalidValue(option: given == nil ? ServeCommand.logFormatVariable : "--log-format",
+                                                        value: other, expected: "line or json")
+            }
+        }
+
         /// The exchange log (written off the request path, see ``ExchangeLogWriter``):
-        /// detailed on `replay`, one line per exchange on `serve` unless `--quiet`.
+        /// detailed on `replay`, one line (or JSON object) per exchange on `serve` unless `--quiet`.
         func exchangeLog(of server: PushDoubleServer, _ parsed: ParsedOptions) -> ExchangeLogWriter? {
-            if mode == .replay { return ExchangeLogWriter(history: server.history, console: out, style: .detailed) }
-            if !parsed.flag("--quiet") { return ExchangeLogWriter(history: server.history, console: out, style: .line) }
+            let style = (try? logStyle(parsed)) ?? .line
+            if mode == .replay || !parsed.flag("--quiet") { return ExchangeLogWriter(history: server.history, console: out, style: style) }
             return nil
+        }
+
+        /// Where the banner and the closing line go: stderr when stdout carries JSON log lines.
+        func bannerConsole(_ parsed: ParsedOptions) -> Console {
+            (try? logStyle(parsed)) == .json ? err : out
         }
 
         func start(_ server: PushDoubleServer) -> Bool {
@@ -271,7 +322,8 @@ enum ServeCommand: CLICommand {
         }
 
         /// The endpoints, the scenarios, the sender environment, then `ready`.
-        func announce(endpoints: [DoubleEndpoint], scenarios: [Scenario], environment: [(String, String)], since started: Date) {
+        func announce(endpoints: [DoubleEndpoint], scenarios: [Scenario], environment: [(String, String)], since started: Date,
+                      to console: Console) {
             var banner = ""
             for e in endpoints {
                 banner += "  " + e.name.padding(toLength: 16, withPad: " ", startingAt: 0) + " " + e.url + "\n"
@@ -283,7 +335,7 @@ enum ServeCommand: CLICommand {
             banner += "\n# environment for senders:\n"
             for (k, v) in environment { banner += "export \(k)=\(SenderKit.shellQuote(v))\n" }
             let ms = Int(Date().timeIntervalSince(started) * 1000)
-            out.write("pushdouble \(command): listening\n" + banner + "ready (\(ms) ms)\n")
+            console.write("pushdouble \(command): listening\n" + banner + "ready (\(ms) ms)\n")
         }
     }
 

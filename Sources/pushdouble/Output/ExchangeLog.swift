@@ -41,7 +41,9 @@ enum ExchangeLog {
     }
 }
 
-/// Writes the exchange log of `serve` / `replay` off the request path.
+/// Writes the exchange log of `serve` / `replay` off the request path: one line per exchange,
+/// the detailed block, or (`serve --log-format json`) one JSON object per line, the
+/// exchange as `GET /history?format=jsonl` gives it, for a log pipeline.
 ///
 /// The history queues a reference per exchange on a bounded ``HistoryFeed`` (nothing is
 /// formatted on an event loop); one background thread takes the queue every `interval`
@@ -51,7 +53,7 @@ enum ExchangeLog {
 /// they were. ``stop()`` writes what is still queued.
 final class ExchangeLogWriter: Sendable {
     /// One line per exchange, or the detailed block.
-    enum Style: Sendable { case line, detailed }
+    enum Style: Sendable { case line, detailed, json }
     private let pump: HistoryFeedPump
 
     /// - Parameters:
@@ -79,7 +81,12 @@ final class ExchangeLogWriter: Sendable {
                 switch style {
                 case .line: item.appendLine(into: &out)
                 case .detailed: out.append(contentsOf: ExchangeLog.detailed(item.exchange).utf8)
+                case .json:
+                    out.append(contentsOf: ExchangeEncoding.json(item.exchange))
+                    out.append(0x0a)
                 }
+            case .dropped(let n) where style == .json:
+                out.append(contentsOf: "{\"dropped\":\(n),\"detail\":\"log lines dropped (output slower than the traffic)\"}\n".utf8)
             case .dropped(let n):
                 out.append(contentsOf: "… \(n) log lines dropped (output slower than the traffic)\n".utf8)
             }
