@@ -84,7 +84,7 @@ final class FCMClientMatrixTests: XCTestCase {
         if throughProxy {
             // The shipped account as a user has it: token_uri is Google's real URL.
             let i = try XCTUnwrap(args.firstIndex(of: "--service-account"))
-            args[i + 1] = try writeRealTokenURIAccount(kit, serviceAccountFile: try env("FCM_SERVICE_ACCOUNT_FILE"))
+            args[i + 1] = try Self.writeRealTokenURIAccount(kit, serviceAccountFile: try env("FCM_SERVICE_ACCOUNT_FILE"))
             args = ["env", "HTTPS_PROXY=" + (try env("HTTPS_PROXY")), "NO_PROXY=", "no_proxy="] + args
         }
         let r = try runCommand(args, timeout: 120)
@@ -125,7 +125,7 @@ final class FCMClientMatrixTests: XCTestCase {
     }
 
     /// The shipped account's key file with `token_uri` = https://oauth2.googleapis.com/token.
-    func writeRealTokenURIAccount(_ kit: SenderKit, serviceAccountFile: String) throws -> String {
+    static func writeRealTokenURIAccount(_ kit: SenderKit, serviceAccountFile: String) throws -> String {
         let text = try String(contentsOfFile: serviceAccountFile, encoding: .utf8)
         guard case .object(var members) = try JSONValue.parse(text) else { XCTFail("key file is not an object"); return serviceAccountFile }
         let i = try XCTUnwrap(members.firstIndex { $0.0 == "token_uri" })
