@@ -115,7 +115,7 @@ public final class WebPushFake: ProviderFake {
         }
         let known = subscription(token: target.token, services: services)
         if let known, known.endpoint.path != target {
-            admission.refusal = answer(style.response(for: .gone(.invalidEndpoint)), reason: WebPushGoneReason.invalidEndpoint.rawValue,
+            admission.refusal = answer(style.response(forWrongShape: target, of: known.endpoint.path), reason: WebPushGoneReason.invalidEndpoint.rawValue,
                                        .validation, "subscription \(target.token) has the endpoint path \(known.endpoint.path.path)")
             return admission
         }
