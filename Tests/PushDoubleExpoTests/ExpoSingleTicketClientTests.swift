@@ -23,15 +23,7 @@ final class ExpoSingleTicketClientTests: XCTestCase {
 
     func run(options: JSONValue?) throws -> (result: JSONValue, server: PushDoubleServer) {
         try requireTool("php")
-        var config = PushDoubleConfiguration.ephemeral()
-        config.modules = [ExpoModule()]
-        config.proxy = true
-        config.admin = false
-        config.eventLoopCount = 1
-        if let options { config.providerOptions = ["expo": options] }
-        let server = PushDoubleServer(configuration: config)
-        try server.start()
-        addTeardownBlock { server.stop() }
+        let server = try startExpoServer(options, proxy: true)
         let proxy = try XCTUnwrap(server.endpoint(named: PushDoubleServer.proxyListener)?.url)
         let r = try runCommand(["env", "https_proxy=" + proxy, "HTTPS_PROXY=" + proxy, "no_proxy=", "NO_PROXY=",
                                 "php", Self.script, Self.ca, ExpoFakeConfiguration.shippedAccessToken, ok, dead], timeout: 60)

@@ -68,15 +68,7 @@ final class FCMClientMatrixTests: XCTestCase {
     /// returns the history.
     func runMatrix(script: String, distribution: String, expect: [String], wrongKey: Bool = false,
                    throughProxy: Bool = false) throws -> [Exchange] {
-        var config = PushDoubleConfiguration.ephemeral()
-        config.modules = [FCMModule()]
-        config.admin = false
-        config.proxy = throughProxy
-        config.eventLoopCount = 1
-        let server = PushDoubleServer(configuration: config)
-        try server.start()
-        let kit = try server.senderKit()
-        addTeardownBlock { server.stop(); kit.remove() }
+        let (server, kit) = try startFCMServer(throughProxy: throughProxy)
         func env(_ name: String) throws -> String { try XCTUnwrap(kit.environment.first { $0.0 == name }?.1, name) }
         var args = ["python3", Self.interop.appendingPathComponent(script).path, "--fcm-url", try env("FCM_URL"),
                     "--service-account", try env("FCM_SERVICE_ACCOUNT_FILE"), "--ca", try XCTUnwrap(kit.caFile)]
@@ -145,5 +137,22 @@ final class FCMClientMatrixTests: XCTestCase {
         let path = kit.directory.appendingPathComponent("wrong-key-service-account.json").path
         try Data(JSONValue.object(members).serialized(.pretty)).write(to: URL(fileURLWithPath: path))
         return path
+    }
+}
+
+extension XCTestCase {
+    /// A double serving only the FCM fake (no admin API, one loop; with the CONNECT proxy when
+    /// asked) and the sender kit it wrote, both removed at the test's teardown.
+    func startFCMServer(throughProxy: Bool) throws -> (PushDoubleServer, SenderKit) {
+        var config = PushDoubleConfiguration.ephemeral()
+        config.modules = [FCMModule()]
+        config.admin = false
+        config.proxy = throughProxy
+        config.eventLoopCount = 1
+        let server = PushDoubleServer(configuration: config)
+        try server.start()
+        let kit = try server.senderKit()
+        addTeardownBlock { server.stop(); kit.remove() }
+        return (server, kit)
     }
 }

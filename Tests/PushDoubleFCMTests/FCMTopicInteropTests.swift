@@ -14,15 +14,7 @@ final class FCMTopicInteropTests: XCTestCase {
     override func setUpWithError() throws { try requireInteropTier(needs: "python3 (firebase-admin)") }
 
     func testFirebaseAdminSubscribesThenATopicSendReachesExactlyTheSubscribers() throws {
-        var config = PushDoubleConfiguration.ephemeral()
-        config.modules = [FCMModule()]
-        config.admin = false
-        config.proxy = true
-        config.eventLoopCount = 1
-        let server = PushDoubleServer(configuration: config)
-        try server.start()
-        let kit = try server.senderKit()
-        addTeardownBlock { server.stop(); kit.remove() }
+        let (server, kit) = try startFCMServer(throughProxy: true)
         func env(_ name: String) throws -> String { try XCTUnwrap(kit.environment.first { $0.0 == name }?.1, name) }
         let account = try FCMClientMatrixTests.writeRealTokenURIAccount(kit, serviceAccountFile: try env("FCM_SERVICE_ACCOUNT_FILE"))
         let script = FCMClientMatrixTests.interop.appendingPathComponent("fcm_firebase_admin_topics.py").path
