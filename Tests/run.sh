@@ -107,6 +107,8 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   command -v podman >/dev/null 2>&1 || need_apt+=(podman runc)  # Tests/container.sh: the image, run as root with runc
+  # ExpoSingleTicketClientTests: Symfony's Expo Notifier bridge, a single-message Expo sender
+  [ -f /usr/share/php/Symfony/Component/Notifier/Bridge/Expo/autoload.php ] || need_apt+=(php-cli php-curl php-symfony-expo-notifier)
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"
     as_root apt-get update -qq

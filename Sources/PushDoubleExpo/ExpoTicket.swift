@@ -82,11 +82,22 @@ public enum ExpoTicket: Sendable, Equatable {
     }
 }
 
+/// How `data` is shaped for a request whose body is one message object with one recipient
+/// (docs/expo.md §3.1: "one push ticket object, if you send a single message to a single
+/// recipient").
+public enum ExpoSingleTicketShape: String, Sendable, Equatable {
+    /// `{"data":{ticket}}`: the documented answer, which single-message senders read as
+    /// `data.status` / `data.id` (the fake's default).
+    case object
+    /// `{"data":[ticket]}`: the array form every other request gets.
+    case array
+}
+
 /// The body of a successful send (docs/expo.md §3.1): HTTP 200, `{"data":[ticket…]}` in recipient order.
 public enum ExpoSendResponse {
     /// `{"data":[…]}`. With `singleObject` (only meaningful for a one-recipient request whose
-    /// body was not an array, §3.1 "may get back one ticket object") `data` is the ticket itself;
-    /// both SDKs require the array, so callers default to it.
+    /// body was not an array, §3.1 "one push ticket object, if you send a single message to a
+    /// single recipient") `data` is the ticket itself.
     public static func body(_ tickets: [ExpoTicket], singleObject: Bool = false) -> [UInt8] {
         let data: JSONValue = singleObject && tickets.count == 1 ? tickets[0].json : .array(tickets.map(\.json))
         return JSONValue.object([("data", data)]).compactJSONBytes

@@ -25,8 +25,8 @@ public struct FCMModule: ProviderModule {
 
     public var listenerDefaults: [ListenerDefault] {
         [ListenerDefault(name: FCMFake.sendListener, defaultPort: Self.sendPort,
-                         summary: "FCM HTTP v1 (fcm.googleapis.com): TLS, ALPN h2 and http/1.1",
-                         realHosts: [FCMFake.sendHost + ":443"]),
+                         summary: "FCM HTTP v1 (fcm.googleapis.com) and the Instance ID API (iid.googleapis.com): TLS, ALPN h2 and http/1.1",
+                         realHosts: [FCMFake.sendHost + ":443", FCMFake.iidHost + ":443"]),
          ListenerDefault(name: FCMFake.tokenListener, defaultPort: Self.tokenPort,
                          summary: "Google OAuth2 token endpoint (oauth2.googleapis.com/token): TLS, ALPN h2 and http/1.1",
                          realHosts: [FCMFake.tokenHost + ":443"])]
@@ -37,10 +37,17 @@ public struct FCMModule: ProviderModule {
          "projectNumbers", "serviceAccounts"]
     }
 
-    /// FCM devices have no attributes; `topic`, when given, is the project the token belongs
-    /// to (a send for another project is answered SENDER_ID_MISMATCH).
+    /// FCM devices may declare the topics they are subscribed to (`"topics": ["news"]`, valid
+    /// topic names: docs/fcm.md "Topic subscriptions"); `topic`, when given, is the project the
+    /// token belongs to (a send for another project is answered SENDER_ID_MISMATCH).
     public func validateDevice(_ device: inout Device) throws {
-        try DeviceSchemaError.refuseAttributes(of: device, allowed: [])
+        try DeviceSchemaError.refuseAttributes(of: device, allowed: [FCMFake.topicsAttribute])
+        if let value = device.attributes[FCMFake.topicsAttribute] {
+            guard let list = value.arrayValue, list.allSatisfy({ $0.stringValue.flatMap(FCMFake.topicName) == $0.stringValue }) else {
+                throw DeviceSchemaError(deviceID: device.id, field: FCMFake.topicsAttribute,
+                                        message: "must be an array of topic names ([a-zA-Z0-9-_.~%]+, without /topics/)")
+            }
+        }
         if device.environment != nil {
             throw DeviceSchemaError(deviceID: device.id, field: "environment", message: "FCM devices have no environment")
         }

@@ -47,7 +47,7 @@ extension FCMModule: TestCredentialSource {
     }
 
     /// The send host and Google's OAuth 2.0 token host.
-    public var certificateHostNames: [String] { [FCMFake.sendHost, FCMFake.tokenHost] }
+    public var certificateHostNames: [String] { [FCMFake.sendHost, FCMFake.tokenHost, FCMFake.iidHost] }
 
     public var credentialsSummary: String {
         "a Firebase service-account JSON (\(FCMTestCredentials.serviceAccountFileName): project \(FCMTestCredentials.projectID))"

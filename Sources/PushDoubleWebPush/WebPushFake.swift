@@ -115,7 +115,7 @@ public final class WebPushFake: ProviderFake {
         }
         let known = subscription(token: target.token, services: services)
         if let known, known.endpoint.path != target {
-            admission.refusal = answer(style.response(for: .gone(.invalidEndpoint)), reason: WebPushGoneReason.invalidEndpoint.rawValue,
+            admission.refusal = answer(style.response(forWrongShape: target, of: known.endpoint.path), reason: WebPushGoneReason.invalidEndpoint.rawValue,
                                        .validation, "subscription \(target.token) has the endpoint path \(known.endpoint.path.path)")
             return admission
         }
@@ -165,10 +165,16 @@ public final class WebPushFake: ProviderFake {
         } else {
             payload = ["error": "unknownSubscription", "detail": "no registered subscription has this token (magic or open world); nothing to decrypt with"]
         }
-        return [("ttl", .int(accepted.ttl)), ("urgency", .string(accepted.urgency.rawValue)),
+        var members: [(String, JSONValue)] = [("ttl", .int(accepted.ttl)), ("urgency", .string(accepted.urgency.rawValue)),
                 ("topic", accepted.topic.map { .string($0) } ?? .null),
                 ("encoding", accepted.contentEncoding.map { .string($0.rawValue) } ?? .null),
                 ("bodySize", .int(Int64(accepted.body.count))), ("payload", payload)]
+        // Safari reads a declarative message (docs/webpush.md "Declarative Web Push"): Apple-style subscriptions only.
+        if known?.subscription?.service == .apple, payload["base64"] == .bool(false), let text = payload["data"]?.stringValue {
+            let reading = WebPushDeclarativeMessage.interpret(text)
+            if reading != .ordinary { members.append(("declarative", WebPushDeclarativeMessage.json(reading))) }
+        }
+        return members
     }
 
     // MARK: deliver

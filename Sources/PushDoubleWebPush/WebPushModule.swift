@@ -109,13 +109,15 @@ public struct WebPushInstance: ProviderInstance {
                           alpn: ["h2", "http/1.1"], allowHTTP1: true, allowHTTP2: true, useTLS: true)]
     }
 
-    /// `POST /fcm/send/:token` on whichever listener stands in for `fcm.googleapis.com:443` (the
+    /// `POST /fcm/send/:token` and `POST /wp/:token` on whichever listener stands in for `fcm.googleapis.com:443` (the
     /// FCM fake's), for requests addressed to that host: FCM Web Push endpoints reached by
     /// their real name through the CONNECT proxy come to this fake; FCM's own paths stay FCM's.
     public var hostRoutes: [HostRoute] {
-        WebPushModule.sharedHostServices.map { service in
-            HostRoute(authority: service.realHost + ":443",
-                      route: FakeRoute("POST", service.endpointPath(token: ":token", restricted: false), fake: fake))
+        WebPushModule.sharedHostServices.flatMap { service in
+            (service.shapeDependsOnRestriction ? [false, true] : [false]).map { restricted in
+                HostRoute(authority: service.realHost + ":443",
+                          route: FakeRoute("POST", service.endpointPath(token: ":token", restricted: restricted), fake: fake))
+            }
         }
     }
 

@@ -6,7 +6,8 @@ import PushDoubleTransport
 /// Endpoint shapes, docs/webpush.md §6:
 /// - `mozilla`: `https://updates.push.services.mozilla.com/wpush/v1/<token>`, `v2` for
 ///   VAPID-restricted subscriptions (§6.2 [L]);
-/// - `fcm`: `https://fcm.googleapis.com/fcm/send/<token>` (§6.1 [O]);
+/// - `fcm`: `https://fcm.googleapis.com/wp/<token>` for a VAPID-restricted subscription (what
+///   browsers hand out today, §6.1b), `https://fcm.googleapis.com/fcm/send/<token>` otherwise (§6.1 [O]);
 /// - `apple`: `https://web.push.apple.com/<token>` (§6.3 [O]);
 /// - `wns`: `https://*.notify.windows.com/w/?token=<token>` (§6.4 [A]). docs/webpush.md does not
 ///   record the `*` label; ``defaultOrigin`` uses `wns.notify.windows.com` (a choice, see
@@ -63,16 +64,20 @@ public enum WebPushService: String, Sendable, Equatable, Hashable, CaseIterable 
     }
 
     /// The path and query of an endpoint, after the origin: `/wpush/v1/<token>` (Mozilla; `v2`
-    /// when `restricted`, i.e. made with an `applicationServerKey`), `/fcm/send/<token>`,
-    /// `/<token>` (Apple), `/w/?token=<token>` (WNS). docs/webpush.md §6.1–§6.4.
+    /// when `restricted`, i.e. made with an `applicationServerKey`), `/wp/<token>` (FCM,
+    /// restricted; `/fcm/send/<token>` otherwise), `/<token>` (Apple), `/w/?token=<token>` (WNS).
+    /// docs/webpush.md §6.1–§6.4.
     public func endpointPath(token: String, restricted: Bool) -> String {
         switch self {
         case .mozilla: return "/wpush/\(restricted ? "v2" : "v1")/\(token)"
-        case .fcm: return "/fcm/send/\(token)"
+        case .fcm: return restricted ? "/wp/\(token)" : "/fcm/send/\(token)"
         case .apple: return "/\(token)"
         case .wns: return "/w/?token=\(token)"
         }
     }
+
+    /// Whether restricted and unrestricted subscriptions have different paths (Mozilla, FCM).
+    public var shapeDependsOnRestriction: Bool { endpointPath(token: "t", restricted: true) != endpointPath(token: "t", restricted: false) }
 }
 
 /// Where a delivery request was sent, as the endpoint path shows it (docs/webpush.md §6.1–§6.4):
@@ -91,7 +96,7 @@ public struct WebPushEndpointPath: Sendable, Equatable {
     public var path: String { service.endpointPath(token: token, restricted: restricted) }
 
     /// Parses a request target (path plus query): `/wpush/v1|v2/<token>` (Mozilla),
-    /// `/fcm/send/<token>` (FCM), `/w/?token=<token>` (WNS), `/<token>` (Apple). nil for any
+    /// `/wp/<token>` or `/fcm/send/<token>` (FCM), `/w/?token=<token>` (WNS), `/<token>` (Apple). nil for any
     /// other shape, or a token that is empty or holds a character outside base64url.
     public static func parse(_ target: String) -> WebPushEndpointPath? {
         func token(_ s: Substring) -> String? {
@@ -107,6 +112,8 @@ public struct WebPushEndpointPath: Sendable, Equatable {
         guard parts.first == "" else { return nil }
         switch parts.count {
         case 2: return token(parts[1]).map { WebPushEndpointPath(service: .apple, token: $0, restricted: false) }
+        case 3 where parts[1] == "wp":
+            return token(parts[2]).map { WebPushEndpointPath(service: .fcm, token: $0, restricted: true) }
         case 4 where parts[1] == "wpush" && (parts[2] == "v1" || parts[2] == "v2"):
             return token(parts[3]).map { WebPushEndpointPath(service: .mozilla, token: $0, restricted: parts[2] == "v2") }
         case 4 where parts[1] == "fcm" && parts[2] == "send":

@@ -144,3 +144,31 @@ class Checks:
         print(json.dumps({"library": self.library, "version": version, "failures": self.failures,
                           "results": self.results}, ensure_ascii=False))
         sys.exit(1 if self.failures else 0)
+
+
+# docs/webpush.md §6.1b: what FCM answers a /fcm/send/<token> request for a /wp/ subscription.
+WP_MOVED = "A valid push subscription endpoint should be specified in the URL as such: https://fcm.googleapis.com/wp/"
+
+
+def vapid_public_key(pem_path):
+    """The base64url uncompressed public key of a VAPID private key file: the
+    applicationServerKey a page passes to pushManager.subscribe()."""
+    import base64
+    from cryptography.hazmat.primitives import serialization
+    with open(pem_path, "rb") as f:
+        key = serialization.load_pem_private_key(f.read(), password=None)
+    raw = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def delivered_to_wp(admin, checks, library, vapid_key_file, post):
+    """An FCM subscription made with the VAPID key (applicationServerKey) has the /wp/<token>
+    endpoint (docs/webpush.md §6.1b); `post(sub, text)` sends to it with the library, which
+    must get 201, and the fake must decrypt the text."""
+    sid = f"{library}-fcm-wp"
+    sub = admin.subscribe(sid, "fcm", application_server_key=vapid_public_key(vapid_key_file))
+    assert "/wp/" in sub["endpoint"], sub["endpoint"]
+    sent = plaintext(library, sid)
+    r = post(sub, sent)
+    assert r.status_code == 201, (r.status_code, r.text)
+    return checks.delivered(admin, sid, sent, "aes128gcm")

@@ -11,13 +11,17 @@ See webpush_common.py for how it is run. Checks, through pywebpush's own API:
   too_large             a 4000-byte payload to an FCM subscription → WebPushException 413
   vapid_mozilla / vapid_apple      a subscription restricted to another key → 401 errno 109 /
                                    403 {"reason":"BadJwtToken"}
+  delivered_fcm_wp      an FCM subscription made with the VAPID key has the /wp/<token> endpoint
+                        (docs/webpush.md §6.1b) and is delivered
+  fcm_send_to_wp        the same token under /fcm/send/ → 404 with FCM's text naming /wp/<token>
 """
 import asyncio
 import json
 import os
 import ssl
 
-from webpush_common import Admin, Checks, gone_after_kill, parse_args, plaintext, refused_with, require
+from webpush_common import (WP_MOVED, Admin, Checks, delivered_to_wp, gone_after_kill, parse_args, plaintext, refused_with, require,
+                            vapid_public_key)
 
 LIBRARY = "pywebpush"
 pywebpush = require(LIBRARY, "pywebpush")
@@ -66,6 +70,19 @@ def delivered(service, encoding="aes128gcm"):
 for service in ["mozilla", "fcm", "apple", "wns"]:
     checks.run(f"delivered_{service}", lambda s=service: delivered(s))
 checks.run("delivered_aesgcm", lambda: delivered("mozilla", "aesgcm"))
+
+
+def fcm_send_to_wp():
+    sub = admin.subscribe("pywebpush-fcm-wp-old", "fcm", application_server_key=vapid_public_key(args.vapid_key))
+    token = sub["endpoint"].rsplit("/wp/", 1)[1]
+    old = dict(sub, endpoint=sub["endpoint"].replace("/wp/", "/fcm/send/"))
+    status, body = refused(lambda: send(old, "to the old shape"))
+    assert (status, body) == (404, WP_MOVED + token), (status, body)
+    return {"status": status}
+
+
+checks.run("delivered_fcm_wp", lambda: delivered_to_wp(admin, checks, LIBRARY, args.vapid_key, send))
+checks.run("fcm_send_to_wp", fcm_send_to_wp)
 
 
 def gone(service):

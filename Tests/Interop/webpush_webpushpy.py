@@ -17,7 +17,7 @@ import base64
 import types
 from pathlib import Path
 
-from webpush_common import Admin, Checks, parse_args, plaintext, require
+from webpush_common import Admin, Checks, delivered_to_wp, parse_args, plaintext, require
 
 LIBRARY = "webpush"
 webpush = require(LIBRARY, "webpush")
@@ -109,6 +109,7 @@ def vapid_apple():
     return {"status": status, "body": body}
 
 
+checks.run("delivered_fcm_wp", lambda: delivered_to_wp(admin, checks, LIBRARY, args.vapid_key, post))
 checks.run("gone", gone)
 checks.run("vapid_apple", vapid_apple)
 client.close()

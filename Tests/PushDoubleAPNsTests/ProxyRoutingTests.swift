@@ -50,14 +50,14 @@ final class ProxyRoutingTests: XCTestCase {
     func testHostRoutesJoinTheListenerThatDeclaresTheirHost() throws {
         let server = PushDoubleServer(configuration: .ephemeral())
         let webpush = WebPushInstance(fake: WebPushFake(), double: nil)
-        XCTAssertEqual(webpush.hostRoutes.map(\.authority), ["fcm.googleapis.com:443"])
-        XCTAssertEqual(webpush.hostRoutes.map(\.route.path), ["/fcm/send/:token"])
+        XCTAssertEqual(webpush.hostRoutes.map(\.authority), ["fcm.googleapis.com:443", "fcm.googleapis.com:443"])
+        XCTAssertEqual(webpush.hostRoutes.map(\.route.path), ["/fcm/send/:token", "/wp/:token"], "both FCM endpoint shapes (docs/webpush.md §6.1b)")
         let specs = FakeRegistry.defaultListeners()
         for spec in specs {
             let joined = server.adding(webpush.hostRoutes, to: spec)
             let added = joined.routes.count - spec.routes.count
             if spec.name == "fcm" {
-                XCTAssertEqual(added, 1)
+                XCTAssertEqual(added, 2)
                 XCTAssertEqual(joined.routes.last?.host, "fcm.googleapis.com")
                 XCTAssertEqual(joined.routes.last?.method, "POST")
                 XCTAssertTrue((joined.routes.last?.fake as? WebPushFake) === webpush.fake)

@@ -124,10 +124,32 @@ final class FCMConformanceTests: XCTestCase {
         }
         let ctx = run.context()
         // No topic targets here (testTopicTargetCheck) and no notification in these steps (FCMMappingTests).
-        let notJudgedHere = [FCMChecks.topicTarget.id, FCMChecks.topicBareName.id, FCMMappingCheck.check.id, FCMMappingCheck.background.id]
+        let notJudgedHere = [FCMChecks.topicTarget.id, FCMChecks.topicBareName.id, FCMMappingCheck.check.id, FCMMappingCheck.background.id,
+                             FCMChecks.legacyAPI.id]
+        XCTAssertEqual(FCMChecks.legacyAPI.run(ctx).verdict, .notApplicable, "no legacy request")
         for check in FCMChecks.all where !notJudgedHere.contains(check.id) {
             XCTAssertVerdict(check.run(ctx), .pass)
         }
+    }
+
+    /// A sender still on the shut-down legacy API (`POST /fcm/send`, `key=`): the fake answers as
+    /// Google does now (200, `DeprecatedApi` per token) and `fcm.legacy-api` fails naming the cause.
+    func testLegacyAPIIsNamed() throws {
+        let run = try Run()
+        run.step(["d1"]) {
+            let r = run.respond("/fcm/send", listener: "fcm", headers: [("authorization", "key=AAAA-server-key"), ("content-type", "application/json")],
+                                body: #"{"registration_ids":["fcm-conf-token-1","fcm-conf-token-2"],"notification":{"title":"old"}}"#)
+            XCTAssertEqual(r.status, 200)
+            let body = (try? JSONValue.parse(r.body)) ?? .null
+            XCTAssertEqual(body["results"], [["error": "DeprecatedApi"], ["error": "DeprecatedApi"]])
+            XCTAssertEqual(body["success"], 0)
+            XCTAssertEqual(body["failure"], 2)
+        }
+        let result = FCMChecks.legacyAPI.run(run.context())
+        XCTAssertEqual(result.verdict, .fail)
+        XCTAssertEqual(result.message, "legacy FCM API, shut down in 2024: migrate to HTTP v1")
+        XCTAssertEqual(run.double.history.all.last?.endpoint, FCMFake.legacyEndpoint)
+        XCTAssertEqual(run.double.history.all.last?.auth?.scheme, "server-key")
     }
 
     func testEachBadHabitViolatesItsCheck() throws {

@@ -164,14 +164,14 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "webpush-urgency-ignored", "webpush-raw-topic", "webpush-oversized", "webpush-no-vapid", "webpush-missing-subject",
             "expo-no-chunking", "expo-ignore-ticket-errors", "expo-no-receipts", "expo-absent-receipt-is-ok", "expo-tickets-reversed",
             "expo-resend-too-big", "expo-no-backoff", "expo-no-access-token", "expo-receipts-one-request", "expo-receipts-foreign-ids",
-            "expo-ignore-receipt-dead",
+            "expo-ignore-receipt-dead", "expo-resend-mixed-projects",
             "fcm-token-per-message", "fcm-retry-unregistered", "fcm-retry-invalid-argument", "fcm-ignore-retry-after", "fcm-no-backoff",
             "fcm-never-retry-transient", "fcm-no-remint-on-401", "fcm-numeric-data", "fcm-no-local-checks", "fcm-connection-per-message",
             "fcm-ttl-number", "fcm-wrong-audience", "fcm-topic-prefix", "push-type-dropped", "webpush-ttl-changed", "no-jitter",
             "give-up-429-without-retry-after", "give-up-unprocessed", "fcm-background-priority-10", "fcm-invalid-token-kept",
             "fcm-invalid-argument-kills-token", "fcm-remint-on-any-401",
         ])
-        XCTAssertEqual(names.count, 56)
+        XCTAssertEqual(names.count, 57)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

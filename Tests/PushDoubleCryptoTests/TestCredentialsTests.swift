@@ -75,7 +75,7 @@ final class TestCredentialsTests: XCTestCase {
         let dns = entries.filter { $0.hasPrefix("DNS:") }.map { String($0.dropFirst(4)) }
         let ips = entries.filter { $0.hasPrefix("IP Address:") }.map { String($0.dropFirst(11)) }
         XCTAssertEqual(Set(dns), ["localhost", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
-                                  "fcm.googleapis.com", "oauth2.googleapis.com", "exp.host",
+                                  "fcm.googleapis.com", "oauth2.googleapis.com", "iid.googleapis.com", "exp.host",
                                   "updates.push.services.mozilla.com", "web.push.apple.com", "*.notify.windows.com"])
         // openssl 3.0 prints ::1 in full form.
         XCTAssertEqual(Set(ips), ["127.0.0.1", "0:0:0:0:0:0:0:1"])

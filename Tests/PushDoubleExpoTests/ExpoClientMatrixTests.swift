@@ -21,17 +21,7 @@ final class ExpoClientMatrixTests: XCTestCase {
     /// `exponent_server_sdk` with exponent-server-sdk, so it cannot live beside it).
     static let asyncExpoPath = packageRoot.appendingPathComponent(".build/interop-python/async-expo").path
 
-    func startServer(_ options: JSONValue? = nil) throws -> PushDoubleServer {
-        var config = PushDoubleConfiguration.ephemeral()
-        config.modules = [ExpoModule()]
-        config.admin = false
-        config.eventLoopCount = 1
-        if let options { config.providerOptions = ["expo": options] }
-        let server = PushDoubleServer(configuration: config)
-        try server.start()
-        addTeardownBlock { server.stop() }
-        return server
-    }
+    func startServer(_ options: JSONValue? = nil) throws -> PushDoubleServer { try startExpoServer(options) }
 
     func run(_ script: String, distribution: String, arguments: [String], pythonPath: String? = nil) throws -> JSONValue {
         var command = ["env"]
@@ -96,5 +86,22 @@ final class ExpoClientMatrixTests: XCTestCase {
         XCTAssertEqual(result["results"]?["publish_multiple_100"], 100)
         XCTAssertEqual(self.sends(secure).map(\.response.status), [401])
         XCTAssertEqual(self.sends(open).compactMap(\.recipients?.count), [2, 100])
+    }
+}
+
+extension XCTestCase {
+    /// A double serving only the Expo fake (no admin API, one loop; `proxy`: with the CONNECT
+    /// proxy), stopped at the test's teardown.
+    func startExpoServer(_ options: JSONValue? = nil, proxy: Bool = false) throws -> PushDoubleServer {
+        var config = PushDoubleConfiguration.ephemeral()
+        config.modules = [ExpoModule()]
+        config.admin = false
+        config.proxy = proxy
+        config.eventLoopCount = 1
+        if let options { config.providerOptions = ["expo": options] }
+        let server = PushDoubleServer(configuration: config)
+        try server.start()
+        addTeardownBlock { server.stop() }
+        return server
     }
 }

@@ -39,7 +39,29 @@ final class ExpoFakeTests: XCTestCase {
         // The accepted delivery counted: "alive" died after it, so the next send is refused at the ticket.
         XCTAssertEqual(h.double.devices.device(id: "dead")?.deliveries, 0)
         let again = h.postSend(#"{"to":"\#(a)"}"#)
-        XCTAssertEqual(again.json["data"]?[0]?["details"]?["error"], "DeviceNotRegistered")
+        XCTAssertEqual(again.json["data"]?["details"]?["error"], "DeviceNotRegistered", "one message object: one ticket object")
+    }
+
+    /// docs/expo.md §3.1: a body that is one message object to one recipient gets `data` as one
+    /// ticket object (ok and error alike); an array body, or a `to` of several tokens, an array;
+    /// option `singleTicket: "array"` keeps the array.
+    func testSingleMessageBodyGetsOneTicketObject() throws {
+        let h = ExpoHarness()
+        try h.register(#"{"id":"dead","provider":"expo","token":"\#(b)","state":"unregistered"}"#)
+        XCTAssertEqual(h.postSend(#"{"to":"\#(a)","title":"t"}"#).text, #"{"data":{"status":"ok","id":"T1"}}"#)
+        XCTAssertEqual(h.postSend(#"{"to":"\#(b)"}"#).text,
+                       #"{"data":{"status":"error","message":"\"\#(b)\" is not a registered push notification recipient","details":{"error":"DeviceNotRegistered","expoPushToken":"\#(b)"}}}"#)
+        XCTAssertEqual(h.postSend(#"[{"to":"\#(a)"}]"#).text, #"{"data":[{"status":"ok","id":"T2"}]}"#, "an array body: an array")
+        XCTAssertEqual(h.postSend(#"{"to":["\#(a)","\#(c)"]}"#).json["data"]?.arrayValue?.count, 2, "one message, two recipients: an array")
+        try h.double.faults.add(FaultRule(id: "dnr", match: FaultMatch(token: a), action: .respond(ResponseSpec(reason: "DeviceNotRegistered")), times: 2))
+        XCTAssertEqual(h.postSend(#"{"to":"\#(a)"}"#).json["data"]?["details"]?["error"], "DeviceNotRegistered", "a fault's error ticket: one object too")
+        XCTAssertEqual(h.postSend(#"[{"to":"\#(a)"}]"#).json["data"]?[0]?["details"]?["error"], "DeviceNotRegistered")
+
+        let arrays = ExpoHarness { $0.singleTicket = .array }
+        XCTAssertEqual(arrays.postSend(#"{"to":"\#(a)"}"#).text, #"{"data":[{"status":"ok","id":"T1"}]}"#)
+        let options = try ExpoModule().configuration(options: ["singleTicket": "array"], context: ProviderBuildContext(clock: ManualClock(), file: "t.json", optionsPath: "fakeOptions.expo"))
+        XCTAssertEqual(options.singleTicket, .array)
+        XCTAssertThrowsError(try ExpoModule().configuration(options: ["singleTicket": "list"], context: ProviderBuildContext(clock: ManualClock(), file: "t.json", optionsPath: "fakeOptions.expo")))
     }
 
     func testReceiptsAreServedAndAnnotatedOntoTheSendEntry() throws {
@@ -156,8 +178,8 @@ final class ExpoFakeTests: XCTestCase {
         // 4097 bytes → an ok ticket whose receipt is MessageTooBig (docs/expo.md §1).
         let big = String(repeating: "x", count: 4200)
         let r = h.postSend(#"{"to":"\#(d)","body":"\#(big)"}"#)
-        XCTAssertEqual(r.json["data"]?[0]?["status"], "ok")
-        let id = try XCTUnwrap(r.json["data"]?[0]?["id"]?.stringValue)
+        XCTAssertEqual(r.json["data"]?["status"], "ok")
+        let id = try XCTUnwrap(r.json["data"]?["id"]?.stringValue)
         XCTAssertEqual(h.postReceipts([id]).json["data"]?[id]?["details"]?["error"], "MessageTooBig")
         XCTAssertEqual(h.double.history.all.filter { $0.decidedBy.stage == .validation }.count, 4)
     }
@@ -192,7 +214,7 @@ final class ExpoFakeTests: XCTestCase {
 
         try h.double.faults.add(FaultRule(id: "rate", match: FaultMatch(token: a), action: .respond(ResponseSpec(reason: "MessageRateExceeded")), times: 1))
         let rate = h.postSend(#"{"to":"\#(a)"}"#)
-        XCTAssertEqual(rate.text, #"{"data":[{"status":"error","message":"The device is receiving too many messages; send them at a lower rate.","details":{"error":"MessageRateExceeded"}}]}"#)
+        XCTAssertEqual(rate.text, #"{"data":{"status":"error","message":"The device is receiving too many messages; send them at a lower rate.","details":{"error":"MessageRateExceeded"}}}"#)
 
         try h.double.faults.add(FaultRule(id: "busy", match: FaultMatch(endpoint: "expo.send"),
                                           action: .quota(QuotaSpec(.fixedWindow(limit: 1, seconds: 60))), times: nil))

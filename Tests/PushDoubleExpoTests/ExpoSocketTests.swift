@@ -81,6 +81,23 @@ final class ExpoSocketTests: XCTestCase {
         XCTAssertEqual(entry.recipients?.map(\.accepted), [true, false])
     }
 
+    /// The documentation's curl example (docs/expo.md §3.1): one message object, one recipient →
+    /// `data` is one ticket object, ok and error alike; the same message in an array → an array.
+    func testSingleMessageObjectByCurlGetsOneTicketObject() throws {
+        try requireTool("curl")
+        let s = try start()
+        let ok = try post(s, ExpoService.sendPath, body: Array(#"{"to":"ExponentPushToken[singlesinglesingle01]","title":"hello","body":"world"}"#.utf8))
+        XCTAssertEqual(ok.status, 200)
+        let ticket = try XCTUnwrap(json(ok.body)["data"]?.objectValue.map(JSONValue.object), ok.body)
+        XCTAssertEqual(ticket["status"], "ok")
+        XCTAssertNotNil(ticket["id"]?.stringValue)
+        let dead = "ExponentPushToken[00000000DNRTsingle]"
+        let error = try post(s, ExpoService.sendPath, body: Array(#"{"to":"\#(dead)","body":"x"}"#.utf8), http1: true)
+        XCTAssertEqual(error.body, #"{"data":{"status":"error","message":"\"\#(dead)\" is not a registered push notification recipient","details":{"error":"DeviceNotRegistered","expoPushToken":"\#(dead)"}}}"#)
+        let array = try post(s, ExpoService.sendPath, body: Array(#"[{"to":"ExponentPushToken[singlesinglesingle01]"}]"#.utf8))
+        XCTAssertEqual(json(array.body)["data"]?.arrayValue?.count, 1)
+    }
+
     func testGzipBodyAndDecompressionBombWhileServing() throws {
         try requireTool("curl")
         let s = try start()

@@ -68,15 +68,7 @@ final class FCMClientMatrixTests: XCTestCase {
     /// returns the history.
     func runMatrix(script: String, distribution: String, expect: [String], wrongKey: Bool = false,
                    throughProxy: Bool = false) throws -> [Exchange] {
-        var config = PushDoubleConfiguration.ephemeral()
-        config.modules = [FCMModule()]
-        config.admin = false
-        config.proxy = throughProxy
-        config.eventLoopCount = 1
-        let server = PushDoubleServer(configuration: config)
-        try server.start()
-        let kit = try server.senderKit()
-        addTeardownBlock { server.stop(); kit.remove() }
+        let (server, kit) = try startFCMServer(throughProxy: throughProxy)
         func env(_ name: String) throws -> String { try XCTUnwrap(kit.environment.first { $0.0 == name }?.1, name) }
         var args = ["python3", Self.interop.appendingPathComponent(script).path, "--fcm-url", try env("FCM_URL"),
                     "--service-account", try env("FCM_SERVICE_ACCOUNT_FILE"), "--ca", try XCTUnwrap(kit.caFile)]
@@ -84,7 +76,7 @@ final class FCMClientMatrixTests: XCTestCase {
         if throughProxy {
             // The shipped account as a user has it: token_uri is Google's real URL.
             let i = try XCTUnwrap(args.firstIndex(of: "--service-account"))
-            args[i + 1] = try writeRealTokenURIAccount(kit, serviceAccountFile: try env("FCM_SERVICE_ACCOUNT_FILE"))
+            args[i + 1] = try Self.writeRealTokenURIAccount(kit, serviceAccountFile: try env("FCM_SERVICE_ACCOUNT_FILE"))
             args = ["env", "HTTPS_PROXY=" + (try env("HTTPS_PROXY")), "NO_PROXY=", "no_proxy="] + args
         }
         let r = try runCommand(args, timeout: 120)
@@ -125,7 +117,7 @@ final class FCMClientMatrixTests: XCTestCase {
     }
 
     /// The shipped account's key file with `token_uri` = https://oauth2.googleapis.com/token.
-    func writeRealTokenURIAccount(_ kit: SenderKit, serviceAccountFile: String) throws -> String {
+    static func writeRealTokenURIAccount(_ kit: SenderKit, serviceAccountFile: String) throws -> String {
         let text = try String(contentsOfFile: serviceAccountFile, encoding: .utf8)
         guard case .object(var members) = try JSONValue.parse(text) else { XCTFail("key file is not an object"); return serviceAccountFile }
         let i = try XCTUnwrap(members.firstIndex { $0.0 == "token_uri" })
@@ -145,5 +137,22 @@ final class FCMClientMatrixTests: XCTestCase {
         let path = kit.directory.appendingPathComponent("wrong-key-service-account.json").path
         try Data(JSONValue.object(members).serialized(.pretty)).write(to: URL(fileURLWithPath: path))
         return path
+    }
+}
+
+extension XCTestCase {
+    /// A double serving only the FCM fake (no admin API, one loop; with the CONNECT proxy when
+    /// asked) and the sender kit it wrote, both removed at the test's teardown.
+    func startFCMServer(throughProxy: Bool) throws -> (PushDoubleServer, SenderKit) {
+        var config = PushDoubleConfiguration.ephemeral()
+        config.modules = [FCMModule()]
+        config.admin = false
+        config.proxy = throughProxy
+        config.eventLoopCount = 1
+        let server = PushDoubleServer(configuration: config)
+        try server.start()
+        let kit = try server.senderKit()
+        addTeardownBlock { server.stop(); kit.remove() }
+        return (server, kit)
     }
 }

@@ -112,9 +112,11 @@ final class WebPushClientMatrixTests: XCTestCase {
         let exchanges = try run("webpush_pywebpush.py", distribution: "pywebpush",
                                 expect: ["delivered_mozilla", "delivered_fcm", "delivered_apple", "delivered_wns", "delivered_aesgcm",
                                          "async_aes128gcm", "async_aesgcm", "gone_fcm", "gone_mozilla", "async_gone", "too_large",
-                                         "vapid_fcm", "vapid_mozilla", "vapid_apple"])
+                                         "vapid_fcm", "vapid_mozilla", "vapid_apple", "delivered_fcm_wp", "fcm_send_to_wp"])
         let accepted = exchanges.filter { $0.response.status == 201 }
-        XCTAssertEqual(accepted.count, 7)  // four services, aesgcm, two async
+        XCTAssertEqual(accepted.count, 8)  // four services, aesgcm, two async, a /wp/ subscription
+        XCTAssertTrue(accepted.contains { $0.request.path.hasPrefix("/wp/") }, "delivered to /wp/<token> (docs/webpush.md §6.1b)")
+        XCTAssertTrue(exchanges.contains { $0.request.path.hasPrefix("/fcm/send/") && $0.response.status == 404 }, "the old shape of a /wp/ token")
         XCTAssertEqual(Set(accepted.compactMap { $0.notification?["encoding"]?.stringValue }), ["aes128gcm", "aesgcm"])
         XCTAssertEqual(Set(accepted.map(\.transport.version)), [.http1_1])
         XCTAssertEqual(Set(accepted.compactMap(\.auth?.extra["form"])), ["vapid"])
@@ -124,9 +126,10 @@ final class WebPushClientMatrixTests: XCTestCase {
     func testWebpushPy() throws {
         let exchanges = try run("webpush_webpushpy.py", distribution: "webpush",
                                 expect: ["aud_without_port", "delivered_mozilla", "delivered_fcm", "delivered_apple", "delivered_wns",
-                                         "gone", "vapid_apple"])
+                                         "gone", "vapid_apple", "delivered_fcm_wp"])
         let accepted = exchanges.filter { $0.response.status == 201 }
-        XCTAssertEqual(accepted.count, 4)
+        XCTAssertEqual(accepted.count, 5)
+        XCTAssertTrue(accepted.contains { $0.request.path.hasPrefix("/wp/") }, "delivered to /wp/<token> (docs/webpush.md §6.1b)")
         XCTAssertEqual(Set(accepted.map(\.transport.version)), [.http2])
         let refusedAud = try XCTUnwrap(exchanges.first { $0.response.reason == "vapidAudience" })
         XCTAssertEqual(refusedAud.auth?.extra["rule"], "vapidAudience")

@@ -15,7 +15,16 @@ final class WebPushSubscriptionTests: XCTestCase {
         XCTAssertEqual(try endpoint(.mozilla), "https://updates.push.services.mozilla.com/wpush/v1/TOKEN")
         XCTAssertEqual(try endpoint(.mozilla, restricted: true), "https://updates.push.services.mozilla.com/wpush/v2/TOKEN")
         XCTAssertEqual(try endpoint(.fcm), "https://fcm.googleapis.com/fcm/send/TOKEN")
-        XCTAssertEqual(try endpoint(.fcm, restricted: true), "https://fcm.googleapis.com/fcm/send/TOKEN")
+        XCTAssertEqual(try endpoint(.fcm, restricted: true), "https://fcm.googleapis.com/wp/TOKEN", "docs/webpush.md §6.1b")
+        XCTAssertEqual(WebPushEndpointPath.parse("/wp/TOKEN"), WebPushEndpointPath(service: .fcm, token: "TOKEN", restricted: true))
+        XCTAssertEqual(WebPushEndpointPath.parse("/fcm/send/TOKEN"), WebPushEndpointPath(service: .fcm, token: "TOKEN", restricted: false))
+        XCTAssertNil(WebPushEndpointPath.parse("/wp/"))
+        // A /fcm/send/ request for a /wp/ subscription: FCM's text naming the valid URL (§6.1b).
+        let moved = WebPushServiceStyle(.fcm).response(forWrongShape: WebPushEndpointPath(service: .fcm, token: "TOKEN", restricted: false),
+                                                      of: WebPushEndpointPath(service: .fcm, token: "TOKEN", restricted: true))
+        XCTAssertEqual(moved.status, 404)
+        XCTAssertEqual(String(decoding: moved.body, as: UTF8.self),
+                       "A valid push subscription endpoint should be specified in the URL as such: https://fcm.googleapis.com/wp/TOKEN")
         XCTAssertEqual(try endpoint(.apple), "https://web.push.apple.com/TOKEN")
         XCTAssertEqual(try endpoint(.wns), "https://wns.notify.windows.com/w/?token=TOKEN")
     }

@@ -23,6 +23,10 @@ public struct ExpoFakeConfiguration: Sendable {
     public var defaultProject = "@pushdouble/app"
     /// Decoding and validation of send bodies (option `messageTooBig`: "receipt" | "ticket").
     public var decoder = ExpoSendDecoderConfiguration()
+    /// `data` of a one-message, one-recipient request whose body is an object (docs/expo.md
+    /// §3.1): one ticket object by default, as documented; option `singleTicket: "array"` keeps
+    /// the array form.
+    public var singleTicket = ExpoSingleTicketShape.object
     /// Refuse a bearer token that is not the access token with `invalid_token`, whether or not
     /// ``requireAccessToken`` is on (docs/expo.md §3.2a); off: such a request is treated as one
     /// without a token.

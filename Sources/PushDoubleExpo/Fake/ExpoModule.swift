@@ -11,7 +11,7 @@ import PushDoubleTransport
 /// Options (`fakeOptions.expo`): `requireAccessToken` (default true), `accessToken`,
 /// `receiptDelaySeconds` (default 0), `holdReceipts` (default false), `receiptRetentionSeconds`
 /// (default 86400), `rateLimitPerSecond` (default 600, 0 = off), `defaultProject`,
-/// `messageTooBig` ("receipt" | "ticket"), `errorStatuses` ({code: status}). Sender material (docs/conformance.md "Driver protocol v1"): `EXPO_URL`,
+/// `messageTooBig` ("receipt" | "ticket"), `singleTicket` ("object" | "array"), `errorStatuses` ({code: status}). Sender material (docs/conformance.md "Driver protocol v1"): `EXPO_URL`,
 /// `EXPO_BASE_URL`, `EXPO_ACCESS_TOKEN`; driver params `providers.expo {url, accessToken, caFile}`.
 public struct ExpoModule: ProviderModule {
     public init() {}
@@ -33,7 +33,7 @@ public struct ExpoModule: ProviderModule {
 
     public var optionKeys: [String] {
         ["requireAccessToken", "accessToken", "receiptDelaySeconds", "holdReceipts", "receiptRetentionSeconds",
-         "rateLimitPerSecond", "defaultProject", "messageTooBig", "errorStatuses"]
+         "rateLimitPerSecond", "defaultProject", "messageTooBig", "singleTicket", "errorStatuses"]
     }
 
     /// Expo devices may carry `receipt` (the receipt of their ok tickets, ``ExpoDeviceOutcome``);
@@ -108,6 +108,9 @@ public struct ExpoModule: ProviderModule {
             case "messageTooBig":
                 guard let s = value.stringValue, let m = ExpoMessageTooBigReport(rawValue: s) else { throw fail("expected \"receipt\" or \"ticket\"") }
                 c.decoder.messageTooBig = m
+            case "singleTicket":
+                guard let s = value.stringValue, let shape = ExpoSingleTicketShape(rawValue: s) else { throw fail("expected \"object\" or \"array\"") }
+                c.singleTicket = shape
             default: break
             }
         }

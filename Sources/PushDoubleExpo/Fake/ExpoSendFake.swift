@@ -98,7 +98,8 @@ public struct ExpoSendFake: ProviderFake {
             tickets.append(ticket)
             outcomes.append(RecipientOutcome(token: r.token, accepted: ticket.isOK, reason: ticket.errorKind, detail: ticket.json))
         }
-        var answer = ProviderResponse(ExpoService.json(200, ExpoSendResponse.body(tickets)), decidedBy: Decision(.accepted))
+        let single = service.configuration.singleTicket == .object && decoded.allowsSingleTicketObject
+        var answer = ProviderResponse(ExpoService.json(200, ExpoSendResponse.body(tickets, singleObject: single)), decidedBy: Decision(.accepted))
         answer.recipients = outcomes
         if tickets.contains(where: \.isOK) { answer.onRecorded = { entry in record.attach(entry) } }
         return answer
@@ -152,7 +153,16 @@ public struct ExpoSendFake: ProviderFake {
                 return .error(kind, message: message)
             }
         }
-        return ExpoService.json(status ?? 200, ExpoSendResponse.body(tickets), headers: headers)
+        return ExpoService.json(status ?? 200, ExpoSendResponse.body(tickets, singleObject: singleTicketObject(request, recipients: tickets.count)),
+                                headers: headers)
+    }
+
+    /// Whether the tickets of `request` go out as one ticket object (§3.1): the option says
+    /// so, the body is one message object and it names one recipient.
+    func singleTicketObject(_ request: HTTPRequest, recipients: Int) -> Bool {
+        guard service.configuration.singleTicket == .object, recipients == 1 else { return false }
+        if case .object = Self.recordedNotification(request) { return true }
+        return false
     }
 
     public func unknownReasonResponse(reason: String?, status: Int, headers: HTTPHeaders) -> HTTPResponse {

@@ -6,7 +6,7 @@ import PushDoubleTransport
 extension FCMFake {
     /// Phases: path ▶ Bearer token (docs/fcm.md §4.3: 401 without `details`; 403 for another
     /// project) ▶ the message (``FCMSendRequestValidator``) ▶ token syntax.
-    func admitSend(_ request: HTTPRequest, now: Double) -> Admission {
+    func admitSend(_ request: HTTPRequest, now: Double, devices: DeviceRegistry) -> Admission {
         var admission = Admission(endpoint: Self.sendEndpoint)
         guard request.method == "POST", let project = FCMSendEndpoint.project(fromRequestPath: request.path) else {
             admission.refusal = Self.notFound(request)
@@ -32,7 +32,9 @@ extension FCMFake {
         }
         switch message.target {
         case .token(let t), .fid(let t): admission.token = t
-        case .topic, .condition: break
+        case .topic, .condition:
+            // The audience is the double's subscriptions (docs/fcm.md "Topic subscriptions").
+            if !message.validateOnly { admission.recipients = audience(of: message.target, devices: devices) }
         }
         // validate_only fixes the message id already (§3); deliver reads it from here.
         if message.validateOnly { admission.messageID = FCMSendEndpoint.validateOnlyMessageID }
@@ -184,6 +186,18 @@ extension FCMFake {
         }
         let body = FCMSendEndpoint.successBody(project: project, timestampMicros: UInt64(max(0, now.timeIntervalSince1970 * 1_000_000)), tag: nextMessageTag())
         return ProviderResponse(Self.jsonResponse(200, body), reason: nil, decidedBy: Decision(.accepted, device.source.rawValue))
+    }
+
+    /// A topic or condition send: the ordinary answer, and one recipient per subscribed token
+    /// (delivered when its device can receive), so the history, the admin API and the inbox
+    /// show whom it reached.
+    func deliverTopicSend(_ request: HTTPRequest, admission: Admission, devices: [DeviceLookup], now: Date) -> ProviderResponse {
+        var answer = deliverSend(request, admission: admission, device: DeviceLookup(deviceID: nil, state: .active, source: .openWorld), now: now)
+        let tokens = admission.recipients ?? []
+        answer.recipients = tokens.enumerated().map { i, token in
+            Self.fanOutOutcome(token: token, lookup: i < devices.count ? devices[i] : DeviceLookup(deviceID: nil, state: .active, source: .openWorld))
+        }
+        return answer
     }
 
     /// The QUOTA_EXCEEDED body (docs/fcm.md §4.3: message UNCONFIRMED, so GCP's usual form).

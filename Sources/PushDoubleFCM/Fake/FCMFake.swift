@@ -41,6 +41,8 @@ public final class FCMFake: ProviderFake {
     private let tagCounter = Atomic<UInt64>(UInt64.random(in: 0...UInt64.max))
     /// The last accepted `Authorization` header (``AcceptedBearer``).
     let lastAcceptedBearer = Mutex<AcceptedBearer?>(nil)
+    /// Topic subscriptions made through the topic-management APIs (docs/fcm.md "Topic subscriptions").
+    public let subscriptions = FCMTopicSubscriptions()
 
     public init(configuration: FCMConfiguration = FCMConfiguration()) throws {
         self.configuration = configuration
@@ -56,6 +58,8 @@ public final class FCMFake: ProviderFake {
     /// Which half of the fake a request addresses.
     public enum FCMService: Sendable, Equatable {
         case send, token
+        /// The Instance ID API (`iid.googleapis.com`, topic management).
+        case iid
     }
 
     /// A real host name in `:authority` / `Host` wins, then one in SNI, then the listener
@@ -63,7 +67,9 @@ public final class FCMFake: ProviderFake {
     public func service(of request: HTTPRequest) -> FCMService {
         if let a = request.authority, let s = Self.service(host: a) { return s }
         if let sni = request.info.connection.tls?.serverName, let s = Self.service(host: sni) { return s }
-        return request.info.connection.listener == Self.tokenListener ? .token : .send
+        if request.info.connection.listener == Self.tokenListener { return .token }
+        // A base URL without Google's host names: the Instance ID API's paths are its own.
+        return request.path.hasPrefix("/iid/") ? .iid : .send
     }
 
     /// `fcm.googleapis.com` / `oauth2.googleapis.com`, with or without a port, any case.
@@ -78,27 +84,47 @@ public final class FCMFake: ProviderFake {
             }
             if matches(sendHostBytes) { return .send }
             if matches(tokenHostBytes) { return .token }
+            if matches(iidHostBytes) { return .iid }
             return nil
         }
     }
     private static let sendHostBytes = Array(sendHost.utf8)
     private static let tokenHostBytes = Array(tokenHost.utf8)
+    private static let iidHostBytes = Array(iidHost.utf8)
 
     // MARK: ProviderFake
 
     public func admit(_ request: HTTPRequest, context: RequestContext, services: ProviderServices) -> Admission {
+        let now = services.now.timeIntervalSince1970
         switch service(of: request) {
-        case .send: return admitSend(request, now: services.now.timeIntervalSince1970)
-        case .token: return admitToken(request, now: services.now.timeIntervalSince1970)
+        case .send where Self.isTopicSubscriptionRequest(request): return admitTopicSubscription(request, now: now)
+        case .send where Self.pathOnly(request) == Self.legacySendPath: return admitLegacy(request)
+        case .send: return admitSend(request, now: now, devices: services.devices)
+        case .token: return admitToken(request, now: now)
+        case .iid: return admitInstanceID(request, now: now)
         }
     }
 
     public func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext,
                         services: ProviderServices) -> ProviderResponse {
-        if admission.endpoint == Self.tokenEndpoint {
-            return deliverToken(request, now: services.now.timeIntervalSince1970)
+        switch admission.endpoint {
+        case Self.tokenEndpoint: return deliverToken(request, now: services.now.timeIntervalSince1970)
+        case Self.topicSubscriptionEndpoint: return deliverTopicSubscription(request, admission: admission, device: device, services: services)
+        case Self.iidRelationEndpoint, Self.iidInfoEndpoint: return deliverInstanceID(request, admission: admission, device: device, services: services)
+        default: return deliverSend(request, admission: admission, device: device, now: services.now)
         }
-        return deliverSend(request, admission: admission, device: device, now: services.now)
+    }
+
+    /// Requests naming several tokens: an Instance ID batch, or a topic or condition send
+    /// fanned out to its audience (``Admission/recipients``).
+    public func deliver(_ request: HTTPRequest, admission: Admission, devices: [DeviceLookup], context: RequestContext,
+                        services: ProviderServices) -> ProviderResponse {
+        switch admission.endpoint {
+        case Self.iidBatchAddEndpoint, Self.iidBatchRemoveEndpoint:
+            return deliverInstanceIDBatch(request, admission: admission, devices: devices, services: services)
+        default:
+            return deliverTopicSend(request, admission: admission, devices: devices, now: services.now)
+        }
     }
 
     public var rateLimitReason: String? { FCMErrorCode.quotaExceeded.rawValue }

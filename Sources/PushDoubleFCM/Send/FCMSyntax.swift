@@ -84,18 +84,32 @@ public enum FCMTopicSyntax {
     /// double quotes, topic characters as above), joined by `&&` or `||`, with `!` and
     /// parentheses; any whitespace between tokens.
     public static func conditionTopics(_ condition: String) -> [String]? {
-        var p = ConditionParser(Array(condition.utf8))
-        guard p.expression(depth: 0), p.atEnd else { return nil }
+        var p = ConditionParser(Array(condition.utf8), isMember: { _ in false })
+        guard p.expression(depth: 0) != nil, p.atEnd else { return nil }
         return p.topics
+    }
+
+    /// Whether a device subscribed to `isMember`'s topics matches `condition`; nil when the
+    /// condition is malformed (the grammar of ``conditionTopics(_:)``). `&&` binds tighter
+    /// than `||`, `!` tightest, as in the documentation's example `'TopicA' in topics &&
+    /// ('TopicB' in topics || 'TopicC' in topics)` (docs/fcm.md §2.1).
+    public static func matches(_ condition: String, isMember: (String) -> Bool) -> Bool? {
+        withoutActuallyEscaping(isMember) { member in
+            var p = ConditionParser(Array(condition.utf8), isMember: member)
+            guard let value = p.expression(depth: 0), p.atEnd else { return nil }
+            return value
+        }
     }
 }
 
-/// Recursive-descent reader of the condition grammar above.
+/// Recursive-descent reader of the condition grammar above; each rule returns the value of
+/// what it read (topic membership by `isMember`), nil when the text does not parse.
 private struct ConditionParser {
     let u: [UInt8]
     var i = 0
     var topics: [String] = []
-    init(_ u: [UInt8]) { self.u = u }
+    let isMember: (String) -> Bool
+    init(_ u: [UInt8], isMember: @escaping (String) -> Bool) { self.u = u; self.isMember = isMember }
 
     static let maxDepth = 32
 
@@ -111,35 +125,52 @@ private struct ConditionParser {
         return true
     }
 
-    /// expression := term (('&&' | '||') term)*
-    mutating func expression(depth: Int) -> Bool {
-        guard depth < Self.maxDepth, term(depth: depth) else { return false }
-        while take("&&") || take("||") { guard term(depth: depth) else { return false } }
-        return true
+    /// expression := conjunction ('||' conjunction)*
+    mutating func expression(depth: Int) -> Bool? {
+        guard depth < Self.maxDepth, var value = conjunction(depth: depth) else { return nil }
+        while take("||") {
+            guard let next = conjunction(depth: depth) else { return nil }
+            value = value || next
+        }
+        return value
+    }
+
+    /// conjunction := term ('&&' term)*
+    mutating func conjunction(depth: Int) -> Bool? {
+        guard var value = term(depth: depth) else { return nil }
+        while take("&&") {
+            guard let next = term(depth: depth) else { return nil }
+            value = value && next
+        }
+        return value
     }
 
     /// term := '!' term | '(' expression ')' | quoted-topic 'in' 'topics'
-    mutating func term(depth: Int) -> Bool {
-        guard depth < Self.maxDepth else { return false }
-        if take("!") { return term(depth: depth + 1) }
-        if take("(") { return expression(depth: depth + 1) && take(")") }
+    mutating func term(depth: Int) -> Bool? {
+        guard depth < Self.maxDepth else { return nil }
+        if take("!") { return term(depth: depth + 1).map { !$0 } }
+        if take("(") {
+            guard let value = expression(depth: depth + 1), take(")") else { return nil }
+            return value
+        }
         skipSpace()
-        guard i < u.count, u[i] == 0x27 || u[i] == 0x22 else { return false }
+        guard i < u.count, u[i] == 0x27 || u[i] == 0x22 else { return nil }
         let quote = u[i]
         i += 1
         let start = i
         while i < u.count, u[i] != quote {
-            guard FCMTopicSyntax.isTopicCharacter(u[i]) else { return false }
+            guard FCMTopicSyntax.isTopicCharacter(u[i]) else { return nil }
             i += 1
         }
-        guard i < u.count, i > start else { return false }
-        topics.append(String(decoding: u[start..<i], as: UTF8.self))
+        guard i < u.count, i > start else { return nil }
+        let topic = String(decoding: u[start..<i], as: UTF8.self)
+        topics.append(topic)
         i += 1
         // `in` and `topics` are words: a space (or quote/paren boundary) must separate them.
-        guard take("in"), i < u.count, u[i] == 0x20 || u[i] == 0x09 else { return false }
-        guard take("topics") else { return false }
-        if i < u.count, FCMTopicSyntax.isTopicCharacter(u[i]) { return false }
-        return true
+        guard take("in"), i < u.count, u[i] == 0x20 || u[i] == 0x09 else { return nil }
+        guard take("topics") else { return nil }
+        if i < u.count, FCMTopicSyntax.isTopicCharacter(u[i]) { return nil }
+        return isMember(topic)
     }
 }
 

@@ -20,10 +20,12 @@ extension Mutant {
         "Expo: asks for every receipt in one getReceipts request, over 1000 ids too (PUSH_TOO_MANY_RECEIPTS)")
     static let expoReceiptsForeignIDs = Mutant("expo-receipts-foreign-ids",
         "Expo: asks getReceipts for ids it never got a ticket for")
+    static let expoResendMixedProjects = Mutant("expo-resend-mixed-projects",
+        "Expo: resends a request refused with PUSH_TOO_MANY_EXPERIENCE_IDS unchanged instead of splitting it by project")
     static let expoIgnoreReceiptDead = Mutant("expo-ignore-receipt-dead",
         "Expo: takes a DeviceNotRegistered receipt as sent and keeps sending to the token")
 }
 
 extension ExpoSenderProvider {
-    static var mutants: [Mutant] { [.expoNoChunking, .expoIgnoreTicketErrors, .expoNoReceipts, .expoAbsentReceiptIsOK, .expoTicketsReversed, .expoResendTooBig, .expoNoBackoff, .expoNoAccessToken, .expoReceiptsOneRequest, .expoReceiptsForeignIDs, .expoIgnoreReceiptDead] }
+    static var mutants: [Mutant] { [.expoNoChunking, .expoIgnoreTicketErrors, .expoNoReceipts, .expoAbsentReceiptIsOK, .expoTicketsReversed, .expoResendTooBig, .expoNoBackoff, .expoNoAccessToken, .expoReceiptsOneRequest, .expoReceiptsForeignIDs, .expoIgnoreReceiptDead, .expoResendMixedProjects] }
 }

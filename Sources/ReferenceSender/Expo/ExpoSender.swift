@@ -94,6 +94,11 @@ final class ExpoSender: Sendable {
                     for (item, ticket) in zip(toSend, mapped) {
                         if let r = outcome(of: ticket, item: item, device: devices[item.index]) { out.append((item.index, r)) } else { retry.append(item) }
                     }
+                } else if let parts = Self.projectParts(json, of: toSend), parts.count > 1 {
+                    // PUSH_TOO_MANY_EXPERIENCE_IDS (§3.2): one request per project, as `details` groups the tokens.
+                    if mutant == .expoResendMixedProjects { retry = toSend } else {
+                        for part in parts { out += await sendChunk(part, devices: devices) }
+                    }
                 } else if status == 429 || status >= 500 {
                     retry = toSend
                     retryAfter = headers["retry-after"].flatMap { RetryAfter.seconds($0, now: clock.now()) }
@@ -116,6 +121,24 @@ final class ExpoSender: Sendable {
             toSend = retry
         }
         return out
+    }
+
+    /// The parts of a chunk refused with `PUSH_TOO_MANY_EXPERIENCE_IDS` (docs/expo.md §3.2),
+    /// one per project of the refusal's `details` ({project: [tokens]}), in chunk order; tokens
+    /// no project names go with the first part. Nil for any other answer.
+    static func projectParts(_ json: JSON?, of chunk: [(index: Int, message: JSON)]) -> [[(index: Int, message: JSON)]]? {
+        guard let error = json?["errors"]?.arrayValue?.first, error["code"]?.stringValue == Expo.mixedProjectsCode,
+              let details = error["details"]?.objectValue else { return nil }
+        var projectOf: [String: Int] = [:]
+        for (n, (_, tokens)) in details.enumerated() {
+            for t in tokens.arrayValue ?? [] { if let t = t.stringValue, projectOf[t] == nil { projectOf[t] = n } }
+        }
+        var parts: [Int: [(index: Int, message: JSON)]] = [:]
+        for item in chunk {
+            let project = item.message["to"]?.stringValue.flatMap { projectOf[$0] } ?? 0
+            parts[project, default: []].append(item)
+        }
+        return parts.keys.sorted().compactMap { parts[$0] }
     }
 
     /// A ticket's outcome for its device; nil = retry it (MessageRateExceeded).

@@ -35,6 +35,8 @@ enum Expo {
     static let maxMessageBytes = 4096
     /// Bodies longer than this are gzipped, as the Node SDK does (§6.1).
     static let gzipThreshold = 1024
+    /// The request-level code of a request mixing projects (§1, §3.2): split it by project.
+    static let mixedProjectsCode = "PUSH_TOO_MANY_EXPERIENCE_IDS"
 }
 
 /// gzip (RFC 1952) of a body with DEFLATE *stored* blocks (RFC 1951 §3.2.4): valid gzip any

@@ -196,6 +196,39 @@ enum ExpoChecks {
         return big.isEmpty ? .held("every message within 4096 bytes") : .violated("oversized messages sent", big)
     }
 
+    /// The request-level code of a request whose tokens belong to more than one project (§1, §3.2).
+    static let mixedProjectsCode = "PUSH_TOO_MANY_EXPERIENCE_IDS"
+
+    /// `expo.split-by-project`: a request refused with `PUSH_TOO_MANY_EXPERIENCE_IDS` is never
+    /// sent again with the same recipients (it can only be refused again), and each of its
+    /// recipients is sent later in a request Expo accepts: the sender split it by project
+    /// (the refusal's `details` maps each project to its tokens, §3.2).
+    static let splitByProject = CheckDefinition(
+        id: "expo.split-by-project", title: "A request mixing projects is split by project, not resent",
+        reference: "expo.md §1, §3.2 (PUSH_TOO_MANY_EXPERIENCE_IDS)", severity: .must
+    ) { ctx in
+        let h = sends(ctx)
+        let refused = h.sends.indices.filter { h.sends[$0].exchange.response.reason == mixedProjectsCode }
+        if refused.isEmpty { return .notApplicable("no request was refused with \(mixedProjectsCode)") }
+        var problems: [Evidence] = []
+        for i in refused {
+            let s = h.sends[i]
+            let tokens = ExpoHistory.tokenSet(s)
+            let later = h.sends[(i + 1)...]
+            if let again = later.first(where: { ExpoHistory.tokenSet($0) == tokens }) {
+                problems.append(Evidence("the refused request's \(tokens.count) recipient(s) were sent together again",
+                                         seqs: [s.exchange.seq, again.exchange.seq]))
+            }
+            let reached = Set(later.filter { $0.exchange.response.status == 200 }.flatMap { $0.recipients.map(\.token) })
+            let missing = tokens.subtracting(reached).sorted()
+            if !missing.isEmpty {
+                problems.append(Evidence("never sent in an accepted request: " + missing.prefix(5).joined(separator: ", "), seqs: [s.exchange.seq]))
+            }
+        }
+        return problems.isEmpty ? .held("\(refused.count) mixed-project request(s) split and each part sent")
+            : .violated("a mixed-project request was resent or its recipients dropped", problems)
+    }
+
     /// `expo.access-token`: with an access token configured, every send carries `Authorization: Bearer <token>`.
     static let accessToken = CheckDefinition(
         id: "expo.access-token", title: "The configured access token is sent", reference: "expo.md §1 Auth (enhanced push security)",

@@ -39,6 +39,10 @@ public struct ExpoConformance: ConformanceProvider {
                     reason = e.response.reason
                     classification = facts.classify(status: e.response.status, reason: e.response.reason, action: e.response.action)
                 }
+                // A request refused for what it groups (PUSH_TOO_MANY_EXPERIENCE_IDS) is the same
+                // request again only with the same recipients: its parts, sent apart, are new requests.
+                let grouping = e.response.reason == ExpoChecks.mixedProjectsCode && r.outcome == nil
+                    ? "|" + ExpoHistory.tokenSet(send).sorted().joined(separator: ",") : ""
                 let device = ctx.scenario.devices.first { $0.provider == provider.rawValue && $0.token == r.token }?.id ?? r.token
                 out.append(Attempt(provider: provider, exchange: e, recipient: i, token: r.token, device: device,
                                    step: AttemptLog.step(at: start, ctx.steps), classification: classification,
@@ -46,7 +50,7 @@ public struct ExpoConformance: ConformanceProvider {
                                    backoff: r.outcome == nil ? facts.backoff(status: e.response.status, reason: reason, retryAfter: retryAfter,
                                                                              classification: classification) : .none,
                                    endsConnection: ProviderFacts.connectionEndingActions.contains(e.response.action),
-                                   pool: "expo", start: start, end: end, comparableRequest: ExpoHistory.comparable(r.message)))
+                                   pool: "expo", start: start, end: end, comparableRequest: ExpoHistory.comparable(r.message) + grouping))
             }
         }
         return out
@@ -55,7 +59,7 @@ public struct ExpoConformance: ConformanceProvider {
     public var checks: [CheckDefinition] {
         [ExpoChecks.chunkSize, ExpoChecks.receiptsChunkSize, ExpoChecks.receiptsOwnIDs, ExpoChecks.receiptsFetched,
          ExpoChecks.settledOutcome, ExpoChecks.receiptTruthful, ExpoChecks.receiptDeadNotReused, ExpoChecks.tooBigNotResent,
-         ExpoChecks.messageSize, ExpoChecks.accessToken, ExpoMappingCheck.check]
+         ExpoChecks.messageSize, ExpoChecks.accessToken, ExpoChecks.splitByProject, ExpoMappingCheck.check]
     }
 
     public var aliases: [String: String] { [:] }

@@ -56,7 +56,7 @@ struct ExpoHistory {
         }
         if let rs = e.recipients, rs.count == out.count {
             for i in out.indices { out[i].outcome = rs[i] }
-        } else if e.response.status == 200, let body = e.response.body, let tickets = (try? JSONValue.parse(body))?["data"]?.arrayValue,
+        } else if e.response.status == 200, let body = e.response.body, let tickets = Self.tickets((try? JSONValue.parse(body))?["data"]),
                   tickets.count == out.count {
             // A fault rule's answer (tickets rendered without the fake's delivery): read them from the body.
             for i in out.indices {
@@ -68,6 +68,19 @@ struct ExpoHistory {
         if out.isEmpty, let t = e.token { out = [Recipient(token: t, message: .null)] }
         return out
     }
+
+    /// `data` of a send's answer as tickets: the array, or the one ticket object a
+    /// single-message body gets (docs/expo.md §3.1).
+    static func tickets(_ data: JSONValue?) -> [JSONValue]? {
+        switch data {
+        case .array(let items)?: return items
+        case .object?: return data.map { [$0] }
+        default: return nil
+        }
+    }
+
+    /// The tokens of a send, each once, order ignored: what makes two requests the same request.
+    static func tokenSet(_ s: Send) -> Set<String> { Set(s.recipients.map(\.token)) }
 
     static func served(_ e: Exchange) -> [String: JSONValue] {
         var out: [String: JSONValue] = [:]

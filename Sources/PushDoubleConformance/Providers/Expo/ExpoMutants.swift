@@ -14,6 +14,8 @@ extension ExpoConformance {
         MutantTable.Entry(mutant: "expo-no-access-token", bug: "never sends the configured Expo access token", failingChecks: ["expo.access-token"]),
         MutantTable.Entry(mutant: "expo-receipts-one-request", bug: "asks for more than 1000 receipts in one request", failingChecks: ["expo.receipts-chunk-size"]),
         MutantTable.Entry(mutant: "expo-receipts-foreign-ids", bug: "asks for receipts of ids it never got", failingChecks: ["expo.receipts-own-ids"]),
+        MutantTable.Entry(mutant: "expo-resend-mixed-projects", bug: "resends a request mixing two Expo projects unchanged instead of splitting it",
+                          failingChecks: ["expo.split-by-project", "no-retry-permanent"]),
         MutantTable.Entry(mutant: "expo-ignore-receipt-dead", bug: "takes a DeviceNotRegistered receipt as sent and keeps using the token", failingChecks: ["expo.receipt-dead-not-reused", "expo.receipt-truthful"]),
     ]
 }

@@ -6,7 +6,17 @@ import PushDoubleFCM
 /// and the messages a sender builds are valid FCM messages.
 enum FCMChecks {
     static let all = [accessTokenReuse, tokenRefreshSingleFlight, remintOn401, validMessages, localValidation, mintsSucceed, topicTarget, topicBareName,
-                      FCMMappingCheck.check, FCMMappingCheck.background]
+                      FCMMappingCheck.check, FCMMappingCheck.background, legacyAPI]
+
+    /// `fcm.legacy-api`: no request to the legacy HTTP API (`POST /fcm/send` with a server key),
+    /// shut down in 2024 (fcm.md "Legacy API"): such a sender reaches nobody, whatever it reports.
+    static let legacyAPI = CheckDefinition(
+        id: "fcm.legacy-api", title: "The shut-down legacy API is not used", reference: "fcm.md §9 (legacy API shutdown)", severity: .must
+    ) { ctx in
+        let legacy = ctx.history.filter { $0.provider == .fcm && $0.endpoint == FCMFake.legacyEndpoint }
+        if legacy.isEmpty { return .notApplicable("no request to the legacy API") }
+        return .violated(FCMFake.legacyShutdownNote, legacy.prefix(5).map { Evidence("\($0.request.method) \($0.request.path) (auth \($0.auth?.scheme ?? "none"))", seqs: [$0.seq]) })
+    }
 
     /// The cold start of a case's FCM sending: from the first token request until the send
     /// step (one `send` call) of the first send that carried a minted token was answered. A
