@@ -27,6 +27,8 @@ public final class PushDoubleServer: Sendable {
     private let bound = Locked<[DoubleEndpoint]>([])
     private enum Phase { case idle, running, stopped }
     private let phase = Locked<Phase>(.idle)
+    /// The sender kits handed out while running; their files are removed at `stop`.
+    private let kits = Locked<[SenderKit]>([])
     /// The provider fakes built at `start` from the configured modules.
     private let instances = Locked<[(module: any ProviderModule, instance: any ProviderInstance)]>([])
 
@@ -99,7 +101,7 @@ public final class PushDoubleServer: Sendable {
         let hostRoutes = built.flatMap(\.instance.hostRoutes)
         for declared in configuration.fakes ?? built.flatMap(\.instance.listeners) {
             guard names.insert(declared.name).inserted else { throw PushDoubleServerError.duplicateListener(declared.name) }
-            let spec = adding(hostRoutes, to: declared)
+            let spec = configuration.security.listener(adding(hostRoutes, to: declared))
             var tls: TLSServerConfiguration? = nil
             if spec.useTLS {
                 guard let c = configuration.credentials else { throw PushDoubleServerError.missingCredentials(spec.name) }
@@ -229,8 +231,9 @@ public final class PushDoubleServer: Sendable {
     public var providerInstances: [any ProviderInstance] { instances.withLock { $0.map(\.instance) } }
 
     /// Writes what senders need into a new private directory and renders every provider's
-    /// ``SenderMaterial`` for the bound endpoints (call after `start`). The caller removes the
-    /// files with ``SenderKit/remove()``.
+    /// ``SenderMaterial`` for the bound endpoints. Only while running: throws
+    /// ``PushDoubleServerError/notStarted`` before `start` and ``PushDoubleServerError/stopped``
+    /// after `stop`. The files live until ``SenderKit/remove()`` or `stop`, whichever comes first.
     public func senderKit() throws -> SenderKit { try senderKit(realHosts: false) }
 
     /// The sender kit; with `realHosts`, every fake listener that stands in for a real host a
@@ -243,8 +246,21 @@ public final class PushDoubleServer: Sendable {
         if realHosts {
             for i in told.indices { if let url = realURL(of: told[i].name) { told[i].url = url } }
         }
-        return try SenderKit(endpoints: told, credentials: configuration.credentials,
-                             providers: instances.withLock { $0.map { ($0.module.provider, $0.instance) } })
+        switch phase.withLock({ $0 }) {
+        case .idle: throw PushDoubleServerError.notStarted
+        case .stopped: throw PushDoubleServerError.stopped
+        case .running: break
+        }
+        let kit = try SenderKit(endpoints: told, credentials: configuration.credentials,
+                                providers: instances.withLock { $0.map { ($0.module.provider, $0.instance) } })
+        // Kept only if still running (a `stop` that ran meanwhile has already removed the others).
+        let kept = phase.withLock { p -> Bool in
+            guard p == .running else { return false }
+            kits.withLock { $0.append(kit) }
+            return true
+        }
+        guard kept else { kit.remove(); throw PushDoubleServerError.stopped }
+        return kit
     }
 
     /// `https://` + the first real host of listener `name` a client can dial (not a wildcard).
@@ -263,13 +279,15 @@ public final class PushDoubleServer: Sendable {
     /// Forgets devices, rules and history (of one provider, or all).
     public func reset(provider: ProviderID? = nil) { double.reset(provider: provider) }
 
-    /// Closes every listener and connection (gracefully: HTTP/2 GOAWAY, up to 2 s).
+    /// Closes every listener and connection (gracefully: HTTP/2 GOAWAY, up to 2 s) and removes
+    /// the files of every sender kit it handed out.
     /// Idempotent; a stopped server cannot be started again (make a new one).
     public func stop() {
         let wasRunning = phase.withLock { p -> Bool in let w = p == .running; if w { p = .stopped }; return w }
         guard wasRunning else { return }
         server.stop()
         bound.withLock { $0 = [] }
+        for kit in kits.withLock({ k -> [SenderKit] in defer { k = [] }; return k }) { kit.remove() }
     }
 }
 
@@ -277,6 +295,8 @@ public final class PushDoubleServer: Sendable {
 public enum PushDoubleServerError: Error, Equatable, CustomStringConvertible {
     case alreadyStarted
     case stopped
+    /// A running server was needed (``PushDoubleServer/senderKit()`` before `start`).
+    case notStarted
     case duplicateListener(String)
     case missingCredentials(String)
     case portInUse(name: String, port: Int)
@@ -285,6 +305,7 @@ public enum PushDoubleServerError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .alreadyStarted: return "the server is already started"
         case .stopped: return "the server was stopped; create a new one"
+        case .notStarted: return "the server is not started; call start() first"
         case .duplicateListener(let n): return "two listeners are named \"\(n)\""
         case .missingCredentials(let n): return "listener \"\(n)\" needs TLS but no credentials are configured"
         case .portInUse(let n, let p): return "port \(p) for listener \"\(n)\" is already in use (another pushdouble? try --ephemeral)"
