@@ -56,6 +56,9 @@ public struct FCMMessageRecord: Sendable {
         public var title: String?
         public var body: String?
         public var image: String?
+        public init(title: String? = nil, body: String? = nil, image: String? = nil) {
+            self.title = title; self.body = body; self.image = image
+        }
     }
 }
 
