@@ -140,6 +140,20 @@ if [ $# -eq 0 ]; then
   if [ "$adstatus" -ne 0 ] && [ "$adfailed" -eq 0 ]; then adfailed=1; fi
   total=$((total + adpassed + adfailed)); failed=$((failed + adfailed))
   [ "$adstatus" -eq 0 ] || status=1
+  # The Swift example package (examples/swift-package): a clean copy depending on this checkout
+  # by path, built and tested as a user's package; its counted line joins the totals.
+  exlog=$(mktemp)
+  set +e
+  bash examples/swift-package/run.sh 2>&1 | tee "$exlog"
+  exstatus=${PIPESTATUS[0]}
+  set -e
+  exline=$(grep -E '^example: [0-9]+ passed, [0-9]+ failed' "$exlog" | tail -n 1 || true)
+  rm -f "$exlog"
+  expassed=$(echo "$exline" | sed -nE 's/^example: ([0-9]+) passed.*/\1/p'); expassed=${expassed:-0}
+  exfailed=$(echo "$exline" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); exfailed=${exfailed:-0}
+  if [ "$exstatus" -ne 0 ] && [ "$exfailed" -eq 0 ]; then exfailed=1; fi
+  total=$((total + expassed + exfailed)); failed=$((failed + exfailed))
+  [ "$exstatus" -eq 0 ] || status=1
 fi
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$status"
