@@ -9,13 +9,14 @@ import PushDoubleTransport
 /// The double in-process: provider fakes plus the admin API on loopback listeners, over
 /// one shared ``DoubleState`` (devices, fault rules, history).
 ///
-/// Usage from a Swift test:
+/// Usage from a Swift test (`import PushDouble`; `PushDoubleTesting` wraps start and stop per
+/// test, docs/swift.md):
 /// ```swift
-/// let server = PushDoubleServer(configuration: .ephemeral())
+/// let server = PushDoubleServer(configuration: .ephemeral())   // .ephemeral(tls: false): plaintext
 /// try server.start()
 /// let apns = server.endpoint(named: "apns-production")!.url
 /// // … drive the code under test …
-/// XCTAssertEqual(server.history.query(HistoryQuery(provider: .apns)).count, 1)
+/// XCTAssertEqual(server.history.apnsPushes.count, 1)
 /// server.stop()
 /// ```
 ///

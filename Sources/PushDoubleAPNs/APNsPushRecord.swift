@@ -3,18 +3,12 @@ import PushDoubleJSON
 
 /// A typed view of one APNs push in the history (endpoint `apns.push`), read from the entry's
 /// raw `notification` JSON (docs/apns.md "History"), which stays available as ``raw``.
-public struct APNsPushRecord: Sendable {
-    /// The history entry itself (transport, request, response, decision, raw JSON).
+public struct APNsPushRecord: ExchangeView {
+    public static var provider: ProviderID { .apns }
+    public static var endpoint: String { APNsFake.endpoint }
     public let exchange: Exchange
+    public init(viewing exchange: Exchange) { self.exchange = exchange }
 
-    /// The view of `exchange`, nil when it is not an APNs push.
-    public init?(_ exchange: Exchange) {
-        guard exchange.provider == .apns, exchange.endpoint == APNsFake.endpoint else { return nil }
-        self.exchange = exchange
-    }
-
-    /// The entry's `notification` as recorded.
-    public var raw: JSONValue? { exchange.notification }
     /// The device token from the request path.
     public var deviceToken: String? { exchange.token }
     /// Every `apns-*` request header as sent, by lowercase name.
@@ -46,8 +40,6 @@ public struct APNsPushRecord: Sendable {
     public var isContentAvailable: Bool { aps?["content-available"]?.intValue == 1 }
     /// Why the body could not be read as a payload (not JSON, not an object, no `aps`).
     public var payloadError: String? { raw?["payloadError"]?.stringValue }
-    /// The answer's status (nil when a fault dropped the request).
-    public var status: Int? { exchange.response.status }
     /// The answer's `reason` (`BadDeviceToken`, …), nil on success.
     public var reason: String? { exchange.response.reason }
 
@@ -70,6 +62,6 @@ extension Exchange {
 extension HistoryStore {
     /// Every APNs push in the history, oldest first.
     public var apnsPushes: [APNsPushRecord] {
-        query(HistoryQuery(provider: .apns, endpoint: APNsFake.endpoint)).compactMap(APNsPushRecord.init)
+        entries(APNsPushRecord.self)
     }
 }

@@ -5,18 +5,12 @@ import PushDoubleJSON
 /// A typed view of one Web Push request in the history (endpoint `webpush.push`): the RFC 8030
 /// headers and, for a registered subscription with its private key, the payload the browser
 /// decrypted, read from the entry's raw `notification` JSON (docs/webpush.md), kept as ``raw``.
-public struct WebPushMessageRecord: Sendable {
-    /// The history entry itself (transport, request, response, decision, raw JSON).
+public struct WebPushMessageRecord: ExchangeView {
+    public static var provider: ProviderID { .webpush }
+    public static var endpoint: String { WebPushFake.endpoint }
     public let exchange: Exchange
+    public init(viewing exchange: Exchange) { self.exchange = exchange }
 
-    /// The view of `exchange`, nil when it is not a Web Push request.
-    public init?(_ exchange: Exchange) {
-        guard exchange.provider == .webpush, exchange.endpoint == WebPushFake.endpoint else { return nil }
-        self.exchange = exchange
-    }
-
-    /// The entry's `notification` as recorded.
-    public var raw: JSONValue? { exchange.notification }
     /// The imitated push service (`fcm`, `mozilla`, `apple`, `wns`).
     public var service: String? { raw?["service"]?.stringValue }
     /// The subscription token of the endpoint path.
@@ -36,8 +30,6 @@ public struct WebPushMessageRecord: Sendable {
         if p["base64"]?.boolValue == true { return .binary(Data(base64Encoded: data) ?? Data()) }
         return .text(data)
     }
-    /// The answer's status (nil when a fault dropped the request).
-    public var status: Int? { exchange.response.status }
 
     /// What the browser of the subscription read.
     public enum Payload: Sendable, Equatable {
@@ -65,6 +57,6 @@ extension Exchange {
 extension HistoryStore {
     /// Every Web Push request in the history, oldest first.
     public var webPushMessages: [WebPushMessageRecord] {
-        query(HistoryQuery(provider: .webpush, endpoint: WebPushFake.endpoint)).compactMap(WebPushMessageRecord.init)
+        entries(WebPushMessageRecord.self)
     }
 }

@@ -4,18 +4,12 @@ import PushDoubleJSON
 /// A typed view of one Expo send request in the history (endpoint `expo.send`): the messages as
 /// sent (the entry's raw `notification`, the decoded request body, kept as ``raw``) and the
 /// tickets answered (the response body's `data`).
-public struct ExpoPushRequestRecord: Sendable {
-    /// The history entry itself (transport, request, response, decision, raw JSON).
+public struct ExpoPushRequestRecord: ExchangeView {
+    public static var provider: ProviderID { .expo }
+    public static var endpoint: String { ExpoSendFake.endpoint }
     public let exchange: Exchange
+    public init(viewing exchange: Exchange) { self.exchange = exchange }
 
-    /// The view of `exchange`, nil when it is not an Expo send.
-    public init?(_ exchange: Exchange) {
-        guard exchange.provider == .expo, exchange.endpoint == ExpoSendFake.endpoint else { return nil }
-        self.exchange = exchange
-    }
-
-    /// The entry's `notification` as recorded: the request body (an object or an array).
-    public var raw: JSONValue? { exchange.notification }
     /// Every message of the request, in order (a single-object body is one message).
     public var messages: [Message] {
         guard let raw else { return [] }
@@ -26,8 +20,6 @@ public struct ExpoPushRequestRecord: Sendable {
         guard let body = exchange.response.body, let data = (try? JSONValue.parse(body))?["data"] else { return [] }
         return (data.arrayValue ?? [data]).filter { $0.objectValue != nil }.map(Ticket.init)
     }
-    /// The answer's status (nil when a fault dropped the request).
-    public var status: Int? { exchange.response.status }
 
     /// One push message as sent.
     public struct Message: Sendable {
@@ -71,6 +63,6 @@ extension Exchange {
 extension HistoryStore {
     /// Every Expo send request in the history, oldest first.
     public var expoSends: [ExpoPushRequestRecord] {
-        query(HistoryQuery(provider: .expo, endpoint: ExpoSendFake.endpoint)).compactMap(ExpoPushRequestRecord.init)
+        entries(ExpoPushRequestRecord.self)
     }
 }

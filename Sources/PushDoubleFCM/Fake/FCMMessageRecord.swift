@@ -3,18 +3,12 @@ import PushDoubleJSON
 
 /// A typed view of one FCM HTTP v1 send in the history (endpoint `fcm.send`), read from the
 /// entry's raw `notification` JSON (docs/fcm.md "History"), which stays available as ``raw``.
-public struct FCMMessageRecord: Sendable {
-    /// The history entry itself (transport, request, response, decision, raw JSON).
+public struct FCMMessageRecord: ExchangeView {
+    public static var provider: ProviderID { .fcm }
+    public static var endpoint: String { FCMFake.sendEndpoint }
     public let exchange: Exchange
+    public init(viewing exchange: Exchange) { self.exchange = exchange }
 
-    /// The view of `exchange`, nil when it is not an FCM send.
-    public init?(_ exchange: Exchange) {
-        guard exchange.provider == .fcm, exchange.endpoint == FCMFake.sendEndpoint else { return nil }
-        self.exchange = exchange
-    }
-
-    /// The entry's `notification` as recorded.
-    public var raw: JSONValue? { exchange.notification }
     /// The project of the request path (`projects/<project>/messages:send`).
     public var project: String? { raw?["project"]?.stringValue }
     /// The service account whose access token authorised the send (nil when unauthenticated).
@@ -41,8 +35,6 @@ public struct FCMMessageRecord: Sendable {
     public var webpush: JSONValue? { raw?["webpush"] }
     /// Why the body could not be read as a message (not JSON, no `message`).
     public var bodyError: String? { raw?["bodyError"]?.stringValue }
-    /// The answer's status (nil when a fault dropped the request).
-    public var status: Int? { exchange.response.status }
     /// The recorded reason of a refusal (`UNREGISTERED`, `INVALID_ARGUMENT`, …), nil on success.
     public var reason: String? { exchange.response.reason }
     /// The message name FCM answered on success (`projects/<project>/messages/<id>`).
@@ -70,6 +62,6 @@ extension Exchange {
 extension HistoryStore {
     /// Every FCM send in the history, oldest first.
     public var fcmMessages: [FCMMessageRecord] {
-        query(HistoryQuery(provider: .fcm, endpoint: FCMFake.sendEndpoint)).compactMap(FCMMessageRecord.init)
+        entries(FCMMessageRecord.self)
     }
 }
