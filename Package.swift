@@ -12,6 +12,10 @@ let package = Package(
         .executable(name: "pushdouble-reference-sender", targets: ["ReferenceSender"]),
         .library(name: "PushDouble", targets: ["PushDouble"]),
         .library(name: "PushDoubleInflate", targets: ["PushDoubleInflate"]),
+        // For a dependent package's tests (docs/swift.md): the client that trusts the test CA,
+        // and the XCTest / Swift Testing helpers.
+        .library(name: "PushDoubleClient", targets: ["PushDoubleClient"]),
+        .library(name: "PushDoubleTesting", targets: ["PushDoubleTesting"]),
     ],
     targets: [
         // System OpenSSL 3 (libssl-dev) plus static-inline wrappers for its macros.
@@ -53,7 +57,10 @@ let package = Package(
                 resources: [.embedInCode("Assets/inbox.html"), .embedInCode("Assets/inbox.js"), .embedInCode("Assets/inbox.css"),
                             .embedInCode("Assets/timeline.js"), .embedInCode("Assets/timeline.css")]),
         // In-process server assembling every fake: the Swift library API.
-        .target(name: "PushDouble", dependencies: ["PushDoubleInbox", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"]),
+        .target(name: "PushDouble", dependencies: ["PushDoubleInbox", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleJSON"]),
+        // Test helpers for a dependent package: a fresh double per XCTest test or per scoped
+        // `withPushDouble { … }` (Swift Testing or any async code). Re-exports PushDouble.
+        .target(name: "PushDoubleTesting", dependencies: ["PushDouble"]),
         // Conformance runner: driver protocol, scenarios runner, checks, reporters.
         .target(name: "PushDoubleConformance", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport"],
                 // The HTML report's own style and script, compiled in (`PackageResources`).
@@ -94,6 +101,9 @@ let package = Package(
         // The inbox page: its routes over a real socket, the scenario export, static and node checks of its assets.
         .testTarget(name: "PushDoubleInboxTests", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleTransport", "PushDoubleClient",
                                                                 "PushDoubleTestSupport"]),
+        // The library as a dependent package meets it: `import PushDouble` alone, the testing
+        // helpers, typed history views, plaintext mode (URLSession, curl) and credentials.
+        .testTarget(name: "PushDoubleLibraryTests", dependencies: ["PushDouble", "PushDoubleTesting", "PushDoubleClient", "PushDoubleTestSupport"]),
         // The commands in-process: option parser, serve/replay, conform, certs, exchange log.
         .testTarget(name: "PushDoubleCLITests", dependencies: ["pushdouble", "PushDouble", "PushDoubleCore", "PushDoubleTransport", "PushDoubleConformance",
                                                               "PushDoubleCrypto", "PushDoubleTestSupport", "PushDoubleCoreTestSupport"]),

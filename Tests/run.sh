@@ -160,6 +160,9 @@ if [ $# -eq 0 ]; then
   # The container image (docs/containers.md), built from the release binary Tests/python.sh
   # built above (no second release build; about 90 s with podman's vfs driver): one test per check.
   run_counted container bash -c "bash Tests/container.sh 2>&1 | grep -v 'level=error msg=\".*systemd'; exit \${PIPESTATUS[0]}"
+  # The Swift example package (examples/swift-package): a clean copy depending on this checkout
+  # by path, built and tested as a user's package; its counted line joins the totals.
+  run_counted example bash examples/swift-package/run.sh
 fi
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$status"

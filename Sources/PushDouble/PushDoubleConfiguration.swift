@@ -57,6 +57,9 @@ public struct PushDoubleConfiguration: Sendable {
     public var fakes: [FakeListenerSpec]?
     /// TLS identity; default: the embedded test credentials (when available).
     public var credentials: DoubleCredentials?
+    /// How the fake listeners are reached: as each provider declares them (``FakeSecurity/tls``,
+    /// the default) or all in cleartext for in-process tests (``FakeSecurity/plaintext``).
+    public var security: FakeSecurity = .tls
     /// Most exchanges the history keeps (``HistoryStore/init(cap:maxBytes:)``).
     public var historyCap: Int = 50_000
     /// Most bytes the history keeps (``HistoryStore/defaultMaxBytes``: 256 MiB).
@@ -74,10 +77,15 @@ public struct PushDoubleConfiguration: Sendable {
         self.fakes = fakes
     }
 
-    /// A configuration with every listener on an ephemeral port (for tests).
-    public static func ephemeral(fakes: [FakeListenerSpec]? = nil) -> PushDoubleConfiguration {
+    /// A configuration for tests: every listener the registered modules declare (APNs
+    /// production and sandbox, FCM send and its OAuth token endpoint, Expo, Web Push) and the
+    /// admin API, each on an ephemeral port (read them from ``PushDoubleServer/endpoints``).
+    /// `tls: false` serves every fake in cleartext (``FakeSecurity/plaintext``), so a client
+    /// that cannot trust a custom CA (URLSession on Linux) reaches it with an `http://` URL.
+    public static func ephemeral(fakes: [FakeListenerSpec]? = nil, tls: Bool = true) -> PushDoubleConfiguration {
         var c = PushDoubleConfiguration(fakes: fakes)
         c.ephemeralPorts = true
+        c.security = tls ? .tls : .plaintext
         return c
     }
 }

@@ -9,13 +9,14 @@ import PushDoubleTransport
 /// The double in-process: provider fakes plus the admin API on loopback listeners, over
 /// one shared ``DoubleState`` (devices, fault rules, history).
 ///
-/// Usage from a Swift test:
+/// Usage from a Swift test (`import PushDouble`; `PushDoubleTesting` wraps start and stop per
+/// test, docs/swift.md):
 /// ```swift
-/// let server = PushDoubleServer(configuration: .ephemeral())
+/// let server = PushDoubleServer(configuration: .ephemeral())   // .ephemeral(tls: false): plaintext
 /// try server.start()
 /// let apns = server.endpoint(named: "apns-production")!.url
 /// // … drive the code under test …
-/// XCTAssertEqual(server.history.query(HistoryQuery(provider: .apns)).count, 1)
+/// XCTAssertEqual(server.history.apnsPushes.count, 1)
 /// server.stop()
 /// ```
 ///
@@ -27,6 +28,8 @@ public final class PushDoubleServer: Sendable {
     private let bound = Locked<[DoubleEndpoint]>([])
     private enum Phase { case idle, running, stopped }
     private let phase = Locked<Phase>(.idle)
+    /// The sender kits handed out while running; their files are removed at `stop`.
+    private let kits = Locked<[SenderKit]>([])
     /// The provider fakes built at `start` from the configured modules.
     private let instances = Locked<[(module: any ProviderModule, instance: any ProviderInstance)]>([])
     /// The metrics counter and the sender kit the admin downloads render (ContainerSupport.swift).
@@ -103,7 +106,7 @@ public final class PushDoubleServer: Sendable {
         let served = try configuration.servedCredentials()
         for declared in configuration.fakes ?? built.flatMap(\.instance.listeners) {
             guard names.insert(declared.name).inserted else { throw PushDoubleServerError.duplicateListener(declared.name) }
-            let spec = adding(hostRoutes, to: declared)
+            let spec = configuration.security.listener(adding(hostRoutes, to: declared))
             var tls: TLSServerConfiguration? = nil
             if spec.useTLS {
                 guard let c = served else { throw PushDoubleServerError.missingCredentials(spec.name) }
@@ -239,8 +242,9 @@ public final class PushDoubleServer: Sendable {
     public var providerInstances: [any ProviderInstance] { instances.withLock { $0.map(\.instance) } }
 
     /// Writes what senders need into a new private directory and renders every provider's
-    /// ``SenderMaterial`` for the bound endpoints (call after `start`). The caller removes the
-    /// files with ``SenderKit/remove()``.
+    /// ``SenderMaterial`` for the bound endpoints. Only while running: throws
+    /// ``PushDoubleServerError/notStarted`` before `start` and ``PushDoubleServerError/stopped``
+    /// after `stop`. The files live until ``SenderKit/remove()`` or `stop`, whichever comes first.
     public func senderKit() throws -> SenderKit { try senderKit(realHosts: false) }
 
     /// The sender kit; with `realHosts`, every fake listener that stands in for a real host a
@@ -253,8 +257,21 @@ public final class PushDoubleServer: Sendable {
         if realHosts {
             for i in told.indices { if let url = realURL(of: told[i].name) { told[i].url = url } }
         }
-        return try SenderKit(endpoints: told, credentials: configuration.credentials,
-                             providers: instances.withLock { $0.map { ($0.module.provider, $0.instance) } })
+        switch phase.withLock({ $0 }) {
+        case .idle: throw PushDoubleServerError.notStarted
+        case .stopped: throw PushDoubleServerError.stopped
+        case .running: break
+        }
+        let kit = try SenderKit(endpoints: told, credentials: configuration.credentials,
+                                providers: instances.withLock { $0.map { ($0.module.provider, $0.instance) } })
+        // Kept only if still running (a `stop` that ran meanwhile has already removed the others).
+        let kept = phase.withLock { p -> Bool in
+            guard p == .running else { return false }
+            kits.withLock { $0.append(kit) }
+            return true
+        }
+        guard kept else { kit.remove(); throw PushDoubleServerError.stopped }
+        return kit
     }
 
     /// `https://` + the first real host of listener `name` a client can dial (not a wildcard).
@@ -273,7 +290,8 @@ public final class PushDoubleServer: Sendable {
     /// Forgets devices, rules and history (of one provider, or all).
     public func reset(provider: ProviderID? = nil) { double.reset(provider: provider) }
 
-    /// Closes every listener and connection (gracefully: HTTP/2 GOAWAY, up to 2 s).
+    /// Closes every listener and connection (gracefully: HTTP/2 GOAWAY, up to 2 s) and removes
+    /// the files of every sender kit it handed out.
     /// Idempotent; a stopped server cannot be started again (make a new one).
     public func stop() {
         let wasRunning = phase.withLock { p -> Bool in let w = p == .running; if w { p = .stopped }; return w }
@@ -281,6 +299,7 @@ public final class PushDoubleServer: Sendable {
         server.stop()
         stopContainerSupport()
         bound.withLock { $0 = [] }
+        for kit in kits.withLock({ k -> [SenderKit] in defer { k = [] }; return k }) { kit.remove() }
     }
 }
 
@@ -288,6 +307,8 @@ public final class PushDoubleServer: Sendable {
 public enum PushDoubleServerError: Error, Equatable, CustomStringConvertible {
     case alreadyStarted
     case stopped
+    /// A running server was needed (``PushDoubleServer/senderKit()`` before `start`).
+    case notStarted
     case duplicateListener(String)
     case missingCredentials(String)
     case portInUse(name: String, port: Int)
@@ -296,6 +317,7 @@ public enum PushDoubleServerError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .alreadyStarted: return "the server is already started"
         case .stopped: return "the server was stopped; create a new one"
+        case .notStarted: return "the server is not started; call start() first"
         case .duplicateListener(let n): return "two listeners are named \"\(n)\""
         case .missingCredentials(let n): return "listener \"\(n)\" needs TLS but no credentials are configured"
         case .portInUse(let n, let p): return "port \(p) for listener \"\(n)\" is already in use (another pushdouble? try --ephemeral)"

@@ -120,10 +120,10 @@ public struct FCMInstance: ProviderInstance {
     /// the project id.
     public func senderMaterial(_ context: SenderMaterialContext) throws -> SenderMaterial? {
         guard let url = context.url(FCMFake.sendListener) else { return nil }
-        let tokenURL = context.url(FCMFake.tokenListener).map { $0 + FCMFake.tokenPath }
+        let tokenURL = FCMTestCredentials.tokenURL(in: context.endpoints)
         let shipped = FCMConfiguration.shippedServiceAccount
         let file = try context.writeFile(Self.serviceAccountFileName,
-                                         contents: Self.serviceAccountJSON(FCMTestCredentials.serviceAccountJSON, tokenURI: tokenURL))
+                                         contents: FCMTestCredentials.serviceAccountJSON(for: context.endpoints))
         let project = shipped.projectID ?? ""
         var environment: [(String, String)] = [("FCM_URL", url), ("FCM_PROJECT_ID", project),
                                                ("FCM_SERVICE_ACCOUNT_FILE", file), ("GOOGLE_APPLICATION_CREDENTIALS", file)]

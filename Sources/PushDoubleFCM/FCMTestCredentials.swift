@@ -1,4 +1,5 @@
 import Foundation
+import PushDoubleCore
 import PushDoubleCrypto
 
 /// The FCM part of the shipped **test-only** credentials (`Certificates/`, embedded in the
@@ -7,14 +8,28 @@ import PushDoubleCrypto
 public enum FCMTestCredentials {
     public static let projectID = "pushdouble-test"
     public static let clientEmail = "pushdouble-test@pushdouble-test.iam.gserviceaccount.com"
-    /// The fake OAuth token endpoint's default address (`serve` rewrites it to the bound one in
-    /// the file it hands a sender).
+    /// The `token_uri` of the shipped file: the fake OAuth token endpoint on its default port
+    /// (`serve` without `--ephemeral`). A double on other ports hands out a copy naming its own
+    /// endpoint: ``serviceAccountJSON(for:)``, or the sender kit's file.
     public static let tokenURI = "https://127.0.0.1:8724/token"
     /// The service-account file.
     public static let serviceAccountFileName = "firebase-test-service-account.json"
 
     /// The shipped service-account JSON, from the embedded copy.
     public static var serviceAccountJSON: String { EmbeddedTestCredentials.contents(of: serviceAccountFileName) }
+
+    /// The token endpoint URL of a running double (`PushDoubleServer.endpoints`):
+    /// `https://127.0.0.1:<port>/token`, `http://…` in plaintext mode; nil when not bound.
+    public static func tokenURL(in endpoints: [DoubleEndpoint]) -> String? {
+        endpoints.first { $0.name == FCMFake.tokenListener }.map { $0.url + FCMFake.tokenPath }
+    }
+
+    /// The shipped service account with its `token_uri` pointing at the token endpoint of the
+    /// running double whose `endpoints` are given (kept as shipped when that is not bound):
+    /// the key file a sender under test loads.
+    public static func serviceAccountJSON(for endpoints: [DoubleEndpoint]) throws -> String {
+        try FCMInstance.serviceAccountJSON(serviceAccountJSON, tokenURI: tokenURL(in: endpoints))
+    }
 
     /// A Google-style service-account file: the same fields in the same order and layout
     /// (2-space indent, `/` unescaped) as the JSON the Google Cloud console downloads.

@@ -283,6 +283,11 @@ public final class WebPushFake: ProviderFake {
     /// origin (`https://updates.push.services.mozilla.com`), at the local URL `https://127.0.0.1:8726`.
     static func origin(of request: HTTPRequest) -> String {
         var authority = request.authority ?? ""
+        // A cleartext request of a plaintext-mode double: the origin its `http://` endpoint names.
+        if request.info.connection.tls == nil, request.scheme == "http" {
+            if authority.hasSuffix(":80") { authority.removeLast(3) }
+            return "http://" + authority
+        }
         if authority.hasSuffix(":443") { authority.removeLast(4) }
         return "https://" + authority
     }

@@ -31,6 +31,10 @@ public struct Exchange: Sendable, Codable {
     public var recipients: [RecipientOutcome]?
     /// Facts the fake added after answering (an Expo receipt fetched later), by name, in order.
     public var annotations: JSONValue?
+    /// true when the request came in cleartext (no TLS: a plaintext-mode double, or a
+    /// listener declared without TLS), so nothing about TLS or ALPN was exercised; nil
+    /// (absent from the JSON) over TLS. Derived from ``transport``.
+    public var plaintext: Bool?
 
     public init(seq: UInt64, provider: ProviderID, endpoint: String, transport: RequestInfo, request: RecordedRequest,
                 token: String?, topic: String?, environment: String?, deviceID: String?, auth: AuthIdentity?,
@@ -41,6 +45,7 @@ public struct Exchange: Sendable, Codable {
         self.notification = notification; self.response = response; self.decidedBy = decidedBy
         self.receivedAt = receivedAt; self.respondedAt = respondedAt
         self.recipients = recipients; self.annotations = annotations
+        plaintext = transport.connection.tls == nil ? true : nil
     }
 }
 

@@ -53,10 +53,15 @@ extension FCMFake {
         }
     }
 
-    /// `https://<authority>/token` for the authority the request named (and its SNI name).
+    /// `https://<authority>/token` for the authority the request named (and its SNI name);
+    /// over cleartext (a plaintext-mode double) also `http://<authority>/token`, the
+    /// `token_uri` such a double hands out.
     static func reachedAudiences(_ request: HTTPRequest) -> Set<String> {
         var s = Set<String>()
-        if let a = request.authority { s.insert("https://\(a)\(tokenPath)") }
+        if let a = request.authority {
+            s.insert("https://\(a)\(tokenPath)")
+            if request.info.connection.tls == nil { s.insert("http://\(a)\(tokenPath)") }
+        }
         if let sni = request.info.connection.tls?.serverName {
             s.insert("https://\(sni)\(tokenPath)")
             s.insert("https://\(sni):\(request.info.connection.localPort)\(tokenPath)")
