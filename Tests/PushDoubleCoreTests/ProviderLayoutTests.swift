@@ -25,7 +25,7 @@ final class ProviderLayoutTests: XCTestCase {
     }
 
     /// The registry files of §3 (relative to `Sources/`): the only shared files that name providers.
-    static let registries = ["PushDouble/FakeRegistry.swift", "PushDoubleConformance/Providers/ConformanceProviders.swift",
+    static let registries = ["PushDouble/FakeRegistry.swift", "PushDouble/Exports.swift", "PushDoubleConformance/Providers/ConformanceProviders.swift",
                              "ReferenceSender/SenderProviders.swift"]
 
     /// Every Swift file under `Sources/`, relative path → text with comments removed.
