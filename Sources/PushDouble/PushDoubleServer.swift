@@ -46,6 +46,11 @@ public final class PushDoubleServer: Sendable {
             let module = m
             double.devices.setSchema({ try module.validateDevice(&$0) }, for: m.provider)
         }
+        // The modules' names (providers, endpoints, reasons) are checked, and scope fault rules,
+        // when the modules are what is served; hand-built listeners (tests) check nothing.
+        if configuration.fakes == nil {
+            for m in configuration.modules { double.register(ProviderCatalogue(module: m)) }
+        }
     }
 
     public var devices: DeviceRegistry { double.devices }

@@ -257,6 +257,12 @@ public final class APNsFake: ProviderFake {
 
     // MARK: fault rules
 
+    /// The reasons ``errorResponse(reason:status:headers:request:admission:)`` renders: every
+    /// ``APNsReason`` and Apple's documented spelling of the environment-key reason.
+    public static var faultReasons: [String] {
+        APNsReason.allCases.map(\.rawValue) + [APNsReason.documentedEnvironmentKeySpelling]
+    }
+
     public func errorResponse(reason: String, status: Int?, headers: HTTPHeaders, request: HTTPRequest,
                               admission: Admission) -> HTTPResponse? {
         guard let known = APNsReason(wireString: reason) else { return nil }

@@ -34,6 +34,12 @@ public struct APNsModule: ProviderModule {
                          realHosts: APNsEnvironment.sandbox.realHosts)]
     }
 
+    /// One endpoint: the push (`POST /3/device/<token>`) on both listeners.
+    public var endpoints: [ProviderEndpoint] {
+        [ProviderEndpoint(APNsFake.endpoint, kind: .send, summary: "POST /3/device/{token} (production and sandbox)",
+                          reasons: APNsFake.faultReasons)]
+    }
+
     public var optionKeys: [String] {
         ["maxConcurrentStreamsAfterAuth", "initialMaxConcurrentStreams", "tokenMinRefreshSeconds", "tooManyRequestsPerDevice",
          "requireExactClaims"]

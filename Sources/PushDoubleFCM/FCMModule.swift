@@ -32,6 +32,15 @@ public struct FCMModule: ProviderModule {
                          realHosts: [FCMFake.tokenHost + ":443"])]
     }
 
+    /// The send (`POST /v1/projects/{p}/messages:send`) and Google's OAuth token endpoint; a
+    /// rule hits the token endpoint only when it names `oauth.token`.
+    public var endpoints: [ProviderEndpoint] {
+        [ProviderEndpoint(FCMFake.sendEndpoint, kind: .send, summary: "POST /v1/projects/{project}/messages:send",
+                          reasons: FCMFake.sendReasons),
+         ProviderEndpoint(FCMFake.tokenEndpoint, kind: .token, summary: "POST /token (Google OAuth2 access-token mint)",
+                          reasons: FCMFake.tokenReasons)]
+    }
+
     public var optionKeys: [String] {
         ["accessTokenLifetimeSeconds", "clockSkewSeconds", "requireFCMScope", "invalidTokenBody", "quotaRetryAfterSeconds",
          "projectNumbers", "serviceAccounts"]

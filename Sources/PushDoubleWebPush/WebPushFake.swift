@@ -215,6 +215,12 @@ public final class WebPushFake: ProviderFake {
     /// have is answered here too, in the request's service shape
     /// (``WebPushServiceStyle/unknownReason(_:status:)``), so only requests to no endpoint
     /// shape fall back to ``unknownReasonResponse(reason:status:headers:)``.
+    /// The reasons ``errorResponse(reason:status:headers:request:admission:)`` renders in every
+    /// service's style: each ``WebPushRule``, each ``WebPushGoneReason`` and ``throttledReason``.
+    public static var faultReasons: [String] {
+        WebPushRule.allCases.map(\.rawValue) + WebPushGoneReason.allCases.map(\.rawValue) + [throttledReason]
+    }
+
     public func errorResponse(reason: String, status: Int?, headers: HTTPHeaders, request: HTTPRequest,
                               admission: Admission) -> HTTPResponse? {
         guard let service = admission.environment.flatMap(WebPushService.init(rawValue:)) else { return nil }

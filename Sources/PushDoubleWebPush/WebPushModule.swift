@@ -45,6 +45,12 @@ public struct WebPushModule: ProviderModule {
     /// Web Push fake reaches them through ``WebPushInstance/hostRoutes`` on that host's listener.
     public static let sharedHostServices: [WebPushService] = [.fcm]
 
+    /// One endpoint: the push to a subscription's endpoint URL (every service's path shape).
+    public var endpoints: [ProviderEndpoint] {
+        [ProviderEndpoint(WebPushFake.endpoint, kind: .send, summary: "POST to a subscription's endpoint URL",
+                          reasons: WebPushFake.faultReasons)]
+    }
+
     public var optionKeys: [String] {
         ["defaultService", "requireVAPID", "maxBodyBytes", "retryAfterSeconds", "fcmLocation", "appleGoneStatus", "wnsSuccessStatus"]
     }

@@ -100,7 +100,7 @@ final class InputLimitsTests: XCTestCase {
         XCTAssertTrue(error(rule(#"{"id":"a","action":{"type":"truncate","response":{"status":200,"headers":{"content-length":"5"}}}}"#))?
             .hasPrefix("s.json: faults[0].action.response.headers.content-length: ") ?? false)
         XCTAssertEqual(error(rule(#"{"id":"a","action":{"type":"dribble","response":{"status":200,"bodyy":"x"}}}"#)),
-                       "s.json: faults[0].action.response.bodyy: unknown field; expected one of body, contentType, headers, reason, retryAfter, status")
+                       "s.json: faults[0].action.response.bodyy: unknown field; expected one of body, contentType, custom, headers, reason, retryAfter, status")
     }
 
     func testGoAwayDebugDataMustFitOneFrame() {

@@ -138,8 +138,10 @@ def test_a_failed_test_shows_the_last_exchanges(pytester, plugin_args, pushdoubl
     out = result.stdout.str()
     assert "pushdouble history (http://127.0.0.1:" in out
     result.stdout.fnmatch_lines([
-        "13 exchange(s) in this test, the last 10 (all of them: GET http://127.0.0.1:*/history):",
-        "*expo expo.send POST /--/api/v2/push/send -> 200*",
+        "13 exchange(s) in this test, the last 10 (4-13) (all of them: GET http://127.0.0.1:*/history):",
+        "4. #* expo expo.send POST /--/api/v2/push/send -> 200*",
+        "*",
+        "13. #* expo expo.send POST /--/api/v2/push/send -> 200*",
         "    notification: {\"title\": \"n11\", \"to\": \"ExponentPushToken?n11?\"}",
     ])
     section = out.split("pushdouble history")[1]

@@ -26,10 +26,12 @@ public struct DoubleEndpoint: Sendable, Codable, Equatable {
 /// Routes (see docs/admin-openapi.yaml): `GET /health`, `GET /endpoints`,
 /// `GET|DELETE /history`, `GET /history/stream` (server-sent events),
 /// `GET|POST|DELETE /devices`, `GET|PUT|DELETE /devices/{id}`, `GET|POST|DELETE /faults`,
-/// `GET|DELETE /faults/{id}`, `GET /providers`, `PUT /providers/{id}`, `POST /scenarios`,
+/// `GET|DELETE /faults/{id}`, `GET /providers`, `PUT /providers/{id}`, `GET /catalogue`, `POST /scenarios`,
 /// `GET /scenario/export`, `POST /reset`, plus the routes of an ``AdminPage`` (the inbox web UI)
 /// when one is given. Errors are `{"error":"…"}` with a 4xx status, including the requests
-/// the transport refuses before routing (400 / 413 / 431). Routing is the
+/// the transport refuses before routing (400 / 413 / 431); a name no provider's catalogue
+/// has (provider, endpoint, reason) is a 400 that also lists the valid values
+/// (`{"error":…,"field":…,"valid":[…]}`, ``NameCatalogue``). Routing is the
 /// transport's ``Router``; the handlers live in ``AdminHandlers``.
 public final class AdminAPI: Responder {
     public let handlers: AdminHandlers
@@ -59,6 +61,7 @@ public final class AdminAPI: Responder {
         on("GET", "/health") { h, _ in h.json(200, h.health()) }
         on("GET", "/endpoints") { h, _ in h.json(200, h.endpoints()) }
         on("GET", "/providers") { h, _ in try h.listProviders() }
+        on("GET", "/catalogue") { h, _ in h.json(200, h.double.names.document) }
         on("PUT", "/providers/:id") { h, c in try h.setProvider(c) }
         on("GET", "/history") { h, c in try h.getHistory(c) }
         on("DELETE", "/history") { h, c in h.deleteHistory(c) }
@@ -69,7 +72,7 @@ public final class AdminAPI: Responder {
         on("GET", "/devices/:id") { h, c in try h.getDevice(c) }
         on("PUT", "/devices/:id") { h, c in try h.putDevice(c) }
         on("DELETE", "/devices/:id") { h, c in try h.deleteDevice(c) }
-        on("GET", "/faults") { h, _ in h.json(200, h.double.faults.list()) }
+        on("GET", "/faults") { h, c in try h.listFaults(c) }
         on("POST", "/faults") { h, c in try h.createFaults(c) }
         on("DELETE", "/faults") { h, c in h.deleteFaults(c) }
         on("GET", "/faults/:id") { h, c in try h.getFault(c) }
@@ -136,24 +139,34 @@ public final class AdminHandlers: Sendable {
         var provider: ProviderID? { param("provider").map { ProviderID(rawValue: $0) } }
     }
 
-    /// A device the registry refused: 400 when its provider's schema refused it, 409 for a clash.
+    /// A device the registry refused: 400 when its provider's schema or the catalogue refused
+    /// it, 409 for a clash.
     static func registrationFailure(_ error: any Error) -> Failure {
         if let e = error as? DeviceSchemaError { return Failure(400, "\(e.field): \(e.message)") }
+        if let u = error as? UnknownName { return Failure(u) }
         return Failure(409, "\(error)")
     }
 
-    /// A failed admin request: status plus message, rendered as `{"error":"…"}`.
+    /// A failed admin request: status plus message, rendered as `{"error":"…"}` (plus the
+    /// field and its valid values for an unknown name).
     struct Failure: Error {
         var status: Int
         var message: String
+        var unknown: UnknownName? = nil
         init(_ status: Int, _ message: String) { self.status = status; self.message = message }
+        init(_ unknown: UnknownName) { status = 400; message = unknown.description; self.unknown = unknown }
     }
 
     func run(_ request: HTTPRequest, _ params: RouteParameters, _ body: (AdminHandlers, Call) throws -> ResponseAction) -> ResponseAction {
         do {
-            return try body(self, Call(request: request, params: params, query: QueryString.parse(request.query)))
+            let call = Call(request: request, params: params, query: QueryString.parse(request.query))
+            // `?provider=` of every route names a served provider (a typo would match nothing).
+            if let p = call.provider { try double.names.check(provider: p, field: "provider") }
+            return try body(self, call)
         } catch let f as Failure {
-            return .respond(Self.error(f.status, f.message))
+            return .respond(Self.error(f.status, f.message, unknown: f.unknown))
+        } catch let u as UnknownName {
+            return .respond(Self.error(400, u.description, unknown: u))
         } catch {
             return .respond(Self.error(500, "\(error)"))
         }
@@ -229,6 +242,7 @@ public final class AdminHandlers: Sendable {
 
     func createDevices(_ c: Call) throws -> ResponseAction {
         let list = try decodeOneOrMany(Device.self, c.request.body)
+        for d in list { try double.check(device: d) }
         var created: [Device] = []
         for d in list {
             do { created.append(try double.devices.register(d)) } catch { throw Self.registrationFailure(error) }
@@ -258,6 +272,7 @@ public final class AdminHandlers: Sendable {
             value = .object(members)
         }
         let device = try decodeBody(Device.self, Array(value.compactJSON.utf8))
+        try double.check(device: device)
         do { return json(200, try double.devices.upsert(device)) } catch { throw Self.registrationFailure(error) }
     }
 
@@ -267,8 +282,30 @@ public final class AdminHandlers: Sendable {
         return json(200, ["deleted": id])
     }
 
+    /// The rules in order with their counters; `?neverFired=true` only the rules that have not
+    /// fired yet (a fault a test set up but no request hit).
+    func listFaults(_ c: Call) throws -> ResponseAction {
+        var onlyUnfired = false
+        for (k, v) in c.query {
+            switch (k, v) {
+            case ("neverFired", "true"): onlyUnfired = true
+            case ("neverFired", "false"): onlyUnfired = false
+            case ("neverFired", _): throw Failure(400, "neverFired: expected true or false")
+            default: throw Failure(400, "unknown query parameter \"\(k)\"; expected neverFired")
+            }
+        }
+        let all = double.faults.list()
+        return json(200, onlyUnfired ? all.filter(\.neverFired) : all)
+    }
+
     func createFaults(_ c: Call) throws -> ResponseAction {
         let rules = try decodeOneOrMany(FaultRule.self, c.request.body)
+        for (i, r) in rules.enumerated() {
+            do { try double.check(rule: r) } catch var u as UnknownName {
+                if isArray(c.request.body) { u.field = "[\(i)].\(u.field)" }
+                throw u
+            }
+        }
         do { try double.faults.add(contentsOf: rules) } catch { throw Failure(409, "\(error)") }
         let added = rules.compactMap { double.faults.rule(id: $0.id) }
         return createdResponse(added, requestBody: c.request.body)
@@ -301,6 +338,7 @@ public final class AdminHandlers: Sendable {
 
     func setProvider(_ c: Call) throws -> ResponseAction {
         let p = ProviderID(rawValue: c.path("id"))
+        try double.names.check(provider: p, field: "id")
         let options = try decodeBody(ProviderOptions.self, c.request.body)
         if let w = options.world { double.devices.setWorld(w, for: p) }
         return json(200, providerDoc(p))
@@ -309,7 +347,7 @@ public final class AdminHandlers: Sendable {
     private struct IndexDoc: Encodable {
         let name = "pushdouble admin API"
         let routes: [String]
-        static let builtIn = ["GET /health", "GET /endpoints", "GET /providers", "PUT /providers/{id}", "GET /history", "GET /history/stream",
+        static let builtIn = ["GET /health", "GET /endpoints", "GET /providers", "PUT /providers/{id}", "GET /catalogue", "GET /history", "GET /history/stream",
                       "DELETE /history", "GET /devices", "POST /devices", "DELETE /devices", "GET /devices/{id}", "PUT /devices/{id}",
                       "DELETE /devices/{id}", "GET /faults", "POST /faults", "DELETE /faults", "GET /faults/{id}", "DELETE /faults/{id}",
                       "POST /scenarios", "GET /scenario/export", "POST /reset"]
@@ -352,7 +390,10 @@ public final class AdminHandlers: Sendable {
             case "provider": out.provider = ProviderID(rawValue: v)
             case "device": out.device = v
             case "token": out.token = v
-            case "endpoint": out.endpoint = v
+            case "endpoint":
+                try double.names.check(endpoint: v, provider: out.provider ?? q.first { $0.0 == "provider" }.map { ProviderID(rawValue: $0.1) },
+                                       also: DoublePipeline.transportEndpoints)
+                out.endpoint = v
             case "since": out.since = try date(k, v)
             case "until": out.until = try date(k, v)
             case "after", "cursor":
@@ -407,11 +448,12 @@ public final class AdminHandlers: Sendable {
         return .respond(HTTPResponse(status: status, headers: ["content-type": "application/json"], body: body))
     }
 
-    static func error(_ status: Int, _ message: String) -> HTTPResponse {
-        var s = "{\"error\":"
-        JSONValue.writeString(message, into: &s)
-        s += "}\n"
-        return HTTPResponse(status: status, contentType: "application/json", body: s)
+    static func error(_ status: Int, _ message: String, unknown: UnknownName? = nil) -> HTTPResponse {
+        var members: [(String, JSONValue)] = [("error", .string(message))]
+        if let unknown {
+            members += [("field", .string(unknown.field)), ("value", .string(unknown.value)), ("valid", .array(unknown.valid.map { .string($0) }))]
+        }
+        return HTTPResponse(status: status, contentType: "application/json", body: JSONValue.object(members).compactJSON + "\n")
     }
 }
 

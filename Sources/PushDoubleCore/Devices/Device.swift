@@ -5,6 +5,8 @@ import Foundation
 public enum DeviceStateKind: String, Sendable, Codable, CaseIterable {
     case active, unregistered, expired, invalid, otherApp, rateLimited
 
+    public init(from decoder: Decoder) throws { self = try StrictKeys.decodeCase(decoder) }
+
     public init(_ state: DeviceState) {
         switch state {
         case .active: self = .active
@@ -31,7 +33,10 @@ public enum DeviceStateKind: String, Sendable, Codable, CaseIterable {
 
 /// Open world: any well-formed unknown token is an active device (the `serve` default).
 /// Closed world: only registered devices and magic tokens exist.
-public enum WorldMode: String, Sendable, Codable { case open, closed }
+public enum WorldMode: String, Sendable, Codable, CaseIterable {
+    case open, closed
+    public init(from decoder: Decoder) throws { self = try StrictKeys.decodeCase(decoder) }
+}
 
 /// A scheduled change of a device's state ("dies after its second push").
 public struct DeviceTransition: Sendable, Equatable, Codable {

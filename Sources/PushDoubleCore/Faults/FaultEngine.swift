@@ -41,15 +41,19 @@ public struct FaultRuleStatus: Sendable, Encodable, Equatable {
     public var matched: Int
     /// Times the rule fired.
     public var fired: Int
+    /// True while ``fired`` is 0: a rule that never fired is listed as such by the admin API
+    /// and the kits' failure reports (a test whose fault never hit tested nothing).
+    public var neverFired: Bool { fired == 0 }
     /// When the rule was loaded: time windows and fixed-window quotas count from here.
     public var loadedAt: Date
 
-    enum CodingKeys: String, CodingKey { case rule, matched, fired, loadedAt }
+    enum CodingKeys: String, CodingKey { case rule, matched, fired, neverFired, loadedAt }
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(rule, forKey: .rule)
         try c.encode(matched, forKey: .matched)
         try c.encode(fired, forKey: .fired)
+        try c.encode(neverFired, forKey: .neverFired)
         try c.encode(DateFormats.iso8601(loadedAt), forKey: .loadedAt)
     }
 }
@@ -83,6 +87,8 @@ public final class FaultEngine: Sendable {
 
     private struct State {
         var rules: [RuleState] = []
+        /// Endpoints a rule hits only when it names them (``setNamedOnlyEndpoints(_:)``).
+        var namedOnly: Set<String> = []
         var rng: SplitMix64
         var seed: UInt64
     }
@@ -148,6 +154,13 @@ public final class FaultEngine: Sendable {
         }
     }
 
+    /// The endpoints a rule without `match.endpoint` does not hit: the providers' non-send
+    /// endpoints (token, receipts, …; ``NameCatalogue/namedOnlyEndpoints``). Empty = every
+    /// endpoint, for an engine used without provider catalogues.
+    public func setNamedOnlyEndpoints(_ endpoints: Set<String>) {
+        state.withLock { $0.namedOnly = endpoints }
+    }
+
     /// Sets a new seed and restarts the generator.
     public func reseed(_ seed: UInt64) {
         state.withLock { s in s.seed = seed; s.rng = SplitMix64(seed: seed) }
@@ -176,7 +189,7 @@ public final class FaultEngine: Sendable {
             if s.rules.isEmpty { return nil }
             var hit: FaultHit? = nil
             for i in s.rules.indices {
-                guard Self.matchesStatically(s.rules[i], request, now: now) else { continue }
+                guard Self.matchesStatically(s.rules[i], request, namedOnly: s.namedOnly, now: now) else { continue }
                 s.rules[i].matched = s.rules[i].matched.saturatingIncrement
                 if hit == nil {
                     hit = Self.decide(&s.rules[i], request, now: now, rng: &s.rng, rateLimitReason: rateLimitReason)
@@ -186,11 +199,12 @@ public final class FaultEngine: Sendable {
         }
     }
 
-    /// The static criteria: provider, endpoint, token, device, topic, environment, time window.
-    private static func matchesStatically(_ r: RuleState, _ q: FaultRequest, now: Date) -> Bool {
+    /// The static criteria: provider, endpoint (a named-only endpoint only when named), token,
+    /// device, topic, environment, time window.
+    private static func matchesStatically(_ r: RuleState, _ q: FaultRequest, namedOnly: Set<String>, now: Date) -> Bool {
         let m = r.rule.match
         if let p = m.provider, p != q.provider { return false }
-        if let e = m.endpoint, e != q.endpoint { return false }
+        if let e = m.endpoint { if e != q.endpoint { return false } } else if namedOnly.contains(q.endpoint) { return false }
         if let t = m.token, t != q.token, !q.otherTokens.contains(t) { return false }
         if let d = m.device, d != q.deviceID, !q.otherDeviceIDs.contains(d) { return false }
         if let t = m.topic, t != q.topic { return false }

@@ -162,11 +162,15 @@ public struct ResponseSpec: Sendable, Equatable, Codable {
     /// Extra header fields, in order.
     public var headers: [HeaderField]
     public var retryAfter: RetryAfter?
+    /// `reason` is one the provider never sends, on purpose: the admin API accepts it instead of
+    /// refusing it with the provider's reasons (``NameCatalogue/check(_:)``), and the fake sends
+    /// it in its error shape with `status` (default 500).
+    public var custom: Bool
 
     public init(reason: String? = nil, status: Int? = nil, body: String? = nil, contentType: String? = nil,
-                headers: [HeaderField] = [], retryAfter: RetryAfter? = nil) {
+                headers: [HeaderField] = [], retryAfter: RetryAfter? = nil, custom: Bool = false) {
         self.reason = reason; self.status = status; self.body = body; self.contentType = contentType
-        self.headers = headers; self.retryAfter = retryAfter
+        self.headers = headers; self.retryAfter = retryAfter; self.custom = custom
     }
 
     /// One header of a ``ResponseSpec`` (JSON: an object `{"name":"value",…}` or an array of `[name, value]`).
@@ -176,11 +180,12 @@ public struct ResponseSpec: Sendable, Equatable, Codable {
         public init(_ name: String, _ value: String) { self.name = name; self.value = value }
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case reason, status, body, contentType, headers, retryAfter }
+    enum CodingKeys: String, CodingKey, CaseIterable { case reason, status, body, contentType, headers, retryAfter, custom }
 
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         reason = try c.decodeIfPresent(String.self, forKey: .reason)
+        custom = try c.decodeIfPresent(Bool.self, forKey: .custom) ?? false
         status = try c.decodeIntegerIfPresent(Int.self, forKey: .status, in: InputLimits.finalStatus)
         body = try c.decodeIfPresent(String.self, forKey: .body)
         contentType = try c.decodeIfPresent(String.self, forKey: .contentType)
@@ -232,6 +237,7 @@ public struct ResponseSpec: Sendable, Equatable, Codable {
         try c.encodeIfPresent(contentType, forKey: .contentType)
         if !headers.isEmpty { try c.encode(headers.map { [$0.name, $0.value] }, forKey: .headers) }
         try c.encodeIfPresent(retryAfter, forKey: .retryAfter)
+        if custom { try c.encode(true, forKey: .custom) }
     }
 }
 
@@ -316,7 +322,7 @@ public struct QuotaSpec: Sendable, Equatable {
 
 extension FaultAction: Codable {
     enum Keys: String, CodingKey, CaseIterable {
-        case type, reason, status, body, contentType, headers, retryAfter
+        case type, reason, status, body, contentType, headers, retryAfter, custom
         case seconds, then, lastStreamId, errorCode, debugData, debugJSON, chunkSize, interval, response, bodyBytes
         case fixedWindow, tokenBucket, per
     }
@@ -324,7 +330,7 @@ extension FaultAction: Codable {
     enum BucketKeys: String, CodingKey, CaseIterable { case rate, burst }
 
     static let allowedKeys: [String: Set<String>] = [
-        "respond": ["type", "reason", "status", "body", "contentType", "headers", "retryAfter"],
+        "respond": ["type", "reason", "status", "body", "contentType", "headers", "retryAfter", "custom"],
         "delay": ["type", "seconds", "then"],
         "drop": ["type"], "stall": ["type"], "continue": ["type"],
         "goaway": ["type", "lastStreamId", "errorCode", "debugData", "debugJSON", "then"],

@@ -156,7 +156,7 @@ public final class DoublePipeline: Responder {
         // A request that never arrived (read timeout) has nothing to record or to shape.
         guard violation.kind != .requestTimeout else { return nil }
         let receivedAt = double.clock.now()
-        var admission = fake.limitRefusal(violation, request: head, context: context) ?? Admission(endpoint: "transport.limit")
+        var admission = fake.limitRefusal(violation, request: head, context: context) ?? Admission(endpoint: Self.limitEndpoint)
         if admission.environment == nil { admission.environment = environment }
         let response: HTTPResponse
         let reason: String?
@@ -188,6 +188,11 @@ public final class DoublePipeline: Responder {
 
     /// The history endpoint of streams the transport turned away (``streamRefused(_:head:context:)``).
     public static let refusedEndpoint = "transport.refused"
+    /// The history endpoint of requests the transport refused when the fake shapes no answer.
+    public static let limitEndpoint = "transport.limit"
+    /// The endpoints the core records for every provider (history queries may name them;
+    /// fault rules cannot: no rule is consulted there).
+    public static let transportEndpoints = [limitEndpoint, refusedEndpoint]
 
     /// Answers a rule shaped whose final outcome (completed, reset, dropped) is still to come.
     public var pendingOutcomes: Int { pendingCount.load(ordering: .acquiring) }

@@ -11,6 +11,8 @@ public final class DoubleState: Sendable {
     public let devices: DeviceRegistry
     public let faults: FaultEngine
     public let history: HistoryStore
+    /// The names rules, devices and queries may use (``NameCatalogue``); see ``register(_:)``.
+    public let names = NameCatalogue()
     private let fakes = Locked<[ProviderID: any ProviderFake]>([:])
     private let loaded = Locked<[String]>([])
     /// Every pipeline made, held weakly: a pipeline holds its double, and the listener that
@@ -34,6 +36,19 @@ public final class DoubleState: Sendable {
         faults = FaultEngine(clock: clock, seed: seed)
         history = HistoryStore(cap: historyCap, maxBytes: historyMaxBytes)
     }
+
+    /// Registers one provider's catalogue: its names are checked from now on, and a fault rule
+    /// naming no endpoint no longer hits the provider's non-send endpoints.
+    public func register(_ catalogue: ProviderCatalogue) {
+        names.register(catalogue)
+        faults.setNamedOnlyEndpoints(names.namedOnlyEndpoints)
+    }
+
+    /// Checks a rule's names against the registered catalogues (``NameCatalogue/check(_:)``).
+    public func check(rule: FaultRule) throws { try names.check(rule) }
+
+    /// Checks a device's provider against the registered catalogues.
+    public func check(device: Device) throws { try names.check(provider: device.provider, field: "provider") }
 
     /// The request path for one listener of `fake` (also registers the fake by provider).
     public func pipeline(for fake: any ProviderFake, environment: String? = nil) -> DoublePipeline {
@@ -75,8 +90,15 @@ public final class DoubleState: Sendable {
     /// - Parameter merge: false (default) resets devices, rules and history first, so the
     ///   scenario runs from a clean state; true adds to what is loaded (ids must not clash).
     public func load(_ scenario: Scenario, merge: Bool = false) throws {
-        if !merge { reset() }
         let rules = scenario.rules
+        for r in rules {
+            do { try check(rule: r) } catch var u as UnknownName { u.field = "rule \"\(r.id)\" \(u.field)"; throw u }
+        }
+        for d in scenario.devices {
+            do { try check(device: d) } catch var u as UnknownName { u.field = "device \"\(d.id)\" \(u.field)"; throw u }
+        }
+        for name in scenario.providers.keys.sorted() { try names.check(provider: ProviderID(rawValue: name), field: "providers") }
+        if !merge { reset() }
         try faults.add(contentsOf: rules)
         do {
             for d in scenario.devices { try devices.register(d) }

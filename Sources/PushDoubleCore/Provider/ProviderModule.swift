@@ -24,6 +24,11 @@ public protocol ProviderModule: Sendable {
     /// Keys ``instantiate(options:context:)`` accepts in its options object, for help text and
     /// error messages.
     var optionKeys: [String] { get }
+    /// Every endpoint id the provider's fakes admit requests as, which of them carry
+    /// notifications (a fault rule naming no endpoint hits only those) and the reasons a
+    /// `respond` rule may name on each (``ProviderEndpoint``). The admin API refuses any other
+    /// endpoint or reason (docs/core.md "Names are checked").
+    var endpoints: [ProviderEndpoint] { get }
 
     /// Builds the fake for one double. `options` is the provider's options object (nil =
     /// defaults); an unknown key or a bad value throws a ``ScenarioError`` whose path starts with

@@ -22,3 +22,17 @@ public enum StrictKeys {
         }
     }
 }
+
+extension StrictKeys {
+    /// A string enum's case, refusing any other string with the list of valid values
+    /// (`unknown value "dead"; expected one of active, unregistered, …`).
+    public static func decodeCase<T: RawRepresentable & CaseIterable>(_ decoder: Decoder) throws -> T where T.RawValue == String {
+        let c = try decoder.singleValueContainer()
+        let text = try c.decode(String.self)
+        guard let value = T(rawValue: text) else {
+            throw DecodingError.dataCorruptedError(in: c, debugDescription:
+                "unknown value \"\(text)\"; expected one of " + T.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return value
+    }
+}

@@ -31,6 +31,18 @@ public struct ExpoModule: ProviderModule {
                          summary: "Expo push service (exp.host): TLS, ALPN h2 and http/1.1", realHosts: Self.realHosts)]
     }
 
+    /// The send, getReceipts, and the fallback answering every other path; a rule hits
+    /// receipts or the fallback only when it names them.
+    public var endpoints: [ProviderEndpoint] {
+        let requestErrors = ExpoErrorCode.allCases.map(\.rawValue)
+        return [ProviderEndpoint(ExpoSendFake.endpoint, kind: .send, summary: "POST /--/api/v2/push/send",
+                                 reasons: requestErrors + ExpoPushErrorKind.allCases.map(\.rawValue)),
+                ProviderEndpoint(ExpoReceiptsFake.endpoint, kind: .receipts, summary: "POST /--/api/v2/push/getReceipts",
+                                 reasons: requestErrors),
+                ProviderEndpoint(ExpoFallbackFake.endpoint, kind: .other, summary: "any other path (answered 404)",
+                                 reasons: requestErrors)]
+    }
+
     public var optionKeys: [String] {
         ["requireAccessToken", "accessToken", "receiptDelaySeconds", "holdReceipts", "receiptRetentionSeconds",
          "rateLimitPerSecond", "defaultProject", "messageTooBig", "singleTicket", "errorStatuses"]

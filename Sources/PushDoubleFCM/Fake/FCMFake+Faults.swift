@@ -11,7 +11,19 @@ extension FCMFake {
     /// `UNAUTHENTICATED` (the invalid-token 401), `PERMISSION_DENIED` (the IAM 403) and
     /// ``badGatewayReason``. On `oauth.token`: `invalid_grant` (with `Invalid JWT Signature.`),
     /// `invalid_request`, `unsupported_grant_type`, `invalid_scope` and ``badGatewayReason``;
-    /// any other reason there is answered as `{"error":"<reason>"}`.
+    /// any other reason there (a custom one) is answered as `{"error":"<reason>"}` with 500
+    /// unless the rule gives a status.
+    /// The reasons ``errorResponse(reason:status:headers:request:admission:)`` renders on `fcm.send`.
+    public static var sendReasons: [String] {
+        FCMErrorCode.allCases.map(\.rawValue)
+            + [GoogleRPCStatus.unauthenticated.rawValue, GoogleRPCStatus.permissionDenied.rawValue, badGatewayReason]
+    }
+
+    /// The reasons ``errorResponse(reason:status:headers:request:admission:)`` renders on `oauth.token`.
+    public static var tokenReasons: [String] {
+        [GoogleOAuthError.invalidSignature, .invalidRequest, .unsupportedGrantType, .invalidScope].map(\.error) + [badGatewayReason]
+    }
+
     public func errorResponse(reason: String, status: Int?, headers: HTTPHeaders, request: HTTPRequest,
                               admission: Admission) -> HTTPResponse? {
         if reason == Self.badGatewayReason {
@@ -22,6 +34,9 @@ extension FCMFake {
         }
         if admission.endpoint == Self.tokenEndpoint {
             var e = oauthError(reason)
+            // A reason the token endpoint never sends (a rule marked custom): 500 unless the
+            // rule gives a status, as for every provider's unknown reason (docs/core.md).
+            if !Self.tokenReasons.contains(reason) { e.httpStatus = 500 }
             if let status { e.httpStatus = status }
             return Self.oauthResponse(e.httpStatus, e.body(layout: configuration.tokenEndpoint.errorLayout), headers: headers)
         }

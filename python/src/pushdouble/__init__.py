@@ -5,7 +5,10 @@ its admin API, and write ``pushdouble conform`` adapters.
   context manager, with the sender environment and an admin client;
 - :class:`AdminClient` (``pushdouble.admin``): devices, faults, history, reset, scenarios;
 - the pytest plugin (``pushdouble.pytest_plugin``, loaded automatically once installed):
-  the ``pushdouble``, ``pushdouble_fresh`` and ``pushdouble_env`` fixtures;
+  the ``pushdouble``, ``pushdouble_environ``, ``pushdouble_session_environ``,
+  ``pushdouble_fresh`` and ``pushdouble_env`` fixtures;
+- ``pushdouble.environ``: the sender environment applied to ``os.environ`` and restored,
+  with a CA bundle and ``NO_PROXY`` that leave the process's other HTTPS alone;
 - ``pushdouble.driver``: the driver-protocol kit for conform adapters;
 - ``pushdouble.redirect``: in-process host redirect for clients that ignore HTTPS_PROXY.
 

@@ -2,14 +2,18 @@
 
     admin = AdminClient("http://127.0.0.1:8720")
     admin.register_device("d1", "fcm", "token-1", state="unregistered")
-    admin.fail_next("fcm", count=2, status=429, retry_after=1)
-    ...
+    admin.fail_next("fcm", count=2, status=429, retry_after=1)   # the next 2 sends (fcm.send only)
+    run_the_sender_under_test()
     sends = admin.wait_for(3, provider="fcm", endpoint="fcm.send")
     assert [x.status for x in sends] == [429, 429, 200]
 
 Every error answer raises :class:`AdminError` with the status and body. The client never
 uses a proxy (the double is on loopback; ``HTTPS_PROXY`` from the sender environment does
 not apply to it).
+
+Names are checked before anything is sent: a provider, endpoint, reason or device state
+the server's catalogue (``GET /catalogue``, fetched once per client) does not list raises
+``ValueError`` naming the valid values, the same list the server's 400 carries.
 """
 
 import datetime as _dt
@@ -22,25 +26,26 @@ import urllib.request
 
 __all__ = [
     "AdminClient", "AdminError", "Exchange", "ApnsView", "FcmView", "ExpoView", "WebPushView",
-    "DEVICE_STATES",
 ]
-
-#: The device states of the admin API (``Scenarios/scenario.schema.json#/$defs/deviceState``).
-DEVICE_STATES = ("active", "unregistered", "expired", "invalid", "otherApp", "rateLimited")
 
 
 class AdminError(Exception):
     """An admin API request answered with an error status (or not at all).
 
     ``status`` is the HTTP status (0 when the request could not be made), ``body`` the
-    raw response text, ``error`` the ``{"error": ...}`` message when there is one."""
+    raw response text, ``error`` the ``{"error": ...}`` message when there is one, and for
+    an unknown name ``field`` and ``valid`` (the values the server accepts there)."""
 
     def __init__(self, method, url, status, body):
         self.method, self.url, self.status, self.body = method, url, status, body
         try:
-            self.error = json.loads(body).get("error") if body else None
-        except (ValueError, AttributeError):
-            self.error = None
+            doc = json.loads(body) if body else {}
+        except ValueError:
+            doc = {}
+        doc = doc if isinstance(doc, dict) else {}
+        self.error = doc.get("error")
+        self.field = doc.get("field")
+        self.valid = doc.get("valid")
         super().__init__("%s %s -> %s: %s" % (method, url, status or "no answer", self.error or body))
 
 
@@ -417,6 +422,66 @@ class AdminClient:
         self.timeout = timeout
         self._opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         self._fault_ids = 0
+        self._catalogue = None
+
+    # -- names ---------------------------------------------------------------------------
+
+    def catalogue(self, refresh=False):
+        """``GET /catalogue``: every name the server accepts, fetched once per client:
+        ``{"providers": [{"provider", "endpoints": [{"id", "kind", "summary", "reasons"}],
+        "optionKeys"}], "deviceStates", "worlds"}``. None when the server has no catalogue."""
+        if self._catalogue is None or refresh:
+            try:
+                self._catalogue = self.get("/catalogue")
+            except AdminError as e:
+                if e.status != 404:
+                    raise
+                self._catalogue = {}
+        return self._catalogue or None
+
+    def _providers(self):
+        c = self.catalogue()
+        return {p["provider"]: p for p in c["providers"]} if c else None
+
+    @staticmethod
+    def _refuse(field, value, valid, hint=None):
+        raise ValueError("%s: unknown value %r; expected one of %s%s"
+                         % (field, value, ", ".join(valid), (" (%s)" % hint) if hint else ""))
+
+    def _check_provider(self, provider, field="provider"):
+        providers = self._providers()
+        if provider is not None and providers is not None and provider not in providers:
+            self._refuse(field, provider, sorted(providers))
+
+    def _check_endpoint(self, endpoint, provider=None, field="endpoint", also=()):
+        providers = self._providers()
+        if endpoint is None or providers is None:
+            return
+        ids = [e["id"] for p in providers.values() if provider in (None, p["provider"]) for e in p["endpoints"]]
+        if endpoint not in ids and endpoint not in also:
+            self._refuse(field, endpoint, sorted(ids + list(also)))
+
+    def _check_state(self, state, field="state"):
+        c = self.catalogue()
+        if state is not None and c and state not in c["deviceStates"]:
+            self._refuse(field, state, c["deviceStates"])
+
+    def _check_rule(self, rule):
+        """The server's checks of a rule (``NameCatalogue.check``), before it is sent."""
+        providers = self._providers()
+        if providers is None or not isinstance(rule, dict):
+            return
+        match = rule.get("match") or {}
+        provider, endpoint = match.get("provider"), match.get("endpoint")
+        self._check_provider(provider, "match.provider")
+        self._check_endpoint(endpoint, provider, "match.endpoint")
+        targets = [(p["provider"], e) for p in providers.values() if provider in (None, p["provider"])
+                   for e in p["endpoints"] if (e["id"] == endpoint if endpoint else e["kind"] == "send")]
+        for field, reason in _reasons(rule.get("action") or {}, "action"):
+            for name, e in targets:
+                if reason not in e["reasons"]:
+                    self._refuse(field, reason, sorted(e["reasons"]),
+                                 "the reasons %s sends on %s; pass custom=True to send another" % (name, e["id"]))
 
     # -- transport ---------------------------------------------------------------------
 
@@ -467,12 +532,17 @@ class AdminClient:
 
     def set_world(self, provider, world):
         """``open`` (any well-formed token is an active device) or ``closed`` (only registered devices)."""
+        self._check_provider(provider)
+        c = self.catalogue()
+        if c and world not in c["worlds"]:
+            self._refuse("world", world, c["worlds"])
         return self.request("PUT", "/providers/" + _q(provider), {"world": world})
 
     # -- devices -----------------------------------------------------------------------
 
     def devices(self, provider=None):
         """Registered devices in registration order."""
+        self._check_provider(provider)
         return self.get("/devices", provider=provider)
 
     def device(self, device_id):
@@ -480,7 +550,16 @@ class AdminClient:
 
     def register(self, devices):
         """Register one device (a dict) or several (a list), in the admin API's shape."""
+        for d in devices if isinstance(devices, list) else [devices]:
+            self._check_device(d)
         return self.request("POST", "/devices", devices)
+
+    def _check_device(self, d):
+        if isinstance(d, dict):
+            self._check_provider(d.get("provider"))
+            self._check_state(d.get("state"))
+            for i, t in enumerate(d.get("transitions") or ()):
+                self._check_state(t.get("state") if isinstance(t, dict) else None, "transitions[%d].state" % i)
 
     def register_device(self, id, provider, token=None, state=None, environment=None, topic=None,
                         transitions=None, unregistered_at=None, **attributes):
@@ -488,9 +567,7 @@ class AdminClient:
 
         ``transitions``: e.g. ``[{"afterDeliveries": 2, "state": "unregistered"}]``;
         ``attributes``: provider attributes (an Expo ``receipt``, a Web Push
-        ``subscription``/``privateKey``...)."""
-        if state is not None and state not in DEVICE_STATES:
-            raise ValueError("state %r is not one of %s" % (state, ", ".join(DEVICE_STATES)))
+        ``subscription``/``privateKey``...). An unknown provider or state raises ``ValueError``."""
         d = _clean({"id": id, "provider": provider, "token": token, "state": state, "environment": environment,
                     "topic": topic, "transitions": transitions, "unregisteredAt": unregistered_at})
         d.update(attributes)
@@ -498,14 +575,14 @@ class AdminClient:
 
     def put_device(self, device):
         """Create or replace a device (``PUT /devices/{id}``)."""
+        self._check_device(device)
         return self.request("PUT", "/devices/" + _q(device["id"]), device)
 
     def set_device_state(self, device_id, state, unregistered_at=None):
         """Change a registered device's state (``active``, ``unregistered``, ``expired``,
         ``invalid``, ``otherApp``, ``rateLimited``), keeping everything else (it is replaced
         with ``PUT``, so it moves to the end of the registration order)."""
-        if state not in DEVICE_STATES:
-            raise ValueError("state %r is not one of %s" % (state, ", ".join(DEVICE_STATES)))
+        self._check_state(state)
         d = self.device(device_id)
         d["state"] = state
         d.pop("unregisteredAt", None)
@@ -522,26 +599,36 @@ class AdminClient:
 
     def clear_devices(self, provider=None):
         """Forget every device (of one provider) and restore its default world mode."""
+        self._check_provider(provider)
         return self.request("DELETE", "/devices", query={"provider": provider})
 
     # -- faults ------------------------------------------------------------------------
 
     def faults(self):
-        """Rules in evaluation order: ``[{"rule", "matched", "fired", "loadedAt"}]``."""
+        """Rules in evaluation order: ``[{"rule", "matched", "fired", "neverFired", "loadedAt"}]``."""
         return self.get("/faults")
+
+    def unfired_faults(self):
+        """The rules no request has hit yet (``GET /faults?neverFired=true``): a fault a test
+        set up that never fired tested nothing."""
+        return self.get("/faults", neverFired=True)
 
     def fault(self, rule_id):
         return self.get("/faults/" + _q(rule_id))
 
     def add_fault(self, rule):
         """Append one rule (dict) or several (list, atomically), in the scenario schema's
-        ``faultRule`` shape: ``{"id", "match": {...}, "action": {...}, "times"?}``."""
+        ``faultRule`` shape: ``{"id", "match": {...}, "action": {...}, "times"?}``. A rule
+        without ``match.endpoint`` hits only its provider's send endpoints."""
+        for r in rule if isinstance(rule, list) else [rule]:
+            self._check_rule(r)
         return self.request("POST", "/faults", rule)
 
     def remove_fault(self, rule_id):
         return self.request("DELETE", "/faults/" + _q(rule_id))
 
     def clear_faults(self, provider=None):
+        self._check_provider(provider)
         return self.request("DELETE", "/faults", query={"provider": provider})
 
     def _rule(self, kind, provider, action, count=None, id=None, endpoint=None, device=None, token=None,
@@ -561,22 +648,28 @@ class AdminClient:
         return self.add_fault(rule)
 
     def fail_next(self, provider, count=1, status=None, reason=None, retry_after=None, headers=None, body=None,
-                  content_type=None, **match):
-        """The next ``count`` matching requests are answered with an error:
-        ``fail_next("fcm", count=2, status=429, retry_after=1)``,
-        ``fail_next("apns", reason="ServiceUnavailable", retry_after=1)``.
+                  content_type=None, custom=False, **match):
+        """The next ``count`` matching *send* requests are answered with an error:
+        ``fail_next("fcm", count=2, status=429, retry_after=1)`` (the next 2 ``fcm.send``
+        requests; the OAuth token mint is not touched), ``fail_next("apns",
+        reason="ServiceUnavailable", retry_after=1)``, ``fail_next("fcm",
+        endpoint="oauth.token", reason="invalid_grant")`` (the next token mint only).
 
-        ``reason`` is a provider reason the fake renders to the byte (``Unregistered``,
-        ``UNAVAILABLE``, ``DeviceNotRegistered``, ``unsubscribed``...); ``status`` a raw
-        status (default 503 when neither is given); ``retry_after`` seconds (int), an
-        HTTP-date as ``{"dateIn": seconds}``, or a string sent verbatim. ``match``:
-        ``endpoint``, ``device``, ``token``, ``topic``, ``environment``, ``nth``,
+        ``reason`` is a reason the provider sends on the endpoints the rule hits, rendered
+        to the byte (``Unregistered``, ``UNAVAILABLE``, ``DeviceNotRegistered``,
+        ``unsubscribed``...; :meth:`catalogue` lists them); another raises ``ValueError``
+        unless ``custom=True`` (then it is sent in the provider's error shape with
+        ``status``, default 500). ``status`` a raw status (default 503 when neither is
+        given); ``retry_after`` seconds (int), an HTTP-date as ``{"dateIn": seconds}``, or a
+        string sent verbatim. ``match``: ``endpoint`` (default: the provider's send
+        endpoints), ``device``, ``token``, ``topic``, ``environment``, ``nth``,
         ``every_nth``, ``probability``, ``from_seconds``, ``until_seconds``, ``id``.
         Returns the rule's status (``{"rule", "matched", "fired", ...}``)."""
         if status is None and reason is None:
             status = 503
         action = _clean({"type": "respond", "status": status, "reason": reason, "retryAfter": retry_after,
-                         "headers": headers, "body": body, "contentType": content_type})
+                         "headers": headers, "body": body, "contentType": content_type,
+                         "custom": True if custom else None})
         return self._rule("fail", provider, action, count=count, **match)
 
     def respond(self, provider, count=None, **kwargs):
@@ -620,8 +713,13 @@ class AdminClient:
 
     # -- history -----------------------------------------------------------------------
 
-    @staticmethod
-    def _filters(provider=None, device=None, token=None, endpoint=None, since=None, until=None):
+    #: The history endpoints the core records for every provider (requests the transport refused).
+    TRANSPORT_ENDPOINTS = ("transport.limit", "transport.refused")
+
+    def _filters(self, provider=None, device=None, token=None, endpoint=None, since=None, until=None):
+        self._check_provider(provider)
+        self._check_endpoint(endpoint, provider, also=self.TRANSPORT_ENDPOINTS)
+
         def t(v):
             if isinstance(v, _dt.datetime):  # the history's own form: UTC, milliseconds
                 if v.tzinfo is not None:
@@ -678,13 +776,22 @@ class AdminClient:
             time.sleep(interval)
 
     def clear_history(self, provider=None):
+        self._check_provider(provider)
         return self.request("DELETE", "/history", query={"provider": provider})
 
     # -- reset and scenarios -------------------------------------------------------------
 
-    def reset(self, provider=None):
-        """Forget devices, rules and history (of one provider, or all)."""
-        return self.request("POST", "/reset", query={"provider": provider})
+    def reset(self, provider=None, tokens=False):
+        """Forget devices, fault rules and history (of one provider, or all; world modes and
+        the fault generator's seed restart). Kept: FCM access tokens minted earlier, Web Push
+        subscriptions and what they received, Expo receipts not yet fetched, added FCM
+        accounts, open connections. ``tokens=True`` also revokes every FCM access token (a
+        sender then gets 401 UNAUTHENTICATED for a cached token and must mint a new one)."""
+        self._check_provider(provider)
+        out = self.request("POST", "/reset", query={"provider": provider})
+        if tokens and provider in (None, "fcm"):
+            self.revoke_fcm_tokens()
+        return out
 
     def load_scenario(self, scenario, merge=False, name=None):
         """Load a scenario: a dict, JSON text, or a path to a file. Replaces devices, rules
@@ -748,6 +855,23 @@ class AdminClient:
     def fcm_accounts(self):
         """The service accounts the FCM fake knows: ``[{"clientEmail", "projects"}]``."""
         return (self.get("/fcm/accounts") or {}).get("accounts", [])
+
+
+def _reasons(action, path):
+    """``(field, reason)`` of every reason an action names that is not marked custom, as the
+    server walks it (respond, then, response, quota)."""
+    if not isinstance(action, dict):
+        return []
+    out = []
+    kind = action.get("type")
+    if kind in ("respond", "quota") and action.get("reason") is not None and not action.get("custom"):
+        out.append((path + ".reason", action["reason"]))
+    if isinstance(action.get("then"), dict):
+        out += _reasons(action["then"], path + ".then")
+    r = action.get("response")
+    if isinstance(r, dict) and r.get("reason") is not None and not r.get("custom"):
+        out.append((path + ".response.reason", r["reason"]))
+    return out
 
 
 def _q(segment):

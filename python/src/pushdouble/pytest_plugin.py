@@ -8,8 +8,14 @@ Fixtures:
 - ``pushdouble_fresh``: a server of its own for this test, started and stopped around it
   (for fake options or scenarios of one test: ``@pytest.mark.pushdouble(options={...},
   scenarios=[...])``).
-- ``pushdouble_env``: the sender environment of ``pushdouble`` (a dict: the CA files,
-  the proxy, each provider's URL and credentials), e.g. for ``monkeypatch.setenv``.
+- ``pushdouble_environ``: ``pushdouble`` (reset for this test) with its sender environment
+  applied to ``os.environ`` for this test, restored as it was afterwards; returns the dict.
+  The CA variables name the process's current roots plus the test CA and ``NO_PROXY`` keeps
+  the process's own entries, so other HTTPS in the process keeps working
+  (:mod:`pushdouble.environ`).
+- ``pushdouble_session_environ``: the same for the whole session (applied once, restored at
+  its end), for senders that read the environment once at import.
+- ``pushdouble_env``: the sender environment of ``pushdouble`` as a dict, not applied.
 - ``pushdouble_admin``: ``pushdouble.admin``.
 - ``pushdouble_server``: the session server without the per-test reset.
 
@@ -22,7 +28,8 @@ their options, so a separate ``PATH`` argument would count as a test path there.
 when no binary is found).
 
 When a test that used one of these fixtures fails, its report gets a section with the
-last exchanges of the double's history. Nothing here talks to anything but the
+last exchanges of the double's history (numbered 1..N within the test, with their history
+``#seq``) and the fault rules that never fired. Nothing here talks to anything but the
 double's loopback admin listener.
 """
 
@@ -153,8 +160,24 @@ def pushdouble_fresh(request):
 
 @pytest.fixture
 def pushdouble_env(pushdouble):
-    """The sender environment of ``pushdouble`` (a new dict each time)."""
+    """The sender environment of ``pushdouble`` (a new dict each time, as ``serve`` wrote it)."""
     return pushdouble.environment
+
+
+@pytest.fixture
+def pushdouble_environ(pushdouble):
+    """``pushdouble`` reset for this test, its sender environment applied to ``os.environ``
+    for the test and restored afterwards. Returns the applied dict."""
+    with pushdouble.applied_environment() as env:
+        yield env
+
+
+@pytest.fixture(scope="session")
+def pushdouble_session_environ(pushdouble_server):
+    """The session server's sender environment applied to ``os.environ`` for the whole
+    session, restored at its end. Returns the applied dict (per-test reset: ``pushdouble``)."""
+    with pushdouble_server.applied_environment() as env:
+        yield env
 
 
 @pytest.fixture
@@ -171,10 +194,12 @@ def _history_section(server, limit):
     if not exchanges:
         return "(no exchange recorded during this test; admin API %s)" % server.admin_url
     shown = exchanges[-limit:]
+    first = len(exchanges) - len(shown) + 1
     lines = ["%d exchange(s) in this test%s (all of them: GET %s/history):" % (
-        len(exchanges), (", the last %d" % len(shown)) if len(shown) < len(exchanges) else "", server.admin_url)]
-    for x in shown:
-        lines.append(x.summary())
+        len(exchanges), (", the last %d (%d-%d)" % (len(shown), first, len(exchanges))) if len(shown) < len(exchanges) else "",
+        server.admin_url)]
+    for i, x in enumerate(shown, first):
+        lines.append("%d. %s" % (i, x.summary()))
         n = x.get("notification")
         if n is not None:
             text = json.dumps(n, sort_keys=True, ensure_ascii=False)
@@ -183,6 +208,26 @@ def _history_section(server, limit):
         if body and not x.accepted:
             b = " ".join(body.split())
             lines.append("    response: " + (b if len(b) <= 200 else b[:199] + "…"))
+    return "\n".join(lines)
+
+
+def _unfired_section(server):
+    """The fault rules no request hit: a fault the test set up but never exercised."""
+    try:
+        rules = server.admin.faults()
+    except AdminError as e:
+        return "(fault rules not available: %s)" % e
+    unfired = [r for r in rules if not r.get("fired")]
+    if not unfired:
+        return None
+    lines = ["%d of %d fault rule(s) never fired:" % (len(unfired), len(rules))]
+    for r in unfired:
+        rule = r.get("rule") or {}
+        match = rule.get("match") or {}
+        scope = match.get("endpoint") or "send endpoints"
+        lines.append("- %s: %s on %s %s (matched %s request(s)) match=%s" % (
+            rule.get("id"), (rule.get("action") or {}).get("type"), match.get("provider") or "every provider", scope,
+            r.get("matched", 0), json.dumps(match, sort_keys=True)))
     return "\n".join(lines)
 
 
@@ -200,3 +245,6 @@ def pytest_runtest_makereport(item, call):
         if not server.running:
             continue
         report.sections.append(("pushdouble history (%s)" % server.admin_url, _history_section(server, limit)))
+        unfired = _unfired_section(server)
+        if unfired:
+            report.sections.append(("pushdouble faults that never fired (%s)" % server.admin_url, unfired))

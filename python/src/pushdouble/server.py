@@ -1,8 +1,7 @@
 """``PushDoubleServer``: a ``pushdouble serve --ephemeral`` process for tests.
 
-    with PushDoubleServer() as pd:
-        os.environ.update(pd.environment)     # or monkeypatch.setenv for each
-        ...                                    # run the sender under test
+    with PushDoubleServer() as pd, pd.applied_environment():   # os.environ restored after
+        run_the_sender_under_test()
         assert pd.admin.history(provider="fcm")[-1].status == 200
 
 The server runs in its own process group behind a small guard process
@@ -22,6 +21,7 @@ import sys
 import tempfile
 import time
 
+from . import environ as _environ
 from .admin import AdminClient
 from .binary import find_binary
 from .hosts import hosts_from_endpoints
@@ -261,6 +261,19 @@ class PushDoubleServer:
         """The sender environment exactly as ``serve`` writes it (a copy): the CA file
         variables, the proxy, each provider's URL and credential files."""
         return dict(self._doc()["environment"])
+
+    def sender_environment(self, trust="system+test", no_proxy=(), proxy=True):
+        """The sender environment made safe for the rest of the process (a new dict): the CA
+        variables name a bundle of the process's current roots plus the test CA
+        (``trust="test"``: the test CA alone), ``NO_PROXY`` also lists ``no_proxy`` and the
+        process's own ``NO_PROXY``; ``proxy=False`` drops the proxy variables. See
+        :mod:`pushdouble.environ` for the trade-offs."""
+        return _environ.sender_environment(self.environment, self._dir, trust=trust, no_proxy=no_proxy, proxy=proxy)
+
+    def applied_environment(self, **kwargs):
+        """``with server.applied_environment():`` :meth:`sender_environment` (same arguments)
+        set in ``os.environ``, restored as it was on exit."""
+        return _environ.applied(self.sender_environment(**kwargs))
 
     @property
     def endpoints(self):
