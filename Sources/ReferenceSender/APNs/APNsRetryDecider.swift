@@ -18,6 +18,9 @@ struct APNsRetryDecider: Sendable {
                 return transient(RetryAction(counted: true, backoff: true, reason: r), state: &state)
             }
         case .response(let resp):
+            // Planted bug: a stream that was still waiting when the GOAWAY came is counted as
+            // not processed, though it sits at or below last-stream-id and was answered.
+            if mutant == .failPendingAtGoaway && resp.afterGoAway { return resend(reason: "GOAWAY while pending", state: &state) }
             return decide(resp, state: &state, now: now)
         }
     }

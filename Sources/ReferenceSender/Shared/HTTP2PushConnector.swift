@@ -53,7 +53,8 @@ final class HTTP2PushConnection: PushConnection {
                                     headers: headers, body: request.body)
         do {
             let r = try await client.send(req)
-            return .response(WireResponse(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body))
+            return .response(WireResponse(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body,
+                                          afterGoAway: r.afterGoAway))
         } catch {
             switch error {
             case .goAway(let last, let code, _):
@@ -76,4 +77,5 @@ final class HTTP2PushConnection: PushConnection {
     }
 
     func close() async { client.close() }
+
 }

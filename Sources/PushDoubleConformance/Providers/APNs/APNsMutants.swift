@@ -20,6 +20,8 @@ extension APNsConformance {
         MutantTable.Entry(mutant: "background-priority-10", bug: "sends background pushes with priority 10", failingChecks: ["apns.header.background"]),
         MutantTable.Entry(mutant: "resend-all-after-goaway", bug: "resends every stream after GOAWAY, processed ones too",
               failingChecks: ["apns.goaway-unprocessed", "no-duplicate-delivery"]),
+        MutantTable.Entry(mutant: "fail-pending-at-goaway", bug: "fails every stream pending at GOAWAY, those at or below last-stream-id too, and resends them",
+              failingChecks: ["apns.goaway-unprocessed", "no-duplicate-delivery"]),
         MutantTable.Entry(mutant: "never-retry-transient", bug: "gives up on 429/5xx/connection loss at once", failingChecks: ["transient-retried"]),
         MutantTable.Entry(mutant: "give-up-unprocessed", bug: "gives up on streams refused or cut by GOAWAY unprocessed (the history records them as attempts)",
               failingChecks: ["transient-retried"]),
