@@ -100,11 +100,24 @@ public struct APNsInstance: ProviderInstance {
         if let s = sandbox { environment.append(("APNS_SANDBOX_URL", s)) }
         environment += [("APNS_KEY_FILE", keyFile), ("APNS_KEY_ID", keyID),
                         ("APNS_TEAM_ID", APNsTestCredentials.teamID), ("APNS_TOPIC", APNsTestCredentials.topic)]
+        environment += try certificateLines(context)
         var parameters: [(String, JSONValue)] = [("url", .string(url))]
         if let s = sandbox { parameters.append(("sandboxUrl", .string(s))) }
         if let ca = context.caFile { parameters.append(("caFile", .string(ca))) }
         parameters += [("keyFile", .string(keyFile)), ("keyId", .string(keyID)),
                        ("teamId", .string(APNsTestCredentials.teamID)), ("topic", .string(APNsTestCredentials.topic))]
         return SenderMaterial(environment: environment, driverParameters: .object(parameters))
+    }
+
+    /// The test provider certificates for certificate-based senders: the universal one as
+    /// PEM (certificate + key) and PKCS#12 with its password, and the single-environment ones.
+    private func certificateLines(_ context: SenderMaterialContext) throws -> [(String, String)] {
+        typealias C = APNsTestCredentials.ProviderCertificate
+        func pem(_ c: C) throws -> String { try context.writeFile(c.pemFileName, contents: c.pem) }
+        let p12 = Data(base64Encoded: EmbeddedTestCredentials.contents(of: C.universal.pkcs12FileName)) ?? Data()
+        return [("APNS_CERT_FILE", try pem(.universal)),
+                ("APNS_CERT_P12_FILE", try context.writeFile(C.universal.pkcs12FileName, data: p12)),
+                ("APNS_CERT_PASSWORD", APNsTestCredentials.certificatePassword),
+                ("APNS_CERT_SANDBOX_FILE", try pem(.sandbox)), ("APNS_CERT_PRODUCTION_FILE", try pem(.production))]
     }
 }

@@ -23,6 +23,10 @@ public struct HTTPClientConfiguration: Sendable {
     public var requestTimeout: Double
     /// SNI and certificate name override (default: the host connected to).
     public var serverName: String?
+    /// A client certificate to present when the server asks for one: PEM with the
+    /// certificate (then any intermediates) and its private key (APNs certificate-based
+    /// provider authentication).
+    public var clientCertificatePEM: String? = nil
 
     public init(caPEM: String? = nil, caFile: String? = nil, alpn: [String] = ["h2", "http/1.1"],
                 connectTimeout: Double = 10, requestTimeout: Double = 30, serverName: String? = nil) {

@@ -170,8 +170,9 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "fcm-ttl-number", "fcm-wrong-audience", "fcm-topic-prefix", "push-type-dropped", "webpush-ttl-changed", "no-jitter",
             "give-up-429-without-retry-after", "give-up-unprocessed", "fcm-background-priority-10", "fcm-invalid-token-kept",
             "fcm-invalid-argument-kills-token", "fcm-remint-on-any-401", "fail-pending-at-goaway",
+            "certificate-error-kills-token",
         ])
-        XCTAssertEqual(names.count, 57)
+        XCTAssertEqual(names.count, 58)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

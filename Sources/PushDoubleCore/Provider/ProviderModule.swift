@@ -177,8 +177,13 @@ public struct SenderMaterialContext: Sendable {
 
     /// Writes `contents` to `name` inside ``directory`` (0600) and returns its path.
     public func writeFile(_ name: String, contents: String) throws -> String {
+        try writeFile(name, data: Data(contents.utf8))
+    }
+
+    /// ``writeFile(_:contents:)`` for binary contents (a PKCS#12 file).
+    public func writeFile(_ name: String, data: Data) throws -> String {
         let url = directory.appendingPathComponent(name)
-        try Data(contents.utf8).write(to: url, options: .atomic)
+        try data.write(to: url, options: .atomic)
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
         return url.path
     }
