@@ -14,7 +14,8 @@ extension ProviderID {
 /// `serve --option apns.KEY=VALUE`): `maxConcurrentStreamsAfterAuth`, `initialMaxConcurrentStreams`,
 /// `tokenMinRefreshSeconds`, `tooManyRequestsPerDevice`, `requireExactClaims`. Senders get the
 /// shipped `.p8` key and its ids (docs/conformance.md "Driver protocol v1": `APNS_URL`, `APNS_SANDBOX_URL`, `APNS_KEY_FILE`,
-/// `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_TOPIC`).
+/// `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_TOPIC`), and the provider certificates (`APNS_CERT_*`;
+/// `providers.apns.certFile` when the option `senderCertificate` names one).
 public struct APNsModule: ProviderModule {
     public init() {}
 
@@ -36,7 +37,7 @@ public struct APNsModule: ProviderModule {
 
     public var optionKeys: [String] {
         ["maxConcurrentStreamsAfterAuth", "initialMaxConcurrentStreams", "tokenMinRefreshSeconds", "tooManyRequestsPerDevice",
-         "requireExactClaims"]
+         "requireExactClaims", "senderCertificate"]
     }
 
     /// APNs devices have no attributes; `environment`, when given, names one of Apple's two.
@@ -73,6 +74,12 @@ public struct APNsModule: ProviderModule {
                     throw ScenarioError(file: context.file, path: context.optionsPath + "." + key, message: "expected true or false")
                 }
                 c.requireExactClaims = b
+            case "senderCertificate":
+                guard let kind = value.stringValue.flatMap(APNsTestCredentials.ProviderCertificate.init(rawValue:)) else {
+                    throw ScenarioError(file: context.file, path: context.optionsPath + "." + key,
+                                        message: "expected one of " + APNsTestCredentials.ProviderCertificate.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                c.senderCertificate = kind
             default: break
             }
         }
@@ -106,6 +113,10 @@ public struct APNsInstance: ProviderInstance {
         if let ca = context.caFile { parameters.append(("caFile", .string(ca))) }
         parameters += [("keyFile", .string(keyFile)), ("keyId", .string(keyID)),
                        ("teamId", .string(APNsTestCredentials.teamID)), ("topic", .string(APNsTestCredentials.topic))]
+        if let kind = fake.configuration.senderCertificate {
+            // A certificate-based sender authenticates with this instead of the key.
+            parameters.append((SenderCredential.certificateParameter, .string(try context.writeFile(kind.pemFileName, contents: kind.pem))))
+        }
         return SenderMaterial(environment: environment, driverParameters: .object(parameters))
     }
 

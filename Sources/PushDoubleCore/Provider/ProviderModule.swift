@@ -147,6 +147,14 @@ public struct AdminRoute: Sendable {
 }
 
 /// What a provider hands a sender (docs/conformance.md "Driver protocol v1"), rendered after the listeners are bound.
+/// Sender parameters whose meaning is not one provider's own.
+public enum SenderCredential {
+    /// `providers.<id>.certFile`: authenticate with this TLS client certificate (PEM, with its
+    /// key) instead of the provider's key. Only a sender that declared the driver feature
+    /// `certificate` is run with it (docs/conformance.md "Optional features").
+    public static let certificateParameter = "certFile"
+}
+
 public struct SenderMaterial: Sendable {
     /// Environment lines in order (`APNS_URL`, `FCM_SERVICE_ACCOUNT_FILE`, …); also written
     /// under `"environment"` in the endpoints file.

@@ -22,6 +22,8 @@ extension APNsConformance {
               failingChecks: ["apns.goaway-unprocessed", "no-duplicate-delivery"]),
         MutantTable.Entry(mutant: "fail-pending-at-goaway", bug: "fails every stream pending at GOAWAY, those at or below last-stream-id too, and resends them",
               failingChecks: ["apns.goaway-unprocessed", "no-duplicate-delivery"]),
+        MutantTable.Entry(mutant: "certificate-error-kills-token", bug: "takes BadCertificateEnvironment (a certificate for the other environment) for a dead device token",
+              failingChecks: ["outcome"]),
         MutantTable.Entry(mutant: "never-retry-transient", bug: "gives up on 429/5xx/connection loss at once", failingChecks: ["transient-retried"]),
         MutantTable.Entry(mutant: "give-up-unprocessed", bug: "gives up on streams refused or cut by GOAWAY unprocessed (the history records them as attempts)",
               failingChecks: ["transient-retried"]),
