@@ -46,4 +46,12 @@ static inline EVP_PKEY *pd_EVP_PKEY_p256_public_from_point(const unsigned char *
     return pkey;
 }
 
+/* PKCS#12 export: the certificate chain stack (safestack macros). */
+#include <openssl/pkcs12.h>
+static inline STACK_OF(X509) *pd_sk_X509_new_null(void) { return sk_X509_new_null(); }
+static inline void pd_sk_X509_free(STACK_OF(X509) *s) { sk_X509_free(s); }
+static inline int pd_sk_X509_push(STACK_OF(X509) *s, X509 *x) { return sk_X509_push(s, x); }
+/* Subject lines in RFC 2253 form. */
+static inline unsigned long pd_XN_FLAG_RFC2253(void) { return XN_FLAG_RFC2253; }
+
 #endif

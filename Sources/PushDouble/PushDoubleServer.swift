@@ -115,7 +115,8 @@ public final class PushDoubleServer: Sendable {
             var tls: TLSServerConfiguration? = nil
             if spec.useTLS {
                 guard let c = served else { throw PushDoubleServerError.missingCredentials(spec.name) }
-                tls = TLSServerConfiguration(certificateChainPEM: c.serverCertificatePEM, privateKeyPEM: c.serverKeyPEM, alpn: spec.alpn)
+                tls = TLSServerConfiguration(certificateChainPEM: c.serverCertificatePEM, privateKeyPEM: c.serverKeyPEM, alpn: spec.alpn,
+                                             clientCertificateCAPEM: spec.requestClientCertificate ? c.caPEM : nil)
             }
             listeners.append(ListenerConfiguration(name: spec.name, host: configuration.host, port: port(for: spec.name, default: spec.defaultPort),
                                                    tls: tls, http2: spec.http2, limits: spec.limits, allowHTTP1: spec.allowHTTP1,

@@ -79,6 +79,11 @@ public struct APNsConfiguration: Sendable {
     /// Default false: Apple documents the two claims but is not known to refuse others, so the
     /// fake accepts them and the conformance runner warns (`apns.jwt-exact-members`, SHOULD).
     public var requireExactClaims: Bool
+    /// The shipped provider certificate a sender is given (`providers.apns.certFile`) to
+    /// authenticate with instead of the key: conformance cases for certificate-based senders
+    /// (option `senderCertificate`: `sandbox`, `production`, `universal` or `expired`). nil:
+    /// the key only.
+    public var senderCertificate: APNsTestCredentials.ProviderCertificate? = nil
     /// Which spelling of the environment-key reason to send.
     public var environmentKeySpelling: APNsEnvironmentKeySpelling
     /// Seconds without traffic after which a connection is closed with GOAWAY (UNCONFIRMED:

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import PushDoubleCore
+import PushDoubleCrypto
 import PushDoubleTransport
 
 /// The APNs provider API fake: authenticates, validates and answers `POST /3/device/<token>`
@@ -75,7 +76,18 @@ public final class APNsFake: ProviderFake {
         }
         var admission = Admission(endpoint: Self.endpoint, environment: environment.rawValue)
 
-        let (headers, headerFailure) = APNsRequestValidator.checkHeaders(request)
+        // A client certificate authenticates the whole connection (docs/apns.md
+        // "Certificate-based provider authentication"); `authorization` is then ignored.
+        let certificate = certificateAuth(of: request, state: state)
+        if let refused = certificateRefusal(certificate, environment: environment) {
+            admission.auth = refused.identity
+            admission.refusal = refused.response
+            return admission
+        }
+        let providerCertificate: APNsProviderCertificate?
+        if case .certificate(let c) = certificate { providerCertificate = c } else { providerCertificate = nil }
+
+        let (headers, headerFailure) = APNsRequestValidator.checkHeaders(request, defaultTopic: providerCertificate?.defaultTopic)
         // Hex tokens name bytes, so case does not matter to APNs: device lookups, fault
         // matching and the history use the lowercase form.
         admission.token = headers.token.map(Self.lowercasedHex)
@@ -96,12 +108,16 @@ public final class APNsFake: ProviderFake {
             return admission
         }
 
-        // Token auth.
-        let (identity, authFailure, detail) = authenticate(headers, state: state, environment: environment, now: now)
-        admission.auth = identity
-        if let authFailure {
-            admission.refusal = refusal(authFailure, apnsID: apnsID, stage: .auth, detail: detail)
-            return admission
+        if let providerCertificate {
+            admission.auth = providerCertificate.identity
+        } else {
+            // Token auth.
+            let (identity, authFailure, detail) = authenticate(headers, state: state, environment: environment, now: now)
+            admission.auth = identity
+            if let authFailure {
+                admission.refusal = refusal(authFailure, apnsID: apnsID, stage: .auth, detail: detail)
+                return admission
+            }
         }
         if !state.streamsRaised {
             state.streamsRaised = true
@@ -111,7 +127,13 @@ public final class APNsFake: ProviderFake {
         // Checks that depend on who authenticated, then the body, then the token format.
         let topic = headers.topic ?? ""
         let bundleID = headers.bundleID ?? topic
-        if !isTopicAllowed(bundleID: bundleID, topic: topic, keyTopics: state.currentClaims?.keyTopics, state: state) {
+        if let providerCertificate {
+            if !providerCertificate.allowedTopics.contains(topic) {
+                admission.refusal = refusal(.topicDisallowed, apnsID: apnsID, stage: .validation,
+                                            detail: "topic \(topic) not in the certificate (\(providerCertificate.allowedTopics.joined(separator: ", ")))")
+                return admission
+            }
+        } else if !isTopicAllowed(bundleID: bundleID, topic: topic, keyTopics: state.currentClaims?.keyTopics, state: state) {
             admission.refusal = refusal(.topicDisallowed, apnsID: apnsID, stage: .validation, detail: "bundle id \(bundleID) not allowed")
             return admission
         }
@@ -208,6 +230,46 @@ public final class APNsFake: ProviderFake {
         state.allowedBundle = bundleID
         state.allowedBundleGeneration = generation
         return true
+    }
+
+    /// The connection's certificate, read once (the handshake fixed it).
+    private func certificateAuth(of request: HTTPRequest, state: APNsConnectionState) -> APNsCertificateAuth {
+        if case .unknown = state.certificateAuth {
+            if let der = request.info.connection.tls?.clientCertificateDER {
+                if let c = try? APNsProviderCertificate(der: der), !c.environments.isEmpty {
+                    state.certificateAuth = .certificate(c)
+                } else {
+                    state.certificateAuth = .notAProviderCertificate(subject: (try? X509Certificate(der: der))?.subjectLine ?? "unreadable")
+                }
+            } else {
+                state.certificateAuth = .none
+            }
+        }
+        return state.certificateAuth
+    }
+
+    /// A certificate APNs turns away: one for the other environment gets a GOAWAY (last
+    /// stream 0, NO_ERROR, debug `{"reason":"BadCertificateEnvironment"}`) and the connection
+    /// closes, as Apple's servers do right after the handshake; a verified certificate
+    /// without Apple's environment extensions is 403 `BadCertificate` (UNCONFIRMED which
+    /// certificates Apple answers so).
+    private func certificateRefusal(_ auth: APNsCertificateAuth,
+                                    environment: APNsEnvironment) -> (identity: AuthIdentity, response: ProviderResponse)? {
+        switch auth {
+        case .unknown, .none: return nil
+        case .certificate(let c):
+            guard !c.environments.contains(environment) else { return nil }
+            var identity = c.identity
+            identity.valid = false
+            let reason = APNsReason.badCertificateEnvironment.rawValue
+            let debug = APNsResponseBuilder.errorBody(reason: reason, timestampMilliseconds: nil)
+            return (identity, ProviderResponse(action: .goAway(lastStreamID: .explicit(0), errorCode: .noError, debugData: debug, then: nil),
+                                               reason: reason,
+                                               decidedBy: Decision(.auth, "\(c.environmentLabel) certificate on the \(environment.rawValue) host")))
+        case .notAProviderCertificate(let subject):
+            return (AuthIdentity(scheme: "apns-certificate", subject: subject, valid: false),
+                    refusal(.badCertificate, apnsID: nil, stage: .auth, detail: "no APNs environment extension in \(subject)"))
+        }
     }
 
     private func refusal(_ reason: APNsReason, apnsID: String?, stage: Decision.Stage, detail: String? = nil) -> ProviderResponse {

@@ -33,11 +33,14 @@ public enum APNsListeners {
     public static let alpn = ["h2"]
 
     /// A complete listener for one environment, named `apns-production` / `apns-sandbox`.
+    /// `clientCertificateCAPEM`: the CA provider certificates must chain to (it stands in for
+    /// Apple's WWDR intermediate); a client certificate is then requested, not required.
     public static func listener(_ environment: APNsEnvironment, configuration: APNsConfiguration, host: String = "127.0.0.1",
                                 port: Int = 0, certificateChainPEM: String, privateKeyPEM: String,
-                                responder: any Responder) -> ListenerConfiguration {
+                                clientCertificateCAPEM: String? = nil, responder: any Responder) -> ListenerConfiguration {
         ListenerConfiguration(name: environment.listenerName, host: host, port: port,
-                              tls: TLSServerConfiguration(certificateChainPEM: certificateChainPEM, privateKeyPEM: privateKeyPEM, alpn: alpn),
+                              tls: TLSServerConfiguration(certificateChainPEM: certificateChainPEM, privateKeyPEM: privateKeyPEM, alpn: alpn,
+                                                          clientCertificateCAPEM: clientCertificateCAPEM),
                               http2: http2Configuration(configuration), limits: serverLimits(configuration),
                               allowHTTP1: false, allowHTTP2: true, responder: responder)
     }
@@ -50,10 +53,13 @@ extension APNsFake {
     public func listenerSpecs(productionPort: Int = APNsModule.productionPort,
                               sandboxPort: Int = APNsModule.sandboxPort) -> [FakeListenerSpec] {
         [(APNsEnvironment.production, productionPort), (.sandbox, sandboxPort)].map { env, port in
-            FakeListenerSpec(name: env.listenerName, defaultPort: port, fake: self, alpn: APNsListeners.alpn,
-                             allowHTTP1: false, allowHTTP2: true,
-                             http2: APNsListeners.http2Configuration(configuration),
-                             limits: APNsListeners.serverLimits(configuration), environment: env.rawValue, useTLS: true)
+            var spec = FakeListenerSpec(name: env.listenerName, defaultPort: port, fake: self, alpn: APNsListeners.alpn,
+                                        allowHTTP1: false, allowHTTP2: true,
+                                        http2: APNsListeners.http2Configuration(configuration),
+                                        limits: APNsListeners.serverLimits(configuration), environment: env.rawValue, useTLS: true)
+            // Certificate-based provider authentication: requested, verified against the test CA.
+            spec.requestClientCertificate = true
+            return spec
         }
     }
 

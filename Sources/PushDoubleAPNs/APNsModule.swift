@@ -14,7 +14,8 @@ extension ProviderID {
 /// `serve --option apns.KEY=VALUE`): `maxConcurrentStreamsAfterAuth`, `initialMaxConcurrentStreams`,
 /// `tokenMinRefreshSeconds`, `tooManyRequestsPerDevice`, `requireExactClaims`. Senders get the
 /// shipped `.p8` key and its ids (docs/conformance.md "Driver protocol v1": `APNS_URL`, `APNS_SANDBOX_URL`, `APNS_KEY_FILE`,
-/// `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_TOPIC`).
+/// `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_TOPIC`), and the provider certificates (`APNS_CERT_*`;
+/// `providers.apns.certFile` when the option `senderCertificate` names one).
 public struct APNsModule: ProviderModule {
     public init() {}
 
@@ -42,7 +43,7 @@ public struct APNsModule: ProviderModule {
 
     public var optionKeys: [String] {
         ["maxConcurrentStreamsAfterAuth", "initialMaxConcurrentStreams", "tokenMinRefreshSeconds", "tooManyRequestsPerDevice",
-         "requireExactClaims"]
+         "requireExactClaims", "senderCertificate"]
     }
 
     /// APNs devices have no attributes; `environment`, when given, names one of Apple's two.
@@ -79,6 +80,12 @@ public struct APNsModule: ProviderModule {
                     throw ScenarioError(file: context.file, path: context.optionsPath + "." + key, message: "expected true or false")
                 }
                 c.requireExactClaims = b
+            case "senderCertificate":
+                guard let kind = value.stringValue.flatMap(APNsTestCredentials.ProviderCertificate.init(rawValue:)) else {
+                    throw ScenarioError(file: context.file, path: context.optionsPath + "." + key,
+                                        message: "expected one of " + APNsTestCredentials.ProviderCertificate.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                c.senderCertificate = kind
             default: break
             }
         }
@@ -106,11 +113,28 @@ public struct APNsInstance: ProviderInstance {
         if let s = sandbox { environment.append(("APNS_SANDBOX_URL", s)) }
         environment += [("APNS_KEY_FILE", keyFile), ("APNS_KEY_ID", keyID),
                         ("APNS_TEAM_ID", APNsTestCredentials.teamID), ("APNS_TOPIC", APNsTestCredentials.topic)]
+        environment += try certificateLines(context)
         var parameters: [(String, JSONValue)] = [("url", .string(url))]
         if let s = sandbox { parameters.append(("sandboxUrl", .string(s))) }
         if let ca = context.caFile { parameters.append(("caFile", .string(ca))) }
         parameters += [("keyFile", .string(keyFile)), ("keyId", .string(keyID)),
                        ("teamId", .string(APNsTestCredentials.teamID)), ("topic", .string(APNsTestCredentials.topic))]
+        if let kind = fake.configuration.senderCertificate {
+            // A certificate-based sender authenticates with this instead of the key.
+            parameters.append((SenderCredential.certificateParameter, .string(try context.writeFile(kind.pemFileName, contents: kind.pem))))
+        }
         return SenderMaterial(environment: environment, driverParameters: .object(parameters))
+    }
+
+    /// The test provider certificates for certificate-based senders: the universal one as
+    /// PEM (certificate + key) and PKCS#12 with its password, and the single-environment ones.
+    private func certificateLines(_ context: SenderMaterialContext) throws -> [(String, String)] {
+        typealias C = APNsTestCredentials.ProviderCertificate
+        func pem(_ c: C) throws -> String { try context.writeFile(c.pemFileName, contents: c.pem) }
+        let p12 = Data(base64Encoded: EmbeddedTestCredentials.contents(of: C.universal.pkcs12FileName)) ?? Data()
+        return [("APNS_CERT_FILE", try pem(.universal)),
+                ("APNS_CERT_P12_FILE", try context.writeFile(C.universal.pkcs12FileName, data: p12)),
+                ("APNS_CERT_PASSWORD", APNsTestCredentials.certificatePassword),
+                ("APNS_CERT_SANDBOX_FILE", try pem(.sandbox)), ("APNS_CERT_PRODUCTION_FILE", try pem(.production))]
     }
 }

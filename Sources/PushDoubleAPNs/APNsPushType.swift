@@ -1,10 +1,9 @@
 /// The `apns-push-type` values and the topic suffix each requires (docs/apns.md §3).
 public enum APNsPushType: String, Sendable, CaseIterable, Codable {
-    case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets
+    case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets, controls
 
     /// The suffix `apns-topic` must carry after the bundle id ("" = the bare bundle id).
-    /// `mdm` has no suffix rule: its topic comes from the MDM certificate. The `widgets`
-    /// suffix is UNCONFIRMED (docs/apns.md §3).
+    /// `mdm` has no suffix rule: its topic comes from the MDM certificate.
     public var topicSuffix: String {
         switch self {
         case .alert, .background, .mdm: return ""
@@ -15,8 +14,14 @@ public enum APNsPushType: String, Sendable, CaseIterable, Codable {
         case .liveactivity: return ".push-type.liveactivity"
         case .pushtotalk: return ".voip-ptt"
         case .widgets: return ".push-type.widgets"
+        case .controls: return ".push-type.controls"
         }
     }
+
+    /// Whether Apple's payload for this type is `{"aps":{"content-changed":true}}`: WidgetKit
+    /// widget and control reloads (docs/apns.md §3). The fake does not refuse other payloads
+    /// (Apple documents no error for them); the conformance mapping check expects the key.
+    public var signalsContentChanged: Bool { self == .widgets || self == .controls }
 
     /// Largest payload in bytes (docs/apns.md §4): 5120 for VoIP, 4096 otherwise.
     public var payloadLimit: Int { self == .voip ? 5120 : 4096 }

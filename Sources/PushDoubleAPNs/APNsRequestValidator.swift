@@ -45,8 +45,9 @@ public enum APNsRequestValidator {
     /// Collapse ids longer than this many UTF-8 bytes are refused (docs/apns.md §2).
     public static let maxCollapseIDBytes = 64
 
-    /// Runs checks 1–11 on `request`.
-    public static func checkHeaders(_ request: HTTPRequest) -> (APNsPushHeaders, APNsReason?) {
+    /// Runs checks 1–11 on `request`. `defaultTopic`: the topic of a single-topic provider
+    /// certificate, used when `apns-topic` is absent (token auth: nil, the topic is required).
+    public static func checkHeaders(_ request: HTTPRequest, defaultTopic: String? = nil) -> (APNsPushHeaders, APNsReason?) {
         var parsed = APNsPushHeaders()
 
         // 1. Method.
@@ -65,7 +66,7 @@ public enum APNsRequestValidator {
         var fields = KnownFields()
         let duplicate = fields.scan(request.headers)
         parsed.authorization = fields.authorization
-        parsed.topic = fields.topic
+        parsed.topic = fields.topic ?? defaultTopic
         parsed.collapseID = fields.collapseID
         if let id = fields.apnsID { parsed.apnsID = APNsMessageID.canonical(id) }
 
@@ -73,8 +74,8 @@ public enum APNsRequestValidator {
         if duplicate { return (parsed, .duplicateHeaders) }
         // 4. apns-id.
         if fields.apnsID != nil && parsed.apnsID == nil { return (parsed, .badMessageId) }
-        // 5. Topic present (always required with token auth).
-        guard let topic = fields.topic, !topic.isEmpty else { return (parsed, .missingTopic) }
+        // 5. Topic present (always required with token auth and multi-topic certificates).
+        guard let topic = parsed.topic, !topic.isEmpty else { return (parsed, .missingTopic) }
         // 6. Collapse id size, in UTF-8 bytes.
         if let c = fields.collapseID, c.utf8.count > maxCollapseIDBytes { return (parsed, .badCollapseId) }
         // 7. Priority value.

@@ -104,6 +104,8 @@ public final class APNsConnectionState {
     /// Cache: the last `:authority` seen and the environment it meant on this connection.
     var lastAuthority: String?
     var lastEnvironment: APNsEnvironment?
+    /// Whether the connection authenticates with a client certificate, read at its first request.
+    var certificateAuth: APNsCertificateAuth = .unknown
 
     public init() {}
 

@@ -49,6 +49,9 @@ final class ClientTLSSession {
                 throw .tls("cannot load CA file \(file): \(why)")
             }
         }
+        if let pem = configuration.clientCertificatePEM {
+            do throws(HTTPClientError) { try Self.useClientCertificate(ctx, pem: pem) } catch { SSL_CTX_free(ctx); throw error }
+        }
         guard let ssl = SSL_new(ctx) else {
             SSL_CTX_free(ctx)
             throw .tls("SSL_new: \(Self.drainErrors())")
@@ -81,6 +84,35 @@ final class ClientTLSSession {
     deinit {
         SSL_free(ssl)
         SSL_CTX_free(ctx)
+    }
+
+    /// Presents the first certificate of `pem` with the private key found in it (and any
+    /// further certificates as its chain) when the server asks for one.
+    private static func useClientCertificate(_ ctx: OpaquePointer, pem: String) throws(HTTPClientError) {
+        var certs: [OpaquePointer] = []
+        var key: OpaquePointer?
+        pem.utf8CString.withUnsafeBufferPointer { buf in
+            guard let bio = BIO_new_mem_buf(buf.baseAddress, Int32(buf.count - 1)) else { return }
+            defer { BIO_free(bio) }
+            while let x = PEM_read_bio_X509(bio, nil, nil, nil) { certs.append(x) }
+        }
+        pem.utf8CString.withUnsafeBufferPointer { buf in
+            guard let bio = BIO_new_mem_buf(buf.baseAddress, Int32(buf.count - 1)) else { return }
+            defer { BIO_free(bio) }
+            key = PEM_read_bio_PrivateKey(bio, nil, nil, nil)
+        }
+        ERR_clear_error()  // reading past the last PEM block leaves "no start line"
+        defer { if let key { EVP_PKEY_free(key) } }
+        guard let leaf = certs.first, let key else {
+            for c in certs { X509_free(c) }
+            throw .tls("clientCertificatePEM needs a CERTIFICATE and a PRIVATE KEY block")
+        }
+        defer { X509_free(leaf) }
+        guard SSL_CTX_use_certificate(ctx, leaf) == 1, SSL_CTX_use_PrivateKey(ctx, key) == 1, SSL_CTX_check_private_key(ctx) == 1 else {
+            for c in certs.dropFirst() { X509_free(c) }
+            throw .tls("client certificate: \(drainErrors())")
+        }
+        for c in certs.dropFirst() where pd_SSL_CTX_add_extra_chain_cert(ctx, c) != 1 { X509_free(c) }
     }
 
     static func isIPAddress(_ s: String) -> Bool {

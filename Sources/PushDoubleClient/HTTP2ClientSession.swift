@@ -526,7 +526,7 @@ struct HTTP2ClientSession {
             frameEncoder.appendRstStream(streamID: id, code: .noError, into: &out)
         }
         let response = HTTPClientResponse(status: s.status ?? 0, headers: s.headers, body: s.responseBody, streamID: id,
-                                          frames: s.frames, version: .http2)
+                                          frames: s.frames, version: .http2, afterGoAway: goAway != nil)
         completions.append(.response(s.waiter, .success(response)))
         startWaiting(out: &out)
     }

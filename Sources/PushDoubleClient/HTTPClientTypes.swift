@@ -23,6 +23,10 @@ public struct HTTPClientConfiguration: Sendable {
     public var requestTimeout: Double
     /// SNI and certificate name override (default: the host connected to).
     public var serverName: String?
+    /// A client certificate to present when the server asks for one: PEM with the
+    /// certificate (then any intermediates) and its private key (APNs certificate-based
+    /// provider authentication).
+    public var clientCertificatePEM: String? = nil
 
     public init(caPEM: String? = nil, caFile: String? = nil, alpn: [String] = ["h2", "http/1.1"],
                 connectTimeout: Double = 10, requestTimeout: Double = 30, serverName: String? = nil) {
@@ -81,15 +85,19 @@ public struct HTTPClientResponse: Sendable {
     /// HTTP/2: the frames of this stream in arrival order (empty on HTTP/1.1).
     public var frames: [ReceivedFrame]
     public var version: HTTPVersion
+    /// HTTP/2: the connection had received a GOAWAY before this answer completed (the stream
+    /// was at or below its last-stream-id, so the server processed it, RFC 9113 §6.8).
+    public var afterGoAway: Bool
 
     public init(status: Int, headers: HTTPHeaders, body: [UInt8], streamID: UInt32, frames: [ReceivedFrame],
-                version: HTTPVersion) {
+                version: HTTPVersion, afterGoAway: Bool = false) {
         self.status = status
         self.headers = headers
         self.body = body
         self.streamID = streamID
         self.frames = frames
         self.version = version
+        self.afterGoAway = afterGoAway
     }
 }
 

@@ -75,7 +75,7 @@ final class APNsRequestValidatorTests: XCTestCase {
             ("alert", b), ("background", b), ("location", b + ".location-query"), ("voip", b + ".voip"),
             ("complication", b + ".complication"), ("fileprovider", b + ".pushkit.fileprovider"),
             ("mdm", "com.apple.mgmt.External.0a9b8c7d"), ("liveactivity", b + ".push-type.liveactivity"),
-            ("pushtotalk", b + ".voip-ptt"), ("widgets", b + ".push-type.widgets"),
+            ("pushtotalk", b + ".voip-ptt"), ("widgets", b + ".push-type.widgets"), ("controls", b + ".push-type.controls"),
         ]
         XCTAssertEqual(good.count, APNsPushType.allCases.count)
         for (type, topic) in good {
@@ -90,6 +90,9 @@ final class APNsRequestValidatorTests: XCTestCase {
         assertReason(Fixture.request(headers: [("apns-topic", b + ".voip"), ("apns-push-type", "alert")]), .badTopic)
         assertReason(Fixture.request(headers: [("apns-topic", b + ".voip"), ("apns-push-type", "pushtotalk")]), .badTopic)
         assertReason(Fixture.request(headers: [("apns-topic", b + ".voip-ptt"), ("apns-push-type", "voip")]), .badTopic)
+        assertReason(Fixture.request(headers: [("apns-topic", b), ("apns-push-type", "controls")]), .badTopic)
+        assertReason(Fixture.request(headers: [("apns-topic", b + ".push-type.widgets"), ("apns-push-type", "controls")]), .badTopic)
+        assertReason(Fixture.request(headers: [("apns-topic", b + ".push-type.controls"), ("apns-push-type", "widgets")]), .badTopic)
     }
 
     func testSplitTopic() {
@@ -97,6 +100,8 @@ final class APNsRequestValidatorTests: XCTestCase {
         XCTAssertTrue(APNsPushType.splitTopic("com.a.voip-ptt") == ("com.a", .pushtotalk))
         XCTAssertTrue(APNsPushType.splitTopic("com.a.pushkit.fileprovider") == ("com.a", .fileprovider))
         XCTAssertTrue(APNsPushType.splitTopic("com.a.push-type.liveactivity") == ("com.a", .liveactivity))
+        XCTAssertTrue(APNsPushType.splitTopic("com.a.push-type.controls") == ("com.a", .controls))
+        XCTAssertTrue(APNsPushType.splitTopic("com.a.push-type.widgets") == ("com.a", .widgets))
         XCTAssertTrue(APNsPushType.splitTopic("com.a") == ("com.a", nil))
         XCTAssertTrue(APNsPushType.splitTopic(".voip") == (".voip", nil))
         XCTAssertTrue(APNsPushType.splitTopic("com.avoip") == ("com.avoip", nil))

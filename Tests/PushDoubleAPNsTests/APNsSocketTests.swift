@@ -56,12 +56,12 @@ final class APNsSocketTests: XCTestCase {
     }
 
     func curl(_ s: Running, host: String = "localhost", port: Int, token: String, headers: [String] = [], body: String,
-              jwt: String? = nil) throws -> (status: Int, headers: String, body: String) {
+              jwt: String? = nil, topic: String = Fixture.topic) throws -> (status: Int, headers: String, body: String) {
         let bodyFile = s.dir.appendingPathComponent("body-\(UUID().uuidString)").path
         var args = ["curl", "-sS", "--http2", "--cacert", s.caPath, "--resolve", "\(host):\(port):127.0.0.1",
                     "-D", "-", "-o", bodyFile, "-w", "\n%{http_code}",
                     "-H", "authorization: bearer \(jwt ?? s.key.jwt(iat: Int64(Date().timeIntervalSince1970)))",
-                    "-H", "apns-topic: \(Fixture.topic)", "--data-binary", body]
+                    "-H", "apns-topic: \(topic)", "--data-binary", body]
         for h in headers { args += ["-H", h] }
         args.append("https://\(host):\(port)/3/device/\(token)")
         let r = try runCommand(args)
@@ -107,6 +107,26 @@ final class APNsSocketTests: XCTestCase {
                        ["apns-production", "apns-production", "apns-sandbox", "apns-production", "apns-production"])
         XCTAssertEqual(history[3].environment, "sandbox")
         XCTAssertEqual(history[0].transport.version, .http2)
+    }
+
+    /// WidgetKit widget and control reloads as Apple's pages write them: push type, topic
+    /// suffix and `{"aps":{"content-changed":true}}`; the wrong suffix is BadTopic.
+    func testCurlWidgetAndControlPushes() throws {
+        let s = try start()
+        let reload = #"{"aps":{"content-changed":true}}"#
+        for (type, suffix) in [("widgets", ".push-type.widgets"), ("controls", ".push-type.controls")] {
+            let ok = try curl(s, port: s.sandboxPort, token: Fixture.token, headers: ["apns-push-type: \(type)", "apns-priority: 10", "apns-expiration: 0"],
+                              body: reload, topic: Fixture.topic + suffix)
+            XCTAssertEqual(ok.status, 200, "\(type): \(ok.body)")
+            let bare = try curl(s, port: s.sandboxPort, token: Fixture.token, headers: ["apns-push-type: \(type)"], body: reload)
+            XCTAssertEqual(bare.status, 400, type)
+            XCTAssertEqual(bare.body, #"{"reason":"BadTopic"}"#, type)
+        }
+        let history = s.double.history.all
+        XCTAssertEqual(history.count, 4)
+        XCTAssertEqual(history.compactMap { e in e.request.headers.first { $0.first == "apns-push-type" }?.last },
+                       ["widgets", "widgets", "controls", "controls"])
+        XCTAssertEqual(history.map(\.response.status), [200, 400, 200, 400])
     }
 
     /// h2load with many connections and streams: every answer is a 200 and is in the history.

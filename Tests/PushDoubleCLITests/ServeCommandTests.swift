@@ -211,6 +211,15 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(env["APNS_KEY_ID"], APNsTestCredentials.keyID)
         XCTAssertEqual(env["APNS_TEAM_ID"], APNsTestCredentials.teamID)
         XCTAssertEqual(env["APNS_TOPIC"], APNsTestCredentials.topic)
+        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_CERT_FILE"]), encoding: .utf8),
+                       APNsTestCredentials.ProviderCertificate.universal.pem)
+        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_CERT_SANDBOX_FILE"]), encoding: .utf8),
+                       APNsTestCredentials.ProviderCertificate.sandbox.pem)
+        XCTAssertEqual(try String(contentsOfFile: try XCTUnwrap(env["APNS_CERT_PRODUCTION_FILE"]), encoding: .utf8),
+                       APNsTestCredentials.ProviderCertificate.production.pem)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: try XCTUnwrap(env["APNS_CERT_P12_FILE"]))).base64EncodedString(),
+                       EmbeddedTestCredentials.contents(of: APNsTestCredentials.ProviderCertificate.universal.pkcs12FileName))
+        XCTAssertEqual(env["APNS_CERT_PASSWORD"], APNsTestCredentials.certificatePassword)
         XCTAssertTrue(env["APNS_URL"]?.hasPrefix("https://127.0.0.1:") ?? false)
         XCTAssertNotNil(env["APNS_SANDBOX_URL"])
         for key in ["APNS_URL", "APNS_KEY_FILE", "SSL_CERT_FILE", "PUSHDOUBLE_ADMIN_URL"] {

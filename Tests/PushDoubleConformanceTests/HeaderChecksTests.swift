@@ -36,6 +36,26 @@ final class HeaderChecksTests: XCTestCase {
         XCTAssertVerdict(one(headers: [("apns-topic", topic + ".voip"), ("apns-push-type", "voip")], HeaderChecks.topicSuffix), .fail)
     }
 
+    func testWidgetAndControlPushesNeedTheirSuffixAndContentChanged() {
+        let reload = #"{"aps":{"content-changed":true}}"#
+        for (type, suffix) in [("widgets", ".push-type.widgets"), ("controls", ".push-type.controls")] {
+            let asked = JSONValue.object([("pushType", .string(type))])
+            XCTAssertVerdict(one(headers: [("apns-topic", topic + suffix), ("apns-push-type", type)], body: reload, asked: asked,
+                                 HeaderChecks.topicSuffix), .pass, type)
+            XCTAssertVerdict(one(headers: [("apns-topic", topic), ("apns-push-type", type)], body: reload, asked: asked,
+                                 HeaderChecks.topicSuffix), .fail, "\(type) to the bare bundle id")
+            XCTAssertVerdict(one(headers: [("apns-topic", topic + suffix), ("apns-push-type", type)], body: reload, asked: asked,
+                                 MappingCheck.check), .pass, type)
+            let plain = one(headers: [("apns-topic", topic + suffix), ("apns-push-type", type)], body: #"{"aps":{}}"#, asked: asked,
+                            MappingCheck.check)
+            XCTAssertVerdict(plain, .fail, "\(type) without content-changed")
+            XCTAssertTrue(plain.evidence.map(\.note).joined().contains("aps.content-changed is missing"), "\(plain.evidence)")
+        }
+        // The two suffixes are not interchangeable.
+        XCTAssertVerdict(one(headers: [("apns-topic", topic + ".push-type.widgets"), ("apns-push-type", "controls")], body: reload,
+                             asked: .object([("pushType", .string("controls"))]), HeaderChecks.topicSuffix), .fail)
+    }
+
     func testBackgroundListsEveryProblem() {
         // Empty alert, null badge and sound, priority 10, no push type: every rule is named.
         let r = one(headers: [("apns-topic", topic)], body: #"{"aps":{"content-available":1,"alert":"","badge":null,"sound":null}}"#,
@@ -123,7 +143,7 @@ final class HeaderChecksTests: XCTestCase {
     func testCatalogueIDsAreUniqueAndMutantTableNamesKnownChecks() {
         XCTAssertEqual(CheckCatalogue.all.count, CheckCatalogue.byID.count)
         for e in MutantTable.entries { for c in e.failingChecks { XCTAssertNotNil(CheckCatalogue.byID[c], c) } }
-        XCTAssertEqual(MutantTable.entries.count, 54)  // 17 APNs/generic + 16 FCM (1 more warns only) + 9 Web Push (2 more warn only) + 12 Expo
+        XCTAssertEqual(MutantTable.entries.count, 56)  // 19 APNs/generic + 16 FCM (1 more warns only) + 9 Web Push (2 more warn only) + 12 Expo
         XCTAssertEqual(MutantTable.entries.filter { $0.mutant.hasPrefix("fcm-") }.count, 16)
         XCTAssertEqual(Severity.must.violationVerdict, .fail)
         XCTAssertEqual(Severity.should.violationVerdict, .warn)

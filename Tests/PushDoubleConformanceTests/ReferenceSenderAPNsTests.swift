@@ -63,11 +63,15 @@ final class ReferenceSenderAPNsTests: XCTestCase {
         let s = try startScriptedSender()
         let expected = ["alert": F.topic, "voip": F.topic + ".voip", "location": F.topic + ".location-query",
                         "complication": F.topic + ".complication", "fileprovider": F.topic + ".pushkit.fileprovider",
-                        "liveactivity": F.topic + ".push-type.liveactivity", "pushtotalk": F.topic + ".voip-ptt"]
+                        "liveactivity": F.topic + ".push-type.liveactivity", "pushtotalk": F.topic + ".voip-ptt",
+                        "widgets": F.topic + ".push-type.widgets", "controls": F.topic + ".push-type.controls"]
         for (type, topic) in expected {
             let p = try plan(s, ["title": "x", "pushType": type])
             XCTAssertEqual(p.headers()["apns-topic"], topic, type)
             XCTAssertEqual(p.headers()["apns-push-type"], type)
+            // Widget and control reloads carry content-changed (Apple's WidgetKit pages).
+            let aps = (p["payload"] as? [String: Any])?["aps"] as? [String: Any]
+            XCTAssertEqual(aps?["content-changed"] as? Bool, type == "widgets" || type == "controls" ? true : nil, type)
         }
         // A device topic already carrying the suffix is not doubled.
         let p = try plan(s, ["title": "x", "pushType": "voip"], device: F.device("d", token: F.token(1), topic: "com.other.voip"))

@@ -169,9 +169,10 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "fcm-never-retry-transient", "fcm-no-remint-on-401", "fcm-numeric-data", "fcm-no-local-checks", "fcm-connection-per-message",
             "fcm-ttl-number", "fcm-wrong-audience", "fcm-topic-prefix", "push-type-dropped", "webpush-ttl-changed", "no-jitter",
             "give-up-429-without-retry-after", "give-up-unprocessed", "fcm-background-priority-10", "fcm-invalid-token-kept",
-            "fcm-invalid-argument-kills-token", "fcm-remint-on-any-401",
+            "fcm-invalid-argument-kills-token", "fcm-remint-on-any-401", "fail-pending-at-goaway",
+            "certificate-error-kills-token",
         ])
-        XCTAssertEqual(names.count, 57)
+        XCTAssertEqual(names.count, 59)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

@@ -24,8 +24,10 @@ final class ReferenceSenderEndToEndTests: XCTestCase {
     /// A magic token (docs/apns.md): eight zeros, the status, a variant digit.
     static func magic(_ kind: String, _ n: Int = 0) -> String { "00000000" + kind + String(format: "%052x", n) }
 
-    private func start(mutant: String? = nil) throws -> Running {
-        // The shipped (embedded) credentials are the configuration's default.
+    /// The in-process server (shipped credentials, the configuration's default), a temporary
+    /// directory with the test CA and `files` written in it, and the reference sender
+    /// initialized with `apns` (its `url`, `sandboxUrl` and `caFile` added).
+    private func start(mutant: String? = nil, files: [String: String], apns: (URL) -> [String: Any]) throws -> Running {
         var config = PushDoubleConfiguration.ephemeral(fakes: APNsFake.listenerSpecs())
         config.admin = false
         config.eventLoopCount = 1
@@ -36,19 +38,63 @@ final class ReferenceSenderEndToEndTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let ca = dir.appendingPathComponent("ca.pem").path
-        let key = dir.appendingPathComponent("AuthKey.p8").path
         try EmbeddedTestCredentials.caPEM.write(toFile: ca, atomically: true, encoding: .utf8)
-        try APNsTestCredentials.keyPEM.write(toFile: key, atomically: true, encoding: .utf8)
+        for (name, text) in files { try text.write(to: dir.appendingPathComponent(name), atomically: true, encoding: .utf8) }
         let production = try XCTUnwrap(server.endpoint(named: "apns-production")).url
         let sandbox = try XCTUnwrap(server.endpoint(named: "apns-sandbox")).url
         let sender = try ReferenceSenderProcess(arguments: mutant.map { ["--mutant", $0] } ?? [])
-        let r = try sender.result("initialize", ["protocolVersion": 1, "providers": ["apns": [
-            "url": production, "sandboxUrl": sandbox, "caFile": ca, "keyFile": key,
-            "keyId": APNsTestCredentials.keyID, "teamId": APNsTestCredentials.teamID,
-            "topic": APNsTestCredentials.topic,
-        ]]])
+        var params = apns(dir)
+        params["url"] = production; params["sandboxUrl"] = sandbox; params["caFile"] = ca
+        let r = try sender.result("initialize", ["protocolVersion": 1, "providers": ["apns": params]])
         XCTAssertEqual(r["providers"] as? [String], ["apns"])
         return Running(server: server, sender: sender, production: production, sandbox: sandbox)
+    }
+
+    /// Token auth with the shipped key.
+    private func start(mutant: String? = nil) throws -> Running {
+        try start(mutant: mutant, files: ["AuthKey.p8": APNsTestCredentials.keyPEM]) { dir in
+            ["keyFile": dir.appendingPathComponent("AuthKey.p8").path, "keyId": APNsTestCredentials.keyID,
+             "teamId": APNsTestCredentials.teamID, "topic": APNsTestCredentials.topic]
+        }
+    }
+
+    /// The reference sender in certificate mode (`providers.apns.certFile`, no key): the
+    /// shipped provider certificate `kind` presented on every connection, no `authorization`.
+    private func startWithCertificate(_ kind: APNsTestCredentials.ProviderCertificate, mutant: String? = nil) throws -> Running {
+        try start(mutant: mutant, files: [kind.pemFileName: kind.pem]) { dir in
+            ["certFile": dir.appendingPathComponent(kind.pemFileName).path, "topic": APNsTestCredentials.topic]
+        }
+    }
+
+    func testCertificateModeSendsWithoutAJWT() throws {
+        let run = try startWithCertificate(.universal)
+        let r = try run.sender.send(["title": "Hello"], [device("p", Self.token(1)), device("s", Self.token(2), "sandbox")])
+        XCTAssertEqual(r["p"]?.outcome(), "sent", run.sender.stderrText)
+        XCTAssertEqual(r["s"]?.outcome(), "sent", run.sender.stderrText)
+        let history = run.server.history.all
+        XCTAssertEqual(history.count, 2)
+        XCTAssertTrue(history.allSatisfy { $0.auth?.scheme == "apns-certificate" && $0.auth?.valid == true }, "\(history.map(\.auth))")
+        XCTAssertTrue(history.allSatisfy { e in !e.request.headers.contains { $0.first == "authorization" } })
+    }
+
+    /// The other environment's certificate: a credential failure, the token stays usable.
+    func testWrongEnvironmentCertificateIsACredentialFailureNotADeadToken() throws {
+        let run = try startWithCertificate(.sandbox)
+        let r = try run.sender.send(["title": "Hello"], [device("p", Self.token(1))])
+        XCTAssertEqual(r["p"]?.outcome(), "failed", run.sender.stderrText)
+        XCTAssertEqual(r["p"]?.reason(), "BadCertificateEnvironment")
+        let again = try run.sender.send(["title": "again"], [device("p", Self.token(1))])
+        XCTAssertEqual(again["p"]?.outcome(), "failed", "not skipped as dead")
+        XCTAssertEqual(run.server.history.all.filter { $0.response.action == "goaway" }.count, 2)
+    }
+
+    /// The planted bug: BadCertificateEnvironment taken for a dead token; the next send skips it.
+    func testCertificateEnvironmentAsDeadTokenMutant() throws {
+        let run = try startWithCertificate(.sandbox, mutant: "certificate-error-kills-token")
+        let r = try run.sender.send(["title": "Hello"], [device("p", Self.token(1))])
+        XCTAssertEqual(r["p"]?.outcome(), "dead", run.sender.stderrText)
+        let again = try run.sender.send(["title": "again"], [device("p", Self.token(1))])
+        XCTAssertEqual(again["p"]?.outcome(), "skipped")
     }
 
     private func addRule(_ server: PushDoubleServer, _ json: String) throws {

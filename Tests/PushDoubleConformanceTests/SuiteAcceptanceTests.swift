@@ -60,6 +60,27 @@ final class SuiteAcceptanceTests: XCTestCase {
         }
     }
 
+    /// `apns.goaway-mid-batch` tells a sender that fails every stream pending at the GOAWAY
+    /// (those at or below last-stream-id too, then answered) every time, not by luck of
+    /// timing: the fake holds the answers of the processed streams until its GOAWAY is written.
+    /// Ten runs each: the mutant is caught in all ten, the reference sender passes all ten.
+    func testGoAwayMidBatchCatchesFailPendingEveryTime() throws {
+        let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
+        let goaway = try XCTUnwrap(all.first { $0.id == "apns.goaway-mid-batch" })
+        let cases = Array(repeating: goaway, count: 10)
+        var bad = RunOptions(senderCommand: "\(Self.executable) --mutant fail-pending-at-goaway"); bad.timeout = 30; bad.jobs = 1
+        let caught = ConformanceRunner(host: ServerFakeHost(), options: bad).run(cases)
+        XCTAssertEqual(caught.cases.count, 10)
+        for (i, c) in caught.cases.enumerated() {
+            let failing = Set(c.checks.filter { $0.verdict == .fail }.map(\.id))
+            XCTAssertTrue(failing.contains("apns.goaway-unprocessed"), "run \(i + 1): \(ConsoleReporter.caseLines(c))")
+            XCTAssertTrue(failing.contains("no-duplicate-delivery"), "run \(i + 1): \(ConsoleReporter.caseLines(c))")
+        }
+        var good = RunOptions(senderCommand: Self.executable); good.timeout = 30; good.jobs = 1
+        let passed = ConformanceRunner(host: ServerFakeHost(), options: good).run(cases)
+        for (i, c) in passed.cases.enumerated() { XCTAssertEqual(c.verdict, .pass, "run \(i + 1): \(ConsoleReporter.caseLines(c))") }
+    }
+
     /// The mutants that break a SHOULD rule only (not in ``MutantTable``): the suite passes
     /// them, and their check warns. A MUST there would fail a sender for what the real
     /// service may accept.

@@ -38,6 +38,25 @@ final class FaultEngineTests: XCTestCase {
         XCTAssertEqual(fired(e2, count: 6), [false, true, false, true, false, true])
     }
 
+    /// Requests on the way to a goaway rule's nth are held for its GOAWAY; the nth fires it;
+    /// later ones, other actions and rules without nth hold nothing.
+    func testRequestsBeforeAGoAwayRulesNthAreHeld() throws {
+        let goaway = FaultAction.goAway(lastStream: .beforeThisStream, errorCode: .noError, debugData: .none, then: nil)
+        let e = FaultEngine()
+        try e.add(FaultRule(id: "g", match: FaultMatch(token: "t1", nth: 3), action: goaway, times: 1))
+        let decisions = (0..<5).map { _ in e.decision(req) }
+        XCTAssertEqual(decisions.map(\.holdForGoAway), [true, true, false, false, false])
+        XCTAssertEqual(decisions.map { $0.hit?.ruleID }, [nil, nil, "g", nil, nil])
+        XCTAssertFalse(e.decision(FaultRequest(provider: "test", endpoint: "test.push", token: "zz")).holdForGoAway, "not matched")
+
+        let drop = FaultEngine()
+        try drop.add(FaultRule(id: "d", match: FaultMatch(nth: 3), action: .drop))
+        XCTAssertEqual((0..<3).map { _ in drop.decision(req).holdForGoAway }, [false, false, false])
+        let every = FaultEngine()
+        try every.add(FaultRule(id: "e", match: FaultMatch(everyNth: 2), action: goaway))
+        XCTAssertEqual((0..<3).map { _ in every.decision(req).holdForGoAway }, [false, false, false])
+    }
+
     func testTimesLimitsFiring() throws {
         let e = FaultEngine()
         try e.add(FaultRule(id: "twice", action: .respond(ResponseSpec(reason: "ServiceUnavailable")), times: 2))

@@ -125,6 +125,9 @@ final class FaultRulePropertyTests: XCTestCase {
         case .delayed(let s, let then):
             XCTAssertTrue(InputLimits.waitSeconds.contains(s), rule, file: file, line: line)
             assertValidHTTP(then, rule, depth: depth + 1, file: file, line: line)
+        case .heldUntilGoAway(let s, let then):
+            XCTAssertEqual(s, FaultEngine.goAwayHoldSeconds, rule, file: file, line: line)
+            assertValidHTTP(then, rule, depth: depth + 1, file: file, line: line)
         case .goAway(let last, _, let debug, let then):
             XCTAssertLessThanOrEqual(debug.count, HTTP2Limits.defaultMaxFrameSize - 8, rule, file: file, line: line)
             if case .explicit(let n) = last { XCTAssertLessThanOrEqual(n, 0x7fff_ffff, rule, file: file, line: line) }

@@ -58,6 +58,26 @@ final class TestCredentialsTests: XCTestCase {
         try JWT.parse(assertion).verify(with: rsa.publicKey)
 
         XCTAssertFalse(try text(ExpoTestCredentials.accessTokenFileName).isEmpty)
+
+        // APNs provider certificates: signed by the test CA, Apple's subject and extensions,
+        // the PKCS#12 copy opens with the documented password and holds the same certificate.
+        for kind in APNsTestCredentials.ProviderCertificate.allCases {
+            let pem = try text(kind.pemFileName)
+            let cert = try X509Certificate(pem: pem)
+            XCTAssertTrue(cert.isSigned(by: ca.certificate), kind.rawValue)
+            XCTAssertEqual(try cert.p256PublicKey, try P256PrivateKey(pem: pem).publicKey, kind.rawValue)
+            let parsed = try APNsProviderCertificate(der: cert.der)
+            XCTAssertEqual(parsed.bundleID, APNsTestCredentials.topic)
+            XCTAssertEqual(parsed.environments, kind.environments, kind.rawValue)
+            XCTAssertEqual(parsed.topics, kind.topics, kind.rawValue)
+            XCTAssertEqual(cert.subjectEntry("CN"), "Apple Push Services: \(APNsTestCredentials.topic)")
+            XCTAssertEqual(cert.subjectEntry("OU"), APNsTestCredentials.teamID)
+            XCTAssertEqual((cert.notAfter ?? .distantPast) < Date(), kind == .expired, kind.rawValue)
+            let p12 = try runCommand(["openssl", "pkcs12", "-in", path(kind.pkcs12FileName), "-passin",
+                                      "pass:\(APNsTestCredentials.certificatePassword)", "-nokeys", "-clcerts"])
+            XCTAssertEqual(p12.status, 0, p12.stderr)
+            XCTAssertTrue(p12.stdout.contains(try cert.pem.trimmingCharacters(in: .whitespacesAndNewlines)), kind.rawValue)
+        }
         let vapid = try P256PrivateKey(pem: text(WebPushTestCredentials.privateKeyFileName))
         XCTAssertEqual(try Base64URL.decode(text(WebPushTestCredentials.publicKeyFileName)), try vapid.publicKey.rawRepresentation)
         XCTAssertEqual(try Base64URL.decode(text(WebPushTestCredentials.privateKeyRawFileName)), try vapid.rawPrivateScalar)
@@ -131,8 +151,9 @@ final class TestCredentialSourcesTests: XCTestCase {
             }
         }
         XCTAssertEqual(names.count, Set(names).count, "each name once")
+        let ca = try CertificateAuthority(certificatePEM: EmbeddedTestCredentials.caPEM, privateKeyPEM: EmbeddedTestCredentials.caKeyPEM)
         for source in FakeRegistry.credentialSources {
-            let made = try source.generateCredentialFiles()
+            let made = try source.generateCredentialFiles(issuer: ca)
             XCTAssertEqual(Set(made.keys), Set(source.credentialFiles.map(\.name)))
             XCTAssertFalse(source.credentialsSummary.isEmpty)
         }

@@ -19,6 +19,10 @@ final class ClientServerIntegrationTests: XCTestCase {
                 return .respond(HTTPResponse(status: 200, contentType: "text/plain", body: "raised"))
             case "/goaway":
                 return .goAway(lastStreamID: .beforeThisStream, errorCode: .noError, debugData: Array("bye".utf8), then: nil)
+            case "/held":
+                return .heldUntilGoAway(maxSeconds: 5, then: .respond(HTTPResponse(status: 200, contentType: "text/plain", body: "held")))
+            case "/held-briefly":
+                return .heldUntilGoAway(maxSeconds: 0.2, then: .respond(HTTPResponse(status: 200, contentType: "text/plain", body: "released")))
             case "/refuse":
                 return .resetStream(.refusedStream)
             case "/drop":
@@ -88,6 +92,32 @@ final class ClientServerIntegrationTests: XCTestCase {
         XCTAssertEqual(b.version, .http2)
         let rb = try await b.send(HTTPClientRequest(path: "/y", authority: "localhost", scheme: "http"))
         XCTAssertEqual(String(decoding: rb.body, as: UTF8.self), "GET /y 0 HTTP/2")
+    }
+
+    /// A held answer waits for the connection's GOAWAY and follows it: the client sees the
+    /// GOAWAY while the processed stream is still open, then its answer (RFC 9113 §6.8).
+    /// With no GOAWAY it goes out after its cap.
+    func testHeldAnswersFollowTheGoAway() async throws {
+        let (server, tlsPort, _) = try startServer()
+        defer { server.stop() }
+        let c = try await HTTPClientConnection.connect(host: "localhost", port: tlsPort, tls: true, configuration: tls)
+        defer { c.close() }
+        _ = try await c.send(Self.req("/first"))
+        let start = Date()
+        let released = try await c.send(Self.req("/held-briefly"))
+        XCTAssertEqual(released.body, Array("released".utf8))
+        XCTAssertFalse(released.afterGoAway)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.15, "held for its cap")
+
+        async let held = c.send(Self.req("/held"))
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let goAway = await expectClientError { () async throws(HTTPClientError) in try await c.send(Self.req("/goaway")) }
+        guard case .goAway(let last, _, _) = goAway else { return XCTFail("got \(String(describing: goAway))") }
+        let answer = try await held
+        XCTAssertEqual(answer.body, Array("held".utf8))
+        XCTAssertLessThanOrEqual(answer.streamID, last)
+        XCTAssertTrue(answer.afterGoAway, "the answer came after the GOAWAY frame")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 4, "released by the GOAWAY, not by its 5 s cap")
     }
 
     func testServerFaultActionsBecomeTypedClientErrors() async throws {

@@ -31,10 +31,15 @@ public enum SenderFeature {
     /// the devices the app registered again), the alternative to `registeredAt` for libraries
     /// whose only registration state is an "active" flag set by the app's registration call.
     public static let register = "register"
+    /// The sender can authenticate with a TLS client certificate (APNs certificate-based
+    /// provider authentication): given `providers.apns.certFile`, it presents that certificate
+    /// instead of signing provider tokens.
+    public static let certificate = "certificate"
     /// Every feature this runner knows, for `--list` and the docs.
     public static let all: [(name: String, meaning: String)] = [
         (registeredAt, "devices carry registeredAt; a dead token registered again later is used again"),
         (register, "the runner calls register(devices) when the app registers tokens again"),
+        (certificate, "authenticates with the client certificate providers.apns.certFile instead of the key"),
     ]
 }
 

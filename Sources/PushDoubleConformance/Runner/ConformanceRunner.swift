@@ -96,10 +96,18 @@ public final class ConformanceRunner: Sendable {
     }
 
     /// The optional features the case needs and the sender did not declare: re-registered
-    /// tokens need `registeredAt` or `register` (either one serves).
-    static func missingFeatures(_ registrations: Registrations, _ id: SenderIdentity) -> [String] {
-        guard !registrations.byStep.isEmpty else { return [] }
-        return id.supports(SenderFeature.registeredAt) || id.supports(SenderFeature.register) ? [] : [SenderFeature.registeredAt]
+    /// tokens need `registeredAt` or `register` (either one serves); a provider configuration
+    /// with a client certificate (`certFile`) needs `certificate`.
+    static func missingFeatures(_ registrations: Registrations, _ id: SenderIdentity, _ configuration: SenderConfiguration) -> [String] {
+        var missing: [String] = []
+        if !registrations.byStep.isEmpty, !id.supports(SenderFeature.registeredAt), !id.supports(SenderFeature.register) {
+            missing.append(SenderFeature.registeredAt)
+        }
+        if configuration.providers.contains(where: { $0.parameters[SenderCredential.certificateParameter] != nil }),
+           !id.supports(SenderFeature.certificate) {
+            missing.append(SenderFeature.certificate)
+        }
+        return missing
     }
 
     /// Runs one case: fakes, sender, steps, shutdown (``drive(_:registrations:session:shared:into:)``),
@@ -156,7 +164,7 @@ public final class ConformanceRunner: Sendable {
             record.identity = id
             let missing = scenario.providers.filter { !id.providers.contains($0) }
                 + scenario.targetKinds.filter { !(id.targets ?? []).contains($0) }.map { "\($0) targets" }
-                + Self.missingFeatures(registrations, id).map { "the \($0) feature (declare it in the initialize result's \"features\")" }
+                + Self.missingFeatures(registrations, id, session.configuration).map { "the \($0) feature (declare it in the initialize result's \"features\")" }
             if !missing.isEmpty {
                 if ownsProcess { _ = client.shutdown() }
                 record.log = Self.caseLog(client, from: logStart)

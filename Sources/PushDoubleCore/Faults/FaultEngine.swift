@@ -34,6 +34,17 @@ public struct FaultHit: Sendable, Equatable {
     public var retryAfterSeconds: Int?
 }
 
+/// What the rules decided for one request: the rule that fired, if any, and whether the
+/// normal answer waits for a GOAWAY that a rule is about to send.
+public struct FaultDecision: Sendable, Equatable {
+    public var hit: FaultHit?
+    /// No rule fired, but a `goaway` rule with `nth` matched this request on its way to its
+    /// nth: the answer is kept back until the connection's GOAWAY (or
+    /// ``FaultEngine/goAwayHoldSeconds``), so the client still has this processed stream
+    /// open when the GOAWAY arrives, whatever the timing (RFC 9113 §6.8).
+    public var holdForGoAway: Bool
+}
+
 /// A rule with its live counters, as the admin API shows it.
 public struct FaultRuleStatus: Sendable, Encodable, Equatable {
     public var rule: FaultRule
@@ -182,21 +193,40 @@ public final class FaultEngine: Sendable {
     /// `rateLimitReason` is the provider's reason for a quota without its own reason.
     /// `request` is made only when a rule is loaded.
     public func evaluate(_ request: @autoclosure () -> FaultRequest, rateLimitReason: String? = nil, now: Date? = nil) -> FaultHit? {
-        guard ruleCount.load(ordering: .acquiring) > 0 else { return nil }
+        decision(request(), rateLimitReason: rateLimitReason, now: now).hit
+    }
+
+    /// Longest a processed answer waits for a pending GOAWAY rule (``FaultDecision/holdForGoAway``):
+    /// a sender that pipelines its batch reaches the rule's nth request well within it; a
+    /// sender that waits for each answer before the next loses this much per held push.
+    public static let goAwayHoldSeconds = 0.25
+
+    /// ``evaluate(_:rateLimitReason:now:)``, also saying whether the normal answer is held
+    /// for a GOAWAY rule that has not reached its nth yet.
+    public func decision(_ request: @autoclosure () -> FaultRequest, rateLimitReason: String? = nil, now: Date? = nil) -> FaultDecision {
+        guard ruleCount.load(ordering: .acquiring) > 0 else { return FaultDecision(hit: nil, holdForGoAway: false) }
         let request = request()
         let now = now ?? clock.now()
-        return state.withLock { s -> FaultHit? in
-            if s.rules.isEmpty { return nil }
+        return state.withLock { s -> FaultDecision in
             var hit: FaultHit? = nil
+            var goAwayPending = false
             for i in s.rules.indices {
                 guard Self.matchesStatically(s.rules[i], request, namedOnly: s.namedOnly, now: now) else { continue }
                 s.rules[i].matched = s.rules[i].matched.saturatingIncrement
                 if hit == nil {
                     hit = Self.decide(&s.rules[i], request, now: now, rng: &s.rng, rateLimitReason: rateLimitReason)
                 }
+                goAwayPending = goAwayPending || Self.awaitsItsGoAway(s.rules[i])
             }
-            return hit
+            return FaultDecision(hit: hit, holdForGoAway: hit == nil && goAwayPending)
         }
+    }
+
+    /// A `goaway` rule counting towards its `nth` (not there yet, not used up).
+    private static func awaitsItsGoAway(_ r: RuleState) -> Bool {
+        guard case .goAway = r.rule.action, let n = r.rule.match.nth, r.matched < n else { return false }
+        if let t = r.rule.times, r.fired >= t { return false }
+        return true
     }
 
     /// The static criteria: provider, endpoint (a named-only endpoint only when named), token,

@@ -56,7 +56,7 @@ enum HistoryFootprint {
         }
         switch a {
         case .respond(let r), .dribble(let r, _, _), .truncate(let r, _), .stream(let r, _): return response(r)
-        case .delayed(_, let then): return 32 + action(then)
+        case .delayed(_, let then), .heldUntilGoAway(_, let then): return 32 + action(then)
         case .goAway(_, _, let debug, let then): return 64 + debug.count + action(then)
         case .resetStream, .dropConnection, .stall: return 0
         }

@@ -21,6 +21,10 @@ extension RecordedResponse {
             inner.delaySeconds = s + (inner.delaySeconds ?? 0)
             inner.detail = "then " + innerKind + (inner.detail.map { " (" + $0 + ")" } ?? "")
             return inner
+        case .heldUntilGoAway(let s, let then):
+            var inner = recorded(then)
+            inner.detail = "held until a GOAWAY (at most \(s) s)" + (inner.detail.map { "; " + $0 } ?? "")
+            return inner
         case .resetStream(let code): return RecordedResponse(action: "reset", status: nil, detail: "RST_STREAM \(code.name)")
         case .goAway(let last, let code, let debug, let then):
             var out = then.map { recorded($0) } ?? RecordedResponse(action: "goaway", status: nil)

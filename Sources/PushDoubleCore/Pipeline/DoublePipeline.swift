@@ -59,10 +59,13 @@ public final class DoublePipeline: Responder {
         }
 
         let targets = lookUpTargets(admission, now: now)
-        let hit = double.faults.evaluate(targets.faultRequest(provider: provider, admission: admission),
-                                         rateLimitReason: rateLimitReason, now: now)
-        guard let hit else {
-            let delivered = deliver(request, admission, targets, context, services)
+        let decision = double.faults.decision(targets.faultRequest(provider: provider, admission: admission),
+                                              rateLimitReason: rateLimitReason, now: now)
+        guard let hit = decision.hit else {
+            var delivered = deliver(request, admission, targets, context, services)
+            if decision.holdForGoAway {
+                delivered.action = .heldUntilGoAway(maxSeconds: FaultEngine.goAwayHoldSeconds, then: delivered.action)
+            }
             countDeliveries(delivered, targets, now: now)
             record(request, admission, targets: targets, response: delivered, detail: nil, now: now)
             return delivered.action
@@ -335,7 +338,7 @@ public final class DoublePipeline: Responder {
     public static func status(of action: ResponseAction) -> Int? {
         switch action {
         case .respond(let r), .dribble(let r, _, _), .truncate(let r, _), .stream(let r, _): return r.status
-        case .delayed(_, let then): return status(of: then)
+        case .delayed(_, let then), .heldUntilGoAway(_, let then): return status(of: then)
         case .goAway(_, _, _, let then): return then.flatMap { status(of: $0) }
         case .resetStream, .dropConnection, .stall: return nil
         }

@@ -30,6 +30,9 @@ public struct FakeListenerSpec: Sendable {
     /// Serve over TLS with the double's test certificate (default); false = cleartext
     /// (tests, or providers reached over plain HTTP).
     public var useTLS: Bool
+    /// Ask TLS clients for a certificate (not required) and verify one they present against
+    /// the double's test CA (APNs certificate-based provider authentication).
+    public var requestClientCertificate = false
 
     public init(name: String, defaultPort: Int, fake: any ProviderFake, alpn: [String] = ["h2", "http/1.1"],
                 allowHTTP1: Bool = true, allowHTTP2: Bool = true, http2: HTTP2Configuration = HTTP2Configuration(),

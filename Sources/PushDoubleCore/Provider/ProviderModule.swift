@@ -152,6 +152,14 @@ public struct AdminRoute: Sendable {
 }
 
 /// What a provider hands a sender (docs/conformance.md "Driver protocol v1"), rendered after the listeners are bound.
+/// Sender parameters whose meaning is not one provider's own.
+public enum SenderCredential {
+    /// `providers.<id>.certFile`: authenticate with this TLS client certificate (PEM, with its
+    /// key) instead of the provider's key. Only a sender that declared the driver feature
+    /// `certificate` is run with it (docs/conformance.md "Optional features").
+    public static let certificateParameter = "certFile"
+}
+
 public struct SenderMaterial: Sendable {
     /// Environment lines in order (`APNS_URL`, `FCM_SERVICE_ACCOUNT_FILE`, …); also written
     /// under `"environment"` in the endpoints file.
@@ -182,8 +190,13 @@ public struct SenderMaterialContext: Sendable {
 
     /// Writes `contents` to `name` inside ``directory`` (0600) and returns its path.
     public func writeFile(_ name: String, contents: String) throws -> String {
+        try writeFile(name, data: Data(contents.utf8))
+    }
+
+    /// ``writeFile(_:contents:)`` for binary contents (a PKCS#12 file).
+    public func writeFile(_ name: String, data: Data) throws -> String {
         let url = directory.appendingPathComponent(name)
-        try Data(contents.utf8).write(to: url, options: .atomic)
+        try data.write(to: url, options: .atomic)
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
         return url.path
     }

@@ -31,6 +31,21 @@ public protocol TestCredentialSource: Sendable {
     /// What it ships, as one phrase of `pushdouble certs --help` ("an APNs .p8 key (key ID
     /// PDTESTKEY1, team PDTESTTEAM)").
     var credentialsSummary: String { get }
+    /// ``generateCredentialFiles()`` for a set whose test CA is `issuer`: a source that ships
+    /// certificates signed by the test CA (APNs provider certificates) issues them here. The
+    /// default ignores the CA.
+    func generateCredentialFiles(issuer: CertificateAuthority) throws(CryptoError) -> [String: String]
+}
+
+extension TestCredentialSource {
+    public func generateCredentialFiles(issuer: CertificateAuthority) throws(CryptoError) -> [String: String] {
+        try generateCredentialFiles()
+    }
+}
+
+extension TestCredentialFile {
+    /// Files whose bytes are binary (PKCS#12 `.p12`) are held as base64 text and written decoded.
+    public static func isBinary(_ name: String) -> Bool { name.hasSuffix(".p12") }
 }
 
 extension TestCredentials {

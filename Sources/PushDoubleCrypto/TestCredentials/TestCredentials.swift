@@ -36,7 +36,7 @@ public enum TestCredentials {
         let server = try ca.issueServerCertificate(commonName: serverCommonName, dnsNames: serverDNSNames(sources: sources),
                                                    ipAddresses: serverIPAddresses)
         var files: [TestCredentialFile] = []
-        for source in sources { files += try freshFiles(of: source) }
+        for source in sources { files += try freshFiles(of: source, issuer: ca) }
         return GeneratedCredentialSet(caPEM: try ca.certificate.pem, caKeyPEM: try ca.privateKey.pemPKCS8,
                                       serverCertificatePEM: try server.certificatePEM, serverKeyPEM: try server.privateKeyPEM,
                                       files: files)
@@ -61,15 +61,19 @@ public enum TestCredentials {
     public static func addingMissingFiles(to set: GeneratedCredentialSet,
                                           sources: [any TestCredentialSource]) throws(CryptoError) -> GeneratedCredentialSet {
         var copy = set
+        let ca = try CertificateAuthority(certificatePEM: set.caPEM, privateKeyPEM: set.caKeyPEM)
         for source in sources where source.credentialFiles.contains(where: { set.contents(of: $0.name) == nil }) {
-            copy.files += try freshFiles(of: source).filter { set.contents(of: $0.name) == nil }
+            copy.files += try freshFiles(of: source, issuer: ca).filter { set.contents(of: $0.name) == nil }
         }
+        // In the sources' declared order, as `load(from:sources:)` reads them back.
+        let order = sources.flatMap(\.credentialFiles).map(\.name)
+        copy.files.sort { (order.firstIndex(of: $0.name) ?? .max) < (order.firstIndex(of: $1.name) ?? .max) }
         return copy
     }
 
     /// A fresh set of `source`'s files, in its declared order.
-    static func freshFiles(of source: any TestCredentialSource) throws(CryptoError) -> [TestCredentialFile] {
-        let made = try source.generateCredentialFiles()
+    static func freshFiles(of source: any TestCredentialSource, issuer: CertificateAuthority) throws(CryptoError) -> [TestCredentialFile] {
+        let made = try source.generateCredentialFiles(issuer: issuer)
         var out: [TestCredentialFile] = []
         for spec in source.credentialFiles {
             guard let contents = made[spec.name] else { throw .fileIO(path: spec.name, reason: "its source generated no such file") }
@@ -197,7 +201,8 @@ public struct GeneratedCredentialSet: Sendable, Equatable {
         for file in fileContents() {
             let url = directory.appendingPathComponent(file.name)
             do {
-                try Data(file.contents.utf8).write(to: url, options: .atomic)
+                let bytes = TestCredentialFile.isBinary(file.name) ? Data(base64Encoded: file.contents) ?? Data() : Data(file.contents.utf8)
+                try bytes.write(to: url, options: .atomic)
                 try fm.setAttributes([.posixPermissions: file.secret ? 0o600 : 0o644], ofItemAtPath: url.path)
             } catch {
                 throw .fileIO(path: url.path, reason: "\(error)")
@@ -211,7 +216,10 @@ public struct GeneratedCredentialSet: Sendable, Equatable {
         typealias F = TestCredentials.FileName
         func read(_ name: String) throws(CryptoError) -> String {
             let url = directory.appendingPathComponent(name)
-            do { return try String(contentsOf: url, encoding: .utf8) } catch { throw .fileIO(path: url.path, reason: "\(error)") }
+            do {
+                if TestCredentialFile.isBinary(name) { return try Data(contentsOf: url).base64EncodedString() }
+                return try String(contentsOf: url, encoding: .utf8)
+            } catch { throw .fileIO(path: url.path, reason: "\(error)") }
         }
         var files: [TestCredentialFile] = []
         for spec in sources.flatMap(\.credentialFiles) {

@@ -83,8 +83,14 @@ extension CertificateAuthority {
     /// certificate: Apple's carry `UID=<bundle id>, CN=Apple Push Services: <bundle id>,
     /// OU=<team id>`. Extra subject entries are added before the CN in the order given
     /// (OpenSSL short names such as `UID`, `OU`, `C`).
+    ///
+    /// `customExtensions` are added as given: a dotted OID and its DER value (non-critical),
+    /// e.g. Apple's environment and topic extensions. `validFrom` back-dates (or post-dates)
+    /// the start, in days from now: an already expired certificate for tests has a start far
+    /// enough back that `validityDays` ends before today.
     public func issueClientCertificate(commonName: String, subjectEntries: [(String, String)] = [],
                                        validityDays: Int = defaultServerValidityDays,
+                                       customExtensions: [(oid: String, der: [UInt8])] = [], validFrom: Int = 0,
                                        key: P256PrivateKey? = nil) throws(CryptoError) -> IssuedCertificate {
         let leafKey: P256PrivateKey
         if let key { leafKey = key } else { leafKey = try P256PrivateKey.generate() }
@@ -97,7 +103,7 @@ extension CertificateAuthority {
                 (NID_ext_key_usage, "clientAuth"),
                 (NID_subject_key_identifier, "hash"),
                 (NID_authority_key_identifier, "keyid:always"),
-            ], extraNameEntries: subjectEntries)
+            ], extraNameEntries: subjectEntries, customExtensions: customExtensions, validFromDays: validFrom)
         return IssuedCertificate(certificate: cert, privateKey: leafKey, issuer: certificate)
     }
 }
@@ -119,7 +125,8 @@ public struct IssuedCertificate: Sendable {
 enum CertificateBuilder {
     static func build(commonName: String, organization: String?, subjectKey: EVPKey, issuer: X509Certificate?,
                       issuerKey: EVPKey, validityDays: Int, extensions: [(Int32, String)],
-                      extraNameEntries: [(String, String)] = []) throws(CryptoError) -> X509Certificate {
+                      extraNameEntries: [(String, String)] = [], customExtensions: [(oid: String, der: [UInt8])] = [],
+                      validFromDays: Int = 0) throws(CryptoError) -> X509Certificate {
         guard validityDays > 0, validityDays <= 36_500 else { throw .invalidArgument("validityDays \(validityDays)") }
         guard let x = X509_new() else { throw OpenSSL.failure("X509_new") }
         let box = X509Box(taking: x)
@@ -134,8 +141,9 @@ enum CertificateBuilder {
         guard BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(x)) != nil else { throw OpenSSL.failure("BN_to_ASN1_INTEGER") }
 
         // Back-date by an hour so that small clock differences between processes do not matter.
-        guard X509_gmtime_adj(X509_getm_notBefore(x), -3600) != nil,
-              X509_time_adj_ex(X509_getm_notAfter(x), Int32(validityDays), 0, nil) != nil else {
+        guard validFromDays > -36_500, validFromDays < 36_500 else { throw .invalidArgument("validFromDays \(validFromDays)") }
+        guard X509_time_adj_ex(X509_getm_notBefore(x), Int32(validFromDays), -3600, nil) != nil,
+              X509_time_adj_ex(X509_getm_notAfter(x), Int32(validFromDays + validityDays), 0, nil) != nil else {
             throw OpenSSL.failure("X509 validity")
         }
 
@@ -167,6 +175,16 @@ enum CertificateBuilder {
             guard let ext = X509V3_EXT_conf_nid(nil, &ctx, nid, value) else {
                 throw OpenSSL.failure("X509V3_EXT_conf_nid(\(String(cString: OBJ_nid2sn(nid))), \(value))")
             }
+            defer { X509_EXTENSION_free(ext) }
+            guard X509_add_ext(x, ext, -1) == 1 else { throw OpenSSL.failure("X509_add_ext") }
+        }
+        for (oid, der) in customExtensions {
+            guard let obj = OBJ_txt2obj(oid, 1) else { throw .invalidArgument("extension OID \(oid)") }
+            defer { ASN1_OBJECT_free(obj) }
+            guard let value = ASN1_OCTET_STRING_new() else { throw OpenSSL.failure("ASN1_OCTET_STRING_new") }
+            defer { ASN1_OCTET_STRING_free(value) }
+            guard ASN1_OCTET_STRING_set(value, der, Int32(der.count)) == 1,
+                  let ext = X509_EXTENSION_create_by_OBJ(nil, obj, 0, value) else { throw OpenSSL.failure("X509_EXTENSION_create_by_OBJ") }
             defer { X509_EXTENSION_free(ext) }
             guard X509_add_ext(x, ext, -1) == 1 else { throw OpenSSL.failure("X509_add_ext") }
         }

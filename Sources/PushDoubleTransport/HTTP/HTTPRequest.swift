@@ -16,9 +16,14 @@ public struct TLSInfo: Sendable, Equatable, Codable {
     public var serverName: String?
     /// The negotiated cipher suite name.
     public var cipher: String?
+    /// The client certificate (DER) the client presented and the listener verified
+    /// (``TLSServerConfiguration/clientCertificateCAPEM``); nil when none. Not encoded: the
+    /// fake that authenticates with it records what it read from it.
+    public var clientCertificateDER: [UInt8]? = nil
     public init(version: String, alpn: String?, serverName: String?, cipher: String?) {
         self.version = version; self.alpn = alpn; self.serverName = serverName; self.cipher = cipher
     }
+    private enum CodingKeys: String, CodingKey { case version, alpn, serverName, cipher }
 }
 
 /// Facts about one accepted connection, fixed once the handshake is done.

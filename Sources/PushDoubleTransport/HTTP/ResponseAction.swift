@@ -9,6 +9,11 @@ public indirect enum ResponseAction: Sendable {
     case respond(HTTPResponse)
     /// Wait this many seconds (on a timer, never blocking the loop), then do `then`.
     case delayed(seconds: Double, then: ResponseAction)
+    /// Keep `then` back until this connection sends a GOAWAY, then do it right after the
+    /// GOAWAY frame (RFC 9113 §6.8: a stream at or below last-stream-id may still be
+    /// answered); without a GOAWAY within `maxSeconds`, do it then. HTTP/1.1 has nothing to
+    /// hold for (earlier responses always go first): `then` at once.
+    case heldUntilGoAway(maxSeconds: Double, then: ResponseAction)
     /// RST_STREAM with this code (HTTP/1.1: close the connection abruptly).
     case resetStream(HTTP2ErrorCode)
     /// Send GOAWAY and then, after `then` (if any) is done for this stream, close the

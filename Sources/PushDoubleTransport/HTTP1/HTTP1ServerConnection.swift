@@ -407,6 +407,9 @@ final class HTTP1ServerConnection: ConnectionProtocolHandler, ConnectionControl 
         case .delayed:
             resolve(slot, action)
 
+        case .heldUntilGoAway(_, let then):
+            resolve(slot, then)
+
         case .resetStream:
             complete(slot, .reset)
             abortAfterEarlierResponses()

@@ -26,6 +26,17 @@ extension HTTP2ServerConnection {
                 self.endEvent()
             }
             stream.timers.append(token)
+        case .heldUntilGoAway(let seconds, let then):
+            let id = stream.id
+            heldForGoAway[id] = then
+            let token = io.schedule(after: seconds) { [weak self] in
+                guard let self, self.phase == .active, let then = self.heldForGoAway.removeValue(forKey: id),
+                      let s = self.streams[id] else { return }
+                self.beginEvent()
+                self.execute(then, on: s)
+                self.endEvent()
+            }
+            stream.timers.append(token)
         case .resetStream(let code):
             resetStream(stream, code: code, outcome: .reset)
         case .goAway(let which, let code, let debug, let then):
@@ -49,6 +60,7 @@ extension HTTP2ServerConnection {
                 closeStream(s, reset: true, outcome: .abandoned)
             }
             closeWhenDrained = true
+            releaseHeldAnswers(upTo: effective)
             if stream.id <= effective, streams[stream.id] === stream {
                 if let then {
                     execute(then, on: stream)
@@ -67,6 +79,18 @@ extension HTTP2ServerConnection {
             startResponse(stream, response, kind: .truncate(bodyBytes: max(0, bodyBytes)))
         case .stream(let response, let source):
             startResponse(stream, response, kind: .stream(source))
+        }
+    }
+
+    /// Answers kept back for a GOAWAY (``ResponseAction/heldUntilGoAway(maxSeconds:then:)``),
+    /// in stream order, once the GOAWAY frame is queued: the client sees the GOAWAY while those
+    /// streams are still open, and then their answers.
+    func releaseHeldAnswers(upTo last: UInt32) {
+        let held = heldForGoAway.sorted { $0.key < $1.key }
+        heldForGoAway.removeAll()
+        for (id, then) in held {
+            guard id <= last, let s = streams[id] else { continue }
+            execute(then, on: s)
         }
     }
 

@@ -102,6 +102,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     var goAwayLastStreamID: UInt32?
     /// Close once every stream at or below `goAwayLastStreamID` is done.
     var closeWhenDrained = false
+    /// Answers kept back until this connection sends a GOAWAY, by stream id.
+    var heldForGoAway: [UInt32: ResponseAction] = [:]
     var goAwayReceived = false
 
     /// Streams with DATA to send, in the order they became ready.
@@ -361,6 +363,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         let all = streams.values.sorted { $0.id < $1.id }
         streams.removeAll()
         sendQueue.removeAll()
+        heldForGoAway.removeAll()
         let at = Date()
         for s in all {
             for t in s.timers { io.cancelTimer(t) }
@@ -437,6 +440,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         if !stream.requestDone { bufferedBodyBytes -= stream.body.count; stream.body = [] }
         for t in stream.timers { io.cancelTimer(t) }
         stream.timers.removeAll()
+        heldForGoAway[stream.id] = nil
         stream.sink?.close()
         stream.sink = nil
         if let info = stream.requestInfo {

@@ -15,8 +15,17 @@ public struct TLSServerConfiguration: Sendable {
     /// `["h2", "http/1.1"]` for general use. A client that offers ALPN but none of these
     /// gets alert 120 (no_application_protocol).
     public var alpn: [String]
-    public init(certificateChainPEM: String, privateKeyPEM: String, alpn: [String] = ["h2", "http/1.1"]) {
+    /// CA certificates (PEM, one or more blocks) that client certificates must chain to. When
+    /// set, the handshake *requests* a client certificate (OpenSSL `SSL_VERIFY_PEER` without
+    /// `FAIL_IF_NO_PEER_CERT`): a client may present none; one it presents must verify (chain
+    /// and validity), or the handshake fails with OpenSSL's alert (e.g. 45
+    /// certificate_expired, 48 unknown_ca). The verified certificate reaches the responder as
+    /// ``TLSInfo/clientCertificateDER``. nil: no certificate is requested.
+    public var clientCertificateCAPEM: String?
+    public init(certificateChainPEM: String, privateKeyPEM: String, alpn: [String] = ["h2", "http/1.1"],
+                clientCertificateCAPEM: String? = nil) {
         self.certificateChainPEM = certificateChainPEM; self.privateKeyPEM = privateKeyPEM; self.alpn = alpn
+        self.clientCertificateCAPEM = clientCertificateCAPEM
     }
 }
 
@@ -441,7 +450,8 @@ public final class HTTPServer: Sendable {
             guard case .http = cfg.service else { continue }
             var ctx: TLSContext?
             if let t = cfg.tls {
-                ctx = try TLSContext(certificateChainPEM: t.certificateChainPEM, privateKeyPEM: t.privateKeyPEM, alpn: t.alpn)
+                ctx = try TLSContext(certificateChainPEM: t.certificateChainPEM, privateKeyPEM: t.privateKeyPEM, alpn: t.alpn,
+                                     clientCertificateCAPEM: t.clientCertificateCAPEM)
             }
             runtimes[i] = ListenerRuntime(config: cfg, tls: ctx, serverCount: counters)
             byName[cfg.name] = runtimes[i]

@@ -82,7 +82,20 @@ final class TLSConnection {
         let alpn = negotiatedALPN(ssl)
         let sni = SSL_get_servername(ssl, pd_TLSEXT_NAMETYPE_host_name()).map { String(cString: $0) }
         let cipher = SSL_get_current_cipher(ssl).flatMap { SSL_CIPHER_get_name($0) }.map { String(cString: $0) }
-        return TLSInfo(version: version, alpn: alpn, serverName: sni, cipher: cipher)
+        var tls = TLSInfo(version: version, alpn: alpn, serverName: sni, cipher: cipher)
+        tls.clientCertificateDER = verifiedClientCertificate()
+        return tls
+    }
+
+    /// The client's certificate (DER) when it presented one that verified (with
+    /// `SSL_VERIFY_PEER` a failed verification has already ended the handshake).
+    private func verifiedClientCertificate() -> [UInt8]? {
+        guard let cert = SSL_get0_peer_certificate(ssl), SSL_get_verify_result(ssl) == Int(X509_V_OK) else { return nil }
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        let n = i2d_X509(cert, &out)
+        guard n > 0, let out else { ERR_clear_error(); return nil }
+        defer { pd_OPENSSL_free(out) }
+        return Array(UnsafeBufferPointer(start: out, count: Int(n)))
     }
 }
 

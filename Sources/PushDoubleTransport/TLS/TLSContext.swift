@@ -28,7 +28,8 @@ final class TLSContext: @unchecked Sendable {
     /// Server ALPN protocols in preference order, as raw bytes.
     let alpn: [[UInt8]]
 
-    init(certificateChainPEM: String, privateKeyPEM: String, alpn: [String]) throws(TLSConfigurationError) {
+    init(certificateChainPEM: String, privateKeyPEM: String, alpn: [String],
+         clientCertificateCAPEM: String? = nil) throws(TLSConfigurationError) {
         ERR_clear_error()
         guard let ctx = SSL_CTX_new(TLS_server_method()) else { throw TLSConfigurationError("SSL_CTX_new") }
         self.ctx = ctx
@@ -38,13 +39,7 @@ final class TLSContext: @unchecked Sendable {
         _ = SSL_CTX_set_options(ctx, pd_SSL_OP_NO_RENEGOTIATION() | pd_SSL_OP_CIPHER_SERVER_PREFERENCE() | pd_SSL_OP_NO_COMPRESSION())
 
         // Certificate chain: first PEM block is the leaf, the rest are intermediates.
-        var certs: [OpaquePointer] = []
-        certificateChainPEM.utf8CString.withUnsafeBufferPointer { buf in
-            guard let bio = BIO_new_mem_buf(buf.baseAddress, Int32(buf.count - 1)) else { return }
-            defer { BIO_free(bio) }
-            while let x = PEM_read_bio_X509(bio, nil, nil, nil) { certs.append(x) }
-        }
-        ERR_clear_error() // reading past the last block leaves a "no start line" error
+        let certs = Self.certificates(in: certificateChainPEM)
         guard let leaf = certs.first else { throw TLSConfigurationError("no certificate found in certificateChainPEM") }
         defer { X509_free(leaf) }
         guard SSL_CTX_use_certificate(ctx, leaf) == 1 else {
@@ -67,6 +62,8 @@ final class TLSContext: @unchecked Sendable {
         guard SSL_CTX_use_PrivateKey(ctx, key) == 1 else { throw TLSConfigurationError("SSL_CTX_use_PrivateKey") }
         guard SSL_CTX_check_private_key(ctx) == 1 else { throw TLSConfigurationError("the private key does not match the certificate") }
 
+        if let clientCertificateCAPEM { try Self.requestClientCertificates(ctx, trusting: clientCertificateCAPEM) }
+
         if !self.alpn.isEmpty {
             SSL_CTX_set_alpn_select_cb(ctx, { _, out, outlen, inp, inlen, arg in
                 guard let arg, let out, let outlen, let inp else { return pd_SSL_TLSEXT_ERR_NOACK() }
@@ -83,6 +80,38 @@ final class TLSContext: @unchecked Sendable {
     }
 
     deinit { SSL_CTX_free(ctx) }
+
+    /// Every `CERTIFICATE` block of a PEM text (the caller frees them).
+    static func certificates(in pem: String) -> [OpaquePointer] {
+        var certs: [OpaquePointer] = []
+        pem.utf8CString.withUnsafeBufferPointer { buf in
+            guard let bio = BIO_new_mem_buf(buf.baseAddress, Int32(buf.count - 1)) else { return }
+            defer { BIO_free(bio) }
+            while let x = PEM_read_bio_X509(bio, nil, nil, nil) { certs.append(x) }
+        }
+        ERR_clear_error() // reading past the last block leaves a "no start line" error
+        return certs
+    }
+
+    /// Asks for (does not require) a client certificate and verifies a presented one against
+    /// `caPEM`, whose subjects are also sent as the acceptable CA names.
+    private static func requestClientCertificates(_ ctx: OpaquePointer, trusting caPEM: String) throws(TLSConfigurationError) {
+        let cas = certificates(in: caPEM)
+        defer { for c in cas { X509_free(c) } }
+        guard !cas.isEmpty else { throw TLSConfigurationError("no certificate found in clientCertificateCAPEM") }
+        guard let store = SSL_CTX_get_cert_store(ctx) else { throw TLSConfigurationError("SSL_CTX_get_cert_store") }
+        for c in cas {
+            guard X509_STORE_add_cert(store, c) == 1, SSL_CTX_add_client_CA(ctx, c) == 1 else {
+                throw TLSConfigurationError("adding a client-certificate CA")
+            }
+        }
+        // Resumed sessions keep the verified peer; OpenSSL needs a session id context for that.
+        let context = Array("pushdouble-client-cert".utf8)
+        guard SSL_CTX_set_session_id_context(ctx, context, UInt32(context.count)) == 1 else {
+            throw TLSConfigurationError("SSL_CTX_set_session_id_context")
+        }
+        SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+    }
 }
 
 /// ALPN protocol selection (RFC 7301 §3.2): the server's most preferred protocol that the

@@ -16,10 +16,14 @@ extension Mutant {
         "sends background pushes with apns-priority 10 (apns.header.background)")
     static let resendAllAfterGoaway = Mutant("resend-all-after-goaway",
         "after a GOAWAY resends every request of the connection, processed ones too (apns.goaway-unprocessed, no-duplicate-delivery)")
+    static let failPendingAtGoaway = Mutant("fail-pending-at-goaway",
+        "fails every stream still pending when a GOAWAY arrives, those at or below last-stream-id too, and resends them although the server answers them (apns.goaway-unprocessed, no-duplicate-delivery)")
+    static let certificateErrorKillsToken = Mutant("certificate-error-kills-token",
+        "treats BadCertificateEnvironment (a certificate for the other environment) as a dead device token (outcome, no dead marking for credential errors)")
     static let remintOnTokenUpdateError = Mutant("remint-on-token-update-error",
         "treats 429 TooManyProviderTokenUpdates like ExpiredProviderToken: mints a new JWT and retries at once (apns.token-updates-keep-jwt)")
 }
 
 extension APNsSenderProvider {
-    static var mutants: [Mutant] { [.giveUpUnprocessed, .pushTypeDropped, .jwtPerRequest, .connectionPerPush, .oversizedPayloads, .wrongTopicSuffix, .backgroundPriority10, .resendAllAfterGoaway, .remintOnTokenUpdateError] }
+    static var mutants: [Mutant] { [.giveUpUnprocessed, .pushTypeDropped, .jwtPerRequest, .connectionPerPush, .oversizedPayloads, .wrongTopicSuffix, .backgroundPriority10, .resendAllAfterGoaway, .failPendingAtGoaway, .certificateErrorKillsToken, .remintOnTokenUpdateError] }
 }

@@ -35,10 +35,10 @@ enum APNs {
 /// An `apns-push-type` value and the rules that hang off it (apns.md §3, §4, §9).
 // Deliberately independent of the fake's table (PushDoubleAPNs/APNsPushType.swift): a sender sharing it could not catch a bug in it.
 enum APNsPushType: String, CaseIterable, Sendable {
-    case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets
+    case alert, background, location, voip, complication, fileprovider, mdm, liveactivity, pushtotalk, widgets, controls
 
     /// The suffix appended to the bundle id to form `apns-topic` (apns.md §3).
-    /// `mdm` uses the certificate's UID topic as given; `widgets` is UNCONFIRMED.
+    /// `mdm` uses the certificate's UID topic as given.
     var topicSuffix: String {
         switch self {
         case .alert, .background, .mdm: return ""
@@ -49,8 +49,12 @@ enum APNsPushType: String, CaseIterable, Sendable {
         case .liveactivity: return ".push-type.liveactivity"
         case .pushtotalk: return ".voip-ptt"
         case .widgets: return ".push-type.widgets"
+        case .controls: return ".push-type.controls"
         }
     }
+
+    /// Widget and control pushes carry `"content-changed": true` in `aps` (apns.md §3).
+    var signalsContentChanged: Bool { self == .widgets || self == .controls }
 
     /// The payload size limit in bytes (apns.md §4).
     var payloadLimit: Int { self == .voip ? APNs.maxVoIPPayloadBytes : APNs.maxPayloadBytes }

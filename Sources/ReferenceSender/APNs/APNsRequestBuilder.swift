@@ -109,6 +109,8 @@ struct APNsRequestBuilder: Sendable {
         if let c = n.category { aps["category"] = .string(c) }
         if n.contentAvailable || pushType == .background { aps["content-available"] = .int(1) }
         if userVisible && n.imageUrl != nil { aps["mutable-content"] = .int(1) }
+        // WidgetKit and control pushes tell the system to reload: `content-changed: true` (apns.md §3).
+        if pushType.signalsContentChanged { aps["content-changed"] = .bool(true) }
 
         var root = JSONObject()
         root["aps"] = .object(aps)

@@ -6,6 +6,9 @@ struct APNsSettings: Sendable {
     var teamId: String
     /// Bundle id used when a device names no topic.
     var topic: String?
+    /// Certificate-based provider authentication: the connections present a client
+    /// certificate and requests carry no `authorization` (apns.md "Certificate-based …").
+    var usesCertificate = false
 }
 
 /// Sends one neutral notification to many APNs devices and reports an outcome for each,
@@ -121,16 +124,18 @@ final class APNsSender: Sendable {
             // jwt-per-connection: the token is the connection's own, so it is taken once the
             // connection is known; every other sender shares one team-wide token.
             let perConnection = variant == .jwtPerConnection
-            var token: ProviderTokenCache.Token
-            do {
-                token = try tokens.token(teamId: settings.teamId, keyId: settings.keyId, now: clock.now())
-            } catch {
-                Log.info("device \(deviceID): cannot sign the provider token: \(error)")
-                return Delivery(result: DeviceResult(device: deviceID, outcome: .failed, reason: "ProviderTokenSigningFailed"))
+            var token: ProviderTokenCache.Token?
+            if !settings.usesCertificate {
+                do {
+                    token = try tokens.token(teamId: settings.teamId, keyId: settings.keyId, now: clock.now())
+                } catch {
+                    Log.info("device \(deviceID): cannot sign the provider token: \(error)")
+                    return Delivery(result: DeviceResult(device: deviceID, outcome: .failed, reason: "ProviderTokenSigningFailed"))
+                }
             }
             // jwt-refresh-50min binds connections to a token: a new token, a new connection.
-            let key = ConnectionPool.Key(endpoint: endpoint, account: settings.teamId,
-                                         generation: variant == .jwtRefresh50min ? token.generation : 0)
+            let key = ConnectionPool.Key(endpoint: endpoint, account: settings.usesCertificate ? "certificate" : settings.teamId,
+                                         generation: variant == .jwtRefresh50min ? token?.generation ?? 0 : 0)
             let connected = mutant == .connectionPerPush
                 ? await pool.unpooledConnection(for: key)
                 : await pool.connection(for: key)
@@ -142,12 +147,12 @@ final class APNsSender: Sendable {
                 result = .failure(f)
             case .success(let c):
                 connection = c
-                if perConnection, let own = try? tokens.token(teamId: settings.teamId, keyId: settings.keyId, now: clock.now(),
-                                                              scope: String(c.connectionID)) {
+                if perConnection, token != nil, let own = try? tokens.token(teamId: settings.teamId, keyId: settings.keyId, now: clock.now(),
+                                                                            scope: String(c.connectionID)) {
                     token = own
                 }
                 usedToken = token
-                var headers: [(name: String, value: String)] = [(APNs.Header.authorization, "bearer " + token.jwt)]
+                var headers: [(name: String, value: String)] = token.map { [(APNs.Header.authorization, "bearer " + $0.jwt)] } ?? []
                 headers.append(contentsOf: push.headers)
                 result = await c.send(WireRequest(path: push.path, authority: endpoint.authority, headers: headers, body: push.body))
                 if mutant == .connectionPerPush { await c.close() }

@@ -15,7 +15,8 @@ final class APNsSenderProvider: SenderProvider {
             return nil
         }
         let sender = try makeSender(config, context: context)
-        Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) team \(config.teamId) key \(config.keyId)" + context.logSuffix)
+        let auth = config.certFile.map { "certificate \($0)" } ?? "team \(config.teamId ?? "-") key \(config.keyId ?? "-")"
+        Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) \(auth)" + context.logSuffix)
         return APNsSenderProvider(sender: sender, mutant: context.mutant)
     }
 
@@ -24,20 +25,35 @@ final class APNsSenderProvider: SenderProvider {
         guard let sandbox = HTTPSEndpoint(url: config.sandboxUrl) else {
             throw .invalidParams("apns.sandboxUrl \(config.sandboxUrl) is not an https URL")
         }
-        let pem: String
-        do {
-            pem = try String(contentsOfFile: config.keyFile, encoding: .utf8)
-        } catch {
-            throw .invalidParams("apns.keyFile \(config.keyFile) cannot be read: \(error.localizedDescription)")
+        var certificatePEM: String?
+        if let certFile = config.certFile {
+            do {
+                certificatePEM = try String(contentsOfFile: certFile, encoding: .utf8)
+            } catch {
+                throw .invalidParams("apns.certFile \(certFile) cannot be read: \(error.localizedDescription)")
+            }
         }
         let signer: any ProviderTokenSigner
-        do {
-            signer = try ES256ProviderTokenSigner(pem: pem)
-        } catch {
-            throw .invalidParams("apns.keyFile \(config.keyFile) is not a P-256 private key: \(error)")
+        if let keyFile = config.keyFile {
+            let pem: String
+            do {
+                pem = try String(contentsOfFile: keyFile, encoding: .utf8)
+            } catch {
+                throw .invalidParams("apns.keyFile \(keyFile) cannot be read: \(error.localizedDescription)")
+            }
+            do {
+                signer = try ES256ProviderTokenSigner(pem: pem)
+            } catch {
+                throw .invalidParams("apns.keyFile \(keyFile) is not a P-256 private key: \(error)")
+            }
+        } else {
+            signer = NoProviderKey()
         }
-        let settings = APNsSettings(production: production, sandbox: sandbox, keyId: config.keyId, teamId: config.teamId, topic: config.topic)
-        let connector: any PushConnector = context.scripted?.connector ?? HTTP2PushConnector(caFile: config.caFile)
+        var settings = APNsSettings(production: production, sandbox: sandbox, keyId: config.keyId ?? "", teamId: config.teamId ?? "",
+                                    topic: config.topic)
+        settings.usesCertificate = certificatePEM != nil
+        let connector: any PushConnector = context.scripted?.connector
+            ?? HTTP2PushConnector(caFile: config.caFile, clientCertificatePEM: certificatePEM)
         return APNsSender(settings: settings, signer: signer, connector: connector, clock: context.clock, mutant: context.mutant,
                           variant: context.variant, random: context.jitterSource())
     }
@@ -49,6 +65,12 @@ final class APNsSenderProvider: SenderProvider {
     func shutdown() async { await sender.shutdown() }
 }
 
+/// Certificate mode has no signing key: nothing may ask it for a JWT.
+struct NoProviderKey: ProviderTokenSigner {
+    struct Missing: Error {}
+    func sign(keyId: String, teamId: String, issuedAt: Int64) throws -> String { throw Missing() }
+}
+
 /// The `providers.apns` member of `initialize`, each field falling back to its environment
 /// variable (`APNS_URL`, `APNS_SANDBOX_URL`, `APNS_KEY_FILE`, `APNS_KEY_ID`, `APNS_TEAM_ID`,
 /// `APNS_TOPIC`; the CA from `caFile`, `PUSHDOUBLE_CA_FILE` or `SSL_CERT_FILE`).
@@ -56,9 +78,12 @@ struct APNsConfiguration: Sendable, Equatable {
     var url: String
     var sandboxUrl: String
     var caFile: String?
-    var keyFile: String
-    var keyId: String
-    var teamId: String
+    /// PEM with the provider certificate and its key (`certFile` in params only: an
+    /// environment that names both a key and a certificate keeps token auth).
+    var certFile: String?
+    var keyFile: String?
+    var keyId: String?
+    var teamId: String?
     var topic: String?
 
     /// Nil when neither the params nor the environment configure APNs at all.
@@ -70,9 +95,14 @@ struct APNsConfiguration: Sendable, Equatable {
         self.url = url
         sandboxUrl = try p.string("sandboxUrl", "APNS_SANDBOX_URL") ?? url
         caFile = try p.caFile()
-        keyFile = try p.required("keyFile", "APNS_KEY_FILE")
-        keyId = try p.required("keyId", "APNS_KEY_ID")
-        teamId = try p.required("teamId", "APNS_TEAM_ID")
+        certFile = try p.string("certFile")
+        if certFile == nil {
+            keyFile = try p.required("keyFile", "APNS_KEY_FILE")
+            keyId = try p.required("keyId", "APNS_KEY_ID")
+            teamId = try p.required("teamId", "APNS_TEAM_ID")
+        } else {
+            keyFile = nil; keyId = nil; teamId = nil
+        }
         topic = try p.string("topic", "APNS_TOPIC")
     }
 }

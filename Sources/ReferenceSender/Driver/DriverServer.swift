@@ -134,12 +134,13 @@ final class DriverServer {
     }
 
     /// The optional driver-protocol features this sender declares: `registeredAt` (the
-    /// default), `register` instead (the `register-call` variant), none (`v1-no-features`).
+    /// default), `register` instead (the `register-call` variant), none (`v1-no-features`);
+    /// and `certificate` (APNs `certFile`) but in `v1-no-features`.
     var features: [String] {
         switch context.variant {
         case .v1NoFeatures?: return []
-        case .registerCall?: return ["register"]
-        default: return ["registeredAt"]
+        case .registerCall?: return ["register", "certificate"]
+        default: return ["registeredAt", "certificate"]
         }
     }
 

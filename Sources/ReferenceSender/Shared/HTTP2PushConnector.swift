@@ -5,15 +5,18 @@ import Synchronization
 /// Opens HTTP/2 connections with PushDoubleTransport's HTTP/2 client (TLS, ALPN `h2`, the test CA).
 struct HTTP2PushConnector: PushConnector {
     var caFile: String?
+    /// A client certificate (PEM, with its key) presented when the server asks (APNs certificate auth).
+    var clientCertificatePEM: String?
     /// Numbers connections for logs.
     private let counter = ConnectionCounter()
 
-    init(caFile: String?) { self.caFile = caFile }
+    init(caFile: String?, clientCertificatePEM: String? = nil) { self.caFile = caFile; self.clientCertificatePEM = clientCertificatePEM }
 
     func connect(to endpoint: HTTPSEndpoint) async -> Result<any PushConnection, TransportFailure> {
         // h2 only (APNs has no HTTP/1.1; the others are reached over h2 too). Timeouts stay well inside the runner's 60 s
         // reply deadline even with retries.
-        let config = HTTPClientConfiguration(caFile: caFile, alpn: ["h2"], connectTimeout: 5, requestTimeout: 10)
+        var config = HTTPClientConfiguration(caFile: caFile, alpn: ["h2"], connectTimeout: 5, requestTimeout: 10)
+        config.clientCertificatePEM = clientCertificatePEM
         do {
             let c = try await HTTPClientConnection.connect(host: endpoint.host, port: endpoint.port, tls: true, configuration: config)
             let id = counter.next()
@@ -53,11 +56,15 @@ final class HTTP2PushConnection: PushConnection {
                                     headers: headers, body: request.body)
         do {
             let r = try await client.send(req)
-            return .response(WireResponse(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body))
+            return .response(WireResponse(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body,
+                                          afterGoAway: r.afterGoAway))
         } catch {
             switch error {
-            case .goAway(let last, let code, _):
+            case .goAway(let last, let code, let debug):
                 goAway.withLock { $0 = true }
+                // APNs refuses a certificate for the other environment with a GOAWAY whose
+                // debug data is its error body: answered like the 403 of that reason.
+                if let refusal = Self.credentialRefusal(debug) { return .response(refusal) }
                 return .failure(.notProcessed("GOAWAY last-stream-id \(last) \(code)"))
             case .streamReset(let code) where code == .refusedStream:
                 return .failure(.notProcessed("RST_STREAM REFUSED_STREAM"))
@@ -76,4 +83,10 @@ final class HTTP2PushConnection: PushConnection {
     }
 
     func close() async { client.close() }
+
+    /// GOAWAY debug data `{"reason":"BadCertificate…"}`: the connection's credential was refused.
+    static func credentialRefusal(_ debug: [UInt8]) -> WireResponse? {
+        guard let json = try? JSON.parse(debug), let reason = json["reason"]?.stringValue, reason.hasPrefix("BadCertificate") else { return nil }
+        return WireResponse(status: 403, headers: [("content-type", "application/json")], body: debug)
+    }
 }

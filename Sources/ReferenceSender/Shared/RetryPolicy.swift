@@ -13,9 +13,11 @@ struct WireResponse: Sendable {
     var status: Int
     var headers: [(name: String, value: String)]
     var body: [UInt8]
+    /// The connection had received a GOAWAY before this answer arrived (RFC 9113 §6.8).
+    var afterGoAway = false
 
-    init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
-        self.status = status; self.headers = headers; self.body = body
+    init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [], afterGoAway: Bool = false) {
+        self.status = status; self.headers = headers; self.body = body; self.afterGoAway = afterGoAway
     }
 
     func header(_ name: String) -> String? {

@@ -16,11 +16,13 @@ public enum APNsFacts {
     public static let jwtMaxAge: Double = APNsTokenTiming().maxAge
     /// apns.md §5: refresh no more often than every 20 minutes.
     public static let jwtMinRefreshInterval = Int64(APNsTokenTiming().minRefreshInterval)
-    /// apns.md §3: topic suffix per push type (nil = not judged: `widgets` is UNCONFIRMED,
-    /// `mdm` topics are certificate-defined).
+    /// apns.md §3: topic suffix per push type (nil = not judged: `mdm` topics are
+    /// certificate-defined).
     public static let topicSuffix: [String: String?] = Dictionary(uniqueKeysWithValues: APNsPushType.allCases.map {
-        ($0.rawValue, $0 == .mdm || $0 == .widgets ? nil : $0.topicSuffix)
+        ($0.rawValue, $0 == .mdm ? nil : $0.topicSuffix)
     })
+    /// apns.md §3: push types whose `aps` carries `"content-changed": true` (widgets, controls).
+    public static let contentChangedPushTypes = Set(APNsPushType.allCases.filter(\.signalsContentChanged).map(\.rawValue))
     /// apns.md §7.2 Apple's retry rule: never retry these.
     public static let neverRetryReasons = Set(APNsReason.allCases.filter(\.isPermanent).map(\.rawValue))
     /// Per-recipient permanent errors: the token is unusable (rules G4, A1, A2, A14).

@@ -36,6 +36,9 @@ enum MappingCheck {
         if let got = p.header("apns-push-type") ?? (HeaderChecks.implicitPushTypes.contains(wantType) ? nil : "absent"), got != wantType {
             bad.append(FieldDifference(HeaderChecks.pushTypeField(n), "pushType \(wantType) → apns-push-type is \(got)"))
         }
+        if APNsFacts.contentChangedPushTypes.contains(wantType), aps["content-changed"]?.boolValue != true {
+            bad.append(FieldDifference(HeaderChecks.pushTypeField(n), "pushType \(wantType) → aps.content-changed is \(aps["content-changed"]?.compactJSON ?? "missing"), expected true"))
+        }
         if n["contentAvailable"]?.boolValue == true, aps["content-available"]?.intValue != 1 {
             bad.append(FieldDifference(.contentAvailable, "contentAvailable → aps.content-available is not 1"))
         }
