@@ -3,9 +3,9 @@
 final class APNsSenderProvider: SenderProvider {
     static let id = "apns"
     let sender: APNsSender
-    private let mutant: Mutant?
+    private let mutant: MutantSet
 
-    init(sender: APNsSender, mutant: Mutant?) { self.sender = sender; self.mutant = mutant }
+    init(sender: APNsSender, mutant: MutantSet) { self.sender = sender; self.mutant = mutant }
 
     static func configure(_ params: JSONObject?, context: SenderContext) throws(DriverError) -> APNsSenderProvider? {
         guard let config = try APNsConfiguration(ProviderParameters(provider: id, params: params, environment: context.environment)) else {
