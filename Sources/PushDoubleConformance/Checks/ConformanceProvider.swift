@@ -26,9 +26,15 @@ public protocol ConformanceProvider: Sendable {
     /// The reference sender's planted bugs for this provider and the checks each must fail
     /// (this provider's part of ``MutantTable``). Default: none.
     var mutants: [MutantTable.Entry] { get }
+    /// This provider's own citation of a generic rule (generic check id → where this
+    /// provider's documentation states it), added to the check's provider-neutral reference in
+    /// the cases that involve this provider (``CheckCatalogue/reference(of:providers:)``), so a
+    /// Web Push failure cites the Web Push rule, not Apple's. Default: none.
+    var ruleReferences: [String: String] { get }
 }
 
 extension ConformanceProvider {
     public func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue { device }
     public var mutants: [MutantTable.Entry] { [] }
+    public var ruleReferences: [String: String] { [:] }
 }
