@@ -107,6 +107,12 @@ final class ConformCommandTests: XCTestCase {
         XCTAssertTrue(out.contains("apns.a — T apns.a"))
         XCTAssertFalse(out.contains("apns.b — "))
         XCTAssertTrue(out.contains("apns.jwt-reuse"))
+        XCTAssertTrue(out.contains("      tags: apns, outcomes\n"), out)
+        // Selected by tag.
+        XCTAssertEqual(run(["--list", "--scenarios", dir, "--only", "tag:outcomes", "--skip", "apns.b"]), 0)
+        XCTAssertTrue(out.contains("apns.a — T apns.a"), out)
+        XCTAssertEqual(run(["--list", "--scenarios", dir, "--only", "tag:retries"]), 0)
+        XCTAssertFalse(out.contains("apns.a — "), out)
     }
 
     func testRunExitCodesReportsAndBaseline() throws {

@@ -37,4 +37,16 @@ extension ConformanceProvider {
     public func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue { device }
     public var mutants: [MutantTable.Entry] { [] }
     public var ruleReferences: [String: String] { [:] }
+
+    /// ``ruleReferences`` from a provider's citations of each rule: `permanent` for
+    /// no-retry-permanent, `dead` for dead-token-not-reused, `retry` for every check of
+    /// retrying 429/5xx after a delay, `connection` for connection-reuse (nil: not cited).
+    public static func citations(permanent: String?, dead: String?, retry: String?, connection: String? = nil) -> [String: String] {
+        var out: [String: String] = [:]
+        out[RetryChecks.noRetryPermanent.id] = permanent
+        out[RetryChecks.deadTokenNotReused.id] = dead
+        for c in [RetryChecks.transientRetried, RetryChecks.noTightRetryLoop, RetryChecks.backoffGrows] { out[c.id] = retry }
+        out[ConnectionChecks.connectionReuse.id] = connection
+        return out
+    }
 }

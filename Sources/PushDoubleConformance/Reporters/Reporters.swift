@@ -215,7 +215,7 @@ public enum JSONReporter {
 }
 
 /// Renders the catalogue (`--list`): checks (each generic one followed by its old ids), then
-/// cases with their references and checks.
+/// cases with their references, checks and tags.
 public enum CatalogueReporter {
     public static func render(scenarios: [ConformanceScenario]) -> String {
         var out = "Checks (id, severity, reference — title):\n"
@@ -231,6 +231,7 @@ public enum CatalogueReporter {
             out += "  \(s.id) — \(s.title)\n"
             if !s.references.isEmpty { out += "      references: \(s.references.joined(separator: ", "))\n" }
             out += "      checks: \(s.checks.map(\.id).joined(separator: ", "))\n"
+            out += "      tags: \(CheckCatalogue.tags(of: s).joined(separator: ", "))\n"
         }
         return out
     }

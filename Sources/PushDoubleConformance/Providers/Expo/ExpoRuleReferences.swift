@@ -2,8 +2,7 @@
 /// notifications with the Expo Push Service*, https://docs.expo.dev/push-notifications/sending-notifications/.
 extension ExpoConformance {
     public var ruleReferences: [String: String] {
-        let retry = "Expo, Send notifications (429 and 5xx: retry with exponential backoff); expo.md \"Request-level errors\""
-        return ["dead-token-not-reused": "Expo, Send notifications (DeviceNotRegistered: stop sending to the token); expo.md \"Tickets\"",
-                "transient-retried": retry, "no-tight-retry-loop": retry, "backoff-grows": retry]
+        Self.citations(permanent: nil, dead: "Expo, Send notifications (DeviceNotRegistered: stop sending to the token); expo.md \"Tickets\"",
+                       retry: "Expo, Send notifications (429 and 5xx: retry with exponential backoff); expo.md \"Request-level errors\"")
     }
 }
