@@ -19,7 +19,7 @@ final class CIGateWalkthroughTests: XCTestCase {
     /// Cases that run in about a second each; `apns.too-many-requests` catches
     /// `ignore-retry-after`, `apns.unregistered` catches `retry-dead-tokens`.
     static let cases = "apns.happy-path,apns.unregistered,apns.too-many-requests"
-    static let sender = builtProduct("pushdouble-reference-sender").path
+    static let sender = builtProduct(named: "pushdouble-reference-sender").path
     static let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("PushDoubleConformanceTests/Fixtures/junit.xsd").path
 
@@ -267,7 +267,7 @@ final class CIGateWalkthroughTests: XCTestCase {
         p.arguments = ["-c", command + " --only apns.unregistered,apns.too-many-requests --seed 1 --timeout 30"]
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
         var env = ProcessInfo.processInfo.environment
-        env["PATH"] = builtProduct("pushdouble").deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        env["PATH"] = builtProduct(named: "pushdouble").deletingLastPathComponent().path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
         env["SENDER"] = sender
         env["PUSHDOUBLE_SCENARIOS"] = shippedScenarioDirectory
         for (k, v) in extra { env[k] = v }

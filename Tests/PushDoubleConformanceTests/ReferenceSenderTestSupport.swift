@@ -32,7 +32,7 @@ final class ReferenceSenderProcess: @unchecked Sendable {
     private var stderrClosed = false
     private var nextId = 1
 
-    static var executableURL: URL { builtProduct("pushdouble-reference-sender") }
+    static var executableURL: URL { builtProduct(named: "pushdouble-reference-sender") }
 
     init(arguments: [String] = [], environment: [String: String] = [:]) throws {
         let url = Self.executableURL

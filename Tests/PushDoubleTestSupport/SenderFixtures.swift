@@ -61,18 +61,3 @@ public let shippedScenarioDirectory: String = {
     url.deleteLastPathComponent(); url.deleteLastPathComponent(); url.deleteLastPathComponent()
     return url.appendingPathComponent("Scenarios").path
 }()
-
-/// A product built next to the test bundle (`pushdouble-reference-sender`, `pushdouble`):
-/// XCTest on Linux runs .build/<config>/<Package>PackageTests.xctest and the executables sit
-/// beside it.
-public func builtProduct(_ name: String) -> URL {
-    var dir = Bundle.main.bundleURL
-    if dir.pathExtension == "xctest" { dir = dir.deletingLastPathComponent() }
-    let candidate = dir.appendingPathComponent(name)
-    if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    for b in Bundle.allBundles where b.bundleURL.pathExtension == "xctest" {
-        let c = b.bundleURL.deletingLastPathComponent().appendingPathComponent(name)
-        if FileManager.default.isExecutableFile(atPath: c.path) { return c }
-    }
-    return candidate
-}
