@@ -121,6 +121,9 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   # The browser tests (InboxBrowserTests): Selenium's Python bindings, pinned (4.52.0 needs a
   # certifi newer than PyPI has here).
   python3 -m pip install -q --disable-pip-version-check 'selenium==4.51.0'
+  # The CI-gate walk-through (CIGateWalkthroughTests): a JUnit consumer counts the report as CI
+  # widgets do, and the --summary-md file is rendered as GitHub renders Markdown (GFM tables).
+  python3 -m pip install -q --disable-pip-version-check 'junitparser==5.0.3' 'markdown-it-py==4.3.0'
   python3 -m pip install -q --disable-pip-version-check --no-deps --upgrade \
     --target .build/interop-python/async-expo 'async-expo-push-notifications>=2.3,<3'
 fi

@@ -8,7 +8,8 @@ import Glibc
 
 /// Command-line options.
 struct SenderArguments {
-    var mutant: Mutant?
+    /// Every `--mutant` given (stacked).
+    var mutant = MutantSet()
     var variant: Variant?
     var seed: UInt64?
     /// `--scripted-<id>`: that provider's scripted test mode.
@@ -45,7 +46,7 @@ struct SenderArguments {
             switch a {
             case "--mutant":
                 guard let m = Mutant(rawValue: value!) else { throw .unknownMutant(value!) }
-                mutant = m
+                mutant = MutantSet(mutant.members + [m])
             case "--variant":
                 guard let v = Variant(rawValue: value!) else { throw .unknownVariant(value!) }
                 variant = v
@@ -64,12 +65,13 @@ struct SenderArguments {
     }
 
     static var usage: String { """
-    usage: pushdouble-reference-sender [--mutant NAME] [--variant NAME] [--seed N]
+    usage: pushdouble-reference-sender [--mutant NAME]... [--variant NAME] [--seed N]
                                        [--list-mutants] [--list-variants] \(scriptedModes.map { "[\($0.flag)]" }.joined(separator: " "))
 
     Speaks PushDouble driver protocol v1 (JSON-RPC 2.0, one message per line) on
     stdin/stdout and sends pushes correctly through \(SenderProviders.all.map { $0.id }.joined(separator: ", ")).
-    --mutant plants one known bug (see --list-mutants). --variant picks another
+    --mutant plants a known bug (see --list-mutants); give it several times to
+    stack bugs (an unknown name exits 2). --variant picks another
     correct behaviour (see --list-variants). --seed N makes backoff jitter
     reproducible. --scripted-<provider> answers from that provider's in-memory
     service with virtual time, for testing the sender itself.

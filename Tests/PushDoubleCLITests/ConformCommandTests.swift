@@ -107,6 +107,12 @@ final class ConformCommandTests: XCTestCase {
         XCTAssertTrue(out.contains("apns.a — T apns.a"))
         XCTAssertFalse(out.contains("apns.b — "))
         XCTAssertTrue(out.contains("apns.jwt-reuse"))
+        XCTAssertTrue(out.contains("      tags: apns, outcomes\n"), out)
+        // Selected by tag.
+        XCTAssertEqual(run(["--list", "--scenarios", dir, "--only", "tag:outcomes", "--skip", "apns.b"]), 0)
+        XCTAssertTrue(out.contains("apns.a — T apns.a"), out)
+        XCTAssertEqual(run(["--list", "--scenarios", dir, "--only", "tag:retries"]), 0)
+        XCTAssertFalse(out.contains("apns.a — "), out)
     }
 
     func testRunExitCodesReportsAndBaseline() throws {
@@ -114,7 +120,7 @@ final class ConformCommandTests: XCTestCase {
         let outDir = scenarioDir([:])
         let junit = outDir + "/out.xml", json = outDir + "/out.json", base = outDir + "/base.json", html = outDir + "/out.html"
         XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--junit", junit, "--json", json, "--write-baseline", base, "--timeout", "5",
-                            "--html", html]), 1)
+                            "--html", html]), 0, "a run that wrote its baseline succeeds")
         XCTAssertTrue(out.hasSuffix("1 passed, 1 failed, 0 warned\n"), out)
         XCTAssertTrue(out.contains("FAIL  apns.b"), out)
         XCTAssertTrue(FileManager.default.fileExists(atPath: junit))
@@ -125,6 +131,8 @@ final class ConformCommandTests: XCTestCase {
         // With the failures as a baseline the run passes.
         XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--baseline", base, "--timeout", "5"]), 0)
         XCTAssertTrue(out.contains("FAIL (known)  apns.b"), out)
+        // Without writing a baseline the failure fails the run.
+        XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--timeout", "5"]), 1)
         // Only the passing case.
         XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--only", "apns.a"]), 0)
         XCTAssertTrue(out.hasSuffix("1 passed, 0 failed, 0 warned\n"), out)
@@ -134,16 +142,17 @@ final class ConformCommandTests: XCTestCase {
         XCTAssertEqual(run(["--sender", sender, "--scenarios", dir, "--only", "apns.a", "--junit", "/nonexistent/dir/j.xml"]), 2)
     }
 
-    func testSenderCrashFailsCaseButRunGoesOn() {
+    func testSenderCrashIsAnErrorExit3ButRunGoesOn() {
         let crash = "MODE=crash python3 " + makeScript("fake_sender.py", fakeSenderPython)
         let dir = scenarioDir(["a.json": Self.caseJSON("apns.a"), "b.json": Self.caseJSON("apns.b")])
         let html = scenarioDir([:]) + "/crash.html"
-        XCTAssertEqual(run(["--sender", crash, "--scenarios", dir, "--timeout", "5", "--html", html]), 1)
+        XCTAssertEqual(run(["--sender", crash, "--scenarios", dir, "--timeout", "5", "--html", html]), 3)
         XCTAssertTrue(out.contains("sender exited before replying to send"), out)
         let page = (try? String(contentsOfFile: html, encoding: .utf8)) ?? ""
         XCTAssertEqual(page.components(separatedBy: "data-verdict=\"error\"").count - 1, 2, "a case cut short by the driver is an error")
         XCTAssertTrue(page.contains("data-testid=\"summary-error\">2<"), page)
         XCTAssertTrue(out.contains("| Traceback: boom"), out)
-        XCTAssertTrue(out.hasSuffix("0 passed, 2 failed, 0 warned\n"), out)
+        XCTAssertTrue(out.hasSuffix("0 passed, 0 failed, 0 warned, 2 errors\n"), out)
+        XCTAssertTrue(out.contains("ERROR  apns.a"), out)
     }
 }

@@ -55,7 +55,7 @@ final class HTMLReporterTests: XCTestCase {
         let html = HTMLReporter.render(report)
         Self.assertSelfContained(html, file: file, line: line)
         XCTAssertTrue(html.contains("data-testid=\"report-summary\""), file: file, line: line)
-        XCTAssertTrue(html.contains("<span class=\"n\" data-testid=\"summary-fail\">\(report.failedCount)</span>"), file: file, line: line)
+        XCTAssertTrue(html.contains("<span class=\"n\" data-testid=\"summary-fail\">\(report.summary.cases.failed)</span>"), file: file, line: line)
         let sections = Self.sections(html)
         XCTAssertEqual(Set(sections.keys), Set(report.cases.map(\.id)), file: file, line: line)
         for c in report.cases {

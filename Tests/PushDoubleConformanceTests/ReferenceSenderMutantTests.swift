@@ -113,4 +113,23 @@ final class ReferenceSenderMutantTests: XCTestCase {
         XCTAssertTrue(try s.sleeps().allSatisfy { $0 == 0 }, "and no wait")
         XCTAssertEqual(try s.stats()["jwtMints"], 2)
     }
+
+    /// `--mutant` given twice plants both bugs (the last one does not replace the first), and
+    /// an unknown name among known ones still refuses to start.
+    func testStackedMutantsPlantEveryBug() throws {
+        let s = try startScriptedSender(stacked: ["connection-per-push", "ignore-retry-after"])
+        try s.script([["token": F.token(9), "status": 429, "reason": "TooManyRequests", "headers": ["Retry-After": "7"]]])
+        _ = try s.send(["title": "x"], (0..<3).map { F.device("d\($0)", token: F.token($0)) } + [F.device("r", token: F.token(9))])
+        let reqs = try s.requests()
+        XCTAssertEqual(Set(reqs.compactMap { $0["connection"] as? Int }).count, reqs.count, "a connection per push (first mutant)")
+        let retried = reqs.filter { path($0).hasSuffix(F.token(9)) }
+        XCTAssertEqual(retried.count, 2)
+        XCTAssertLessThan((retried[1]["time"] as? Double ?? 0) - (retried[0]["time"] as? Double ?? 0), 7, "Retry-After ignored (second mutant)")
+        let log = s.finalStderr(timeout: 0.5)  // still running: what it logged so far
+        XCTAssertTrue(log.contains("mutant connection-per-push,ignore-retry-after"), log)
+
+        let bad = try ReferenceSenderProcess(arguments: ["--mutant", "no-backoff", "--mutant", "no-such-bug"])
+        XCTAssertEqual(try bad.waitForExit(), 2)
+        XCTAssertTrue(bad.finalStderr().contains("unknown mutant \"no-such-bug\""), bad.finalStderr())
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import PushDoubleCrypto
+import PushDoubleTestSupport
 
 /// Runs the built `pushdouble-reference-sender` executable and talks JSON-RPC to it over
 /// pipes, the way the conformance runner does. The sender is an executable target, so
@@ -31,19 +32,7 @@ final class ReferenceSenderProcess: @unchecked Sendable {
     private var stderrClosed = false
     private var nextId = 1
 
-    static var executableURL: URL {
-        // XCTest on Linux runs .build/<config>/<Package>PackageTests.xctest; the products
-        // (our executable included) sit next to it.
-        var dir = Bundle.main.bundleURL
-        if dir.pathExtension == "xctest" { dir = dir.deletingLastPathComponent() }
-        let candidate = dir.appendingPathComponent("pushdouble-reference-sender")
-        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-        for b in Bundle.allBundles where b.bundleURL.pathExtension == "xctest" {
-            let c = b.bundleURL.deletingLastPathComponent().appendingPathComponent("pushdouble-reference-sender")
-            if FileManager.default.isExecutableFile(atPath: c.path) { return c }
-        }
-        return candidate
-    }
+    static var executableURL: URL { builtProduct(named: "pushdouble-reference-sender") }
 
     init(arguments: [String] = [], environment: [String: String] = [:]) throws {
         let url = Self.executableURL
@@ -196,10 +185,11 @@ enum ReferenceSenderFixtures {
 
 extension XCTestCase {
     /// Starts the sender in scripted-APNs mode and initializes it.
-    func startScriptedSender(mutant: String? = nil, variant: String? = nil, seed: UInt64? = nil,
+    func startScriptedSender(mutant: String? = nil, stacked: [String] = [], variant: String? = nil, seed: UInt64? = nil,
                              file: StaticString = #filePath, line: UInt = #line) throws -> ReferenceSenderProcess {
         var args = ["--scripted-apns"]
         if let mutant { args += ["--mutant", mutant] }
+        for m in stacked { args += ["--mutant", m] }
         if let variant { args += ["--variant", variant] }
         if let seed { args += ["--seed", String(seed)] }
         let s = try ReferenceSenderProcess(arguments: args)

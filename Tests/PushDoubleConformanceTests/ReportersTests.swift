@@ -57,6 +57,8 @@ final class ReportersTests: XCTestCase {
             assert s.tag == 'testsuite', s.tag
             for k in ('name', 'tests', 'failures', 'errors', 'skipped', 'time'): assert k in s.attrib, k
             for c in s:
+                if c.tag == 'properties':
+                    out += ['PROP ' + p.get('name') + '=' + p.get('value') for p in c]; continue
                 if c.tag == 'system-err': out.append('ERR ' + s.get('name') + ' ' + c.text.strip()); continue
                 assert c.tag == 'testcase', c.tag
                 kinds = [x.tag for x in c]
@@ -78,6 +80,8 @@ final class ReportersTests: XCTestCase {
         XCTAssertTrue(out.contains("apns.backoff apns.backoff-jitter system-out"), out)
         XCTAssertTrue(out.contains("apns.happy apns.payload-limits \n") || out.contains("apns.happy apns.payload-limits "), out)
         XCTAssertTrue(out.contains("ERR apns.unregistered log with <xml> & \"quotes\""), out)
+        XCTAssertTrue(out.contains("PROP status=failed\nPROP exitCode=1"), out)
+        XCTAssertTrue(out.contains("PROP newFailures=1\nPROP newFailure.1=apns.unregistered apns.no-retry-permanent"), out)
         XCTAssertFalse(xml.contains("\u{1}"), "control characters must be dropped")
         XCTAssertTrue(xml.contains("timestamp=\"2027-01-15T08:00:00\""), "zone-less ISO 8601 timestamp")
         // Foundation's own parser agrees.
@@ -101,14 +105,19 @@ final class ReportersTests: XCTestCase {
         XCTAssertEqual(cases[2]["history"]?.arrayValue?.count, 1)
         XCTAssertEqual(cases[2]["history"]?.arrayValue?[0]["request"]?["path"]?.stringValue, "/3/device/" + HistoryBuilder.token(1))
         XCTAssertEqual(v["sender"]?.stringValue, "python3 adapter.py")
+        XCTAssertEqual(v["startedAt"]?.stringValue, "2027-01-15T08:00:00.000Z", "ISO 8601")
+        XCTAssertEqual(v["summary"]?["status"]?.stringValue, "failed")
+        XCTAssertEqual(v["summary"]?["newFailures"]?.arrayValue?.map { $0["check"]?.stringValue }, ["apns.no-retry-permanent"])
+        XCTAssertEqual(v["summary"]?["checks"]?["warned"]?.intValue, 1)
         // Round-trips into the model.
-        let d = JSONDecoder()
-        d.dateDecodingStrategy = .custom { dec in
-            let s = try dec.singleValueContainer().decode(String.self)
-            return Date(timeIntervalSince1970: Double(s)!)
-        }
-        let back = try d.decode(RunReport.self, from: data)
+        let back = try JSONReporter.decode(data)
         XCTAssertEqual(back.cases.map(\.id), ["apns.unregistered", "apns.backoff", "apns.happy"])
+        XCTAssertEqual(back.startedAt, Date(timeIntervalSince1970: 1_800_000_000))
+        // `seed` is written even when no --seed was given.
+        var unseeded = Self.sampleReport()
+        unseeded.seed = nil
+        let u = try JSONDecoder().decode(JSONValue.self, from: JSONReporter.render(unseeded))
+        XCTAssertEqual(u["seed"], .null)
     }
 
     func testCatalogueListing() {

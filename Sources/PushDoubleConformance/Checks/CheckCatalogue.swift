@@ -61,6 +61,30 @@ public enum CheckCatalogue {
         return (c, a.provider)
     }
 
+    /// The tags a check implies for every case that runs it (`--only tag:retries`): one table.
+    public static let impliedTags: [String: [String]] = [
+        "retries": [RetryChecks.noRetryPermanent, RetryChecks.retryAfter, RetryChecks.transientRetried, RetryChecks.boundedAttempts,
+                    RetryChecks.noTightRetryLoop, RetryChecks.backoffGrows, RetryChecks.backoffJitter, RetryChecks.noDuplicateDelivery].map(\.id),
+        "tokens": [RetryChecks.deadTokenNotReused, RegistrationChecks.reregisteredTokenUsed].map(\.id),
+        "connections": [ConnectionChecks.connectionReuse].map(\.id),
+        "outcomes": [OutcomeChecks.outcome, OutcomeChecks.truthful, OutcomeChecks.noLoss].map(\.id),
+    ]
+
+    /// A case's tags, sorted: its file's own `tags`, its providers, and the tags its checks
+    /// imply (``impliedTags``, by canonical id).
+    public static func tags(of scenario: ConformanceScenario) -> [String] {
+        let checks = Set(scenario.checks.map { canonicalID($0.id) })
+        let implied = impliedTags.filter { !checks.isDisjoint(with: $0.value) }.map(\.key)
+        return Array(Set(scenario.tags + scenario.providers + implied)).sorted()
+    }
+
+    /// A check's reference for a case that involves `providers`: its own, then each of those
+    /// providers' citation of the rule (``ConformanceProvider/ruleReferences``), in registry order.
+    public static func reference(of check: CheckDefinition, providers: [ProviderID]) -> String {
+        let cites = ConformanceProviders.all.filter { providers.contains($0.provider) }.compactMap { $0.ruleReferences[check.id] }
+        return ([check.reference] + cites).joined(separator: "; ")
+    }
+
     /// Old ids of a canonical check, sorted.
     public static func aliases(of id: String) -> [String] { aliases.values.filter { $0.canonical == id }.map(\.id).sorted() }
 }

@@ -157,8 +157,12 @@ public struct CheckResult: Sendable, Codable, Equatable {
     public var verdict: Verdict
     public var message: String
     public var evidence: [Evidence]
-    /// Set by baseline handling: this failure is known (listed in the baseline file).
+    /// Set by baseline handling: this failure or warning is known (listed in the baseline file).
     public var known: Bool = false
+    /// Seconds spent on this check: the case's driving for `driver.protocol` (the time the
+    /// sender spoke the protocol), the judging itself for every other check; nil in reports
+    /// written before it was kept.
+    public var durationSeconds: Double?
     public init(id: String, title: String, reference: String, severity: Severity, verdict: Verdict, message: String,
                 evidence: [Evidence], known: Bool = false) {
         self.id = id; self.title = title; self.reference = reference; self.severity = severity; self.verdict = verdict

@@ -26,9 +26,27 @@ public protocol ConformanceProvider: Sendable {
     /// The reference sender's planted bugs for this provider and the checks each must fail
     /// (this provider's part of ``MutantTable``). Default: none.
     var mutants: [MutantTable.Entry] { get }
+    /// This provider's own citation of a generic rule (generic check id → where this
+    /// provider's documentation states it), added to the check's provider-neutral reference in
+    /// the cases that involve this provider (``CheckCatalogue/reference(of:providers:)``), so a
+    /// Web Push failure cites the Web Push rule, not Apple's. Default: none.
+    var ruleReferences: [String: String] { get }
 }
 
 extension ConformanceProvider {
     public func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue { device }
     public var mutants: [MutantTable.Entry] { [] }
+    public var ruleReferences: [String: String] { [:] }
+
+    /// ``ruleReferences`` from a provider's citations of each rule: `permanent` for
+    /// no-retry-permanent, `dead` for dead-token-not-reused, `retry` for every check of
+    /// retrying 429/5xx after a delay, `connection` for connection-reuse (nil: not cited).
+    public static func citations(permanent: String?, dead: String?, retry: String?, connection: String? = nil) -> [String: String] {
+        var out: [String: String] = [:]
+        out[RetryChecks.noRetryPermanent.id] = permanent
+        out[RetryChecks.deadTokenNotReused.id] = dead
+        for c in [RetryChecks.transientRetried, RetryChecks.noTightRetryLoop, RetryChecks.backoffGrows] { out[c.id] = retry }
+        out[ConnectionChecks.connectionReuse.id] = connection
+        return out
+    }
 }

@@ -77,26 +77,38 @@ public enum HTMLReporter {
                 ("error", "errors", n("error")), ("na", "not applicable", n("n/a"))]
     }
 
+    /// The run summary (``RunSummary``): status, case and check counts, new failures, known
+    /// failures, fixed baseline entries and warnings, as in every other format.
     static func summary(_ r: RunReport) -> String {
-        let newFailures = r.cases.reduce(0) { $0 + $1.newFailures.count }
-        var s = "<section class=\"summary\" data-testid=\"report-summary\" data-succeeded=\"\(r.succeeded)\">\n"
-        s += "<p class=\"result \(r.succeeded ? "ok" : "bad")\" data-testid=\"report-result\">"
-            + (r.succeeded ? "Every MUST check passed or is a known failure." : "\(newFailures) new MUST failure(s).") + "</p>\n"
+        let sum = r.summary
+        var s = "<section class=\"summary\" data-testid=\"report-summary\" data-succeeded=\"\(r.succeeded)\" data-status=\(attr(sum.status.rawValue))>\n"
+        s += "<p class=\"result \(r.succeeded ? "ok" : "bad")\" data-testid=\"report-result\">" + text(sum.headline.prefix(1).uppercased() + sum.headline.dropFirst())
+            + " (exit \(sum.exitCode)).</p>\n"
         s += "<ul class=\"counts\">"
         for c in counts(r.cases) {
             s += "<li class=\"count c-\(c.name)\"><span class=\"n\" data-testid=\"summary-\(c.name)\">\(c.count)</span> \(c.label)</li>"
         }
-        s += "</ul>\n<dl class=\"facts\">\n"
+        s += "</ul>\n<p class=\"check-counts\" data-testid=\"summary-checks\">Checks \(sum.checks.total): \(text(RunSummary.describe(sum.checks)))</p>\n"
+        s += summaryList("New MUST failures", sum.newFailures.map(SummaryText.line), testID: "summary-new-failures", open: true)
+        s += summaryList("Errors", sum.errors.map(SummaryText.line), testID: "summary-errors", open: true)
+        s += summaryList("Known failures", sum.knownFailures.map(SummaryText.line), testID: "summary-known")
+        s += summaryList("Fixed since baseline", sum.fixed.map { "\($0.case) \($0.check)" }, testID: "summary-fixed", open: sum.status == .staleBaseline)
+        s += summaryList("SHOULD warnings (\(sum.newWarnings.count) new)", sum.warnings.map(SummaryText.line), testID: "summary-warnings")
+        s += "<dl class=\"facts\">\n"
         s += fact("Sender", "<code data-testid=\"summary-sender\">\(text(r.sender))</code>" + identity(r.cases.lazy.compactMap(\.sender).first),
                   wide: true)
         s += fact("Seeds", text(seeds(r)), testID: "summary-seeds")
         s += fact("Cases", "\(r.cases.count)")
         s += fact("Started", text(DateFormats.iso8601(r.startedAt)))
         s += fact("Duration", String(format: "%.2f s", r.durationSeconds), testID: "summary-duration")
-        if !r.fixed.isEmpty {
-            s += fact("Fixed since baseline", text(r.fixed.map { "\($0.case) \($0.check)" }.joined(separator: ", ")))
-        }
         return s + "</dl>\n</section>\n"
+    }
+
+    /// One list of the summary, one entry per line (readable at any width), left out when empty.
+    static func summaryList(_ title: String, _ items: [String], testID: String, open: Bool = false) -> String {
+        guard !items.isEmpty else { return "" }
+        return "<details class=\"summary-list\" data-testid=\(attr(testID))\(open ? " open" : "")><summary>\(text(title)) (\(items.count))</summary>\n<ul>\n"
+            + items.map { "<li><code>\(text($0))</code></li>\n" }.joined() + "</ul>\n</details>\n"
     }
 
     /// "--seed 7 for every case", or the distinct seeds the scenarios used.
@@ -118,7 +130,7 @@ public enum HTMLReporter {
     /// The filter bar: verdict buttons, a search field, expand/collapse.
     static func controls() -> String {
         var s = "<nav class=\"controls\" aria-label=\"Filter cases\">\n<div class=\"verdict-filter\" role=\"group\" aria-label=\"Show cases\">"
-        for (value, label) in [("all", "All"), ("problems", "Problems"), ("fail", "Failed"), ("error", "Errors"), ("warn", "Warned"),
+        for (value, label) in [("all", "All"), ("new", "New only"), ("problems", "Problems"), ("fail", "Failed"), ("error", "Errors"), ("warn", "Warned"),
                                ("pass", "Passed"), ("n/a", "N/A")] {
             s += "<button type=\"button\" data-testid=\"filter-verdict\" data-filter=\(attr(value)) aria-pressed=\"\(value == "all")\">\(label)</button>"
         }
@@ -134,7 +146,8 @@ public enum HTMLReporter {
         let v = verdictName(c)
         let problem = v == "error" || v == "fail"
         var s = "<details class=\"case v-\(cssName(v))\" data-testid=\"case\" data-case-id=\(attr(c.id)) data-verdict=\(attr(v))"
-            + " data-case-index=\"\(index)\" id=\"case-\(index)\"" + (c.verdict == .fail && c.newFailures.isEmpty ? " data-known=\"true\"" : "")
+            + " data-case-index=\"\(index)\" id=\"case-\(index)\"" + (c.verdict == .fail && !c.isError && c.newFailures.isEmpty ? " data-known=\"true\"" : "")
+            + (isNew(c) ? " data-new=\"true\"" : "")
             + (problem ? " open" : "") + ">\n"
         s += "<summary><span class=\"badge b-\(cssName(v))\">\(text(badge(c)))</span> <code class=\"case-id\">\(text(c.id))</code>"
             + " <span class=\"case-title\">\(text(c.title))</span>"
@@ -142,9 +155,27 @@ public enum HTMLReporter {
         s += "<div class=\"case-body\">\n" + caseFacts(c)
         if let na = c.notApplicableReason { s += "<p class=\"na-reason\">Not applicable: \(text(na))</p>\n" }
         if let f = c.driverFailure { s += "<div class=\"driver-failure\" data-testid=\"driver-failure\"><strong>Driver failure:</strong> <pre>\(text(f))</pre></div>\n" }
-        s += "<ul class=\"verdicts\">\n" + worstFirst(c.checks).map(verdictItem).joined() + "</ul>\n"
+        s += verdicts(c)
         s += timeline(c, index: index) + steps(c) + senderLog(c)
         return s + "</div>\n</details>\n"
+    }
+
+    /// Whether the case has something the baseline does not excuse (the "New only" filter):
+    /// a new failure, a driver error or a new warning.
+    static func isNew(_ c: CaseResult) -> Bool { !c.newFailures.isEmpty || !c.newErrors.isEmpty || !c.newWarnings.isEmpty }
+
+    /// The case's checks, worst first. In a case with a failure or warning the passing and
+    /// n/a checks are folded into one closed list under the problems (`passing-checks`).
+    static func verdicts(_ c: CaseResult) -> String {
+        let all = worstFirst(c.checks)
+        let problems = all.filter { $0.verdict == .fail || $0.verdict == .warn || $0.verdict == .info }
+        guard !problems.isEmpty, problems.count < all.count else {
+            return "<ul class=\"verdicts\">\n" + all.map(verdictItem).joined() + "</ul>\n"
+        }
+        let rest = all.filter { !problems.map(\.id).contains($0.id) }
+        return "<ul class=\"verdicts\">\n" + problems.map(verdictItem).joined() + "</ul>\n"
+            + "<details class=\"passing-checks\" data-testid=\"passing-checks\"><summary>\(rest.count) passing or n/a check\(rest.count == 1 ? "" : "s")</summary>\n"
+            + "<ul class=\"verdicts\">\n" + rest.map(verdictItem).joined() + "</ul>\n</details>\n"
     }
 
     /// Checks worst verdict first, the case's order within a verdict.

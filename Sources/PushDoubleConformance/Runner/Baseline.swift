@@ -8,6 +8,7 @@ public struct BaselineEntry: Sendable, Codable, Hashable {
 }
 
 /// Known failures (`--baseline FILE`): a run fails only on new ones and reports fixed ones.
+/// An entry excuses a MUST failure or a SHOULD warning (`--fail-on warn`) of its check.
 ///
 /// File format: JSON `{"knownFailures":[{"case":"apns.unregistered","check":"apns.no-retry-permanent"}]}`,
 /// or plain text with one `CASE-ID CHECK-ID` pair per line (`#` starts a comment).
@@ -18,6 +19,7 @@ public struct Baseline: Sendable, Equatable {
     /// Why a baseline file could not be read.
     public struct LoadError: Error, CustomStringConvertible {
         public var description: String
+        public init(description: String) { self.description = description }
     }
 
     public static func load(_ path: String) throws -> Baseline {
@@ -46,7 +48,30 @@ public struct Baseline: Sendable, Equatable {
         return Baseline(out)
     }
 
-    /// Marks known failures in `report` and records fixed entries (those whose case ran and no longer fails).
+    /// The entries that name no case among `scenarios` (every loaded case, selected or not), or
+    /// a check that case does not run (`driver.protocol` is every case's), each as
+    /// `"CASE CHECK: why"`; empty when every entry names a real check of a real case.
+    public func unknownEntries(in scenarios: [ConformanceScenario]) -> [String] {
+        let byID = Dictionary(scenarios.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        var out: [String] = []
+        for e in entries.sorted(by: { ($0.case, $0.check) < ($1.case, $1.check) }) {
+            guard let s = byID[e.case] else { out.append("\(e.case) \(e.check): no such case"); continue }
+            let checks = Set(s.checks.map { CheckCatalogue.canonicalID($0.id) } + [CheckCatalogue.driverCheckID])
+            if !checks.contains(CheckCatalogue.canonicalID(e.check)) {
+                out.append("\(e.case) \(e.check): the case has no such check (its checks: \(s.checks.map(\.id).joined(separator: ", ")))")
+            }
+        }
+        return out
+    }
+
+    /// This baseline without the entries `report` found fixed (`--update-baseline`): the known
+    /// failures that still fail, and the entries of cases that did not run.
+    public func removingFixed(_ report: RunReport) -> Baseline {
+        Baseline(entries.subtracting(report.fixed))
+    }
+
+    /// Marks known failures and warnings in `report` and records fixed entries (those whose
+    /// case ran and whose check no longer fails or warns).
     /// Check ids are compared by their canonical id, so an entry naming an old id
     /// (`apns.no-retry-permanent`) matches a result under the generic one and the reverse.
     public func apply(to report: inout RunReport) {
@@ -54,7 +79,7 @@ public struct Baseline: Sendable, Equatable {
         let known = Set(entries.map(canonical))
         var stillFailing: Set<BaselineEntry> = []
         for i in report.cases.indices {
-            for j in report.cases[i].checks.indices where report.cases[i].checks[j].verdict == .fail {
+            for j in report.cases[i].checks.indices where [.fail, .warn].contains(report.cases[i].checks[j].verdict) {
                 let e = canonical(BaselineEntry(case: report.cases[i].id, check: report.cases[i].checks[j].id))
                 if known.contains(e) { report.cases[i].checks[j].known = true; stillFailing.insert(e) }
             }
@@ -64,9 +89,11 @@ public struct Baseline: Sendable, Equatable {
             .sorted { ($0.case, $0.check) < ($1.case, $1.check) }
     }
 
-    /// The baseline that would excuse every failure of `report`.
+    /// The baseline that would excuse every failure and warning of `report`.
     public static func from(_ report: RunReport) -> Baseline {
-        Baseline(Set(report.cases.flatMap { c in c.checks.filter { $0.verdict == .fail }.map { BaselineEntry(case: c.id, check: $0.id) } }))
+        Baseline(Set(report.cases.flatMap { c in
+            c.checks.filter { [.fail, .warn].contains($0.verdict) }.map { BaselineEntry(case: c.id, check: $0.id) }
+        }))
     }
 
     public func jsonData() -> Data {

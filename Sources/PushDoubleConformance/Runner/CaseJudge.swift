@@ -28,7 +28,11 @@ struct CaseJudge {
     var seed: UInt64 = 1
 
     func result(_ record: CaseRecord) -> CaseResult {
-        let checks = checks(record)
+        let judging = Date()
+        var checks = checks(record)
+        if let i = checks.firstIndex(where: { $0.id == CheckCatalogue.driverCheckID }) {
+            checks[i].durationSeconds = judging.timeIntervalSince(started)
+        }
         var r = CaseResult(id: scenario.id, title: scenario.title, references: scenario.references, file: scenario.file,
                            verdict: .notApplicable, notApplicableReason: record.notApplicableReason, sender: record.identity,
                            driverFailure: record.failureText, senderLog: record.log,
@@ -36,6 +40,10 @@ struct CaseJudge {
                            history: excerpt(record.history, citedBy: checks))
         r.historyCount = record.history.count
         r.seed = seed
+        r.tags = CheckCatalogue.tags(of: scenario)
+        if record.notApplicableReason == nil && !record.history.isEmpty {
+            r.costs = CaseCosts.measure(context(record))
+        }
         r.recomputeVerdict()
         return r
     }
@@ -43,8 +51,7 @@ struct CaseJudge {
     /// The driver-protocol check first (failed with the driver failure, if any; left out
     /// when the case does not apply), then the scenario's checks in order.
     func checks(_ record: CaseRecord) -> [CheckResult] {
-        let ctxBase = CheckContext(scenario: scenario, history: record.history, steps: record.steps, configuration: record.configuration,
-                                   fields: record.identity?.expressible ?? .all, coarseOutcomes: Set(record.identity?.coarseOutcomes ?? []))
+        let ctxBase = context(record)
         var checks: [CheckResult] = []
         let d = CheckCatalogue.driverProtocol
         if let f = record.failureText {
@@ -65,9 +72,19 @@ struct CaseJudge {
             var ctx = ctxBase
             ctx.params = inv.params
             ctx.scope = scope
-            checks.append(def.run(ctx, as: inv.id))
+            let t = Date()
+            var result = def.run(ctx, as: inv.id)
+            result.durationSeconds = Date().timeIntervalSince(t)
+            result.reference = CheckCatalogue.reference(of: def, providers: scope.map { [$0] } ?? scenario.providers.map(ProviderID.init(rawValue:)))
+            checks.append(result)
         }
         return checks
+    }
+
+    /// What every check of the case reads.
+    func context(_ record: CaseRecord) -> CheckContext {
+        CheckContext(scenario: scenario, history: record.history, steps: record.steps, configuration: record.configuration,
+                     fields: record.identity?.expressible ?? .all, coarseOutcomes: Set(record.identity?.coarseOutcomes ?? []))
     }
 
     /// At most `historyExcerpt` exchanges (``excerpt(_:citedBy:limit:)``).

@@ -69,10 +69,16 @@ public enum ConformanceSuite {
         return all
     }
 
-    /// The cases whose id matches one of `only` (all when empty) and none of `skip` (globs, ``globMatch(_:_:)``).
+    /// The cases that match one of `only` (all when empty) and none of `skip`: a pattern is a
+    /// glob over the case id (``globMatch(_:_:)``), or `tag:GLOB` over its tags (``CheckCatalogue/tags(of:)``).
     public static func select(_ scenarios: [ConformanceScenario], only: [String], skip: [String]) -> [ConformanceScenario] {
-        scenarios.filter { s in
-            (only.isEmpty || only.contains { globMatch($0, s.id) }) && !skip.contains { globMatch($0, s.id) }
+        func matches(_ pattern: String, _ s: ConformanceScenario) -> Bool {
+            guard pattern.hasPrefix("tag:") else { return globMatch(pattern, s.id) }
+            let tag = String(pattern.dropFirst(4))
+            return CheckCatalogue.tags(of: s).contains { globMatch(tag, $0) }
+        }
+        return scenarios.filter { s in
+            (only.isEmpty || only.contains { matches($0, s) }) && !skip.contains { matches($0, s) }
         }
     }
 

@@ -23,6 +23,8 @@ public struct ConformanceScenario: Sendable {
     public var seed: UInt64?
     /// Where it was loaded from (nil for scenarios built in code).
     public var file: String?
+    /// The file's own `tags` (``CheckCatalogue/tags(of:)`` adds the implied ones).
+    public var tags: [String] = []
     /// The whole file as JSON, for the fake-side loader.
     public var raw: Data
 
@@ -227,8 +229,18 @@ extension ConformanceScenario {
             }
         }
         let seed = root["seed"]?.intValue.flatMap { UInt64(exactly: $0) }
-        return ConformanceScenario(id: id, title: title, references: references, devices: devices, targets: targets, steps: steps,
-                                   checks: checks, seed: seed, file: file, raw: data)
+        var tags: [String] = []
+        if let t = root["tags"] {
+            guard let list = t.arrayValue?.compactMap(\.stringValue), list.count == t.arrayValue?.count,
+                  list.allSatisfy({ !$0.isEmpty && !$0.contains(",") && !$0.contains(" ") }) else {
+                throw fail("\"tags\" must be an array of words (no spaces or commas), e.g. [\"retries\"]")
+            }
+            tags = list
+        }
+        var scenario = ConformanceScenario(id: id, title: title, references: references, devices: devices, targets: targets, steps: steps,
+                                           checks: checks, seed: seed, file: file, raw: data)
+        scenario.tags = tags
+        return scenario
     }
 
     /// The top-level `targets`: `{"id", "provider", "topic"}` or `{"id", "provider", "condition"}`,

@@ -30,12 +30,12 @@ enum PushPlan: Sendable {
 /// Pure: the time (for `apns-expiration`) and the `apns-id` are inputs, so the mapping is
 /// deterministic and testable. Rules and sources are listed in docs/reference-sender.md.
 struct APNsRequestBuilder: Sendable {
-    var mutant: Mutant?
+    var mutant: MutantSet
     /// Whether the notification's `pushType` is used: false for the `apns-no-push-type` variant,
     /// a library with no way to name the push type (it declares so in `initialize`).
     var expressesPushType = true
 
-    init(mutant: Mutant? = nil, variant: Variant? = nil) {
+    init(mutant: MutantSet = MutantSet(), variant: Variant? = nil) {
         self.mutant = mutant
         expressesPushType = variant != .apnsNoPushType
     }
@@ -48,7 +48,7 @@ struct APNsRequestBuilder: Sendable {
 
         let hasAlert = n.title != nil || n.subtitle != nil || n.body != nil
         let pushType: APNsPushType
-        if let explicit = n.pushType, mutant != .pushTypeDropped, expressesPushType {
+        if let explicit = n.pushType, !mutant.contains(.pushTypeDropped), expressesPushType {
             guard let t = APNsPushType(rawValue: explicit) else { return .rejected(reason: APNsReason.invalidPushType) }
             pushType = t
         } else if n.contentAvailable && !hasAlert && n.sound == nil && n.badge == nil {
@@ -61,11 +61,11 @@ struct APNsRequestBuilder: Sendable {
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(8)
         headers.append((APNs.Header.pushType, pushType.rawValue))
-        let topic = mutant == .wrongTopicSuffix ? bundle : pushType.topic(forBundleID: bundle)
+        let topic = mutant.contains(.wrongTopicSuffix) ? bundle : pushType.topic(forBundleID: bundle)
         headers.append((APNs.Header.topic, topic))
         let priority: Int
         if pushType == .background {
-            priority = mutant == .backgroundPriority10 ? 10 : 5
+            priority = mutant.contains(.backgroundPriority10) ? 10 : 5
         } else {
             priority = n.priority == .normal ? 5 : 10
         }
@@ -84,7 +84,7 @@ struct APNsRequestBuilder: Sendable {
 
         let body = Self.payload(n, pushType: pushType).bytes
         if body.isEmpty { return .rejected(reason: APNsReason.payloadEmpty) }
-        if body.count > pushType.payloadLimit && mutant != .oversizedPayloads {
+        if body.count > pushType.payloadLimit && !mutant.contains(.oversizedPayloads) {
             return .rejected(reason: APNsReason.payloadTooLarge)
         }
         return .push(PreparedPush(token: device.token, environment: device.environment, pushType: pushType,

@@ -4,7 +4,7 @@ import Foundation
 /// Pure, so every row is testable without a network.
 struct APNsRetryDecider: Sendable {
     var policy: RetryPolicy
-    var mutant: Mutant?
+    var mutant: MutantSet
 
     func decide(_ result: AttemptResult, state: inout RetryState, now: Double) -> RetryStep {
         switch result {
@@ -12,7 +12,7 @@ struct APNsRetryDecider: Sendable {
             switch f {
             case .notProcessed(let r):
                 // Planted bug: a stream the server refused or cut by GOAWAY is given up, not resent.
-                if mutant == .giveUpUnprocessed { return .finish(.failed, reason: r, markDead: false) }
+                if mutant.contains(.giveUpUnprocessed) { return .finish(.failed, reason: r, markDead: false) }
                 return resend(reason: r, state: &state)
             case .outcomeUnknown(let r), .connectFailed(let r):
                 return transient(RetryAction(counted: true, backoff: true, reason: r), state: &state)
@@ -52,10 +52,10 @@ struct APNsRetryDecider: Sendable {
             return .finish(.dead, reason: reason, markDead: true)
         case 403 where APNsReason.credentialErrors.contains(reason):
             return .finish(.failed, reason: reason, markDead: false)
-        case 429 where mutant == .remintOnTokenUpdateError && reason == APNsReason.tooManyProviderTokenUpdates:
+        case 429 where mutant.contains(.remintOnTokenUpdateError) && reason == APNsReason.tooManyProviderTokenUpdates:
             // Planted bug: a new token at once, as if the old one had expired (each retry counted).
             return transient(RetryAction(counted: true, refreshToken: true, reason: reason), state: &state)
-        case 429 where mutant == .giveUp429WithoutRetryAfter && retryAfter == nil:
+        case 429 where mutant.contains(.giveUp429WithoutRetryAfter) && retryAfter == nil:
             // Planted bug: a 429 is retried only when it says when.
             return .finish(.failed, reason: reason, markDead: false)
         case 429:
@@ -74,7 +74,7 @@ struct APNsRetryDecider: Sendable {
     }
 
     private func dead(reason: String, retryAfter: Double?, state: inout RetryState) -> RetryStep {
-        if mutant == .retryDeadTokens {
+        if mutant.contains(.retryDeadTokens) {
             return transient(RetryAction(counted: true, backoff: true, retryAfter: retryAfter, reason: reason), state: &state, isDeadToken: true)
         }
         return .finish(.dead, reason: reason, markDead: true)
@@ -88,10 +88,10 @@ struct APNsRetryDecider: Sendable {
     }
 
     private func transient(_ action: RetryAction, state: inout RetryState, isDeadToken: Bool = false) -> RetryStep {
-        if mutant == .neverRetryTransient && !isDeadToken { return .finish(.failed, reason: action.reason, markDead: false) }
+        if mutant.contains(.neverRetryTransient) && !isDeadToken { return .finish(.failed, reason: action.reason, markDead: false) }
         state.failedAttempts += 1
         guard state.failedAttempts < policy.maxAttempts else { return .finish(.failed, reason: action.reason, markDead: false) }
-        if let ra = action.retryAfter, ra > policy.maxRetryAfter, mutant != .ignoreRetryAfter {
+        if let ra = action.retryAfter, ra > policy.maxRetryAfter, !mutant.contains(.ignoreRetryAfter) {
             return .finish(.failed, reason: action.reason, markDead: false)
         }
         return .retry(action)
@@ -102,11 +102,11 @@ struct APNsRetryDecider: Sendable {
     func delay(for action: RetryAction, state: inout RetryState, random: Double) -> Double {
         guard action.backoff else { return 0 }
         if let ra = action.retryAfter {
-            if mutant == .ignoreRetryAfter { return 0 }
-            let jitter = mutant == .noBackoff ? 0 : drawBackoff(state: &state, random: random)
+            if mutant.contains(.ignoreRetryAfter) { return 0 }
+            let jitter = mutant.contains(.noBackoff) ? 0 : drawBackoff(state: &state, random: random)
             return max(ra, jitter)
         }
-        if mutant == .noBackoff { return 0 }
+        if mutant.contains(.noBackoff) { return 0 }
         return drawBackoff(state: &state, random: random)
     }
 

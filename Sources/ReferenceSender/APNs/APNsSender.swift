@@ -26,7 +26,7 @@ final class APNsSender: Sendable {
     let pool: ConnectionPool
     let dead = DeadTokenRegistry()
     let clock: any SenderClock
-    let mutant: Mutant?
+    let mutant: MutantSet
     let variant: Variant?
     let decider: APNsRetryDecider
     let builder: APNsRequestBuilder
@@ -35,13 +35,13 @@ final class APNsSender: Sendable {
     /// - Parameter variant: a correct alternative behaviour (``Variant``); `policy` nil = the
     ///   variant's retry policy (the default one without a variant).
     init(settings: APNsSettings, signer: any ProviderTokenSigner, connector: any PushConnector,
-         clock: any SenderClock, mutant: Mutant?, variant: Variant? = nil, random: JitterSource = JitterSource(seed: nil),
+         clock: any SenderClock, mutant: MutantSet, variant: Variant? = nil, random: JitterSource = JitterSource(seed: nil),
          policy: RetryPolicy? = nil) {
         self.settings = settings
         // jwt-refresh-50min: the first token is 49 min 59 s old (by its whole-second iat), so
         // its 50-min refresh comes at the next second boundary, inside a conformance case.
         let inherited = variant == .jwtRefresh50min ? APNs.jwtRefreshSeconds - 1 : nil
-        self.tokens = ProviderTokenCache(signer: signer, perRequest: mutant == .jwtPerRequest, inheritedAge: inherited)
+        self.tokens = ProviderTokenCache(signer: signer, perRequest: mutant.contains(.jwtPerRequest), inheritedAge: inherited)
         self.pool = ConnectionPool(connector: connector, clock: clock, size: variant == .multiConnection || variant == .jwtPerConnection ? Variant.poolSize : 1)
         self.clock = clock
         self.mutant = mutant
@@ -76,7 +76,7 @@ final class APNsSender: Sendable {
         }
         var results = deliveries.map { $0!.result }
 
-        if mutant == .resendAllAfterGoaway {
+        if mutant.contains(.resendAllAfterGoaway) {
             // Planted bug: every push that went over a connection that later got a GOAWAY
             // is sent again, although the server processed it (stream ≤ last-stream-id).
             for (i, d) in deliveries.enumerated() {
@@ -85,7 +85,7 @@ final class APNsSender: Sendable {
             }
         }
         await pool.closeRetired()
-        if mutant == .reportSentAlways {
+        if mutant.contains(.reportSentAlways) {
             results = results.map { DeviceResult(device: $0.device, outcome: .sent, reason: nil, providerMessageId: $0.providerMessageId) }
         }
         return results
@@ -95,10 +95,10 @@ final class APNsSender: Sendable {
         guard device.provider == "apns" else {
             return Delivery(result: DeviceResult(device: device.id, outcome: .skipped, reason: "UnsupportedProvider"))
         }
-        if let registered = device.registeredAt, mutant != .neverReviveDeadTokens, dead.revive(device.token, registeredAt: registered) {
+        if let registered = device.registeredAt, !mutant.contains(.neverReviveDeadTokens), dead.revive(device.token, registeredAt: registered) {
             Log.info("device \(device.id): registered again after its token died; using it again")
         }
-        if mutant != .retryDeadTokens, let reason = dead.reason(for: device.token) {
+        if !mutant.contains(.retryDeadTokens), let reason = dead.reason(for: device.token) {
             return Delivery(result: DeviceResult(device: device.id, outcome: .skipped, reason: reason))
         }
         let plan = builder.plan(n, device: device, defaultTopic: settings.topic,
@@ -136,7 +136,7 @@ final class APNsSender: Sendable {
             // jwt-refresh-50min binds connections to a token: a new token, a new connection.
             let key = ConnectionPool.Key(endpoint: endpoint, account: settings.usesCertificate ? "certificate" : settings.teamId,
                                          generation: variant == .jwtRefresh50min ? token?.generation ?? 0 : 0)
-            let connected = mutant == .connectionPerPush
+            let connected = mutant.contains(.connectionPerPush)
                 ? await pool.unpooledConnection(for: key)
                 : await pool.connection(for: key)
             var connection: (any PushConnection)?
@@ -155,7 +155,7 @@ final class APNsSender: Sendable {
                 var headers: [(name: String, value: String)] = token.map { [(APNs.Header.authorization, "bearer " + $0.jwt)] } ?? []
                 headers.append(contentsOf: push.headers)
                 result = await c.send(WireRequest(path: push.path, authority: endpoint.authority, headers: headers, body: push.body))
-                if mutant == .connectionPerPush { await c.close() }
+                if mutant.contains(.connectionPerPush) { await c.close() }
             }
 
             switch decider.decide(result, state: &state, now: clock.now()) {

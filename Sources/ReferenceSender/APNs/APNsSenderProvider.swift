@@ -3,9 +3,9 @@
 final class APNsSenderProvider: SenderProvider {
     static let id = "apns"
     let sender: APNsSender
-    private let mutant: Mutant?
+    private let mutant: MutantSet
 
-    init(sender: APNsSender, mutant: Mutant?) { self.sender = sender; self.mutant = mutant }
+    init(sender: APNsSender, mutant: MutantSet) { self.sender = sender; self.mutant = mutant }
 
     /// `--scripted-apns`: an in-memory APNs with scripted answers and virtual time (ScriptedAPNs.swift).
     static func scriptedMode() -> (any ScriptedMode)? { ScriptedAPNs() }

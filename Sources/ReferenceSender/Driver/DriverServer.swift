@@ -13,7 +13,7 @@ final class DriverServer {
     static let version = "1.0.0"
 
     let context: SenderContext
-    var mutant: Mutant? { context.mutant }
+    var mutant: MutantSet { context.mutant }
     /// Scripted test mode (`--scripted-<id>`): a provider's in-memory service and virtual time.
     var scripted: (any ScriptedMode)? { context.scripted }
     /// The providers `initialize` configured, in registry order.
@@ -23,7 +23,7 @@ final class DriverServer {
     /// later sends give the device that `registeredAt` unless it carries its own.
     private var registered: [String: Double] = [:]
 
-    init(mutant: Mutant?, variant: Variant? = nil, seed: UInt64? = nil, environment: [String: String], scripted: (any ScriptedMode)?) {
+    init(mutant: MutantSet, variant: Variant? = nil, seed: UInt64? = nil, environment: [String: String], scripted: (any ScriptedMode)?) {
         context = SenderContext(environment: environment, mutant: mutant, variant: variant, seed: seed, scripted: scripted)
     }
 

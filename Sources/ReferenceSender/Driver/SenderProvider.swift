@@ -3,7 +3,7 @@
 struct SenderContext: Sendable {
     /// The sender process's environment (each provider's fallback for missing params).
     var environment: [String: String]
-    var mutant: Mutant?
+    var mutant: MutantSet
     var variant: Variant?
     /// Seed for backoff jitter (nil: the system generator).
     var seed: UInt64?
@@ -17,7 +17,7 @@ struct SenderContext: Sendable {
 
     /// ` mutant NAME variant NAME seed N` for the providers' initialize log lines.
     var logSuffix: String {
-        (mutant.map { " mutant \($0.rawValue)" } ?? "") + (variant.map { " variant \($0.rawValue)" } ?? "")
+        (mutant.isEmpty ? "" : " mutant \(mutant.names)") + (variant.map { " variant \($0.rawValue)" } ?? "")
             + (seed.map { " seed \($0)" } ?? "")
     }
 }

@@ -16,7 +16,7 @@ final class ExpoSender: Sendable {
     let connection: ExpoConnection
     let accessToken: String?
     let clock: any SenderClock
-    let mutant: Mutant?
+    let mutant: MutantSet
     let variant: Variant?
     let random: JitterSource
     let policy: RetryPolicy
@@ -31,10 +31,10 @@ final class ExpoSender: Sendable {
     }
     private let pending = Mutex<[Pending]>([])
 
-    init(configuration: ExpoConfiguration, endpoint: HTTPSEndpoint, clock: any SenderClock, mutant: Mutant?, variant: Variant?,
+    init(configuration: ExpoConfiguration, endpoint: HTTPSEndpoint, clock: any SenderClock, mutant: MutantSet, variant: Variant?,
          random: JitterSource) {
         connection = ExpoConnection(endpoint: endpoint, caFile: configuration.caFile)
-        accessToken = mutant == .expoNoAccessToken ? nil : configuration.accessToken
+        accessToken = mutant.contains(.expoNoAccessToken) ? nil : configuration.accessToken
         self.clock = clock
         self.mutant = mutant
         self.variant = variant
@@ -49,20 +49,20 @@ final class ExpoSender: Sendable {
         var queue: [(index: Int, message: JSON)] = []
         for (i, d) in devices.enumerated() {
             // A registration after the death makes the token usable again (as for APNs).
-            if let registered = d.registeredAt, mutant != .neverReviveDeadTokens { _ = dead.revive(d.token, registeredAt: registered) }
-            if let reason = dead.reason(for: d.token), mutant != .expoIgnoreTicketErrors, mutant != .expoIgnoreReceiptDead {
+            if let registered = d.registeredAt, !mutant.contains(.neverReviveDeadTokens) { _ = dead.revive(d.token, registeredAt: registered) }
+            if let reason = dead.reason(for: d.token), !mutant.contains(.expoIgnoreTicketErrors), !mutant.contains(.expoIgnoreReceiptDead) {
                 results[i] = DeviceResult(device: d.id, outcome: .skipped, reason: reason)
                 continue
             }
             let message = Self.message(notification, to: d.token)
             // expo-too-big-from-receipt: no local size check; the receipt's MessageTooBig says it.
-            if mutant != .expoResendTooBig, variant != .expoTooBigFromReceipt, Self.payloadBytes(message) > Expo.maxMessageBytes {
+            if !mutant.contains(.expoResendTooBig), variant != .expoTooBigFromReceipt, Self.payloadBytes(message) > Expo.maxMessageBytes {
                 results[i] = DeviceResult(device: d.id, outcome: .rejected, reason: "MessageTooBig")
                 continue
             }
             queue.append((i, message))
         }
-        let size = mutant == .expoNoChunking ? max(1, queue.count) : Expo.maxRecipients
+        let size = mutant.contains(.expoNoChunking) ? max(1, queue.count) : Expo.maxRecipients
         var start = 0
         while start < queue.count {
             let chunk = Array(queue[start..<min(queue.count, start + size)])
@@ -90,7 +90,7 @@ final class ExpoSender: Sendable {
             case .response(let status, let headers, let body):
                 let json = try? JSON.parse(body)
                 if status == 200, let tickets = json?["data"]?.arrayValue, json?["errors"] == nil, tickets.count == toSend.count {
-                    let mapped = mutant == .expoTicketsReversed ? Array(tickets.reversed()) : tickets
+                    let mapped = mutant.contains(.expoTicketsReversed) ? Array(tickets.reversed()) : tickets
                     for (item, ticket) in zip(toSend, mapped) {
                         if let r = outcome(of: ticket, item: item, device: devices[item.index]) { out.append((item.index, r)) } else { retry.append(item) }
                     }
@@ -110,7 +110,7 @@ final class ExpoSender: Sendable {
             }
             guard !retry.isEmpty else { break }
             failures += 1
-            let delay = mutant == .expoNoBackoff ? 0 : (retryAfter ?? policy.backoff(retry: failures, previous: previousBackoff, random: random.unit()))
+            let delay = mutant.contains(.expoNoBackoff) ? 0 : (retryAfter ?? policy.backoff(retry: failures, previous: previousBackoff, random: random.unit()))
             previousBackoff = delay
             if failures >= policy.maxAttempts || clock.now() + delay - first > policy.maxTotalSeconds || delay > policy.maxRetryAfter {
                 for item in retry { out.append((item.index, DeviceResult(device: devices[item.index].id, outcome: .failed, reason: "RetriesExhausted"))) }
@@ -149,7 +149,7 @@ final class ExpoSender: Sendable {
             return DeviceResult(device: device.id, outcome: .pending, providerMessageId: id)
         }
         let error = ticket["details"]?["error"]?.stringValue ?? "UnknownTicketError"
-        if mutant == .expoIgnoreTicketErrors { return DeviceResult(device: device.id, outcome: .pending) }
+        if mutant.contains(.expoIgnoreTicketErrors) { return DeviceResult(device: device.id, outcome: .pending) }
         switch error {
         case "DeviceNotRegistered":
             dead.markDead(device.token, reason: error, at: clock.now())
@@ -164,12 +164,12 @@ final class ExpoSender: Sendable {
 
     /// Fetches the receipts of held tickets; returns the devices whose outcome changed.
     func settle() async -> [DeviceResult] {
-        guard mutant != .expoNoReceipts else { return [] }
+        guard !mutant.contains(.expoNoReceipts) else { return [] }
         let held = pending.withLock { $0 }
         guard !held.isEmpty else { return [] }
         var ids = held.map(\.ticketID)
-        if mutant == .expoReceiptsForeignIDs { ids.append(contentsOf: (1...3).map { "00000000-0000-4000-8000-00000000000\($0)" }) }
-        let size = mutant == .expoReceiptsOneRequest ? ids.count : Expo.maxReceiptIDs
+        if mutant.contains(.expoReceiptsForeignIDs) { ids.append(contentsOf: (1...3).map { "00000000-0000-4000-8000-00000000000\($0)" }) }
+        let size = mutant.contains(.expoReceiptsOneRequest) ? ids.count : Expo.maxReceiptIDs
         var receipts: [String: JSON] = [:]
         var start = 0
         while start < ids.count {
@@ -182,7 +182,7 @@ final class ExpoSender: Sendable {
         var settled = Set<String>()
         for p in held {
             guard let receipt = receipts[p.ticketID] else {
-                if mutant == .expoAbsentReceiptIsOK {
+                if mutant.contains(.expoAbsentReceiptIsOK) {
                     settled.insert(p.ticketID)
                     changed.append(DeviceResult(device: p.device, outcome: .sent, providerMessageId: p.ticketID))
                 }
@@ -193,13 +193,13 @@ final class ExpoSender: Sendable {
             switch (receipt["status"]?.stringValue, error) {
             case ("ok", _):
                 changed.append(DeviceResult(device: p.device, outcome: .sent, providerMessageId: p.ticketID))
-            case (_, "DeviceNotRegistered") where mutant != .expoIgnoreReceiptDead:
+            case (_, "DeviceNotRegistered") where !mutant.contains(.expoIgnoreReceiptDead):
                 dead.markDead(p.token, reason: "DeviceNotRegistered", at: clock.now())
                 changed.append(DeviceResult(device: p.device, outcome: .dead, reason: "DeviceNotRegistered", providerMessageId: p.ticketID))
             case (_, "DeviceNotRegistered"):
                 changed.append(DeviceResult(device: p.device, outcome: .sent, providerMessageId: p.ticketID))
             case (_, "MessageTooBig"):
-                if mutant == .expoResendTooBig { resend.append(p) }
+                if mutant.contains(.expoResendTooBig) { resend.append(p) }
                 changed.append(DeviceResult(device: p.device, outcome: .rejected, reason: "MessageTooBig", providerMessageId: p.ticketID))
             default:
                 changed.append(DeviceResult(device: p.device, outcome: .failed, reason: error ?? "UnknownReceiptError", providerMessageId: p.ticketID))
@@ -234,7 +234,7 @@ final class ExpoSender: Sendable {
             }
             failures += 1
             guard failures < policy.maxAttempts else { return [] }
-            let delay = mutant == .expoNoBackoff ? 0 : (retryAfter ?? policy.backoff(retry: failures, previous: previousBackoff, random: random.unit()))
+            let delay = mutant.contains(.expoNoBackoff) ? 0 : (retryAfter ?? policy.backoff(retry: failures, previous: previousBackoff, random: random.unit()))
             previousBackoff = delay
             await clock.sleep(seconds: delay)
         }

@@ -55,7 +55,7 @@ final class FCMSender: Sendable {
 
     let settings: FCMSettings
     let clock: any SenderClock
-    let mutant: Mutant?
+    let mutant: MutantSet
     let variant: Variant?
     let random: JitterSource
     /// Backoff, attempt cap and time budget (``retryPolicy(for:)``).
@@ -65,7 +65,7 @@ final class FCMSender: Sendable {
     private let tokens: FCMTokenSource
     private let connections: FCMConnections
 
-    init(settings: FCMSettings, clock: any SenderClock, mutant: Mutant?, variant: Variant? = nil, random: JitterSource) {
+    init(settings: FCMSettings, clock: any SenderClock, mutant: MutantSet, variant: Variant? = nil, random: JitterSource) {
         self.settings = settings; self.clock = clock; self.mutant = mutant; self.variant = variant; self.random = random
         policy = Self.retryPolicy(for: variant).planting(mutant)
         refresh = FCMTokenRefresh(variant: variant)
@@ -138,7 +138,7 @@ final class FCMSender: Sendable {
         case .token(let t): message = ["token": .string(t)]; limit = Self.payloadLimit
         case .topic(let t):
             // fcm.md §2.1: the v1 `topic` is the bare name (the SDKs strip a `/topics/` prefix).
-            message = ["topic": .string(mutant == .fcmTopicPrefix ? "/topics/" + t : t)]; limit = Self.topicPayloadLimit
+            message = ["topic": .string(mutant.contains(.fcmTopicPrefix) ? "/topics/" + t : t)]; limit = Self.topicPayloadLimit
         case .condition(let c): message = ["condition": .string(c)]; limit = Self.topicPayloadLimit
         }
         if n.title != nil || n.body != nil || n.imageUrl != nil {
@@ -153,25 +153,25 @@ final class FCMSender: Sendable {
         if let data = n.data, !data.isEmpty {
             var strings = JSONObject()
             for (k, v) in data.members {
-                if mutant != .fcmNoLocalChecks,
+                if !mutant.contains(.fcmNoLocalChecks),
                    Self.reservedKeys.contains(k) || Self.reservedPrefixes.contains(where: { k.hasPrefix($0) }) {
                     return .rejected("ReservedDataKey")
                 }
                 // fcm.md §2.1: data values must be strings.
                 let s = v.stringValue ?? v.compactJSON
-                strings[k] = mutant == .fcmNumericData ? v : .string(s)
+                strings[k] = mutant.contains(.fcmNumericData) ? v : .string(s)
                 size += k.utf8.count + s.utf8.count
             }
             message["data"] = .object(strings)
         }
         size += (n.title?.utf8.count ?? 0) + (n.body?.utf8.count ?? 0)
-        if size > limit && mutant != .fcmNoLocalChecks { return .rejected("MessageTooBig") }
+        if size > limit && !mutant.contains(.fcmNoLocalChecks) { return .rejected("MessageTooBig") }
         var android = JSONObject()
         if let p = n.priority { android["priority"] = .string(p == .high ? "high" : "normal") }
         if let ttl = n.ttlSeconds {
             // fcm.md §2.2: a google-duration string, 0 to 4 weeks.
             let seconds = max(0, min(ttl, 2_419_200))
-            android["ttl"] = mutant == .fcmTTLNumber ? .int(seconds) : .string("\(seconds)s")
+            android["ttl"] = mutant.contains(.fcmTTLNumber) ? .int(seconds) : .string("\(seconds)s")
         }
         if let c = n.collapseKey { android["collapse_key"] = .string(c) }
         var androidNotification = JSONObject()
@@ -199,7 +199,7 @@ final class FCMSender: Sendable {
         guard !aps.isEmpty else { return nil }
         var apns: JSONObject = ["payload": .object(["aps": .object(aps)])]
         let showsNothing = n.title == nil && n.subtitle == nil && n.body == nil && n.sound == nil && n.badge == nil
-        if n.contentAvailable && showsNothing && mutant != .fcmBackgroundPriority10 {
+        if n.contentAvailable && showsNothing && !mutant.contains(.fcmBackgroundPriority10) {
             apns["headers"] = .object(["apns-priority": .string("5"), "apns-push-type": .string("background")])
         }
         return apns
@@ -211,7 +211,7 @@ final class FCMSender: Sendable {
         if let registered = device.registeredAt, dead.revive(device.token, registeredAt: registered) {
             Log.info("fcm device \(device.id): registered again; using it again")
         }
-        if mutant != .fcmRetryUnregistered, let reason = dead.reason(for: device.token) {
+        if !mutant.contains(.fcmRetryUnregistered), let reason = dead.reason(for: device.token) {
             return DeviceResult(device: device.id, outcome: .skipped, reason: reason)
         }
         switch plan(n, token: device.token) {
@@ -264,36 +264,36 @@ final class FCMSender: Sendable {
                     let name = (try? JSON.parse(r.body))?["name"]?.stringValue
                     return DeviceResult(device: id, outcome: .sent, providerMessageId: name)
                 case _ where code == "UNREGISTERED" || code == "SENDER_ID_MISMATCH":
-                    if mutant == .fcmRetryUnregistered {
+                    if mutant.contains(.fcmRetryUnregistered) {
                         if !(await retry(after: reason)) { break }
                         continue
                     }
                     if let token { dead.markDead(token, reason: reason, at: clock.now()) }
                     return DeviceResult(device: id, outcome: .dead, reason: reason)
-                case 400 where Self.isInvalidRegistrationToken(r.body) && mutant != .fcmInvalidTokenKept:
+                case 400 where Self.isInvalidRegistrationToken(r.body) && !mutant.contains(.fcmInvalidTokenKept):
                     // fcm.md §4.3: INVALID_ARGUMENT about the token itself ("not a valid FCM
                     // registration token"): the token is unusable, like UNREGISTERED.
                     if let token { dead.markDead(token, reason: reason, at: clock.now()) }
                     return DeviceResult(device: id, outcome: .dead, reason: reason)
-                case 401 where (code == nil || mutant == .fcmRemintOnAny401) && !reminted:
+                case 401 where (code == nil || mutant.contains(.fcmRemintOnAny401)) && !reminted:
                     // The access token was refused: mint a new one and retry once (fcm.md §4.3).
                     reminted = true
-                    if mutant != .fcmNoRemintOn401 { await invalidate(bearer) }
+                    if !mutant.contains(.fcmNoRemintOn401) { await invalidate(bearer) }
                     attempt -= 1
                     continue
                 case 429, 500...599:
-                    if mutant == .fcmNeverRetryTransient { lastReason = reason; break }
-                    if mutant == .giveUp429WithoutRetryAfter, r.status == 429, r.header("retry-after") == nil { lastReason = reason; break }
-                    let retryAfter = mutant == .fcmIgnoreRetryAfter ? nil : r.header("retry-after")
+                    if mutant.contains(.fcmNeverRetryTransient) { lastReason = reason; break }
+                    if mutant.contains(.giveUp429WithoutRetryAfter), r.status == 429, r.header("retry-after") == nil { lastReason = reason; break }
+                    let retryAfter = mutant.contains(.fcmIgnoreRetryAfter) ? nil : r.header("retry-after")
                     if !(await retry(after: reason, retryAfter: retryAfter)) { break }
                     continue
                 case 400:
-                    if mutant == .fcmRetryInvalidArgument {
+                    if mutant.contains(.fcmRetryInvalidArgument) {
                         if !(await retry(after: reason)) { break }
                         continue
                     }
                     // A message-level INVALID_ARGUMENT: the message is refused, the token stays alive.
-                    if mutant == .fcmInvalidArgumentKillsToken, code == nil || code == "INVALID_ARGUMENT", let token {
+                    if mutant.contains(.fcmInvalidArgumentKillsToken), code == nil || code == "INVALID_ARGUMENT", let token {
                         dead.markDead(token, reason: reason, at: clock.now())
                         return DeviceResult(device: id, outcome: .dead, reason: reason)
                     }
@@ -316,7 +316,7 @@ final class FCMSender: Sendable {
         var delay: Double
         if let ra = retryAfter, let s = RetryAfter.seconds(ra, now: clock.now()) {
             delay = s
-        } else if mutant == .fcmNoBackoff {
+        } else if mutant.contains(.fcmNoBackoff) {
             delay = 0
         } else {
             delay = policy.backoff(retry: attempt, previous: previous, random: random.unit())
@@ -347,7 +347,7 @@ final class FCMSender: Sendable {
     // MARK: OAuth2 access token (fcm.md §6)
 
     private func accessToken() async -> String? {
-        if mutant == .fcmTokenPerMessage { return await mint()?.value }
+        if mutant.contains(.fcmTokenPerMessage) { return await mint()?.value }
         return await tokens.token { await self.mint() }
     }
 
@@ -357,7 +357,7 @@ final class FCMSender: Sendable {
     private func mint() async -> FCMTokenSource.Token? {
         let now = Int64(clock.now())
         let claims: JOSEObject = ["iss": .string(settings.clientEmail), "scope": "https://www.googleapis.com/auth/firebase.messaging",
-                                  "aud": .string(mutant == .fcmWrongAudience ? "https://\(settings.endpoint.authority)/"
+                                  "aud": .string(mutant.contains(.fcmWrongAudience) ? "https://\(settings.endpoint.authority)/"
                                                  : "https://\(settings.tokenEndpoint.authority)\(settings.tokenPath)"),
                                   "iat": .int(now), "exp": .int(now + 3600)]
         guard let jwt = try? JWT.signRS256(keyID: settings.privateKeyID, claims: claims, key: settings.privateKey) else { return nil }
@@ -402,7 +402,7 @@ final class FCMSender: Sendable {
             return try await HTTPClientConnection.connect(host: settings.endpoint.host, port: settings.endpoint.port, tls: true,
                                                           configuration: config)
         }
-        if mutant == .fcmConnectionPerMessage { return try await open() }
+        if mutant.contains(.fcmConnectionPerMessage) { return try await open() }
         return try await connections.connection(open: open)
     }
 
@@ -414,7 +414,7 @@ final class FCMSender: Sendable {
             h.add(name: "content-type", value: "application/json")
             let r = try await c.send(HTTPClientRequest(method: "POST", path: "/v1/projects/\(settings.projectId)/messages:send",
                                                        authority: settings.endpoint.authority, scheme: "https", headers: h, body: body))
-            if mutant == .fcmConnectionPerMessage { c.close() }
+            if mutant.contains(.fcmConnectionPerMessage) { c.close() }
             return .success(Answer(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body))
         } catch {
             connections.dropUnusable()

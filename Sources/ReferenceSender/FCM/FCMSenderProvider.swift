@@ -21,7 +21,7 @@ final class FCMSenderProvider: SenderProvider {
         let sender = FCMSender(settings: settings, clock: SystemSenderClock(), mutant: context.mutant, variant: context.variant,
                                random: context.jitterSource())
         Log.info("initialize: fcm \(url) project \(settings.projectId) account \(settings.clientEmail)"
-                 + (context.mutant.map { " mutant \($0.rawValue)" } ?? "") + (context.variant.map { " variant \($0.rawValue)" } ?? ""))
+                 + (context.mutant.isEmpty ? "" : " mutant \(context.mutant.names)") + (context.variant.map { " variant \($0.rawValue)" } ?? ""))
         return FCMSenderProvider(sender: sender)
     }
 

@@ -1,3 +1,17 @@
+/// The planted bugs of one run: `--mutant NAME` given any number of times (none: the correct
+/// sender). Each bug behaves as it does alone, so two stacked mutants fail the checks of both.
+struct MutantSet: Sendable, Equatable {
+    /// In the order given, without repeats.
+    private(set) var members: [Mutant] = []
+
+    init(_ mutants: [Mutant] = []) { for m in mutants where !members.contains(m) { members.append(m) } }
+
+    func contains(_ mutant: Mutant) -> Bool { members.contains(mutant) }
+    var isEmpty: Bool { members.isEmpty }
+    /// `a,b` for log lines.
+    var names: String { members.map(\.rawValue).joined(separator: ",") }
+}
+
 /// A planted bug (`--mutant NAME`): each breaks exactly one rule the conformance suite
 /// checks, so a suite that passes the reference sender must fail each mutant.
 ///

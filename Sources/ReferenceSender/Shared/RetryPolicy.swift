@@ -92,8 +92,8 @@ struct RetryPolicy: Sendable {
     }
 
     /// This policy as the `no-jitter` mutant has it (unchanged for any other).
-    func planting(_ mutant: Mutant?) -> RetryPolicy {
-        guard mutant == .noJitter else { return self }
+    func planting(_ mutant: MutantSet) -> RetryPolicy {
+        guard mutant.contains(.noJitter) else { return self }
         var p = self
         p.jitter = .none
         return p

@@ -71,7 +71,7 @@ final class WebPushSender: Sendable {
     let pool: ConnectionPool
     let dead = DeadTokenRegistry()
     let clock: any SenderClock
-    let mutant: Mutant?
+    let mutant: MutantSet
     /// Backoff and bounds; a correct `--variant` changes the jitter scheme (as for APNs and Expo).
     let policy: RetryPolicy
     let random: JitterSource
@@ -82,7 +82,7 @@ final class WebPushSender: Sendable {
     /// TTL when the notification names none: four weeks (node web-push's default, webpush.md §7.1).
     static let defaultTTL = 2_419_200
 
-    init(configuration: WebPushConfiguration, connector: any PushConnector, clock: any SenderClock, mutant: Mutant?,
+    init(configuration: WebPushConfiguration, connector: any PushConnector, clock: any SenderClock, mutant: MutantSet,
          random: JitterSource, variant: Variant? = nil) {
         self.configuration = configuration
         self.policy = RetryPolicy.forVariant(variant).planting(mutant)
@@ -130,11 +130,11 @@ final class WebPushSender: Sendable {
         if let registered = device.registeredAt, dead.revive(key, registeredAt: registered) {
             Log.info("device \(device.id): subscription registered again; using it again")
         }
-        if mutant != .retryDeadTokens, let reason = dead.reason(for: key) {
+        if !mutant.contains(.retryDeadTokens), let reason = dead.reason(for: key) {
             return DeviceResult(device: device.id, outcome: .skipped, reason: reason)
         }
         let plaintext = Self.payload(n)
-        if plaintext.count > Self.maxPlaintextBytes && mutant != .webpushOversized {
+        if plaintext.count > Self.maxPlaintextBytes && !mutant.contains(.webpushOversized) {
             return DeviceResult(device: device.id, outcome: .rejected, reason: "PayloadTooLarge")
         }
         var state = (attempts: 0, retries: 0)
@@ -152,17 +152,17 @@ final class WebPushSender: Sendable {
                 return DeviceResult(device: device.id, outcome: .sent, providerMessageId: r.header("location"))
             case .response(let r) where r.status == 404 || r.status == 410:
                 dead.markDead(key, reason: "Gone\(r.status)", at: clock.now())
-                if mutant == .retryDeadTokens, state.attempts < 2 { wait = 0; break }
+                if mutant.contains(.retryDeadTokens), state.attempts < 2 { wait = 0; break }
                 return DeviceResult(device: device.id, outcome: .dead, reason: "Gone\(r.status)")
             case .response(let r) where r.status == 429 || r.status == 406 || r.status >= 500:
-                if mutant == .neverRetryTransient || state.attempts >= policy.maxAttempts
-                    || (mutant == .giveUp429WithoutRetryAfter && r.status == 429 && r.header("retry-after") == nil) {
+                if mutant.contains(.neverRetryTransient) || state.attempts >= policy.maxAttempts
+                    || (mutant.contains(.giveUp429WithoutRetryAfter) && r.status == 429 && r.header("retry-after") == nil) {
                     return DeviceResult(device: device.id, outcome: .failed, reason: "HTTP\(r.status)")
                 }
                 state.retries += 1
-                let backoff = mutant == .noBackoff ? 0 : policy.backoff(retry: state.retries, previous: previousBackoff, random: random.unit())
+                let backoff = mutant.contains(.noBackoff) ? 0 : policy.backoff(retry: state.retries, previous: previousBackoff, random: random.unit())
                 previousBackoff = backoff
-                if mutant != .ignoreRetryAfter, let ra = r.header("retry-after"), let s = RetryAfter.seconds(ra, now: clock.now()) {
+                if !mutant.contains(.ignoreRetryAfter), let ra = r.header("retry-after"), let s = RetryAfter.seconds(ra, now: clock.now()) {
                     if s > policy.maxRetryAfter { return DeviceResult(device: device.id, outcome: .failed, reason: "RetryAfterTooLong") }
                     wait = max(s, backoff)
                 } else { wait = backoff }
@@ -170,12 +170,12 @@ final class WebPushSender: Sendable {
                 // 400/401/403 (request or VAPID error), 413: not retried.
                 return DeviceResult(device: device.id, outcome: .rejected, reason: "HTTP\(r.status)")
             case .failure(let f):
-                if mutant == .neverRetryTransient || state.attempts >= policy.maxAttempts + policy.maxUnprocessedResends {
+                if mutant.contains(.neverRetryTransient) || state.attempts >= policy.maxAttempts + policy.maxUnprocessedResends {
                     return DeviceResult(device: device.id, outcome: .failed, reason: f.reason)
                 }
                 if case .notProcessed = f { wait = 0 } else {
                     state.retries += 1
-                    wait = mutant == .noBackoff ? 0 : policy.backoff(retry: state.retries, previous: previousBackoff, random: random.unit())
+                    wait = mutant.contains(.noBackoff) ? 0 : policy.backoff(retry: state.retries, previous: previousBackoff, random: random.unit())
                     previousBackoff = wait
                 }
             }
@@ -192,8 +192,8 @@ final class WebPushSender: Sendable {
         let body: [UInt8]
         var headers: [(name: String, value: String)] = []
         do {
-            let auth = mutant == .webpushWrongAuthSecret ? Array(target.authSecret.reversed()) : target.authSecret
-            if mutant == .webpushAESGCM {
+            let auth = mutant.contains(.webpushWrongAuthSecret) ? Array(target.authSecret.reversed()) : target.authSecret
+            if mutant.contains(.webpushAESGCM) {
                 let m = try WebPushCipher.encryptLegacyAESGCM(plaintext: plaintext, uaPublicKey: target.userAgentKey, authSecret: auth)
                 body = m.body
                 headers += [("content-encoding", "aesgcm"), ("encryption", m.encryptionHeader), ("crypto-key", m.cryptoKeyHeader)]
@@ -203,21 +203,21 @@ final class WebPushSender: Sendable {
                 body = try WebPushCipher.encrypt(plaintext: plaintext, uaPublicKey: target.userAgentKey, authSecret: auth, recordSize: rs)
                 headers.append(("content-encoding", "aes128gcm"))
             }
-            if mutant != .webpushNoVAPID {
-                headers.append(("authorization", try vapidHeader(target.origin + (mutant == .webpushAudienceWithPath ? target.path : ""))))
+            if !mutant.contains(.webpushNoVAPID) {
+                headers.append(("authorization", try vapidHeader(target.origin + (mutant.contains(.webpushAudienceWithPath) ? target.path : ""))))
             }
         } catch {
             Log.info("encryption or VAPID signing failed: \(error)")
             return nil
         }
-        if mutant != .webpushNoTTL {
+        if !mutant.contains(.webpushNoTTL) {
             // webpush-ttl-changed: a requested TTL becomes 0 (delivered only to a device online now).
-            let ttl = mutant == .webpushTTLChanged && n.ttlSeconds != nil ? 0 : n.ttlSeconds ?? Self.defaultTTL
+            let ttl = mutant.contains(.webpushTTLChanged) && n.ttlSeconds != nil ? 0 : n.ttlSeconds ?? Self.defaultTTL
             headers.append(("ttl", String(ttl)))
         }
-        let urgency = mutant == .webpushUrgencyIgnored ? "normal" : (n.priority == .high ? "high" : "normal")
+        let urgency = mutant.contains(.webpushUrgencyIgnored) ? "normal" : (n.priority == .high ? "high" : "normal")
         headers.append(("urgency", urgency))
-        if mutant == .webpushRawTopic, let k = n.collapseKey { headers.append(("topic", k)) }
+        if mutant.contains(.webpushRawTopic), let k = n.collapseKey { headers.append(("topic", k)) }
         else if let t = Self.topic(n.collapseKey) { headers.append(("topic", t)) }
         headers.append(("content-type", "application/octet-stream"))
         let connection: any PushConnection
@@ -232,10 +232,10 @@ final class WebPushSender: Sendable {
     /// default, webpush.md §5), renewed an hour before it expires.
     private func vapidHeader(_ audience: String) throws -> String {
         let now = Int64(clock.now().rounded(.down))
-        let lifetime: Int64 = mutant == .webpushLongExpiry ? 48 * 3600 : 12 * 3600
+        let lifetime: Int64 = mutant.contains(.webpushLongExpiry) ? 48 * 3600 : 12 * 3600
         let jwt = try jwts.token(for: audience, now: now) {
             var claims: JOSEObject = ["aud": .string(audience), "exp": .int(now + lifetime), "sub": .string(configuration.subject)]
-            if mutant == .webpushMissingSubject { claims["sub"] = nil }
+            if mutant.contains(.webpushMissingSubject) { claims["sub"] = nil }
             return try JWT.sign(header: ["typ": "JWT", "alg": "ES256"], claims: claims, key: .es256(configuration.vapidKey))
         } expires: { now + lifetime - 3600 }
         return "vapid t=\(jwt), k=\(Base64URL.encode(try configuration.vapidKey.publicKey.rawRepresentation))"

@@ -4,9 +4,9 @@
 final class WebPushSenderProvider: SenderProvider {
     static let id = "webpush"
     let sender: WebPushSender
-    private let mutant: Mutant?
+    private let mutant: MutantSet
 
-    init(sender: WebPushSender, mutant: Mutant?) { self.sender = sender; self.mutant = mutant }
+    init(sender: WebPushSender, mutant: MutantSet) { self.sender = sender; self.mutant = mutant }
 
     static func configure(_ params: JSONObject?, context: SenderContext) throws(DriverError) -> WebPushSenderProvider? {
         guard let w = try WebPushConfiguration(ProviderParameters(provider: id, params: params, environment: context.environment)) else {
@@ -22,7 +22,7 @@ final class WebPushSenderProvider: SenderProvider {
     func send(_ notification: NeutralNotification, to devices: [DriverDevice], targets: [SendTarget]) async -> [DeviceResult] {
         let results = await sender.send(notification, to: devices.map { ($0.device, $0.json) })
         // Planted bug (generic): every device reported sent, whatever happened.
-        if mutant == .reportSentAlways { return results.map { DeviceResult(device: $0.device, outcome: .sent) } }
+        if mutant.contains(.reportSentAlways) { return results.map { DeviceResult(device: $0.device, outcome: .sent) } }
         return results
     }
 

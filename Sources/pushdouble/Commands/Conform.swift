@@ -3,8 +3,8 @@ import PushDoubleConformance
 import PushDoubleCore
 
 /// `pushdouble conform`: parses the flags, loads scenarios, runs them, writes reports,
-/// and maps the outcome to an exit code (0 all MUST checks pass or are known, 1 a new
-/// failure, 2 usage or configuration error). The steps themselves are library API in
+/// and maps the outcome to an exit code (``RunSummary/Status``: 0 all MUST checks pass or are
+/// known, 1 a new failure, 2 usage or configuration error, 3 the sender broke the driver protocol). The steps themselves are library API in
 /// PushDoubleConformance (``ConformanceSuite``, ``ConformanceRunner``, the reporters, ``Baseline``).
 enum ConformCommand: CLICommand {
     static let name = "conform"
@@ -22,6 +22,12 @@ enum ConformCommand: CLICommand {
         var html: String?
         var baseline: String?
         var writeBaseline: String?
+        var baselineStrict = false
+        var updateBaseline = false
+        var failOn: FailOn = .must
+        var summaryMarkdown: String?
+        var annotations: String?
+        var compare: String?
         var seed: UInt64?
         var timeout: Double = 60
         var reuseSender = false
@@ -33,14 +39,20 @@ enum ConformCommand: CLICommand {
     static let options: [OptionSpec] = [
         OptionSpec("--sender", value: "CMD", help: "command that starts the sender's adapter (run with /bin/sh -c); required to run"),
         OptionSpec("--scenarios", value: "DIR", help: "directory of scenario files (default: the shipped Scenarios/, see docs)"),
-        OptionSpec("--only", value: "GLOB", repeatable: true, help: "run only cases whose id matches (globs; also comma-separated)"),
-        OptionSpec("--skip", value: "GLOB", repeatable: true, help: "skip cases whose id matches (globs; also comma-separated)"),
+        OptionSpec("--only", value: "GLOB", repeatable: true, help: "run only cases whose id matches, or tag:GLOB whose tags match (globs; also comma-separated)"),
+        OptionSpec("--skip", value: "GLOB", repeatable: true, help: "skip cases whose id matches, or tag:GLOB whose tags match (globs; also comma-separated)"),
         OptionSpec("--list", help: "print the catalogue (checks, cases, references) and exit"),
         OptionSpec("--junit", value: "FILE", help: "write a JUnit XML report"),
         OptionSpec("--json", value: "FILE", help: "write a JSON report (everything, with history excerpts)"),
         OptionSpec("--html", value: "FILE", help: "write a self-contained HTML report (verdicts, evidence, each case's attempts on a retry timeline)"),
         OptionSpec("--baseline", value: "FILE", help: "known failures: fail only on new ones, report fixed ones"),
-        OptionSpec("--write-baseline", value: "FILE", help: "write this run's failures as a baseline file"),
+        OptionSpec("--write-baseline", value: "FILE", help: "write this run's failures and warnings as a baseline file (exit 0 once written, 3 if the sender broke)"),
+        OptionSpec("--baseline-strict", help: "fail (exit 1) when a baseline entry is fixed, so the file must be refreshed"),
+        OptionSpec("--update-baseline", help: "rewrite the --baseline file in place without its fixed entries"),
+        OptionSpec("--fail-on", value: "LEVEL", help: "must (default): fail on new MUST failures; warn: new SHOULD warnings fail too"),
+        OptionSpec("--summary-md", value: "FILE", help: "write the run summary as Markdown (e.g. $GITHUB_STEP_SUMMARY)"),
+        OptionSpec("--annotations", value: "FORMAT", help: "github: print ::error/::warning lines for new failures and warnings"),
+        OptionSpec("--compare", value: "OLD.json", help: "print what the sender did differently from a run's --json report (verdicts and costs)"),
         OptionSpec("--seed", value: "N", help: "seed for the fakes' random choices (overrides each scenario's own seed; default: the scenario's, else 1)"),
         OptionSpec("--timeout", value: "S", help: "seconds allowed for each driver reply (default 60)"),
         OptionSpec("--reuse-sender", help: "start the sender once for all cases (cases then run one at a time)"),
@@ -54,7 +66,8 @@ enum ConformCommand: CLICommand {
         CommandHelp(usage: "pushdouble conform --sender \"CMD\" [options]",
                     summary: "Drive a push sender through the conformance suite over the driver protocol and judge what it sent to the fakes.",
                     options: options,
-                    footer: "exit codes: 0 every MUST check passed (or is in the baseline), 1 a MUST check failed, 2 usage or configuration error")
+                    footer: "exit codes: 0 every MUST check passed (or is in the baseline), 1 a new MUST failure (or a new warning under --fail-on warn,"
+                        + " or a fixed entry under --baseline-strict), 2 usage or configuration error, 3 the sender or its adapter broke the driver protocol")
     }
 
     /// The flags (a leading "conform" word is ignored); `--help` is not part of ``Arguments``
@@ -77,6 +90,13 @@ enum ConformCommand: CLICommand {
         a.html = p.value("--html")
         a.baseline = p.value("--baseline")
         a.writeBaseline = p.value("--write-baseline")
+        a.baselineStrict = p.flag("--baseline-strict")
+        a.updateBaseline = p.flag("--update-baseline")
+        if a.updateBaseline && a.baseline == nil { throw CLIError.missingArgument("--baseline FILE (the file --update-baseline rewrites)") }
+        a.failOn = try p.number("--fail-on", expected: "must or warn") { FailOn(rawValue: $0) } ?? .must
+        a.summaryMarkdown = p.value("--summary-md")
+        a.annotations = try p.number("--annotations", expected: "github") { $0 == "github" ? $0 : nil }
+        a.compare = p.value("--compare")
         a.seed = try p.number("--seed", expected: "a non-negative integer") { UInt64($0) }
         a.timeout = try p.number("--timeout", expected: "a number of seconds in (0, 86400]") {
             Double($0).flatMap { $0 > 0 && $0 <= 86400 ? $0 : nil }
@@ -131,29 +151,63 @@ enum ConformCommand: CLICommand {
         guard let sender = a.sender else { return CLIError.exitStatus }  // checked while parsing
         try ConformanceSuite.preflightSender(sender)
         if selected.isEmpty { throw ConformanceError.noCaseSelected(total: all.count, directory: dir) }
-        let baseline = try a.baseline.map { try Baseline.load($0) }
+        let baseline = try loadBaseline(a, scenarios: all)
+        let old = try a.compare.map { path in
+            do { return try JSONReporter.decode(Data(contentsOf: URL(fileURLWithPath: path))) }
+            catch { throw CompareError(description: "--compare \(path): not a readable --json report (\(error))") }
+        }
         var options = RunOptions(senderCommand: sender)
         options.timeout = a.timeout; options.seed = a.seed; options.reuseSender = a.reuseSender; options.jobs = a.jobs
         var report = ConformanceRunner(host: host, options: options).run(selected)
+        report.failOn = a.failOn
+        // Fixed entries an update removes no longer make the baseline stale.
+        report.baselineStrict = a.baselineStrict && !a.updateBaseline
         baseline?.apply(to: &report)
         output(report.cases.map { ConsoleReporter.caseLines($0, verbose: a.verbose) }.joined(separator: "\n") + "\n")
-        let written = writeReports(report, a, errors: errors)
+        var written = writeReports(report, a, errors: errors)
+        if let base = baseline, a.updateBaseline, let path = a.baseline {
+            written = write(base.removingFixed(report).jsonData(), path, "updated baseline", errors: errors) && written
+        }
+        if a.annotations != nil { output(GitHubAnnotationsReporter.render(report)) }
+        if let old, let path = a.compare { output("\n" + RunComparison(old: old, new: report).render(oldName: path)) }
         output(ConsoleReporter.summary(report) + "\n")
         if !written { return CLIError.exitStatus }
-        return report.succeeded ? 0 : 1
+        let status = report.summary.status
+        // A bootstrap run succeeds once the baseline is written, unless the sender broke.
+        if a.writeBaseline != nil && status != .error { return 0 }
+        return status.exitCode
     }
 
-    /// `--junit`, `--json`, `--html`, `--write-baseline`; false when one could not be written (printed to `errors`).
+    /// Why `--compare` cannot be used (exit 2).
+    struct CompareError: Error, CustomStringConvertible { var description: String }
+
+    /// `--baseline`, refused (exit 2) when an entry names no loaded case or a check its case does not run.
+    private static func loadBaseline(_ a: Arguments, scenarios: [ConformanceScenario]) throws -> Baseline? {
+        guard let path = a.baseline else { return nil }
+        let b = try Baseline.load(path)
+        let unknown = b.unknownEntries(in: scenarios)
+        if !unknown.isEmpty {
+            throw Baseline.LoadError(description: "baseline \(path) names \(unknown.count) unknown case/check id(s); fix or remove them:\n"
+                                     + unknown.map { "  " + $0 }.joined(separator: "\n"))
+        }
+        return b
+    }
+
+    /// Writes `data` to `path`; false (printed to `errors`) when it could not.
+    private static func write(_ data: Data, _ path: String, _ what: String, errors: (String) -> Void) -> Bool {
+        do { try data.write(to: URL(fileURLWithPath: path)); return true }
+        catch { errors("cannot write \(what) to \(path): \(error.localizedDescription)\n"); return false }
+    }
+
+    /// `--junit`, `--json`, `--html`, `--summary-md`, `--write-baseline`; false when one could not be written (printed to `errors`).
     private static func writeReports(_ report: RunReport, _ a: Arguments, errors: (String) -> Void) -> Bool {
         var ok = true
-        func write(_ data: Data, _ path: String, _ what: String) {
-            do { try data.write(to: URL(fileURLWithPath: path)) }
-            catch { errors("cannot write \(what) to \(path): \(error.localizedDescription)\n"); ok = false }
-        }
-        if let p = a.junit { write(Data(JUnitReporter.render(report).utf8), p, "JUnit report") }
-        if let p = a.json { write(JSONReporter.render(report), p, "JSON report") }
-        if let p = a.html { write(Data(HTMLReporter.render(report).utf8), p, "HTML report") }
-        if let p = a.writeBaseline { write(Baseline.from(report).jsonData(), p, "baseline") }
+        func save(_ data: Data, _ path: String, _ what: String) { ok = write(data, path, what, errors: errors) && ok }
+        if let p = a.junit { save(Data(JUnitReporter.render(report).utf8), p, "JUnit report") }
+        if let p = a.json { save(JSONReporter.render(report), p, "JSON report") }
+        if let p = a.html { save(Data(HTMLReporter.render(report).utf8), p, "HTML report") }
+        if let p = a.summaryMarkdown { save(Data(MarkdownSummaryReporter.render(report).utf8), p, "Markdown summary") }
+        if let p = a.writeBaseline { save(Baseline.from(report).jsonData(), p, "baseline") }
         return ok
     }
 }

@@ -32,7 +32,7 @@ enum ConnectionChecks {
 
     static let connectionReuse = CheckDefinition(
         id: "connection-reuse", title: "Connections are reused (no connection per push)",
-        reference: "Apple, Sending notification requests to APNs (keep connections open and reuse them); RFC 9113 §9.1", severity: .must
+        reference: "RFC 9113 §9.1 (a client keeps a connection open and reuses it)", severity: .must
     ) { ctx in
         let h = AttemptLog(ctx)
         guard h.attempts.count >= 3 else { return .notApplicable("fewer than three attempts") }

@@ -5,7 +5,7 @@ import PushDoubleCore
 enum RetryChecks {
     static let noRetryPermanent = CheckDefinition(
         id: "no-retry-permanent", title: "No retry after a permanent error",
-        reference: "A1, A2, G5; apns.md §7.2 (Apple's retry rule)", severity: .must
+        reference: "A1, A2, G5 (a permanent error is never retried)", severity: .must
     ) { ctx in
         let h = AttemptLog(ctx)
         var problems: [Evidence] = []
@@ -32,7 +32,7 @@ enum RetryChecks {
 
     static let deadTokenNotReused = CheckDefinition(
         id: "dead-token-not-reused", title: "A dead token is never used again",
-        reference: "A1, G4; apns.md §7.2 (410 Unregistered: stop sending)", severity: .must
+        reference: "A1, G4 (a token the provider called dead is not used again)", severity: .must
     ) { ctx in
         let h = AttemptLog(ctx)
         // A token stays dead until the sender is told it was registered again after it
@@ -92,7 +92,7 @@ enum RetryChecks {
 
     static let transientRetried = CheckDefinition(
         id: "transient-retried", title: "Transient failures are retried",
-        reference: "A3, A4, A5, G3; apns.md §7.2 (429 retry after a delay, 5xx retry with backoff)", severity: .must
+        reference: "A3, A4, A5, G3 (429 and 5xx are retried after a delay)", severity: .must
     ) { ctx in
         let h = AttemptLog(ctx)
         let minAttempts = Int(ctx.params["minAttempts"]?.intValue ?? 2)
@@ -155,7 +155,7 @@ enum RetryChecks {
 
     static let noTightRetryLoop = CheckDefinition(
         id: "no-tight-retry-loop", title: "No tight retry loop: retries the server asked to delay are spread out",
-        reference: "A3, A4, G3; apns.md §7.2 (429: retry after a delay; 5xx: retry with backoff)", severity: .must
+        reference: "A3, A4, G3 (429 and 5xx are retried after a delay)", severity: .must
     ) { ctx in
         let h = AttemptLog(ctx)
         let minMean = ctx.params["minMeanDelay"]?.doubleValue ?? tightLoopMeanDelay
@@ -169,7 +169,7 @@ enum RetryChecks {
         let all = loops.flatMap(\.1)
         guard all.count >= 3 else { return .notApplicable("fewer than three retries in messages retried twice after 429/5xx without Retry-After") }
         let mean = all.reduce(0, +) / Double(all.count)
-        let summary = String(format: "%d retries in %d message(s), mean delay %.3f s (least %.3f s)", all.count, loops.count, mean, minMean)
+        let summary = String(format: "%d retries in %d message(s), mean delay %.3f s (at least %.3f s required)", all.count, loops.count, mean, minMean)
         if mean >= minMean { return .held(summary) }
         return .violated("tight retry loop: " + summary,
                          loops.map { g, gaps in Evidence("\(g[0].device): delays \(text(gaps)) s", seqs: g.map(\.seq)) })
@@ -177,7 +177,7 @@ enum RetryChecks {
 
     static let backoffGrows = CheckDefinition(
         id: "backoff-grows", title: "Backoff grows between 5xx retries",
-        reference: "A4, G3 (jitter and caps are policy); apns.md §7.2 (retry with backoff)", severity: .should
+        reference: "A4, G3 (backoff grows; jitter and caps are policy)", severity: .should
     ) { ctx in
         let h = AttemptLog(ctx)
         // The envelope over messages, per retry number: a jittered delay may be shorter than

@@ -50,6 +50,7 @@
     var v = caseEl.getAttribute('data-verdict'), f = state.verdict, ok;
     if (f === 'all') ok = true;
     else if (f === 'problems') ok = v === 'fail' || v === 'error' || v === 'warn';
+    else if (f === 'new') ok = caseEl.getAttribute('data-new') === 'true';
 
     else ok = v === f;
     if (ok && state.q) {
