@@ -20,7 +20,7 @@ struct APNsRetryDecider: Sendable {
         case .response(let resp):
             // Planted bug: a stream that was still waiting when the GOAWAY came is counted as
             // not processed, though it sits at or below last-stream-id and was answered.
-            if mutant == .failPendingAtGoaway && resp.afterGoAway { return resend(reason: "GOAWAY while pending", state: &state) }
+            if mutant.contains(.failPendingAtGoaway) && resp.afterGoAway { return resend(reason: "GOAWAY while pending", state: &state) }
             return decide(resp, state: &state, now: now)
         }
     }
@@ -47,7 +47,7 @@ struct APNsRetryDecider: Sendable {
             guard !state.reconnectedForKey else { return .finish(.failed, reason: reason, markDead: false) }
             state.reconnectedForKey = true
             return .retry(RetryAction(counted: false, retireConnection: true, reason: reason))
-        case 403 where mutant == .certificateErrorKillsToken && reason == APNsReason.badCertificateEnvironment:
+        case 403 where mutant.contains(.certificateErrorKillsToken) && reason == APNsReason.badCertificateEnvironment:
             // Planted bug: the certificate's environment taken for the token's.
             return .finish(.dead, reason: reason, markDead: true)
         case 403 where APNsReason.credentialErrors.contains(reason):

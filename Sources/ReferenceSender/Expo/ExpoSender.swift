@@ -96,7 +96,7 @@ final class ExpoSender: Sendable {
                     }
                 } else if let parts = Self.projectParts(json, of: toSend), parts.count > 1 {
                     // PUSH_TOO_MANY_EXPERIENCE_IDS (§3.2): one request per project, as `details` groups the tokens.
-                    if mutant == .expoResendMixedProjects { retry = toSend } else {
+                    if mutant.contains(.expoResendMixedProjects) { retry = toSend } else {
                         for part in parts { out += await sendChunk(part, devices: devices) }
                     }
                 } else if status == 429 || status >= 500 {
