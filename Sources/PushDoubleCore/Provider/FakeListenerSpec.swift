@@ -30,6 +30,9 @@ public struct FakeListenerSpec: Sendable {
     /// Serve over TLS with the double's test certificate (default); false = cleartext
     /// (tests, or providers reached over plain HTTP).
     public var useTLS: Bool
+    /// Serve WebSocket sessions for this service instead of HTTP requests (the Web Push
+    /// fake's autopush listener); `fake` then only names the provider. nil = HTTP.
+    public var webSocket: (any WebSocketService)? = nil
 
     public init(name: String, defaultPort: Int, fake: any ProviderFake, alpn: [String] = ["h2", "http/1.1"],
                 allowHTTP1: Bool = true, allowHTTP2: Bool = true, http2: HTTP2Configuration = HTTP2Configuration(),
