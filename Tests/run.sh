@@ -83,6 +83,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # ProxyEcosystemTests, TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+  command -v firefox-esr >/dev/null 2>&1 || need_apt+=(firefox-esr)  # FirefoxPushTests (Web Push in a real browser)
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   if [ ${#need_apt[@]} -gt 0 ]; then
     echo "test: installing ${need_apt[*]}"
@@ -96,6 +97,8 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   # The browser tests (InboxBrowserTests): Selenium's Python bindings, pinned (4.52.0 needs a
   # certifi newer than PyPI has here).
   python3 -m pip install -q --disable-pip-version-check 'selenium==4.51.0'
+  # FirefoxPushTests: Marionette's Python client drives the headless Firefox (pushdouble.browser).
+  python3 -m pip install -q --disable-pip-version-check 'marionette-driver>=3,<4'
   python3 -m pip install -q --disable-pip-version-check --no-deps --upgrade \
     --target .build/interop-python/async-expo 'async-expo-push-notifications>=2.3,<3'
 fi

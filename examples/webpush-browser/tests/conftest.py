@@ -89,6 +89,23 @@ class Page:
                 'Services.obs.notifyObservers(null, "network:offline-status-changed", "online");')
 
 
+_PEAK = {"kib": 0}
+
+
+@pytest.fixture(autouse=True)
+def _firefox_memory(request):
+    """Notes Firefox's resident memory after each test that used it (peak shown at the end)."""
+    yield
+    if "pushdouble_browser" in request.fixturenames:
+        kib = request.getfixturevalue("pushdouble_browser").memory_kib()
+        _PEAK["kib"] = max(_PEAK["kib"], kib)
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _PEAK["kib"]:
+        terminalreporter.write_line("firefox peak memory (PSS of the main and content processes): %.0f MiB" % (_PEAK["kib"] / 1024.0))
+
+
 @pytest.fixture
 def page(pushdouble_browser, site_url, pushdouble, monkeypatch):
     """The page, opened afresh; the application server trusts the double's CA (``REQUESTS_CA_BUNDLE``)."""

@@ -168,6 +168,29 @@ class FirefoxPushBrowser:
     def pid(self):
         return self._process.pid if self._process else None
 
+    def memory_kib(self):
+        """Memory of Firefox and its child processes now, in KiB: the sum of their proportional
+        set sizes (PSS: shared pages split between the processes that map them; /proc, Linux;
+        0 elsewhere)."""
+        if self._process is None or not os.path.isdir("/proc"):
+            return 0
+        total = 0
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % entry) as f:
+                    parent = int(f.read().rsplit(")", 1)[1].split()[1])
+                if self._process.pid not in (parent, int(entry)):
+                    continue
+                with open("/proc/%s/smaps_rollup" % entry) as f:
+                    for line in f:
+                        if line.startswith("Pss:"):
+                            total += int(line.split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+        return total
+
     def log(self, limit=6000):
         """Firefox's output so far (its end)."""
         try:
