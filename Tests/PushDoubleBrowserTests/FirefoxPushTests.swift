@@ -7,7 +7,8 @@ import XCTest
 /// pytest suite (examples/webpush-browser: the page subscribes, pywebpush pushes, the service
 /// worker decrypts and shows the exact text, non-ASCII included; a queued message arrives after
 /// the reconnect; TTL 0 to an offline browser is dropped; an unsubscribed endpoint answers 410;
-/// a 429 fault is seen by the sender and the retried message arrives once). One Firefox for the
+/// a 429 fault is seen by the sender and the retried message arrives once; the inbox, opened in the
+/// same Firefox, shows the browser device with the delivery and its ack). One Firefox for the
 /// whole suite (the session fixture `pushdouble_browser`).
 /// Needs firefox-esr, python3 with pytest, marionette_driver and pywebpush (installed by `bash Tests/run.sh`).
 final class FirefoxPushTests: XCTestCase {
@@ -36,6 +37,6 @@ final class FirefoxPushTests: XCTestCase {
         print(r.stdout)
         print("firefox suite: \(String(format: "%.1f", Date().timeIntervalSince(started))) s")
         XCTAssertEqual(r.status, 0, "the browser suite failed:\n\(r.stdout.suffix(6000))\n\(r.stderr.suffix(3000))")
-        XCTAssertTrue(r.stdout.contains("5 passed"), r.stdout)
+        XCTAssertTrue(r.stdout.contains("6 passed"), r.stdout)
     }
 }

@@ -82,11 +82,11 @@ class Page:
             time.sleep(0.05)
         raise AssertionError("the service worker did not receive %r in %.0f s (got %r)" % (text, timeout, self.received()))
 
-    def reconnect_push_service(self):
-        """Tells Firefox's push service the network came back: it connects again at once."""
+    def set_offline(self, offline):
+        """Firefox's offline mode (``Services.io.offline``): its push service disconnects, and
+        connects again (saying hello with its UAID) when the browser is back online."""
         with self.marionette.using_context("chrome"):
-            self.marionette.execute_script(
-                'Services.obs.notifyObservers(null, "network:offline-status-changed", "online");')
+            self.marionette.execute_script("Services.io.offline = arguments[0];", script_args=[bool(offline)])
 
 
 _PEAK = {"kib": 0}

@@ -5,7 +5,6 @@ import time
 
 from app_server import push
 
-AUTOPUSH_BACKOFF = 4774  # close code: "do not reconnect"
 
 
 def browsers(admin):
@@ -37,12 +36,13 @@ def browser_leg(admin, text_status=201, timeout=10, state=None):
 
 
 def go_offline(page, admin):
-    """Closes the browser's connection with 4774: Firefox stays away until told the network is back."""
-    uaid = connected_agent(admin)
-    admin.request("POST", "/webpush/browsers/%s/disconnect" % uaid, {"code": AUTOPUSH_BACKOFF})
-    time.sleep(1.5)  # Firefox would have reconnected after its 0.5 s backoff
-    assert not any(b["connected"] for b in browsers(admin)), browsers(admin)
-    return uaid
+    """Takes the browser offline (Firefox's own offline mode): its push service closes the
+    connection and stays away until the network is back (:meth:`Page.go_online`)."""
+    page.set_offline(True)
+    deadline = time.monotonic() + 10
+    while any(b["connected"] for b in browsers(admin)):
+        assert time.monotonic() < deadline, "the browser is still connected: %r" % browsers(admin)
+        time.sleep(0.05)
 
 
 def test_service_worker_gets_the_exact_text(pushdouble, page):
@@ -64,7 +64,7 @@ def test_queued_message_arrives_after_reconnect(pushdouble, page):
     go_offline(page, pushdouble.admin)
     assert push(subscription, "sent while you were away", env, ttl=300).status_code == 201
     assert browser_leg(pushdouble.admin, state="queued")
-    page.reconnect_push_service()
+    page.set_offline(False)
     page.wait_for("sent while you were away")
     assert browser_leg(pushdouble.admin, state="acked")["sends"] == 1
 
@@ -75,7 +75,7 @@ def test_ttl_zero_to_an_offline_browser_is_dropped(pushdouble, page):
     go_offline(page, pushdouble.admin)
     assert push(subscription, "now or never", env, ttl=0).status_code == 201
     assert browser_leg(pushdouble.admin, state="dropped")["reason"].startswith("TTL 0")
-    page.reconnect_push_service()
+    page.set_offline(False)
     assert push(subscription, "after the TTL-0 message", env).status_code == 201
     page.wait_for("after the TTL-0 message")
     assert "now or never" not in page.received()
@@ -100,3 +100,30 @@ def test_a_fault_is_seen_by_the_sender_and_the_retry_arrives_once(pushdouble, pa
     page.wait_for("retried once")
     time.sleep(0.5)
     assert page.received().count("retried once") == 1
+
+
+def test_inbox_shows_the_browser_device_with_its_delivery_and_ack(pushdouble, page):
+    env = pushdouble.environment
+    subscription = page.subscribe(env["VAPID_PUBLIC_KEY"])
+    assert push(subscription, "for the inbox", env).status_code == 201
+    page.wait_for("for the inbox")
+    browser_leg(pushdouble.admin, state="acked")
+    device = pushdouble.admin.history(provider="webpush")[-1].get("deviceID")
+    assert device and device.startswith("browser-"), device
+    m = page.marionette
+    m.navigate(pushdouble.admin_url + "/")
+
+    def js(script, timeout=10):
+        deadline = time.monotonic() + timeout
+        while True:
+            value = m.execute_script(script, script_args=[device], sandbox=None)
+            if value or time.monotonic() > deadline:
+                return value
+            time.sleep(0.1)
+
+    assert js('const el = document.querySelector(`[data-testid="device-item"][data-device-id="${arguments[0]}"]`);'
+              ' if (el) el.click(); return !!el;'), "the browser device is not in the inbox's device list"
+    text = js('const box = document.querySelector(\'[data-testid="device-inbox"]\');'
+              ' const n = box && box.querySelector(\'[data-testid="notification"]\');'
+              ' return n && n.textContent.includes("acked") ? n.textContent : null;')
+    assert text and "Relayed to a real browser" in text and "acked (code 100)" in text, text

@@ -48,6 +48,8 @@ OFFLINE_PREFS = {
     "toolkit.telemetry.reportingpolicy.firstRun": False,
     "network.captive-portal-service.enabled": False,
     "network.connectivity-service.enabled": False,
+    # Offline mode only when a test asks for it (Services.io.offline), never from the link state.
+    "network.manage-offline-status": False,
     "browser.safebrowsing.malware.enabled": False,
     "browser.safebrowsing.phishing.enabled": False,
     "extensions.update.enabled": False,
@@ -126,7 +128,7 @@ class FirefoxPushBrowser:
         self.profile = tempfile.mkdtemp(prefix="pushdouble-firefox-")
         write_profile(self.profile, self.server_url, self.extra_prefs)
         # -remote-allow-system-access: Marionette's chrome context (recent Firefox requires the
-        # flag), used to tell the push service the network is back (reconnect at once).
+        # flag), used to take the browser offline and back (Services.io.offline).
         cmd = [self.firefox, "-marionette", "-remote-allow-system-access", "-no-remote", "-profile", self.profile]
         if self.headless:
             cmd.insert(1, "-headless")
