@@ -234,3 +234,46 @@ class FirefoxPushBrowser:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def main(argv=None):
+    """``python -m pushdouble.browser [--url ws://…] [--headed] [--page URL]``: a Firefox whose
+    push service is a running double (its autopush URL: ``--url``, else the endpoints file of
+    ``pushdouble serve`` on the fixed ports), until interrupted. Prints the Marionette port."""
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(prog="python -m pushdouble.browser", description=main.__doc__)
+    parser.add_argument("--url", help="the double's autopush URL (ws://127.0.0.1:8727)")
+    parser.add_argument("--endpoints-file", default="/tmp/pushdouble-endpoints.json",
+                        help="read the URL from this endpoints file of pushdouble serve (default %(default)s)")
+    parser.add_argument("--headed", action="store_true", help="show the window")
+    parser.add_argument("--page", help="open this page")
+    args = parser.parse_args(argv)
+    url = args.url
+    if not url:
+        try:
+            with open(args.endpoints_file) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            parser.error("no --url and no endpoints file %s (%s): start pushdouble serve first" % (args.endpoints_file, e))
+        found = [e["url"] for e in doc.get("endpoints", []) if e.get("name") == "webpush-autopush"]
+        if not found:
+            parser.error("%s names no webpush-autopush listener" % args.endpoints_file)
+        url = "ws://" + found[0].split("://", 1)[1]
+    # SIGTERM ends the run like ^C, so Firefox and its profile go too.
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    with FirefoxPushBrowser(url, headless=not args.headed) as browser:
+        print("firefox: push service %s, marionette port %d, profile %s" % (url, browser.marionette_port, browser.profile), flush=True)
+        if args.page:
+            browser.marionette.navigate(args.page)
+        try:
+            while browser._process.poll() is None:
+                time.sleep(0.5)
+        except KeyboardInterrupt:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
