@@ -105,6 +105,7 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   command -v node >/dev/null 2>&1 || need_apt+=(nodejs)  # ProxyEcosystemTests, TimelineScriptTests, HTMLReporterTests, InboxScriptNodeTests, Tests/node.sh (Node >= 20)
   command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
   command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
+  command -v firefox-esr >/dev/null 2>&1 || need_apt+=(firefox-esr)  # FirefoxPushTests (Web Push in a real browser)
   pkg-config --exists openssl 2>/dev/null || need_apt+=(libssl-dev pkg-config)
   command -v podman >/dev/null 2>&1 || need_apt+=(podman runc)  # Tests/container.sh: the image, run as root with runc
   # ExpoSingleTicketClientTests: Symfony's Expo Notifier bridge, a single-message Expo sender
@@ -124,6 +125,8 @@ if [ "${PUSHDOUBLE_NO_INSTALL:-0}" != 1 ]; then
   # The CI-gate walk-through (CIGateWalkthroughTests): a JUnit consumer counts the report as CI
   # widgets do, and the --summary-md file is rendered as GitHub renders Markdown (GFM tables).
   python3 -m pip install -q --disable-pip-version-check 'junitparser==5.0.3' 'markdown-it-py==4.3.0'
+  # FirefoxPushTests: Marionette's Python client drives the headless Firefox (pushdouble.browser).
+  python3 -m pip install -q --disable-pip-version-check 'marionette-driver>=3,<4'
   python3 -m pip install -q --disable-pip-version-check --no-deps --upgrade \
     --target .build/interop-python/async-expo 'async-expo-push-notifications>=2.3,<3'
 fi

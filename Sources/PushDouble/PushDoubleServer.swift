@@ -118,9 +118,11 @@ public final class PushDoubleServer: Sendable {
                 tls = TLSServerConfiguration(certificateChainPEM: c.serverCertificatePEM, privateKeyPEM: c.serverKeyPEM, alpn: spec.alpn,
                                              clientCertificateCAPEM: spec.requestClientCertificate ? c.caPEM : nil)
             }
-            listeners.append(ListenerConfiguration(name: spec.name, host: configuration.host, port: port(for: spec.name, default: spec.defaultPort),
-                                                   tls: tls, http2: spec.http2, limits: spec.limits, allowHTTP1: spec.allowHTTP1,
-                                                   allowHTTP2: spec.allowHTTP2, responder: try responder(for: spec)))
+            var listener = ListenerConfiguration(name: spec.name, host: configuration.host, port: port(for: spec.name, default: spec.defaultPort),
+                                                 tls: tls, http2: spec.http2, limits: spec.limits, allowHTTP1: spec.allowHTTP1,
+                                                 allowHTTP2: spec.allowHTTP2, responder: try responder(for: spec))
+            if let ws = spec.webSocket { listener.service = .webSocket(ws) }
+            listeners.append(listener)
             meta.append((spec.name, spec.fake.provider, spec.environment, spec.useTLS))
         }
         if configuration.proxy {

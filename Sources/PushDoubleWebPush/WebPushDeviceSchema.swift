@@ -21,10 +21,14 @@ import PushDoubleCrypto
 /// - `applicationServerKey` (base64url VAPID public key): the subscription is restricted
 ///   (docs/webpush.md §5: VAPID required, `k` must be this key).
 ///
+/// - `autopush` (`{"uaid","channelID"}`): a channel a real browser registered over the autopush
+///   WebSocket protocol (``AutopushHub``). The browser keeps its keys, so `subscription.keys` is
+///   absent and the double relays each message to the browser instead of decrypting it.
+///
 /// All values are base64url (unpadded or padded).
 public enum WebPushDeviceSchema {
     /// The attribute names a `webpush` device may carry.
-    public static let attributeNames: Set<String> = ["subscription", "privateKey", "applicationServerKey"]
+    public static let attributeNames: Set<String> = ["subscription", "privateKey", "applicationServerKey", "autopush"]
 
     /// Checks the attributes of `device` and fills in its token.
     public static func validate(_ device: inout Device) throws {
@@ -48,13 +52,16 @@ public enum WebPushDeviceSchema {
     public struct Parsed: Sendable {
         /// The endpoint's origin (nil for a bare path) and path.
         public var endpoint: (origin: String?, path: WebPushEndpointPath)
-        public var publicKey: P256PublicKey
-        public var authSecret: [UInt8]
+        /// `keys.p256dh` and `keys.auth`: nil for a browser's autopush channel.
+        public var publicKey: P256PublicKey?
+        public var authSecret: [UInt8]?
         public var applicationServerKey: P256PublicKey?
         /// The browser's side, when the private key is known.
         public var subscription: WebPushSubscription?
         /// The `subscription` member as given (the browser's JSON).
         public var json: JSONValue
+        /// The browser's autopush channel, when a real browser registered it.
+        public var autopush: AutopushChannelRef? = nil
     }
 
     /// Decodes the attributes of `device` (throws ``DeviceSchemaError`` naming the member at fault).
@@ -87,7 +94,13 @@ public enum WebPushDeviceSchema {
         if let e = sub["expirationTime"], !e.isNull, e.doubleValue == nil {
             throw fail("subscription.expirationTime", "expected null or a number")
         }
-        guard let keys = sub["keys"], keys.objectValue != nil else { throw fail("subscription.keys", "required object {\"p256dh\",\"auth\"}") }
+        let autopush = try device.attributes["autopush"].map { try AutopushChannelRef(json: $0, deviceID: device.id) }
+        let keys = sub["keys"]
+        if autopush != nil && keys == nil {
+            return Parsed(endpoint: endpoint, publicKey: nil, authSecret: nil, applicationServerKey: try device.attributes["applicationServerKey"].map {
+                try point($0, "applicationServerKey") }, subscription: nil, json: sub, autopush: autopush)
+        }
+        guard let keys, keys.objectValue != nil else { throw fail("subscription.keys", "required object {\"p256dh\",\"auth\"}") }
         let publicKey = try point(keys["p256dh"], "subscription.keys.p256dh")
         let auth = try bytes(keys["auth"], "subscription.keys.auth", count: WebPushCipher.authSecretLength)
         let asKey = try device.attributes["applicationServerKey"].map { try point($0, "applicationServerKey") }
@@ -101,6 +114,6 @@ public enum WebPushDeviceSchema {
                                                privateKey: key, authSecret: auth, applicationServerKey: asKey)
         }
         return Parsed(endpoint: endpoint, publicKey: publicKey, authSecret: auth, applicationServerKey: asKey,
-                      subscription: browser, json: sub)
+                      subscription: browser, json: sub, autopush: autopush)
     }
 }

@@ -57,6 +57,8 @@ public final class WebPushFake: ProviderFake {
     public static let throttledReason = "throttled"
 
     public let configuration: WebPushFakeConfiguration
+    /// Real browsers connected over the autopush WebSocket protocol, and their channels.
+    public let autopush = AutopushHub()
     private let validators: [WebPushService: WebPushRequestValidator]
     private let styles: [WebPushService: WebPushServiceStyle]
     /// Decoded keys of registered subscriptions by device id, with the attributes they were
@@ -160,6 +162,8 @@ public final class WebPushFake: ProviderFake {
             payload = WebPushBrowser(subscription: subscription).receive(accepted, at: now).payloadJSON
         } else if accepted.body.isEmpty {
             payload = .null
+        } else if known?.autopush != nil {
+            payload = ["browser": "autopush", "detail": "relayed to a real browser, which decrypts it (annotation \"browser\")"]
         } else if known != nil {
             payload = ["error": "noPrivateKey", "detail": "the subscription was registered without its privateKey; the double cannot decrypt"]
         } else {
@@ -203,7 +207,11 @@ public final class WebPushFake: ProviderFake {
         }
         let ttl = admission.notification?["ttl"]?.intValue ?? 0
         let outcome = WebPushOutcome.accepted(messageID: Self.messageID(), endpoint: Self.origin(of: request) + request.path, ttl: ttl)
-        return answer(style.response(for: outcome), reason: nil, .accepted, device.source.rawValue)
+        var accepted = answer(style.response(for: outcome), reason: nil, .accepted, device.source.rawValue)
+        if device.source == .registered, let token = admission.token, let channel = subscription(token: token, services: services)?.autopush {
+            accepted.onRecorded = autopush.relay(body: request.body, fields: request.headers, channel: channel, ttl: ttl, now: services.now)
+        }
+        return accepted
     }
 
     // MARK: fault rules

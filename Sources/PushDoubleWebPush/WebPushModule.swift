@@ -27,6 +27,9 @@ public struct WebPushModule: ProviderModule {
     /// The listener's name and documented default port (README port table).
     public static let listenerName = "webpush"
     public static let defaultPort = 8726
+    /// The autopush WebSocket listener (real browsers, ``AutopushService``) and its port.
+    public static let autopushListenerName = "webpush-autopush"
+    public static let autopushDefaultPort = 8727
     /// The `sub` claim senders are told to use (`VAPID_SUBJECT`): a `mailto:` contact
     /// (docs/webpush.md §5 SHOULD), not at `localhost` (Apple refuses it, §6.3).
     public static let subject = "mailto:pushdouble@example.com"
@@ -34,7 +37,9 @@ public struct WebPushModule: ProviderModule {
     public var listenerDefaults: [ListenerDefault] {
         [ListenerDefault(name: Self.listenerName, defaultPort: Self.defaultPort,
                          summary: "Web Push service (every service's endpoint paths) and the browser: TLS, ALPN h2 and http/1.1",
-                         realHosts: Self.ownedServices.map { $0.realHost + ":443" })]
+                         realHosts: Self.ownedServices.map { $0.realHost + ":443" }),
+         ListenerDefault(name: Self.autopushListenerName, defaultPort: Self.autopushDefaultPort,
+                         summary: "Web Push for real browsers: Mozilla's autopush WebSocket protocol, plain ws")]
     }
 
     /// The services whose real host only the Web Push fake stands in for, so its listener
@@ -58,8 +63,13 @@ public struct WebPushModule: ProviderModule {
     public func validateDevice(_ device: inout Device) throws { try WebPushDeviceSchema.validate(&device) }
 
     public func instantiate(options: JSONValue?, context: ProviderBuildContext) throws -> any ProviderInstance {
-        WebPushInstance(fake: WebPushFake(configuration: try configuration(options: options, context: context)),
-                        double: context.double, endpoints: context.endpoints)
+        let fake = WebPushFake(configuration: try configuration(options: options, context: context))
+        if let devices = context.double?.devices {
+            let endpoints = context.endpoints
+            fake.autopush.attach(devices: devices, clock: context.clock,
+                                 origin: { endpoints().first { $0.name == WebPushModule.listenerName }?.url })
+        }
+        return WebPushInstance(fake: fake, double: context.double, endpoints: context.endpoints)
     }
 
     /// The fake's settings for `options`.
@@ -112,7 +122,17 @@ public struct WebPushInstance: ProviderInstance {
     /// node web-push through `https.request`, docs/webpush.md §7), default HTTP/2 settings.
     public var listeners: [FakeListenerSpec] {
         [FakeListenerSpec(name: WebPushModule.listenerName, defaultPort: WebPushModule.defaultPort, fake: fake,
-                          alpn: ["h2", "http/1.1"], allowHTTP1: true, allowHTTP2: true, useTLS: true)]
+                          alpn: ["h2", "http/1.1"], allowHTTP1: true, allowHTTP2: true, useTLS: true),
+         autopushListener]
+    }
+
+    /// `webpush-autopush`: plain ws (a Firefox profile allows it with
+    /// `dom.push.testing.allowInsecureServerURL`), HTTP/1.1 upgrade then WebSocket frames.
+    var autopushListener: FakeListenerSpec {
+        var spec = FakeListenerSpec(name: WebPushModule.autopushListenerName, defaultPort: WebPushModule.autopushDefaultPort, fake: fake,
+                                    alpn: ["http/1.1"], allowHTTP1: true, allowHTTP2: false, useTLS: false)
+        spec.webSocket = AutopushService(hub: fake.autopush)
+        return spec
     }
 
     /// `POST /fcm/send/:token` and `POST /wp/:token` on whichever listener stands in for `fcm.googleapis.com:443` (the
@@ -132,7 +152,7 @@ public struct WebPushInstance: ProviderInstance {
         let fake = self.fake, endpoints = self.endpoints
         return WebPushAdminRoutes(double: double, defaultService: fake.configuration.defaultService, origin: {
             endpoints().first { $0.name == WebPushModule.listenerName }?.url
-        }).routes
+        }).routes + AutopushAdminRoutes(hub: fake.autopush).routes
     }
 
     /// The shipped VAPID key (`vapid-test-private.pem`), its public key and subject, the URL.

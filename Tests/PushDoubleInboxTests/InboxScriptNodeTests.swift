@@ -216,7 +216,9 @@ final class InboxScriptNodeTests: XCTestCase {
      [{"seq":11,"provider":"expo","notification":[{"to":["ExponentPushToken[a]","ExponentPushToken[b]"],"title":"E1","body":"first"},
                                                 {"to":"ExponentPushToken[c]","_contentAvailable":true,"data":{"x":1}}],
        "recipients":[{"token":"ExponentPushToken[a]","accepted":true},{"token":"ExponentPushToken[b]","accepted":true},{"token":"ExponentPushToken[c]","accepted":true}]}, 2],
-     [{"seq":12,"provider":"expo","notification":{"to":"ExponentPushToken[d]","title":"single","subtitle":"sub","body":"one"}}, -1]
+     [{"seq":12,"provider":"expo","notification":{"to":"ExponentPushToken[d]","title":"single","subtitle":"sub","body":"one"}}, -1],
+     [{"seq":13,"provider":"webpush","notification":{"service":"mozilla","ttl":60,"urgency":"normal","payload":{"browser":"autopush","detail":"d"}},
+       "annotations":{"browser":{"uaid":"u","channelID":"c","version":"v","delivery":"acked","code":100}}}, -1]
     ]
     """#
 
@@ -224,7 +226,7 @@ final class InboxScriptNodeTests: XCTestCase {
         let views = try XCTUnwrap(try runHarness(mode: "views", cases: Self.viewCases) as? [[String: Any]])
         func v(_ i: Int, _ key: String) -> String? { views[i][key].map { "\($0)" } }
         func meta(_ i: Int, _ key: String) -> String? { (views[i]["meta"] as? [String: String])?[key] }
-        XCTAssertEqual(views.count, 13)
+        XCTAssertEqual(views.count, 14)
         // APNs: alert object, string alert, background push.
         XCTAssertEqual([v(0, "platform"), v(0, "title"), v(0, "subtitle"), v(0, "body"), v(0, "badge")], ["ios", "T", "S", "B", "3"])
         XCTAssertEqual([meta(0, "thread-id"), meta(0, "collapse-id"), meta(0, "sound")], ["th", "c1", "default"])
@@ -251,6 +253,8 @@ final class InboxScriptNodeTests: XCTestCase {
         XCTAssertEqual(views[11]["silent"] as? Bool, true)
         XCTAssertEqual(meta(11, "_contentAvailable"), "true")
         XCTAssertEqual([v(12, "title"), v(12, "subtitle"), v(12, "body")], ["single", "sub", "one"])
+        // Web Push relayed to a real browser: its delivery and ack from the annotation.
+        XCTAssertEqual([v(13, "title"), meta(13, "browser delivery"), meta(13, "channel")], ["Relayed to a real browser", "acked (code 100)", "c"])
     }
 
     /// A timeline row says what its notification says, as a mail list shows a subject: the
@@ -273,12 +277,12 @@ final class InboxScriptNodeTests: XCTestCase {
         cases.append([["seq": 15, "provider": "apns", "token": "t15"], -1])
         let json = String(decoding: try JSONSerialization.data(withJSONObject: cases), as: UTF8.self)
         let rows = try XCTUnwrap(try runHarness(mode: "rows", cases: json) as? [String])
-        XCTAssertEqual(Array(rows.prefix(13)), ["T", "just a body", "silent", "AT", "silent", "only android", "WT", "plain text", "silent",
-                                                "undecryptable: noPrivateKey: why", "E1", "E1", "single"])
-        XCTAssertEqual(rows[13], "", "a token request addresses no device: nothing said")
-        XCTAssertEqual(rows[14].count, 80)
-        XCTAssertTrue(rows[14].hasPrefix("word word") && rows[14].hasSuffix("…"), rows[14])
-        XCTAssertEqual(rows[15], "", "no notification recorded, nothing said")
+        XCTAssertEqual(Array(rows.prefix(14)), ["T", "just a body", "silent", "AT", "silent", "only android", "WT", "plain text", "silent",
+                                                "undecryptable: noPrivateKey: why", "E1", "E1", "single", "Relayed to a real browser"])
+        XCTAssertEqual(rows[14], "", "a token request addresses no device: nothing said")
+        XCTAssertEqual(rows[15].count, 80)
+        XCTAssertTrue(rows[15].hasPrefix("word word") && rows[15].hasSuffix("…"), rows[15])
+        XCTAssertEqual(rows[16], "", "no notification recorded, nothing said")
     }
 
     /// The auth verdict is the fake's (`AuthIdentity.valid`) with its recorded reason, or "not

@@ -82,9 +82,12 @@ final class WebPushModuleTests: XCTestCase {
 
     func testSenderMaterialIsTheShippedVAPIDKey() throws {
         let instance = try module.instantiate(options: nil, context: ProviderBuildContext(clock: ManualClock(), optionsPath: "webpush"))
-        XCTAssertEqual(instance.listeners.map(\.name), ["webpush"])
+        XCTAssertEqual(instance.listeners.map(\.name), ["webpush", "webpush-autopush"])
         XCTAssertEqual(instance.listeners.first?.alpn, ["h2", "http/1.1"])
         XCTAssertEqual(instance.listeners.first?.useTLS, true)
+        XCTAssertNil(instance.listeners.first?.webSocket)
+        XCTAssertEqual(instance.listeners.last?.useTLS, false, "plain ws for dom.push.testing.allowInsecureServerURL")
+        XCTAssertNotNil(instance.listeners.last?.webSocket)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("wp-material-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -99,7 +102,7 @@ final class WebPushModuleTests: XCTestCase {
         XCTAssertEqual(m.driverParameters["vapidPrivateKeyFile"]?.stringValue, m.environment[1].1)
         XCTAssertEqual(m.driverParameters["subject"], "mailto:pushdouble@example.com")
         XCTAssertEqual(m.driverParameters["caFile"], "/ca.pem")
-        XCTAssertEqual(module.listenerDefaults.map(\.defaultPort), [8726])
+        XCTAssertEqual(module.listenerDefaults.map(\.defaultPort), [8726, 8727])
     }
 
     // MARK: admin routes

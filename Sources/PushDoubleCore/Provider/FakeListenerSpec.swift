@@ -33,6 +33,9 @@ public struct FakeListenerSpec: Sendable {
     /// Ask TLS clients for a certificate (not required) and verify one they present against
     /// the double's test CA (APNs certificate-based provider authentication).
     public var requestClientCertificate = false
+    /// Serve WebSocket sessions for this service instead of HTTP requests (the Web Push
+    /// fake's autopush listener); `fake` then only names the provider. nil = HTTP.
+    public var webSocket: (any WebSocketService)? = nil
 
     public init(name: String, defaultPort: Int, fake: any ProviderFake, alpn: [String] = ["h2", "http/1.1"],
                 allowHTTP1: Bool = true, allowHTTP2: Bool = true, http2: HTTP2Configuration = HTTP2Configuration(),

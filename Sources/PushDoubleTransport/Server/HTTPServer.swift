@@ -35,6 +35,9 @@ public enum ListenerService: Sendable {
     case http
     /// Plain HTTP/1.1 CONNECT proxy (the listener's `tls` and `responder` are not used).
     case connectProxy(ConnectProxyConfiguration)
+    /// WebSocket (RFC 6455) over HTTP/1.1: every connection is an opening handshake, then
+    /// frames, for this service (the listener's `responder` is not used).
+    case webSocket(any WebSocketService)
 }
 
 /// One address to listen on, with how to serve it.
@@ -439,7 +442,7 @@ public final class HTTPServer: Sendable {
         return bound
     }
 
-    /// One runtime per listener, in order: HTTP listeners first (TLS contexts built), then
+    /// One runtime per listener, in order: HTTP and WebSocket listeners first (TLS contexts built), then
     /// CONNECT proxies with their routes' targets resolved among them and the listeners
     /// already started. An unknown target throws ``ConnectProxyConfigurationError``.
     private func makeRuntimes(_ listeners: [ListenerConfiguration]) throws -> [ListenerRuntime] {
@@ -447,7 +450,7 @@ public final class HTTPServer: Sendable {
         var byName: [String: ListenerRuntime] = [:]
         for (bound, rt) in state.withLock({ $0.listeners }) { byName[bound.name] = rt }
         for (i, cfg) in listeners.enumerated() {
-            guard case .http = cfg.service else { continue }
+            if case .connectProxy = cfg.service { continue }
             var ctx: TLSContext?
             if let t = cfg.tls {
                 ctx = try TLSContext(certificateChainPEM: t.certificateChainPEM, privateKeyPEM: t.privateKeyPEM, alpn: t.alpn,

@@ -13,6 +13,9 @@ enum ProtocolFactory {
     static func make(_ p: ServedProtocol, io: any ConnectionIO, listener: ListenerConfiguration) -> (any ConnectionProtocolHandler)? {
         switch p {
         case .http1:
+            if case .webSocket(let service) = listener.service {
+                return WebSocketServerConnection(io: io, service: service, limits: listener.limits)
+            }
             return HTTP1ServerConnection(io: io, responder: listener.responder, limits: listener.limits)
         case .http2:
             return HTTP2ServerConnection(io: io, responder: listener.responder, configuration: listener.http2, limits: listener.limits)

@@ -1,7 +1,8 @@
 // The inbox's view of webpush notifications (the provider's part of /inbox/views.js; InboxView in
 // PushDoubleCore, docs/inbox.md). Vanilla JS; data reaches the DOM only as text, through the inbox.
 // Web Push: the payload the double's browser decrypted (`{data, base64}`), JSON with
-// title/body shown as such, other text as the body; `{error, detail}` = could not decrypt.
+// title/body shown as such, other text as the body; `{error, detail}` = could not decrypt;
+// `{browser: "autopush"}` = relayed to a real browser (its delivery and ack: annotation `browser`).
 (window.PushDoubleInboxViews = window.PushDoubleInboxViews || {})['webpush'] = function (ex, index, inbox) {
   var str = inbox.str, isObject = inbox.isObject, otherKeys = inbox.otherKeys;
   var n = isObject(ex.notification) ? ex.notification : {};
@@ -12,6 +13,12 @@
   } else if (isObject(pl) && pl.error !== undefined) {
     v.title = 'Could not decrypt';
     v.decryptError = str(pl.error) + (pl.detail ? ': ' + str(pl.detail) : '');
+  } else if (isObject(pl) && pl.browser === 'autopush') {
+    var leg = isObject(ex.annotations) && isObject(ex.annotations.browser) ? ex.annotations.browser : {};
+    v.title = 'Relayed to a real browser';
+    v.body = 'end-to-end encrypted: only the browser decrypts it';
+    if (leg.delivery !== undefined) v.meta.push(['browser delivery', str(leg.delivery) + (leg.code !== undefined ? ' (code ' + str(leg.code) + ')' : '')]);
+    if (leg.channelID !== undefined) v.meta.push(['channel', str(leg.channelID)]);
   } else if (isObject(pl) && pl.base64 === true) {
     v.body = '(binary payload, base64) ' + str(pl.data);
   } else if (isObject(pl)) {

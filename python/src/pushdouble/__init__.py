@@ -10,19 +10,22 @@ its admin API, and write ``pushdouble conform`` adapters.
 - ``pushdouble.environ``: the sender environment applied to ``os.environ`` and restored,
   with a CA bundle and ``NO_PROXY`` that leave the process's other HTTPS alone;
 - ``pushdouble.driver``: the driver-protocol kit for conform adapters;
-- ``pushdouble.redirect``: in-process host redirect for clients that ignore HTTPS_PROXY.
+- ``pushdouble.redirect``: in-process host redirect for clients that ignore HTTPS_PROXY;
+- ``pushdouble.browser``: a headless Firefox whose push service is the double
+  (:class:`FirefoxPushBrowser`, the ``pushdouble_browser`` fixture, ``python -m pushdouble.browser``).
 
 Standard library only.
 """
 
 from .admin import AdminClient, AdminError, Exchange
 from .binary import BinaryNotFound, find_binary, find_reference_sender
+from .browser import FirefoxPushBrowser
 from .redirect import redirect_from_environment, redirect_hosts
 from .server import PushDoubleServer, ServerStartError
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AdminClient", "AdminError", "Exchange", "BinaryNotFound", "find_binary", "find_reference_sender",
+    "AdminClient", "AdminError", "Exchange", "BinaryNotFound", "find_binary", "find_reference_sender", "FirefoxPushBrowser",
     "PushDoubleServer", "ServerStartError", "redirect_hosts", "redirect_from_environment", "__version__",
 ]

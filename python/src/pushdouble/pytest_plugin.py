@@ -18,6 +18,10 @@ Fixtures:
 - ``pushdouble_env``: the sender environment of ``pushdouble`` as a dict, not applied.
 - ``pushdouble_admin``: ``pushdouble.admin``.
 - ``pushdouble_server``: the session server without the per-test reset.
+- ``pushdouble_browser``: a headless Firefox whose push service is the session server
+  (:class:`~pushdouble.browser.FirefoxPushBrowser`, started once per session; its
+  ``marionette`` property is a ``marionette_driver`` session). Needs Firefox (``firefox-esr``)
+  and ``marionette-driver``; without Firefox, ``pushdouble_if_missing`` decides (error or skip).
 
 Options (command line, or ini without the dashes, ``-`` as ``_``): ``--pushdouble-bin=PATH``
 (else ``$PUSHDOUBLE_BIN``, the bundled binary, ``PATH``), ``--pushdouble-scenario=FILE``
@@ -156,6 +160,24 @@ def pushdouble_fresh(request):
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def pushdouble_browser(pushdouble_server, request):
+    """A headless Firefox using the session server as its push service (one per session)."""
+    from .browser import FirefoxPushBrowser, autopush_url, find_firefox
+
+    if not find_firefox():
+        msg = "pushdouble_browser: no Firefox (install firefox-esr, or set $PUSHDOUBLE_FIREFOX)"
+        if _settings(request.config).if_missing == "skip":
+            pytest.skip(msg)
+        pytest.fail(msg, pytrace=False)
+    browser = FirefoxPushBrowser(autopush_url(pushdouble_server))
+    browser.start()
+    try:
+        yield browser
+    finally:
+        browser.stop()
 
 
 @pytest.fixture
