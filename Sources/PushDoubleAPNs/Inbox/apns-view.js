@@ -31,3 +31,11 @@
 window.PushDoubleInboxViews['apns'].messageIdentity = function (req, t) {
   return t.header(req.headers, 'apns-id') || t.body(req);
 };
+// A push on a certificate-authenticated connection: the TLS client certificate it came with.
+window.PushDoubleInboxViews['apns'].credentialDetails = function (ex, inbox) {
+  if (!ex.auth || ex.auth.scheme !== 'apns-certificate') return [];
+  var ce = ex.auth.extra || {};
+  return [{ label: 'TLS client certificate (certificate-based provider authentication)',
+            text: (ex.auth.subject || '(unreadable)') + (ce.environment ? '\nenvironment ' + ce.environment : '') +
+              (ce.topics ? '\ntopics ' + ce.topics : '') }];
+};

@@ -694,11 +694,6 @@
     if (ex.auth) {
       parts.push(el('div', { class: 'auth-part' }, [el('div', { class: 'note', text: 'Identity recorded (' + ex.auth.scheme + ')' }),
         el('pre', { text: pretty(ex.auth) })]));
-      if (ex.auth.scheme === 'apns-certificate') {
-        var ce = ex.auth.extra || {};
-        parts.push(el('p', { class: 'note', 'data-testid': 'auth-certificate', text: 'TLS client certificate ' + (ex.auth.subject || '(unreadable)') +
-          (ce.environment ? ', environment ' + ce.environment : '') + (ce.topics ? ', topics ' + ce.topics : '') }));
-      }
       if (ex.auth.scheme === 'oauth-bearer') {
         parts.push(el('p', { class: 'note', text: 'OAuth access token → account ' + (ex.auth.issuer || '(unknown to the token store)') +
           (ex.auth.audience ? ', project ' + ex.auth.audience : '') }));
