@@ -44,6 +44,17 @@ final class TimelineScriptTests: XCTestCase {
          exchange(3, at: late)]
     }
 
+    /// Six attempts of one notification a millisecond apart (a sender retrying in a tight loop).
+    static func burst() -> [Exchange] {
+        var list: [Exchange] = []
+        for i in 1...6 {
+            let last = i == 6
+            list.append(exchange(UInt64(i), token: "cc01", at: Double(i - 1) * 0.001, duration: 0.0005,
+                                 status: last ? 200 : 503, reason: last ? nil : "ServiceUnavailable"))
+        }
+        return list
+    }
+
     static func fixtures() -> [String: [Exchange]] {
         let due = t0 + 5
         let fcmPath = "/v1/projects/demo/messages:send"
@@ -74,6 +85,7 @@ final class TimelineScriptTests: XCTestCase {
                                exchange(2, provider: "expo", path: "/--/api/v2/push/send", body: "[{\"to\":\"x\"}]", at: 3, recipients: ["ExponentPushToken[a]", "ExponentPushToken[b]"])],
             "mixed": [exchange(1, at: 0, status: 500), exchange(2, provider: "fcm", path: fcmPath, token: "f1", body: fcmBody, at: 0.1), exchange(3, at: 0.2)],
             "hostile": [exchange(9, token: "bb01", at: 0, status: 400, reason: "</script><img src=x onerror=alert(1)>")],
+            "burst": burst(),
         ]
     }
 
@@ -271,6 +283,26 @@ for (const name of ['dateIMF', 'dateRFC850', 'dateAsctime']) {
   check(root.all(n => n.nodeName === '#text' && n.text.includes(hostileText)).length > 0, 'hostile reason shown as text');
   const allowed = new Set(['svg', 'g', 'rect', 'line', 'text', 'tspan', 'title', 'section', 'div', 'span', 'strong', 'details', 'summary', 'ol', 'li', 'ul', 'p']);
   eq(created.filter(n => !allowed.has(n)), [], 'no element but the renderer\'s own');
+  // Attempts a millisecond apart: every label on a row of its own where they would touch, none
+  // overlapping another on its row (estimated as the layout estimates), the drawing taller to
+  // hold the rows, and no two visible gap labels overlapping.
+  {
+    const burst = new Node_('div', 'html');
+    T.render(burst, byName('burst'), { width: 600 });
+    const labels = burst.byTestID('attempt-label');
+    eq(labels.length, 6, 'one label per attempt in the burst');
+    const spans = labels.map(l => { const w = l.textContent.length * 6.4, x = Number(l.attributes.x);
+      return { y: l.attributes.y, x0: l.attributes['text-anchor'] === 'end' ? x - w : x, x1: l.attributes['text-anchor'] === 'end' ? x : x + w }; });
+    const overlapping = spans.filter((a, i) => spans.some((b, j) => j !== i && a.y === b.y && a.x0 < b.x1 && b.x0 < a.x1));
+    eq(overlapping.length, 0, 'no two attempt labels overlap on a row');
+    check(new Set(spans.map(s => s.y)).size > 2, 'the burst needs more than two label rows');
+    const svgEl = burst.all(n => n.nodeName === 'svg')[0];
+    check(Number(svgEl.attributes.height) > 104, 'the drawing grows to hold the extra rows');
+    const gaps = burst.byTestID('gap').filter(g => g.textContent && !g.attributes['data-hidden-overlap']);
+    const gspans = gaps.map(g => { const w = g.textContent.length * 6.4, x = Number(g.attributes.x); return [x - w / 2, x + w / 2]; });
+    eq(gspans.filter((a, i) => gspans.some((b, j) => j !== i && a[0] < b[1] && b[0] < a[1])).length, 0, 'visible gap labels do not overlap');
+    eq(burst.byTestID('gap').length, 5, 'every gap still has its element (a hidden one keeps its duration as a tooltip)');
+  }
   // re-render replaces, empty input draws a note
   T.render(root, [], {});
   eq(root.byTestID('attempt').length, 0, 're-render clears'); check(root.textContent.includes('No attempts'), 'empty note');

@@ -231,7 +231,10 @@
   function svgText(attrs, parent, text) { var t = svg('text', attrs, parent); t.textContent = text; return t; }
 
   var LAYOUT = { height: 104, pad: 14, windowTop: 16, windowHeight: 40, markTop: 30, markHeight: 14,
-                 gapY: 25, labelY: [62, 76], axisY: 90, charWidth: 6.4 };
+                 gapY: 25, labelY: [62, 76], rowHeight: 14, axisY: 90, charWidth: 6.4 };
+
+  /** The baseline of label row `row` (rows past the second push the axis down). */
+  function labelY(row) { return LAYOUT.labelY[0] + row * LAYOUT.rowHeight; }
 
   /** The visible time span of a group: every attempt, and Retry-After windows up to a margin
    *  past the last answer (half the attempts' span, at least 20 ms: a long window would
@@ -247,6 +250,25 @@
   /** The estimated width of an attempt's label, px. */
   function labelWidth(a) { return (a.label.length + (a.early ? 8 : 0)) * LAYOUT.charWidth; }
 
+  /** Where an attempt's label lies, px: from its mark's start, or, when that would run past the
+   *  right edge, ending at its mark's end (as drawAttempt draws it). */
+  function labelSpan(a, x, width) {
+    var x0 = x(a.start), w = Math.max(6, x(a.end) - x0), lw = labelWidth(a);
+    return x0 + lw > width - LAYOUT.pad ? { x0: x0 + w - lw, x1: x0 + w, right: true } : { x0: x0, x1: x0 + lw, right: false };
+  }
+
+  /** A row per attempt such that no two labels overlap, however close the attempts are (retries
+   *  a millisecond apart): each label takes the first row whose last label ends before it. */
+  function labelRows(attempts, x, width) {
+    var ends = [];
+    return attempts.map(function (a) {
+      var span = labelSpan(a, x, width), row = 0;
+      while (row < ends.length && span.x0 < ends[row]) row++;
+      ends[row] = span.x1 + 6;
+      return row;
+    });
+  }
+
   function select(options, seq) { if (options && typeof options.onSelect === 'function') options.onSelect(seq); }
 
   function drawWindows(g, s, x, t1) {
@@ -261,13 +283,19 @@
     });
   }
 
+  /** The gap between answer and retry, labelled over the line; a label that would overlap the
+   *  previous one is left blank with the duration in its tooltip (the list below says it too). */
   function drawGaps(g, s, x) {
+    var lastEnd = -Infinity;
     for (var i = 1; i < g.attempts.length; i++) {
       var prev = g.attempts[i - 1], a = g.attempts[i], x0 = x(prev.end), x1 = x(a.start);
       svg('line', { 'class': 'pd-gap-line', x1: x0, x2: Math.max(x0, x1), y1: LAYOUT.markTop + LAYOUT.markHeight / 2,
         y2: LAYOUT.markTop + LAYOUT.markHeight / 2 }, s);
-      svgText({ 'class': 'pd-gap' + (a.early ? ' pd-gap-early' : ''), 'data-testid': 'gap', 'text-anchor': 'middle',
-        x: (x0 + Math.max(x0, x1)) / 2, y: LAYOUT.gapY }, s, formatDuration(a.gapMs));
+      var text = formatDuration(a.gapMs), mid = (x0 + Math.max(x0, x1)) / 2, half = text.length * LAYOUT.charWidth / 2;
+      var fits = mid - half >= lastEnd;
+      var t = svgText({ 'class': 'pd-gap' + (a.early ? ' pd-gap-early' : ''), 'data-testid': 'gap', 'text-anchor': 'middle',
+        x: mid, y: LAYOUT.gapY }, s, fits ? text : '');
+      if (fits) lastEnd = mid + half + 4; else { t.setAttribute('data-hidden-overlap', 'true'); svg('title', {}, t).textContent = text; }
     }
   }
 
@@ -280,15 +308,14 @@
       tabindex: 0, role: 'button', 'aria-label': name }, s);
     if (a.early) el.setAttribute('data-early', 'true');
     svg('title', {}, el).textContent = name;
-    var x0 = x(a.start), w = Math.max(6, x(a.end) - x0), lw = labelWidth(a);
-    // A label that would run past the right edge ends at the mark's end instead.
-    var right = x0 + lw > width - LAYOUT.pad;
+    var x0 = x(a.start), w = Math.max(6, x(a.end) - x0), span = labelSpan(a, x, width), right = span.right;
     // An invisible rect over the mark and its label: a click anywhere on the attempt hits it.
-    var hx0 = Math.min(x0, right ? x0 + w - lw : x0), hx1 = Math.max(x0 + w, right ? x0 + w : x0 + lw);
+    var hx0 = Math.min(x0, span.x0), hx1 = Math.max(x0 + w, span.x1);
     svg('rect', { 'class': 'pd-hit', x: hx0, y: LAYOUT.markTop - 2, width: hx1 - hx0,
-      height: LAYOUT.labelY[labelRow] + 4 - (LAYOUT.markTop - 2) }, el);
+      height: labelY(labelRow) + 4 - (LAYOUT.markTop - 2) }, el);
     svg('rect', { 'class': 'pd-mark', x: x0, y: LAYOUT.markTop, width: w, height: LAYOUT.markHeight, rx: 3 }, el);
-    var t = svgText({ 'class': 'pd-label', x: right ? x0 + w : x0, y: LAYOUT.labelY[labelRow], 'text-anchor': right ? 'end' : 'start' }, el, '');
+    var t = svgText({ 'class': 'pd-label', 'data-testid': 'attempt-label', x: right ? x0 + w : x0, y: labelY(labelRow),
+      'text-anchor': right ? 'end' : 'start' }, el, '');
     svg('tspan', {}, t).textContent = a.label;
     if (a.early) svg('tspan', { 'class': 'pd-early-mark', 'data-testid': 'attempt-early' }, t).textContent = ' · early';
     el.addEventListener('click', function () { select(options, a.seq); });
@@ -297,8 +324,7 @@
     });
   }
 
-  function drawAxis(s, x, t0, t1, width) {
-    var y = LAYOUT.axisY;
+  function drawAxis(s, x, t0, t1, width, y) {
     svg('line', { 'class': 'pd-axis', x1: x(t0), x2: x(t1), y1: y, y2: y }, s);
     var step = tickStep(t1 - t0, Math.max(2, Math.floor(width / 110)));
     for (var t = 0; t0 + t <= t1 + 0.5; t += step) {
@@ -313,17 +339,15 @@
   function drawGroup(g, width, options) {
     var ext = extent(g), pad = LAYOUT.pad, scale = (width - 2 * pad) / (ext.t1 - ext.t0);
     var x = function (t) { return pad + (t - ext.t0) * scale; };
-    var s = svg('svg', { 'class': 'pd-svg', width: width, height: LAYOUT.height, viewBox: '0 0 ' + width + ' ' + LAYOUT.height,
+    var rows = labelRows(g.attempts, x, width);
+    // Two label rows fit the default height; each further row pushes the axis down.
+    var extra = Math.max(0, Math.max.apply(null, rows) + 1 - LAYOUT.labelY.length) * LAYOUT.rowHeight, height = LAYOUT.height + extra;
+    var s = svg('svg', { 'class': 'pd-svg', width: width, height: height, viewBox: '0 0 ' + width + ' ' + height,
       role: 'group', 'aria-label': g.attempts.length + ' attempt(s) over ' + formatDuration(ext.t1 - ext.t0) });
     drawWindows(g, s, x, ext.t1);
     drawGaps(g, s, x);
-    var lastX = [-Infinity, -Infinity];
-    g.attempts.forEach(function (a) {
-      var x0 = x(a.start), row = x0 >= lastX[0] ? 0 : x0 >= lastX[1] ? 1 : (lastX[0] <= lastX[1] ? 0 : 1);
-      lastX[row] = x0 + labelWidth(a) + 6;
-      drawAttempt(a, s, x, row, width, options);
-    });
-    drawAxis(s, x, ext.t0, ext.t1, width);
+    g.attempts.forEach(function (a, i) { drawAttempt(a, s, x, rows[i], width, options); });
+    drawAxis(s, x, ext.t0, ext.t1, width, LAYOUT.axisY + extra);
     return s;
   }
 
@@ -405,7 +429,7 @@
   }
 
   var api = { render: render, group: group, groupOf: groupOf, groupKey: groupKey, messageIdentity: messageIdentity, retryAfterWindow: retryAfterWindow,
-    isEarly: isEarly, parseHTTPDate: parseHTTPDate, outcome: outcome, label: label, formatDuration: formatDuration,
+    isEarly: isEarly, parseHTTPDate: parseHTTPDate, outcome: outcome, label: label, formatDuration: formatDuration, labelRows: labelRows,
     header: header, TOLERANCE_MS: TOLERANCE_MS };
   root.PushDoubleTimeline = api;
   if (typeof module === 'object' && module && module.exports) module.exports = api;
