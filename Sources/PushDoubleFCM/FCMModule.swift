@@ -32,13 +32,29 @@ public struct FCMModule: ProviderModule {
                          realHosts: [FCMFake.tokenHost + ":443"])]
     }
 
-    /// The send (`POST /v1/projects/{p}/messages:send`) and Google's OAuth token endpoint; a
-    /// rule hits the token endpoint only when it names `oauth.token`.
+    /// The send (`POST /v1/projects/{p}/messages:send`), Google's OAuth token endpoint, the topic
+    /// subscription endpoints (Instance ID API and `topicSubscriptions`) and the shut-down legacy
+    /// API; a rule hits any but the send only when it names it. A `respond` rule on a subscription
+    /// endpoint is answered in the v1 error envelope, as on the send (what the Instance ID API
+    /// sends for a request-level 429/5xx is UNCONFIRMED, docs/fcm.md "Topic subscriptions").
     public var endpoints: [ProviderEndpoint] {
         [ProviderEndpoint(FCMFake.sendEndpoint, kind: .send, summary: "POST /v1/projects/{project}/messages:send",
                           reasons: FCMFake.sendReasons),
          ProviderEndpoint(FCMFake.tokenEndpoint, kind: .token, summary: "POST /token (Google OAuth2 access-token mint)",
-                          reasons: FCMFake.tokenReasons)]
+                          reasons: FCMFake.tokenReasons),
+         ProviderEndpoint(FCMFake.topicSubscriptionEndpoint, kind: .subscriptions,
+                          summary: "projects.registrations.topicSubscriptions (create, delete) on fcm.googleapis.com", reasons: FCMFake.sendReasons),
+         ProviderEndpoint(FCMFake.iidBatchAddEndpoint, kind: .subscriptions, summary: "POST /iid/v1:batchAdd on iid.googleapis.com",
+                          reasons: FCMFake.sendReasons),
+         ProviderEndpoint(FCMFake.iidBatchRemoveEndpoint, kind: .subscriptions, summary: "POST /iid/v1:batchRemove on iid.googleapis.com",
+                          reasons: FCMFake.sendReasons),
+         ProviderEndpoint(FCMFake.iidRelationEndpoint, kind: .subscriptions, summary: "POST /iid/v1/{token}/rel/topics/{topic} on iid.googleapis.com",
+                          reasons: FCMFake.sendReasons),
+         ProviderEndpoint(FCMFake.iidInfoEndpoint, kind: .subscriptions, summary: "GET /iid/info/{token} on iid.googleapis.com",
+                          reasons: FCMFake.sendReasons),
+         ProviderEndpoint(FCMFake.iidOtherEndpoint, kind: .other, summary: "any other path on iid.googleapis.com (answered 404)", reasons: []),
+         ProviderEndpoint(FCMFake.legacyEndpoint, kind: .other, summary: "POST /fcm/send, the legacy API Google shut down in 2024",
+                          reasons: FCMFake.sendReasons)]
     }
 
     public var optionKeys: [String] {

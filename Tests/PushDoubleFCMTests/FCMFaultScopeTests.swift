@@ -49,4 +49,22 @@ final class FCMFaultScopeTests: XCTestCase {
                                           action: .respond(ResponseSpec(reason: "backend_hiccup", status: 503, custom: true)), times: 1))
         XCTAssertEqual(h.answer(h.tokenRequest(try h.assertion())).status, 503)
     }
+
+    /// Every endpoint the FCM fakes record is in the catalogue, so a rule or a history query may
+    /// name it (the topic subscription endpoints and the legacy API too); only the send is hit by
+    /// a rule that names none.
+    func testTheSubscriptionAndLegacyEndpointsAreNamedOnly() throws {
+        let h = try harness()
+        let declared = FCMModule().endpoints
+        for id in [FCMFake.topicSubscriptionEndpoint, FCMFake.iidBatchAddEndpoint, FCMFake.iidBatchRemoveEndpoint,
+                   FCMFake.iidRelationEndpoint, FCMFake.iidInfoEndpoint, FCMFake.iidOtherEndpoint, FCMFake.legacyEndpoint] {
+            let e = try XCTUnwrap(declared.first { $0.id == id }, id)
+            XCTAssertFalse(e.isSend, id)
+            try h.double.faults.add(FaultRule(id: "r-" + id, match: FaultMatch(provider: .fcm, endpoint: id),
+                                              action: .respond(ResponseSpec(reason: e.reasons.first ?? "UNAVAILABLE", custom: e.reasons.isEmpty))))
+        }
+        XCTAssertEqual(declared.filter(\.isSend).map(\.id), [FCMFake.sendEndpoint])
+        XCTAssertThrowsError(try h.double.names.check(endpoint: "iid.bogus", provider: .fcm))
+        XCTAssertNoThrow(try h.double.names.check(endpoint: FCMFake.iidBatchAddEndpoint, provider: .fcm))
+    }
 }

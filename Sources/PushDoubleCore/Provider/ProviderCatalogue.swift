@@ -18,6 +18,8 @@ public struct ProviderEndpoint: Sendable, Equatable, Encodable {
         case token
         /// Reads back what an earlier send produced (Expo receipts).
         case receipts
+        /// Manages who receives what (FCM topic subscriptions through the Instance ID API).
+        case subscriptions
         /// Answers requests to no documented path.
         case other
     }

@@ -16,6 +16,8 @@ extension FCMFake {
     public static let iidBatchRemoveEndpoint = "iid.batchRemove"
     public static let iidRelationEndpoint = "iid.relation"
     public static let iidInfoEndpoint = "iid.info"
+    /// Any other path on the Instance ID host (answered 404).
+    public static let iidOtherEndpoint = "iid.other"
     /// The Instance ID API's host (docs/fcm.md "Instance ID API").
     public static let iidHost = "iid.googleapis.com"
     /// Tokens per batch request (docs/fcm.md "Topic subscriptions": 1000 app instances).
@@ -73,7 +75,7 @@ extension FCMFake {
 
     func admitInstanceID(_ request: HTTPRequest, now: Double) -> Admission {
         guard let route = IIDRoute(request) else {
-            var a = Admission(endpoint: "iid.other")
+            var a = Admission(endpoint: Self.iidOtherEndpoint)
             a.refusal = Self.iidError(404, "NOT_FOUND", stage: .validation, detail: "no such endpoint: \(request.method) \(Self.pathOnly(request))")
             return a
         }
