@@ -269,3 +269,13 @@ def test_the_failure_report_lists_rules_that_never_fired(pytester, plugin_args, 
         "1 of 1 fault rule(s) never fired:",
         "- mint-fails: respond on fcm oauth.token (matched 0 request(s)) match=*",
     ])
+
+
+def test_an_unknown_option_key_is_a_value_error_with_the_valid_keys(pushdouble_bin):
+    from pushdouble import PushDoubleServer
+    from pushdouble.server import ServerOptionError
+
+    with pytest.raises(ValueError) as e:
+        PushDoubleServer(binary=pushdouble_bin, options={"apns.tooManyRequestPerDevice": 5}).start()
+    assert isinstance(e.value, ServerOptionError)
+    assert "tooManyRequestsPerDevice" in str(e.value), str(e.value)

@@ -26,7 +26,7 @@ from .admin import AdminClient
 from .binary import find_binary
 from .hosts import hosts_from_endpoints
 
-__all__ = ["PushDoubleServer", "ServerStartError"]
+__all__ = ["PushDoubleServer", "ServerStartError", "ServerOptionError"]
 
 _GUARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_guard.py")
 
@@ -35,6 +35,11 @@ _GUARD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_guard.py")
 class ServerStartError(RuntimeError):
     """``pushdouble serve`` exited or did not get ready in time; the message has its
     command line, exit status and stderr."""
+
+
+class ServerOptionError(ServerStartError, ValueError):
+    """``serve`` refused a name it was given (an ``options`` key the provider does not have):
+    a ``ValueError`` too, whose message lists the valid names, as the admin client's checks do."""
 
 
 def _tail(path, limit=8000):
@@ -159,7 +164,8 @@ class PushDoubleServer:
     def _fail(self, what):
         self.stop()
         stderr = self.stderr()
-        raise ServerStartError(
+        error = ServerOptionError if "unknown option; expected one of" in stderr else ServerStartError
+        raise error(
             "pushdouble serve %s\ncommand: %s\nstderr:\n%s" % (what, " ".join(self._cmd), stderr.rstrip() or "(empty)")
         )
 
