@@ -162,9 +162,11 @@ extension SenderKit {
         guard try fileNames().contains(name) else {
             throw SenderDownloadError(status: 404, message: "no sender file \"\(name)\"; GET /sender/files lists them")
         }
-        let data = try Data(contentsOf: directory.appendingPathComponent(name))
-        let type = name.hasSuffix(".json") ? "application/json" : name.hasSuffix(".pem") || name.hasSuffix(".p8") ? "application/x-pem-file" : "text/plain"
-        return HTTPResponse(status: 200, contentType: type, body: String(decoding: data, as: UTF8.self))
+        let data = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+        // Served byte for byte: a PKCS#12 file is binary.
+        let type = name.hasSuffix(".json") ? "application/json" : name.hasSuffix(".pem") || name.hasSuffix(".p8") ? "application/x-pem-file"
+            : name.hasSuffix(".p12") ? "application/x-pkcs12" : String(validating: data, as: UTF8.self) == nil ? "application/octet-stream" : "text/plain"
+        return HTTPResponse(status: 200, headers: HTTPHeaders([("content-type", type)]), body: data)
     }
 
     /// `GET /sender/setup.sh`: writes every file into `dir` (0700, files 0600) and exports the environment.
@@ -173,7 +175,13 @@ extension SenderKit {
         var s = "# pushdouble sender setup: eval \"$(curl -fsS ADMIN/sender/setup.sh)\"\n"
         s += "mkdir -p '\(dir)' && chmod 700 '\(dir)'\n"
         for name in try fileNames() {
-            let text = String(decoding: try Data(contentsOf: directory.appendingPathComponent(name)), as: UTF8.self)
+            let data = try Data(contentsOf: directory.appendingPathComponent(name))
+            guard let text = String(validating: [UInt8](data), as: UTF8.self) else {
+                // A binary file (a PKCS#12 certificate) travels as base64, decoded by coreutils' base64.
+                let lines = data.base64EncodedString(options: [.lineLength76Characters, .endLineWithLineFeed])
+                s += "(umask 077 && base64 -d > '\(dir)/\(name)' <<'PUSHDOUBLE_EOF'\n" + lines + "\nPUSHDOUBLE_EOF\n)\n"
+                continue
+            }
             var marker = "PUSHDOUBLE_EOF"
             while text.contains(marker) { marker += "_" }
             s += "(umask 077 && cat > '\(dir)/\(name)' <<'\(marker)'\n" + text + (text.hasSuffix("\n") ? "" : "\n") + marker + "\n)\n"

@@ -61,7 +61,15 @@ final class ContainerServeTests: XCTestCase {
         XCTAssertEqual(ca.body, FakeRegistry.embeddedCredentials?.caPEM)
         let kit = dir.appendingPathComponent("kit").path
         let files = try Curl.call("GET", local + "/sender/files")
-        XCTAssertEqual(files.json as? [String], ["AuthKey_PDTESTKEY1.p8", "ca.pem", "firebase-service-account.json", "vapid-test-private.pem"])
+        let names = try XCTUnwrap(files.json as? [String])
+        for name in ["AuthKey_PDTESTKEY1.p8", "ca.pem", "firebase-service-account.json", "vapid-test-private.pem",
+                     "apns-cert-universal.pem", "apns-cert-universal.p12"] {
+            XCTAssertTrue(names.contains(name), "\(name) not in \(names)")
+        }
+        XCTAssertEqual(names, names.sorted())
+        // A binary file (PKCS#12) comes byte for byte.
+        let p12 = try runCommand(["sh", "-c", "curl -fsS '\(local)/sender/files/apns-cert-universal.p12' | openssl pkcs12 -nokeys -passin pass:pushdouble -noout && echo ok"])
+        XCTAssertEqual(p12.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "ok", p12.stderr)
         XCTAssertEqual(try Curl.call("GET", local + "/sender/files/nope.pem").code, 404)
         XCTAssertEqual(try Curl.call("GET", local + "/sender/environment?dir=relative").code, 400)
         XCTAssertEqual(try Curl.call("GET", local + "/sender/environment?format=yaml").code, 400)
@@ -76,6 +84,7 @@ final class ContainerServeTests: XCTestCase {
         let setup = try Curl.call("GET", local + "/sender/setup.sh?dir=\(kit)").body
         let script = setup + """
             grep -q '"token_uri": "https://pushdouble.test:' "$GOOGLE_APPLICATION_CREDENTIALS" || { echo token_uri; exit 3; }
+            openssl pkcs12 -in '\(kit)/apns-cert-universal.p12' -nokeys -passin pass:pushdouble -noout || { echo p12; exit 5; }
             [ "$(stat -c %a '\(kit)')" = 700 ] || { echo mode; exit 4; }
             curl -sS -o /dev/null -w '%{http_code}' \(resolve.joined(separator: " ")) -X POST -d '{}' "$FCM_URL/v1/projects/p/messages:send"
             """
