@@ -58,17 +58,8 @@ enum FCMSubscriptionChecks {
         reference: "fcm.md §8 (Topic subscriptions: batch results)", severity: .must
     ) { ctx in
         judge(ctx) { batches, t0 in
-            var offending: [Evidence] = []
-            for (i, b) in batches.enumerated() {
-                let gone = Set(b.errors.compactMap { $0.value == "NOT_FOUND" ? $0.key : nil })
-                for later in batches[(i + 1)...] where later.start >= b.end {
-                    let again = later.tokens.filter(gone.contains)
-                    if !again.isEmpty {
-                        offending.append(Evidence("\(later.describe(t0)) names \(again.count) token(s) reported NOT_FOUND before, e.g. \(again[0])",
-                                                  seqs: [b.exchange.seq, later.exchange.seq]))
-                    }
-                }
-            }
+            let offending = repeats(batches, t0, of: { b in b.errors.compactMap { $0.value == "NOT_FOUND" ? $0.key : nil } },
+                                    sameTopic: false, note: "names token(s) reported NOT_FOUND before")
             return offending.isEmpty ? .held("no token named again after NOT_FOUND")
                 : .violated("a token reported NOT_FOUND was named again", Array(offending.prefix(5)))
         }
@@ -82,20 +73,29 @@ enum FCMSubscriptionChecks {
         reference: "fcm.md §8 (Topic subscriptions: batch results)", severity: .must
     ) { ctx in
         judge(ctx) { batches, t0 in
-            var offending: [Evidence] = []
-            for (i, b) in batches.enumerated() {
-                let done = Set(b.errors.compactMap { $0.value == nil ? $0.key : nil })
-                guard !done.isEmpty else { continue }
-                for later in batches[(i + 1)...] where later.start >= b.end && later.endpoint == b.endpoint && later.topic == b.topic {
-                    let again = later.tokens.filter(done.contains)
-                    if !again.isEmpty {
-                        offending.append(Evidence("\(later.describe(t0)) repeats \(again.count) token(s) already done", seqs: [b.exchange.seq, later.exchange.seq]))
-                    }
-                }
-            }
+            let offending = repeats(batches, t0, of: { b in b.errors.compactMap { $0.value == nil ? $0.key : nil } },
+                                    sameTopic: true, note: "repeats token(s) already done")
             return offending.isEmpty ? .held("every token sent once per topic after its answer")
                 : .violated("tokens already subscribed were sent again", Array(offending.prefix(5)))
         }
+    }
+
+    /// The batches that name again, after an earlier batch's answer, a token `of` picked from
+    /// that answer (for the same operation and topic when `sameTopic`), one evidence each.
+    static func repeats(_ batches: [FCMSubscriptionBatch], _ t0: Date, of picked: (FCMSubscriptionBatch) -> [String], sameTopic: Bool,
+                        note: String) -> [Evidence] {
+        var offending: [Evidence] = []
+        for (i, b) in batches.enumerated() {
+            let tokens = Set(picked(b))
+            guard !tokens.isEmpty else { continue }
+            for later in batches[(i + 1)...] where later.start >= b.end && (!sameTopic || (later.endpoint == b.endpoint && later.topic == b.topic)) {
+                let again = later.tokens.filter(tokens.contains)
+                if !again.isEmpty {
+                    offending.append(Evidence("\(later.describe(t0)) \(note): \(again.count), e.g. \(again[0])", seqs: [b.exchange.seq, later.exchange.seq]))
+                }
+            }
+        }
+        return offending
     }
 
     /// `fcm.topic-retried`: a batch refused whole for a transient reason (429, 5xx, a lost
