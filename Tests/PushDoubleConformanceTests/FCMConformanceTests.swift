@@ -125,7 +125,7 @@ final class FCMConformanceTests: XCTestCase {
         let ctx = run.context()
         // No topic targets here (testTopicTargetCheck) and no notification in these steps (FCMMappingTests).
         let notJudgedHere = [FCMChecks.topicTarget.id, FCMChecks.topicBareName.id, FCMMappingCheck.check.id, FCMMappingCheck.background.id,
-                             FCMChecks.legacyAPI.id]
+                             FCMChecks.legacyAPI.id] + FCMSubscriptionChecks.all.map(\.id)  // FCMSubscriptionChecksTests
         XCTAssertEqual(FCMChecks.legacyAPI.run(ctx).verdict, .notApplicable, "no legacy request")
         for check in FCMChecks.all where !notJudgedHere.contains(check.id) {
             XCTAssertVerdict(check.run(ctx), .pass)

@@ -171,8 +171,9 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "give-up-429-without-retry-after", "give-up-unprocessed", "fcm-background-priority-10", "fcm-invalid-token-kept",
             "fcm-invalid-argument-kills-token", "fcm-remint-on-any-401", "fail-pending-at-goaway",
             "certificate-error-kills-token",
+            "fcm-topic-keep-not-found", "fcm-topic-resend-batch", "fcm-topic-no-retry", "fcm-topic-one-batch",
         ])
-        XCTAssertEqual(names.count, 59)
+        XCTAssertEqual(names.count, 63)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

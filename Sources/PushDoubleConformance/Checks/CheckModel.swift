@@ -43,7 +43,7 @@ public enum Finding: Sendable, Equatable {
 /// One timed step of a run as the runner drove it (the "replies" a check may read).
 public struct StepRecord: Sendable, Codable, Equatable {
     public var index: Int
-    /// "send", "settle" or "wait".
+    /// "send", "settle", "wait", "admin" or "subscribe".
     public var type: String
     /// For `send` with `repeat`: which repetition (0-based).
     public var repetition: Int

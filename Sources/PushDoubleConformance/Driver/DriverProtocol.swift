@@ -17,6 +17,9 @@ public enum DriverProtocol {
     /// Runner → sender, only to a sender declaring the `register` feature: "the app
     /// registered these devices' tokens again now" (params `{"devices": […]}`, result `{}`).
     public static let register = "register"
+    /// Runner → sender, only to a sender declaring the `subscribe` feature: "subscribe these
+    /// devices to this FCM topic" (params `{"topic": "news", "devices": […]}`, result `{"results": […]}`).
+    public static let subscribe = "subscribe"
 }
 
 /// The optional parts of driver protocol v1 a sender declares in its `initialize` result
@@ -35,10 +38,15 @@ public enum SenderFeature {
     /// provider authentication): given `providers.apns.certFile`, it presents that certificate
     /// instead of signing provider tokens.
     public static let certificate = "certificate"
+    /// The sender manages FCM topic subscriptions: it implements the `subscribe` method (the
+    /// Instance ID API's `batchAdd`), in batches of at most 1000 tokens, removing the tokens a
+    /// batch reports `NOT_FOUND` and retrying 429/5xx answers.
+    public static let subscribe = "subscribe"
     /// Every feature this runner knows, for `--list` and the docs.
     public static let all: [(name: String, meaning: String)] = [
         (registeredAt, "devices carry registeredAt; a dead token registered again later is used again"),
         (register, "the runner calls register(devices) when the app registers tokens again"),
+        (subscribe, "the runner calls subscribe(topic, devices): the sender subscribes the tokens to an FCM topic"),
         (certificate, "authenticates with the client certificate providers.apns.certFile instead of the key"),
     ]
 }

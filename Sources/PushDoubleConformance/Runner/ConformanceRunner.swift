@@ -97,9 +97,13 @@ public final class ConformanceRunner: Sendable {
 
     /// The optional features the case needs and the sender did not declare: re-registered
     /// tokens need `registeredAt` or `register` (either one serves); a provider configuration
-    /// with a client certificate (`certFile`) needs `certificate`.
-    static func missingFeatures(_ registrations: Registrations, _ id: SenderIdentity, _ configuration: SenderConfiguration) -> [String] {
+    /// with a client certificate (`certFile`) needs `certificate`; a `subscribe` step needs `subscribe`.
+    static func missingFeatures(_ registrations: Registrations, _ id: SenderIdentity, _ configuration: SenderConfiguration,
+                                steps: [ScenarioStep] = []) -> [String] {
         var missing: [String] = []
+        if steps.contains(where: { $0.kind == "subscribe" }), !id.supports(SenderFeature.subscribe) {
+            missing.append(SenderFeature.subscribe)
+        }
         if !registrations.byStep.isEmpty, !id.supports(SenderFeature.registeredAt), !id.supports(SenderFeature.register) {
             missing.append(SenderFeature.registeredAt)
         }
@@ -164,7 +168,7 @@ public final class ConformanceRunner: Sendable {
             record.identity = id
             let missing = scenario.providers.filter { !id.providers.contains($0) }
                 + scenario.targetKinds.filter { !(id.targets ?? []).contains($0) }.map { "\($0) targets" }
-                + Self.missingFeatures(registrations, id, session.configuration).map { "the \($0) feature (declare it in the initialize result's \"features\")" }
+                + Self.missingFeatures(registrations, id, session.configuration, steps: scenario.steps).map { "the \($0) feature (declare it in the initialize result's \"features\")" }
             if !missing.isEmpty {
                 if ownsProcess { _ = client.shutdown() }
                 record.log = Self.caseLog(client, from: logStart)
@@ -276,6 +280,17 @@ struct StepDriver {
                 default: nil
                 }
                 steps.append(StepRecord(index: steps.count, type: "admin", startedAt: t, endedAt: Date(), failure: failure))
+            case let .subscribe(topic, deviceIDs):
+                let devices = JSONValue.array(deviceIDs.compactMap { id in
+                    scenario.device(id).map { d in
+                        ConformanceProviders.provider(ProviderID(rawValue: d.provider))?.senderDevice(d.driverJSON, configuration: configuration)
+                            ?? d.driverJSON
+                    }
+                })
+                let params = JSONValue.object([("topic", .string(topic)), ("devices", devices)])
+                if let f = request(DriverProtocol.subscribe, params: params, into: &steps, record: { index, t, end in
+                    StepRecord(index: index, type: "subscribe", devices: deviceIDs, startedAt: t, endedAt: end)
+                }) { return (steps, f) }
             }
         }
         return (steps, nil)

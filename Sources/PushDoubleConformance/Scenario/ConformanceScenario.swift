@@ -128,9 +128,15 @@ public enum ScenarioStep: Sendable, Equatable {
     /// Call one of the providers' admin routes (``ProviderInstance/adminRoutes``), e.g.
     /// `POST /expo/receipts/release` to make held receipts visible at this point of the case.
     case admin(method: String, path: String, body: JSONValue?)
+    /// `subscribe` these device ids to an FCM topic (only for a sender declaring the
+    /// `subscribe` feature; the case is n/a for any other).
+    case subscribe(topic: String, devices: [String])
 
     public var kind: String {
-        switch self { case .send: return "send"; case .settle: return "settle"; case .wait: return "wait"; case .admin: return "admin" }
+        switch self {
+        case .send: return "send"; case .settle: return "settle"; case .wait: return "wait"; case .admin: return "admin"
+        case .subscribe: return "subscribe"
+        }
     }
 }
 
@@ -182,7 +188,7 @@ extension ConformanceScenario {
         let targets = try decodeTargets(root["targets"], devices: devices, fail: fail)
         var steps: [ScenarioStep] = []
         for (i, s) in (root["steps"]?.arrayValue ?? []).enumerated() {
-            guard let type = s["type"]?.stringValue else { throw fail("steps[\(i)] has no \"type\" (send, settle, wait or admin)") }
+            guard let type = s["type"]?.stringValue else { throw fail("steps[\(i)] has no \"type\" (send, settle, wait, admin or subscribe)") }
             switch type {
             case "send":
                 guard let n = s["notification"], case .object = n else { throw fail("steps[\(i)]: send needs a \"notification\" object") }
@@ -215,7 +221,18 @@ extension ConformanceScenario {
                 guard let path = s["path"]?.stringValue, path.hasPrefix("/") else { throw fail("steps[\(i)]: admin needs a \"path\" such as \"/expo/receipts/release\"") }
                 let method = s["method"]?.stringValue ?? "POST"
                 steps.append(.admin(method: method, path: path, body: s["body"]))
-            default: throw fail("steps[\(i)]: unknown step type \"\(type)\" (send, settle, wait or admin)")
+            case "subscribe":
+                guard let topic = s["topic"]?.stringValue, !topic.isEmpty else { throw fail("steps[\(i)]: subscribe needs a \"topic\" (the bare topic name)") }
+                var ids: [String] = []
+                for d in s["devices"]?.arrayValue ?? [] {
+                    guard let did = d.stringValue, devices.contains(where: { $0.id == did }) else {
+                        throw fail("steps[\(i)]: unknown device id \(d.compactJSON)")
+                    }
+                    ids.append(did)
+                }
+                guard !ids.isEmpty else { throw fail("steps[\(i)]: subscribe needs a non-empty \"devices\" array of device ids") }
+                steps.append(.subscribe(topic: topic, devices: ids))
+            default: throw fail("steps[\(i)]: unknown step type \"\(type)\" (send, settle, wait, admin or subscribe)")
             }
         }
         var checks: [CheckInvocation] = []

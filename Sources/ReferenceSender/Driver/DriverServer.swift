@@ -106,6 +106,7 @@ final class DriverServer {
             let now = context.clock.now()
             for (i, d) in list.enumerated() { registered[try TargetDevice(json: d, index: i).id] = now }
             return .object(JSONObject())
+        case "subscribe" where features.contains("subscribe"): return try await subscribe(params)
         case "shutdown": return .object(JSONObject())
         default:
             if method.hasPrefix("test/"), let scripted { return try await scripted.handle(method: method, params: params, server: self) }
@@ -135,12 +136,12 @@ final class DriverServer {
 
     /// The optional driver-protocol features this sender declares: `registeredAt` (the
     /// default), `register` instead (the `register-call` variant), none (`v1-no-features`);
-    /// and `certificate` (APNs `certFile`) but in `v1-no-features`.
+    /// and `certificate` (APNs `certFile`) and `subscribe` (FCM topic subscriptions) but in `v1-no-features`.
     var features: [String] {
         switch context.variant {
         case .v1NoFeatures?: return []
-        case .registerCall?: return ["register", "certificate"]
-        default: return ["registeredAt", "certificate"]
+        case .registerCall?: return ["register", "certificate", "subscribe"]
+        default: return ["registeredAt", "certificate", "subscribe"]
         }
     }
 
@@ -206,6 +207,24 @@ final class DriverServer {
             for (k, i) in ti.enumerated() { targetResults[i] = r[di.count + k] }
         }
         return .object(["results": .array(results.map(\.json) + targetResults.map(\.json))])
+    }
+
+    // MARK: subscribe
+
+    /// `{"topic", "devices"}` → each configured provider subscribes its devices; one result per
+    /// device in the request's order (`skipped` for a provider without subscriptions).
+    private func subscribe(_ params: JSON) async throws(DriverError) -> JSON {
+        guard let topic = params["topic"]?.stringValue, !topic.isEmpty else { throw .invalidParams("topic is required") }
+        guard let list = params["devices"]?.arrayValue else { throw .invalidParams("devices must be an array") }
+        var devices: [TargetDevice] = []
+        for (i, d) in list.enumerated() { devices.append(try TargetDevice(json: d, index: i)) }
+        var results = devices.map { DeviceResult(device: $0.id, outcome: .skipped, reason: "ProviderNotConfigured") }
+        for p in configured {
+            let di = devices.indices.filter { devices[$0].provider == type(of: p).id }
+            guard !di.isEmpty, let r = await p.subscribe(topic: topic, devices: di.map { devices[$0] }) else { continue }
+            for (k, i) in di.enumerated() where k < r.count { results[i] = r[k] }
+        }
+        return .object(["results": .array(results.map(\.json))])
     }
 
     // MARK: replies

@@ -58,6 +58,9 @@ protocol SenderProvider: AnyObject, Sendable {
     func send(_ notification: NeutralNotification, to devices: [DriverDevice], targets: [SendTarget]) async -> [DeviceResult]
     /// Finishes deferred work; the results of devices whose outcome changed.
     func settle() async -> [DeviceResult]
+    /// Subscribes its devices to a topic (driver `subscribe`): one result per device, in
+    /// order; nil when the provider has no topic subscriptions.
+    func subscribe(topic: String, devices: [TargetDevice]) async -> [DeviceResult]?
     /// Closes its connections.
     func shutdown() async
 }
@@ -67,5 +70,6 @@ extension SenderProvider {
     static var targetKinds: [String] { [] }
     static func expressibleFields(variant: Variant?) -> [String]? { nil }
     func settle() async -> [DeviceResult] { [] }
+    func subscribe(topic: String, devices: [TargetDevice]) async -> [DeviceResult]? { nil }
     static func scriptedMode() -> (any ScriptedMode)? { nil }
 }

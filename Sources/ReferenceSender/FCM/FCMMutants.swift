@@ -34,8 +34,16 @@ extension Mutant {
         "treats every 401 as an expired access token: on THIRD_PARTY_AUTH_ERROR mints a new token and resends (no-retry-permanent)")
     static let fcmTopicPrefix = Mutant("fcm-topic-prefix",
         "sends topic targets as message.topic \"/topics/NAME\" (the legacy API's form) instead of the bare v1 name (fcm.topic-target)")
+    static let fcmTopicKeepNotFound = Mutant("fcm-topic-keep-not-found",
+        "keeps the tokens a topic batch reported NOT_FOUND and names them in later batches (fcm.topic-not-found-removed)")
+    static let fcmTopicResendBatch = Mutant("fcm-topic-resend-batch",
+        "after a topic batch with a bad token, sends the batch's good tokens again (fcm.topic-no-batch-resend)")
+    static let fcmTopicNoRetry = Mutant("fcm-topic-no-retry",
+        "gives up on a topic batch answered 429/5xx instead of retrying it (fcm.topic-retried)")
+    static let fcmTopicOneBatch = Mutant("fcm-topic-one-batch",
+        "sends every token of a subscribe in one batch request, over 1000 too (fcm.topic-batch-size)")
 }
 
 extension FCMSenderProvider {
-    static var mutants: [Mutant] { [.fcmTokenPerMessage, .fcmRetryUnregistered, .fcmRetryInvalidArgument, .fcmIgnoreRetryAfter, .fcmNoBackoff, .fcmNeverRetryTransient, .fcmNoRemintOn401, .fcmNumericData, .fcmNoLocalChecks, .fcmConnectionPerMessage, .fcmTTLNumber, .fcmWrongAudience, .fcmTopicPrefix, .fcmBackgroundPriority10, .fcmInvalidTokenKept, .fcmInvalidArgumentKillsToken, .fcmRemintOnAny401] }
+    static var mutants: [Mutant] { [.fcmTokenPerMessage, .fcmRetryUnregistered, .fcmRetryInvalidArgument, .fcmIgnoreRetryAfter, .fcmNoBackoff, .fcmNeverRetryTransient, .fcmNoRemintOn401, .fcmNumericData, .fcmNoLocalChecks, .fcmConnectionPerMessage, .fcmTTLNumber, .fcmWrongAudience, .fcmTopicPrefix, .fcmBackgroundPriority10, .fcmInvalidTokenKept, .fcmInvalidArgumentKillsToken, .fcmRemintOnAny401, .fcmTopicKeepNotFound, .fcmTopicResendBatch, .fcmTopicNoRetry, .fcmTopicOneBatch] }
 }

@@ -310,7 +310,7 @@ final class FCMSender: Sendable {
     /// Sleeps before the next attempt: Retry-After when given (fcm.md §4.6, in every variant),
     /// else the policy's jittered backoff (decorrelated jitter grows from `previous`).
     /// False when no attempt is left or the wait would pass the time budget.
-    private func wait(attempt: Int, retryAfter: String?, started: Double, previous: inout Double?, label: String,
+    func wait(attempt: Int, retryAfter: String?, started: Double, previous: inout Double?, label: String,
                       reason: String) async -> Bool {
         guard attempt < policy.maxAttempts else { return false }
         var delay: Double
@@ -346,12 +346,12 @@ final class FCMSender: Sendable {
 
     // MARK: OAuth2 access token (fcm.md §6)
 
-    private func accessToken() async -> String? {
+    func accessToken() async -> String? {
         if mutant.contains(.fcmTokenPerMessage) { return await mint()?.value }
         return await tokens.token { await self.mint() }
     }
 
-    private func invalidate(_ bearer: String) async { await tokens.invalidate(bearer) }
+    func invalidate(_ bearer: String) async { await tokens.invalidate(bearer) }
 
     /// One token request (fcm.md §6.2): an RS256 assertion of the service account.
     private func mint() async -> FCMTokenSource.Token? {
@@ -385,9 +385,9 @@ final class FCMSender: Sendable {
 
     // MARK: transport
 
-    private struct TransportError: Error { var description: String }
+    struct TransportError: Error { var description: String }
 
-    private struct Answer: Sendable {
+    struct Answer: Sendable {
         var status: Int
         var headers: [(String, String)]
         var body: [UInt8]
@@ -406,13 +406,15 @@ final class FCMSender: Sendable {
         return try await connections.connection(open: open)
     }
 
-    private func post(_ body: [UInt8], bearer: String) async -> Result<Answer, TransportError> {
+    /// POSTs `body` to `path` (default: the v1 send) on the FCM connection; `headers` are added.
+    func post(_ body: [UInt8], bearer: String, path: String? = nil, headers extra: [(String, String)] = []) async -> Result<Answer, TransportError> {
         do {
             let c = try await connection()
             var h = HTTPHeaders()
             h.add(name: "authorization", value: "Bearer " + bearer)
             h.add(name: "content-type", value: "application/json")
-            let r = try await c.send(HTTPClientRequest(method: "POST", path: "/v1/projects/\(settings.projectId)/messages:send",
+            for (name, value) in extra { h.add(name: name, value: value) }
+            let r = try await c.send(HTTPClientRequest(method: "POST", path: path ?? "/v1/projects/\(settings.projectId)/messages:send",
                                                        authority: settings.endpoint.authority, scheme: "https", headers: h, body: body))
             if mutant.contains(.fcmConnectionPerMessage) { c.close() }
             return .success(Answer(status: r.status, headers: r.headers.fields.map { ($0.name, $0.value) }, body: r.body))

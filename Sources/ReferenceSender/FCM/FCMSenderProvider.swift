@@ -32,5 +32,9 @@ final class FCMSenderProvider: SenderProvider {
         } + r.targets
     }
 
+    func subscribe(topic: String, devices: [TargetDevice]) async -> [DeviceResult]? {
+        await sender.subscribe(topic: topic, devices: devices)
+    }
+
     func shutdown() async { await sender.shutdown() }
 }

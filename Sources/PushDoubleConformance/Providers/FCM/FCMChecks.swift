@@ -6,7 +6,7 @@ import PushDoubleFCM
 /// and the messages a sender builds are valid FCM messages.
 enum FCMChecks {
     static let all = [accessTokenReuse, tokenRefreshSingleFlight, remintOn401, validMessages, localValidation, mintsSucceed, topicTarget, topicBareName,
-                      FCMMappingCheck.check, FCMMappingCheck.background, legacyAPI]
+                      FCMMappingCheck.check, FCMMappingCheck.background, legacyAPI] + FCMSubscriptionChecks.all
 
     /// `fcm.legacy-api`: no request to the legacy HTTP API (`POST /fcm/send` with a server key),
     /// shut down in 2024 (fcm.md "Legacy API"): such a sender reaches nobody, whatever it reports.

@@ -27,5 +27,11 @@ extension FCMConformance {
                           failingChecks: ["outcome"]),
         MutantTable.Entry(mutant: "fcm-remint-on-any-401", bug: "re-mints the access token and resends after THIRD_PARTY_AUTH_ERROR",
                           failingChecks: ["no-retry-permanent"]),
+        MutantTable.Entry(mutant: "fcm-topic-keep-not-found", bug: "names tokens a topic batch reported NOT_FOUND in later batches",
+                          failingChecks: ["fcm.topic-not-found-removed"]),
+        MutantTable.Entry(mutant: "fcm-topic-resend-batch", bug: "resends a topic batch's good tokens after one bad token",
+                          failingChecks: ["fcm.topic-no-batch-resend"]),
+        MutantTable.Entry(mutant: "fcm-topic-no-retry", bug: "gives up on a topic batch answered 429/5xx", failingChecks: ["fcm.topic-retried"]),
+        MutantTable.Entry(mutant: "fcm-topic-one-batch", bug: "sends more than 1000 tokens in one topic batch", failingChecks: ["fcm.topic-batch-size"]),
     ]
 }
