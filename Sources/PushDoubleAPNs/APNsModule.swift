@@ -25,6 +25,9 @@ public struct APNsModule: ProviderModule {
     /// The documented default ports (README port table).
     public static let productionPort = 8721
     public static let sandboxPort = 8722
+    /// Channel management (broadcast push): `apns-manage-production` and `apns-manage-sandbox`.
+    public static let managementProductionPort = 8728
+    public static let managementSandboxPort = 8730
 
     public var listenerDefaults: [ListenerDefault] {
         [ListenerDefault(name: APNsEnvironment.production.listenerName, defaultPort: Self.productionPort,
@@ -32,13 +35,28 @@ public struct APNsModule: ProviderModule {
                          realHosts: APNsEnvironment.production.realHosts),
          ListenerDefault(name: APNsEnvironment.sandbox.listenerName, defaultPort: Self.sandboxPort,
                          summary: "APNs sandbox (api.sandbox.push.apple.com): TLS, ALPN h2 only",
-                         realHosts: APNsEnvironment.sandbox.realHosts)]
+                         realHosts: APNsEnvironment.sandbox.realHosts),
+         ListenerDefault(name: APNsEnvironment.production.managementListenerName, defaultPort: Self.managementProductionPort,
+                         summary: "APNs channel management, production (api-manage-broadcast.push.apple.com:2196): TLS, ALPN h2 only",
+                         realHosts: APNsEnvironment.production.managementRealHosts),
+         ListenerDefault(name: APNsEnvironment.sandbox.managementListenerName, defaultPort: Self.managementSandboxPort,
+                         summary: "APNs channel management, sandbox (api-manage-broadcast.sandbox.push.apple.com:2195): TLS, ALPN h2 only",
+                         realHosts: APNsEnvironment.sandbox.managementRealHosts)]
     }
 
-    /// One endpoint: the push (`POST /3/device/<token>`) on both listeners.
+    /// The push (`POST /3/device/<token>`) on both push listeners, and channel management
+    /// (create, read, delete, list) on both management listeners.
     public var endpoints: [ProviderEndpoint] {
-        [ProviderEndpoint(APNsFake.endpoint, kind: .send, summary: "POST /3/device/{token} (production and sandbox)",
-                          reasons: APNsFake.faultReasons)]
+        let management: [(String, String)] = [
+            ("create", "POST /1/apps/{bundleId}/channels"), ("read", "GET /1/apps/{bundleId}/channels (apns-channel-id)"),
+            ("delete", "DELETE /1/apps/{bundleId}/channels (apns-channel-id)"), ("list", "GET /1/apps/{bundleId}/all-channels"),
+        ]
+        return [ProviderEndpoint(APNsFake.endpoint, kind: .send, summary: "POST /3/device/{token} (production and sandbox)",
+                                 reasons: APNsFake.faultReasons)]
+            + management.map { op, summary in
+                ProviderEndpoint("apns.channels." + op, kind: .subscriptions,
+                                 summary: summary + " on api-manage-broadcast (production and sandbox)", reasons: APNsFake.faultReasons)
+            }
     }
 
     public var optionKeys: [String] {
@@ -100,6 +118,7 @@ public struct APNsInstance: ProviderInstance {
 
     public var listeners: [FakeListenerSpec] {
         fake.listenerSpecs(productionPort: APNsModule.productionPort, sandboxPort: APNsModule.sandboxPort)
+            + fake.managementListenerSpecs()
     }
 
     /// The shipped signing key as `AuthKey_<kid>.p8`, its ids and both URLs.
