@@ -70,6 +70,7 @@ public final class APNsFake: ProviderFake {
         if let management = APNsEnvironment.management(of: request) {
             return admitChannelManagement(request, environment: management, context: context, now: now)
         }
+        if APNsBroadcastRequest.isBroadcastPath(request.path) { return admitBroadcast(request, context: context, now: now) }
         let state = Self.connectionState(context.connection)
         let environment: APNsEnvironment
         if let cached = state.lastEnvironment, request.authority == state.lastAuthority {
@@ -299,8 +300,10 @@ public final class APNsFake: ProviderFake {
                         services: ProviderServices) -> ProviderResponse {
         let environment = admission.environment.flatMap(APNsEnvironment.init(rawValue:)) ?? environment(of: request)
         let now = services.now
-        if admission.endpoint != Self.endpoint {
-            return deliverChannelRequest(request, admission: admission, environment: environment, now: now)
+        switch admission.endpoint {
+        case Self.endpoint: break
+        case Self.broadcastEndpoint: return deliverBroadcast(request, admission: admission, environment: environment)
+        default: return deliverChannelRequest(request, admission: admission, environment: environment, now: now)
         }
         let apnsID = admission.messageID ?? APNsMessageID.generate()
         func fail(_ reason: APNsReason, _ detail: String, timestamp: Date? = nil) -> ProviderResponse {

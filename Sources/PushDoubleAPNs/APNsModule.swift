@@ -44,7 +44,8 @@ public struct APNsModule: ProviderModule {
                          realHosts: APNsEnvironment.sandbox.managementRealHosts)]
     }
 
-    /// The push (`POST /3/device/<token>`) on both push listeners, and channel management
+    /// The push (`POST /3/device/<token>`) and the broadcast (`POST /4/broadcasts/apps/<bundleId>`)
+    /// on both push listeners, and channel management
     /// (create, read, delete, list) on both management listeners.
     public var endpoints: [ProviderEndpoint] {
         let management: [(String, String)] = [
@@ -52,6 +53,9 @@ public struct APNsModule: ProviderModule {
             ("delete", "DELETE /1/apps/{bundleId}/channels (apns-channel-id)"), ("list", "GET /1/apps/{bundleId}/all-channels"),
         ]
         return [ProviderEndpoint(APNsFake.endpoint, kind: .send, summary: "POST /3/device/{token} (production and sandbox)",
+                                 reasons: APNsFake.faultReasons),
+                ProviderEndpoint(APNsFake.broadcastEndpoint, kind: .send,
+                                 summary: "POST /4/broadcasts/apps/{bundleId} with apns-channel-id (production and sandbox)",
                                  reasons: APNsFake.faultReasons)]
             + management.map { op, summary in
                 ProviderEndpoint("apns.channels." + op, kind: .subscriptions,

@@ -90,10 +90,25 @@ final class APNsChannelSocketTests: XCTestCase {
         let other = try curl(s, .sandbox, "GET", path, auth: cert, headers: ["apns-channel-id: \(id)"])
         XCTAssertEqual(other.status, 400)
         XCTAssertEqual(other.body, #"{"reason":"ChannelNotRegistered"}"#)
+        // Broadcast on the push host (api.push.apple.com), then the channel is deleted and the
+        // same broadcast is refused.
+        let pushPort = try XCTUnwrap(URL(string: try XCTUnwrap(s.server.endpoint(named: "apns-production")).url)?.port)
+        func broadcast() throws -> ProcessResult {
+            try runCommand(["curl", "-sS", "--http2", "--cacert", s.ca, "--resolve", "api.push.apple.com:\(pushPort):127.0.0.1", "-i",
+                            "-H", "authorization: bearer \(try jwt())", "-H", "apns-channel-id: \(id)", "-H", "apns-push-type: liveactivity",
+                            "--data-binary", #"{"aps":{"event":"update","timestamp":1700000000,"content-state":{"score":"2-1"}}}"#,
+                            "https://api.push.apple.com:\(pushPort)/4/broadcasts/apps/\(APNsTestCredentials.topic)"])
+        }
+        let sent = try broadcast()
+        XCTAssertTrue(sent.stdout.hasPrefix("HTTP/2 200"), sent.stdout + sent.stderr)
+        XCTAssertTrue(sent.stdout.contains("apns-request-id:"), sent.stdout)
         let deleted = try curl(s, .production, "DELETE", path, auth: bearer, headers: ["apns-channel-id: \(id)"])
         XCTAssertEqual(deleted.status, 204)
         let again = try curl(s, .production, "GET", path, auth: bearer, headers: ["apns-channel-id: \(id)"])
         XCTAssertEqual(again.body, #"{"reason":"ChannelNotRegistered"}"#)
+        let refused = try broadcast()
+        XCTAssertTrue(refused.stdout.hasPrefix("HTTP/2 400"), refused.stdout)
+        XCTAssertTrue(refused.stdout.hasSuffix(#"{"reason":"ChannelNotRegistered"}"#), refused.stdout)
         // No authentication at all.
         let anonymous = try curl(s, .production, "GET", "/1/apps/\(APNsTestCredentials.topic)/all-channels", auth: [])
         XCTAssertEqual(anonymous.status, 403)

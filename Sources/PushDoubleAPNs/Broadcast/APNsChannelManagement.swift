@@ -115,6 +115,7 @@ extension APNsFake {
             admission.refusal = refused.response
             return admission
         }
+        if let blocked = APNsTokenRules.blockedReason(state: state, now: now) { return refuse(blocked, .auth, "connection blocked") }
         var headers = APNsPushHeaders()
         headers.authorization = request.headers.first(name: "authorization")
         headers.topic = route.bundleID
