@@ -12,7 +12,8 @@ extension ProviderID {
 /// Listeners `apns-production` (8721) and `apns-sandbox` (8722), TLS with ALPN `h2` only and
 /// Apple's SETTINGS (``APNsListeners``); options (`fakeOptions.apns` of a scenario, or
 /// `serve --option apns.KEY=VALUE`): `maxConcurrentStreamsAfterAuth`, `initialMaxConcurrentStreams`,
-/// `tokenMinRefreshSeconds`, `tooManyRequestsPerDevice`, `requireExactClaims`. Senders get the
+/// `tokenMinRefreshSeconds`, `tooManyRequestsPerDevice`, `requireExactClaims`, `channels` (broadcast
+/// channels the double starts with, ``APNsChannelSeed``). Senders get the
 /// shipped `.p8` key and its ids (docs/conformance.md "Driver protocol v1": `APNS_URL`, `APNS_SANDBOX_URL`, `APNS_KEY_FILE`,
 /// `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_TOPIC`), and the provider certificates (`APNS_CERT_*`;
 /// `providers.apns.certFile` when the option `senderCertificate` names one).
@@ -65,7 +66,7 @@ public struct APNsModule: ProviderModule {
 
     public var optionKeys: [String] {
         ["maxConcurrentStreamsAfterAuth", "initialMaxConcurrentStreams", "tokenMinRefreshSeconds", "tooManyRequestsPerDevice",
-         "requireExactClaims", "senderCertificate"]
+         "requireExactClaims", "senderCertificate", "channels"]
     }
 
     /// APNs devices have no attributes; `environment`, when given, names one of Apple's two.
@@ -79,7 +80,14 @@ public struct APNsModule: ProviderModule {
 
     public func instantiate(options: JSONValue?, context: ProviderBuildContext) throws -> any ProviderInstance {
         let configuration = try self.configuration(options: options, context: context)
-        return APNsInstance(fake: APNsFake(configuration: configuration, clock: context.clock))
+        let fake = APNsFake(configuration: configuration, clock: context.clock)
+        for seed in configuration.channels {
+            guard case .created = seed.create(in: fake.channels, now: context.clock.now()) else {
+                throw ScenarioError(file: context.file, path: context.optionsPath + ".channels",
+                                    message: "more than \(fake.channels.limit) channels for \(seed.bundleID) in \(seed.environment.rawValue)")
+            }
+        }
+        return APNsInstance(fake: fake)
     }
 
     /// The fake's settings for `options` (defaults: Apple's figures, the shipped key and topic).
@@ -102,6 +110,15 @@ public struct APNsModule: ProviderModule {
                     throw ScenarioError(file: context.file, path: context.optionsPath + "." + key, message: "expected true or false")
                 }
                 c.requireExactClaims = b
+            case "channels":
+                guard let list = value.arrayValue else {
+                    throw ScenarioError(file: context.file, path: context.optionsPath + "." + key, message: "expected an array of channels")
+                }
+                c.channels = try list.enumerated().map { i, v in
+                    do { return try APNsChannelSeed(v) } catch {
+                        throw ScenarioError(file: context.file, path: context.optionsPath + ".\(key)[\(i)]", message: "\(error)")
+                    }
+                }
             case "senderCertificate":
                 guard let kind = value.stringValue.flatMap(APNsTestCredentials.ProviderCertificate.init(rawValue:)) else {
                     throw ScenarioError(file: context.file, path: context.optionsPath + "." + key,
@@ -119,6 +136,9 @@ public struct APNsModule: ProviderModule {
 public struct APNsInstance: ProviderInstance {
     public let fake: APNsFake
     public init(fake: APNsFake) { self.fake = fake }
+
+    /// `/apns/channels`: the broadcast channels and what each received.
+    public var adminRoutes: [AdminRoute] { APNsChannelAdmin.routes(fake) }
 
     public var listeners: [FakeListenerSpec] {
         fake.listenerSpecs(productionPort: APNsModule.productionPort, sandboxPort: APNsModule.sandboxPort)

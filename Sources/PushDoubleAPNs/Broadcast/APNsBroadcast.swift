@@ -115,7 +115,7 @@ extension APNsFake {
 
     /// Answers an admitted broadcast: `ChannelNotRegistered` for a channel the app does not
     /// have in this environment (never created, or deleted), else 200 with `apns-request-id`.
-    func deliverBroadcast(_ request: HTTPRequest, admission: Admission, environment: APNsEnvironment) -> ProviderResponse {
+    func deliverBroadcast(_ request: HTTPRequest, admission: Admission, environment: APNsEnvironment, now: Date) -> ProviderResponse {
         let requestID = admission.messageID ?? APNsMessageID.generate()
         guard case .success(let bundleID) = APNsBroadcastRequest.route(request),
               case .success(let broadcast) = APNsBroadcastRequest.parse(request, bundleID: bundleID) else {
@@ -125,6 +125,9 @@ extension APNsFake {
             return refusal(.channelNotRegistered, apnsID: requestID, stage: .device,
                            detail: "no channel \(broadcast.channelID) for \(bundleID) in \(environment.rawValue)", idHeader: Self.requestIDHeader)
         }
+        let record = APNsBroadcastRecord(requestID: requestID, receivedAt: now, priority: broadcast.priority, expiration: broadcast.expiration,
+                                         payload: try? APNsPayloadDecoder.decode(request.body).get())
+        channels.recordBroadcast(record, channel: channel.id, bundleID: bundleID, environment: environment)
         var headers = HTTPHeaders()
         headers.add(name: Self.requestIDHeader, value: requestID)
         return ProviderResponse(HTTPResponse(status: 200, headers: headers, body: [], framing: .headersOnly),

@@ -21,6 +21,9 @@ public struct APNsChannel: Sendable, Equatable {
     /// Always `LiveActivity`, the only push type Apple documents for channels.
     public var pushType: String
     public var createdAt: Date
+    /// The broadcasts APNs accepted on this channel, oldest first (the last
+    /// ``APNsChannelStore/broadcastLogLimit``).
+    public var broadcasts: [APNsBroadcastRecord] = []
 
     /// The configuration `GET /1/apps/<bundleId>/channels` answers with.
     public var configuration: JSONValue {
@@ -31,7 +34,26 @@ public struct APNsChannel: Sendable, Equatable {
     public var json: JSONValue {
         .object([("channelId", .string(id)), ("bundleId", .string(bundleID)), ("environment", .string(environment.rawValue)),
                  ("messageStoragePolicy", .int(Int64(storagePolicy.rawValue))), ("pushType", .string(pushType)),
-                 ("createdAt", .string(ISO8601DateFormatter().string(from: createdAt)))])
+                 ("createdAt", .string(ISO8601DateFormatter().string(from: createdAt))),
+                 ("broadcasts", .array(broadcasts.map(\.json)))])
+    }
+}
+
+/// One broadcast a channel received.
+public struct APNsBroadcastRecord: Sendable, Equatable {
+    public var requestID: String
+    public var receivedAt: Date
+    public var priority: Int
+    public var expiration: Int64?
+    public var payload: JSONValue?
+
+    public var json: JSONValue {
+        var m: [(String, JSONValue)] = [("requestId", .string(requestID)),
+                                        ("receivedAt", .string(ISO8601DateFormatter().string(from: receivedAt))),
+                                        ("priority", .int(Int64(priority)))]
+        if let e = expiration { m.append(("expiration", .int(e))) }
+        m.append(("payload", payload ?? .null))
+        return .object(m)
     }
 }
 
@@ -87,6 +109,23 @@ public final class APNsChannelStore: Sendable {
             let key = Key(environment: environment, bundleID: bundleID)
             guard let i = t.channels[key]?.firstIndex(where: { $0.id == id }) else { return false }
             t.channels[key]?.remove(at: i)
+            return true
+        }
+    }
+
+    /// Broadcasts kept per channel for the admin API.
+    public static let broadcastLogLimit = 100
+
+    /// Appends a broadcast APNs accepted to its channel's log; false when there is no such channel.
+    @discardableResult
+    public func recordBroadcast(_ record: APNsBroadcastRecord, channel id: String, bundleID: String, environment: APNsEnvironment) -> Bool {
+        table.withLock { t in
+            let key = Key(environment: environment, bundleID: bundleID)
+            guard let i = t.channels[key]?.firstIndex(where: { $0.id == id }) else { return false }
+            t.channels[key]?[i].broadcasts.append(record)
+            if let n = t.channels[key]?[i].broadcasts.count, n > Self.broadcastLogLimit {
+                t.channels[key]?[i].broadcasts.removeFirst(n - Self.broadcastLogLimit)
+            }
             return true
         }
     }
