@@ -74,37 +74,13 @@ extension APNsFake {
     /// the payload (`PayloadEmpty`, `PayloadTooLarge` over 4096 bytes). Whether the channel
     /// exists is decided in ``deliverBroadcast``, after fault rules.
     func admitBroadcast(_ request: HTTPRequest, context: RequestContext, now: Date) -> Admission {
-        let environment = self.environment(of: request)
-        let state = Self.connectionState(context.connection)
-        var admission = Admission(endpoint: Self.broadcastEndpoint, environment: environment.rawValue)
-        let requestID = request.headers.first(name: Self.requestIDHeader).flatMap(APNsMessageID.canonical) ?? APNsMessageID.generate()
-        admission.messageID = requestID
-        admission.notificationMaker = Self.recordedBroadcast
+        let parsed = APNsBroadcastRequest.route(request)
+        let admission = admitBundleRequest(request, environment: self.environment(of: request), context: context, now: now,
+                                           endpoint: Self.broadcastEndpoint, notification: Self.recordedBroadcast,
+                                           route: parsed.map { (endpoint: Self.broadcastEndpoint, bundleID: $0) })
+        guard admission.refusal == nil, case .success(let bundleID) = parsed else { return admission }
         func refuse(_ reason: APNsReason, _ stage: Decision.Stage, _ detail: String? = nil) -> Admission {
-            var a = admission
-            a.refusal = refusal(reason, apnsID: requestID, stage: stage, detail: detail, idHeader: Self.requestIDHeader)
-            return a
-        }
-        let bundleID: String
-        switch APNsBroadcastRequest.route(request) {
-        case .failure(let reason): return refuse(reason, .validation, "\(request.method) \(request.path)")
-        case .success(let b): bundleID = b
-        }
-        admission.topic = bundleID
-        let certificate = certificateAuth(of: request, state: state)
-        if let refused = certificateRefusal(certificate, environment: environment, idHeader: Self.requestIDHeader) {
-            admission.auth = refused.identity
-            admission.refusal = refused.response
-            return admission
-        }
-        if let blocked = APNsTokenRules.blockedReason(state: state, now: now) { return refuse(blocked, .auth, "connection blocked") }
-        var headers = APNsPushHeaders()
-        headers.authorization = request.headers.first(name: "authorization")
-        headers.topic = bundleID
-        headers.bundleID = bundleID
-        if let failure = authenticateConnection(headers, certificate: certificate, state: state, environment: environment,
-                                                context: context, now: now, admission: &admission) {
-            return refuse(failure.reason, failure.stage, failure.detail)
+            refuseBundleRequest(admission, reason, stage, detail)
         }
         if case .failure(let reason) = APNsBroadcastRequest.parse(request, bundleID: bundleID) { return refuse(reason, .validation) }
         if request.body.isEmpty { return refuse(.payloadEmpty, .validation) }

@@ -35,6 +35,14 @@ extension APNsEnvironment {
 enum APNsChannelCheck<Value> {
     case success(Value)
     case failure(APNsReason)
+
+    /// The value transformed, the reason kept.
+    func map<T>(_ transform: (Value) -> T) -> APNsChannelCheck<T> {
+        switch self {
+        case .success(let v): return .success(transform(v))
+        case .failure(let r): return .failure(r)
+        }
+    }
 }
 
 /// A channel management request (Apple, *Sending channel management requests to APNs*):
@@ -91,40 +99,15 @@ extension APNsFake {
     /// the channel limit are decided in ``deliverChannelRequest``, after fault rules.
     func admitChannelManagement(_ request: HTTPRequest, environment: APNsEnvironment, context: RequestContext,
                                 now: Date) -> Admission {
-        let state = Self.connectionState(context.connection)
-        var admission = Admission(endpoint: "apns.channels", environment: environment.rawValue)
-        let requestID = request.headers.first(name: "apns-request-id").flatMap(APNsMessageID.canonical) ?? APNsMessageID.generate()
-        admission.messageID = requestID
-        admission.notificationMaker = Self.recordedChannelRequest
+        let parsed = APNsChannelRoute.parse(request)
+        let admission = admitBundleRequest(request, environment: environment, context: context, now: now, endpoint: "apns.channels",
+                                           notification: Self.recordedChannelRequest,
+                                           route: parsed.map { (endpoint: $0.operation.endpoint, bundleID: $0.bundleID) })
+        guard admission.refusal == nil, case .success(let r) = parsed else { return admission }
         func refuse(_ reason: APNsReason, _ stage: Decision.Stage, _ detail: String? = nil) -> Admission {
-            var a = admission
-            a.refusal = refusal(reason, apnsID: requestID, stage: stage, detail: detail, idHeader: Self.requestIDHeader)
-            return a
+            refuseBundleRequest(admission, reason, stage, detail)
         }
-        let route: APNsChannelRoute
-        switch APNsChannelRoute.parse(request) {
-        case .failure(let reason): return refuse(reason, .validation, "\(request.method) \(request.path)")
-        case .success(let r): route = r
-        }
-        admission.endpoint = route.operation.endpoint
-        admission.topic = route.bundleID
-
-        let certificate = certificateAuth(of: request, state: state)
-        if let refused = certificateRefusal(certificate, environment: environment, idHeader: Self.requestIDHeader) {
-            admission.auth = refused.identity
-            admission.refusal = refused.response
-            return admission
-        }
-        if let blocked = APNsTokenRules.blockedReason(state: state, now: now) { return refuse(blocked, .auth, "connection blocked") }
-        var headers = APNsPushHeaders()
-        headers.authorization = request.headers.first(name: "authorization")
-        headers.topic = route.bundleID
-        headers.bundleID = route.bundleID
-        if let failure = authenticateConnection(headers, certificate: certificate, state: state, environment: environment,
-                                                context: context, now: now, admission: &admission) {
-            return refuse(failure.reason, failure.stage, failure.detail)
-        }
-        switch route.operation {
+        switch r.operation {
         case .create:
             if case .failure(let reason) = APNsChannelRoute.createBody(request.body) { return refuse(reason, .validation) }
         case .read, .delete:
@@ -133,6 +116,51 @@ extension APNsFake {
         case .list: break
         }
         return admission
+    }
+
+    /// The first stages shared by channel management and broadcast requests: the request id
+    /// (`apns-request-id`, else a new UUID), the route (endpoint id and bundle id, or the path /
+    /// method reason), the connection's certificate, the blocked-connection check, then
+    /// ``authenticateConnection`` with the bundle id as the topic. The admission's `refusal` is
+    /// set when one of them refuses.
+    func admitBundleRequest(_ request: HTTPRequest, environment: APNsEnvironment, context: RequestContext, now: Date,
+                            endpoint: String, notification: @escaping @Sendable (HTTPRequest) -> JSONValue?,
+                            route: APNsChannelCheck<(endpoint: String, bundleID: String)>) -> Admission {
+        let state = Self.connectionState(context.connection)
+        var admission = Admission(endpoint: endpoint, environment: environment.rawValue)
+        admission.messageID = request.headers.first(name: Self.requestIDHeader).flatMap(APNsMessageID.canonical) ?? APNsMessageID.generate()
+        admission.notificationMaker = notification
+        let bundleID: String
+        switch route {
+        case .failure(let reason): return refuseBundleRequest(admission, reason, .validation, "\(request.method) \(request.path)")
+        case .success(let r): admission.endpoint = r.endpoint; bundleID = r.bundleID
+        }
+        admission.topic = bundleID
+        let certificate = certificateAuth(of: request, state: state)
+        if let refused = certificateRefusal(certificate, environment: environment, idHeader: Self.requestIDHeader) {
+            admission.auth = refused.identity
+            admission.refusal = refused.response
+            return admission
+        }
+        if let blocked = APNsTokenRules.blockedReason(state: state, now: now) {
+            return refuseBundleRequest(admission, blocked, .auth, "connection blocked")
+        }
+        var headers = APNsPushHeaders()
+        headers.authorization = request.headers.first(name: "authorization")
+        headers.topic = bundleID
+        headers.bundleID = bundleID
+        if let failure = authenticateConnection(headers, certificate: certificate, state: state, environment: environment,
+                                                context: context, now: now, admission: &admission) {
+            return refuseBundleRequest(admission, failure.reason, failure.stage, failure.detail)
+        }
+        return admission
+    }
+
+    /// `admission` refused with `reason`, answered with `apns-request-id`.
+    func refuseBundleRequest(_ admission: Admission, _ reason: APNsReason, _ stage: Decision.Stage, _ detail: String? = nil) -> Admission {
+        var a = admission
+        a.refusal = refusal(reason, apnsID: admission.messageID, stage: stage, detail: detail, idHeader: Self.requestIDHeader)
+        return a
     }
 
     /// Answers an admitted channel management request from the double's ``channels``.
