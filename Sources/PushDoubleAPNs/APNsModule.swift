@@ -154,6 +154,9 @@ public struct APNsInstance: ProviderInstance {
         let keyFile = try context.writeFile("AuthKey_\(keyID).p8", contents: APNsTestCredentials.keyPEM)
         var environment: [(String, String)] = [("APNS_URL", url)]
         if let s = sandbox { environment.append(("APNS_SANDBOX_URL", s)) }
+        // Broadcast channel management (docs/apns.md "Broadcast channels").
+        if let m = context.url(APNsEnvironment.production.managementListenerName) { environment.append(("APNS_MANAGE_URL", m)) }
+        if let m = context.url(APNsEnvironment.sandbox.managementListenerName) { environment.append(("APNS_MANAGE_SANDBOX_URL", m)) }
         environment += [("APNS_KEY_FILE", keyFile), ("APNS_KEY_ID", keyID),
                         ("APNS_TEAM_ID", APNsTestCredentials.teamID), ("APNS_TOPIC", APNsTestCredentials.topic)]
         environment += try certificateLines(context)
