@@ -382,6 +382,7 @@ public final class APNsFake: ProviderFake {
     /// documents no reason for them (UNCONFIRMED).
     public func limitRefusal(_ violation: LimitViolation, request: HTTPRequest, context: RequestContext) -> Admission? {
         guard violation.kind == .bodyTooLarge else { return nil }
+        if let oversized = oversizedBundleRequest(request, violation: violation) { return oversized }
         var admission = Admission(endpoint: Self.endpoint, environment: environment(of: request).rawValue)
         let (headers, _) = APNsRequestValidator.checkHeaders(request)
         admission.token = headers.token.map(Self.lowercasedHex)

@@ -102,3 +102,27 @@ final class APNsBroadcastTests: XCTestCase {
         XCTAssertEqual(h.double.history.all.last?.endpoint, "apns.push")
     }
 }
+
+extension APNsBroadcastTests {
+    /// A body over the transport's limit on a broadcast or a channel request: `PayloadTooLarge`
+    /// with `apns-request-id`, under the request's own endpoint.
+    func testOversizedBodiesAnswerWithTheRequestID() throws {
+        let violation = LimitViolation(kind: .bodyTooLarge, message: "request body larger than 1048576 bytes")
+        let rid = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+        let cases: [(String, FakeConnection, String)] = [
+            ("/4/broadcasts/apps/\(Fixture.topic)", FakeConnection(id: 41), "apns.broadcast"),
+            ("/1/apps/\(Fixture.topic)/channels", FakeConnection(id: 42, listener: "apns-manage-sandbox"), "apns.channels"),
+        ]
+        for (path, connection, endpoint) in cases {
+            let head = Fixture.request(path: path, headers: [("apns-request-id", rid)], body: "", connection: connection)
+            let admission = try XCTUnwrap(h.fake.limitRefusal(violation, request: head, context: RequestContext(connection: connection)))
+            XCTAssertEqual(admission.endpoint, endpoint)
+            guard case .respond(let r)? = admission.refusal?.action else { return XCTFail(path) }
+            XCTAssertEqual(r.status, 413)
+            XCTAssertEqual(r.headers.first(name: "apns-request-id"), rid)
+            XCTAssertEqual(reason(r), "PayloadTooLarge")
+        }
+        XCTAssertEqual(h.fake.limitRefusal(violation, request: Fixture.request(body: ""), context: RequestContext(connection: FakeConnection()))?.endpoint,
+                       "apns.push")
+    }
+}

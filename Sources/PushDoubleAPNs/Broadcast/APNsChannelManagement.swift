@@ -156,6 +156,23 @@ extension APNsFake {
         return admission
     }
 
+    /// A channel management or broadcast request whose body went over the transport's limit:
+    /// `PayloadTooLarge` answered with `apns-request-id`, under its own endpoint id; nil for
+    /// any other request.
+    func oversizedBundleRequest(_ request: HTTPRequest, violation: LimitViolation) -> Admission? {
+        let admission: Admission
+        if let env = APNsEnvironment.management(of: request) {
+            admission = Admission(endpoint: "apns.channels", environment: env.rawValue)
+        } else if APNsBroadcastRequest.isBroadcastPath(request.path) {
+            admission = Admission(endpoint: Self.broadcastEndpoint, environment: environment(of: request).rawValue)
+        } else {
+            return nil
+        }
+        var a = admission
+        a.messageID = request.headers.first(name: Self.requestIDHeader).flatMap(APNsMessageID.canonical) ?? APNsMessageID.generate()
+        return refuseBundleRequest(a, .payloadTooLarge, .validation, violation.message)
+    }
+
     /// `admission` refused with `reason`, answered with `apns-request-id`.
     func refuseBundleRequest(_ admission: Admission, _ reason: APNsReason, _ stage: Decision.Stage, _ detail: String? = nil) -> Admission {
         var a = admission
