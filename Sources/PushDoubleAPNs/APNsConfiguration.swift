@@ -84,6 +84,8 @@ public struct APNsConfiguration: Sendable {
     /// (option `senderCertificate`: `sandbox`, `production`, `universal` or `expired`). nil:
     /// the key only.
     public var senderCertificate: APNsTestCredentials.ProviderCertificate? = nil
+    /// Broadcast channels the double starts with (scenario option `channels`).
+    public var channels: [APNsChannelSeed] = []
     /// Which spelling of the environment-key reason to send.
     public var environmentKeySpelling: APNsEnvironmentKeySpelling
     /// Seconds without traffic after which a connection is closed with GOAWAY (UNCONFIRMED:

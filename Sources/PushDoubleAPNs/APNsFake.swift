@@ -30,6 +30,8 @@ public final class APNsFake: ProviderFake {
     public let verifier: APNsTokenVerifier
     public let responses: APNsResponseBuilder
     let rateLimiter: APNsDeviceRateLimiter?
+    /// The double's broadcast channels (docs/apns.md "Broadcast channels").
+    public let channels = APNsChannelStore()
     /// Used only where the pipeline passes no services (``errorResponse``'s 410 timestamp):
     /// the double's clock as soon as a request has been admitted, else the one given at init.
     let clock: any DoubleClock
@@ -65,6 +67,10 @@ public final class APNsFake: ProviderFake {
             pipelineClock.withLock { $0 = services.clock }
             pipelineClockKnown.store(true, ordering: .releasing)
         }
+        if let management = APNsEnvironment.management(of: request) {
+            return admitChannelManagement(request, environment: management, context: context, now: now)
+        }
+        if APNsBroadcastRequest.isBroadcastPath(request.path) { return admitBroadcast(request, context: context, now: now) }
         let state = Self.connectionState(context.connection)
         let environment: APNsEnvironment
         if let cached = state.lastEnvironment, request.authority == state.lastAuthority {
@@ -84,10 +90,7 @@ public final class APNsFake: ProviderFake {
             admission.refusal = refused.response
             return admission
         }
-        let providerCertificate: APNsProviderCertificate?
-        if case .certificate(let c) = certificate { providerCertificate = c } else { providerCertificate = nil }
-
-        let (headers, headerFailure) = APNsRequestValidator.checkHeaders(request, defaultTopic: providerCertificate?.defaultTopic)
+        let (headers, headerFailure) = APNsRequestValidator.checkHeaders(request, defaultTopic: certificate.providerCertificate?.defaultTopic)
         // Hex tokens name bytes, so case does not matter to APNs: device lookups, fault
         // matching and the history use the lowercase form.
         admission.token = headers.token.map(Self.lowercasedHex)
@@ -108,35 +111,12 @@ public final class APNsFake: ProviderFake {
             return admission
         }
 
-        if let providerCertificate {
-            admission.auth = providerCertificate.identity
-        } else {
-            // Token auth.
-            let (identity, authFailure, detail) = authenticate(headers, state: state, environment: environment, now: now)
-            admission.auth = identity
-            if let authFailure {
-                admission.refusal = refusal(authFailure, apnsID: apnsID, stage: .auth, detail: detail)
-                return admission
-            }
-        }
-        if !state.streamsRaised {
-            state.streamsRaised = true
-            context.connection.updateSettings(maxConcurrentStreams: configuration.maxConcurrentStreamsAfterAuth)
-        }
-
-        // Checks that depend on who authenticated, then the body, then the token format.
-        let topic = headers.topic ?? ""
-        let bundleID = headers.bundleID ?? topic
-        if let providerCertificate {
-            if !providerCertificate.allowedTopics.contains(topic) {
-                admission.refusal = refusal(.topicDisallowed, apnsID: apnsID, stage: .validation,
-                                            detail: "topic \(topic) not in the certificate (\(providerCertificate.allowedTopics.joined(separator: ", ")))")
-                return admission
-            }
-        } else if !isTopicAllowed(bundleID: bundleID, topic: topic, keyTopics: state.currentClaims?.keyTopics, state: state) {
-            admission.refusal = refusal(.topicDisallowed, apnsID: apnsID, stage: .validation, detail: "bundle id \(bundleID) not allowed")
+        if let failure = authenticateConnection(headers, certificate: certificate, state: state, environment: environment,
+                                                context: context, now: now, admission: &admission) {
+            admission.refusal = refusal(failure.reason, apnsID: apnsID, stage: failure.stage, detail: failure.detail)
             return admission
         }
+        // Then the body, then the token format.
         if request.body.isEmpty {
             admission.refusal = refusal(.payloadEmpty, apnsID: apnsID, stage: .validation)
             return admission
@@ -152,6 +132,37 @@ public final class APNsFake: ProviderFake {
             return admission
         }
         return admission
+    }
+
+    /// Who sent the request (the connection's provider certificate, else the JWT under the
+    /// token rules), then whether they may use the topic; raises the stream limit after the
+    /// first success. Sets `admission.auth`; returns the failure, nil when authenticated.
+    func authenticateConnection(_ headers: APNsPushHeaders, certificate: APNsCertificateAuth, state: APNsConnectionState,
+                                environment: APNsEnvironment, context: RequestContext, now: Date,
+                                admission: inout Admission) -> (reason: APNsReason, stage: Decision.Stage, detail: String?)? {
+        let providerCertificate = certificate.providerCertificate
+        if let providerCertificate {
+            admission.auth = providerCertificate.identity
+        } else {
+            let (identity, authFailure, detail) = authenticate(headers, state: state, environment: environment, now: now)
+            admission.auth = identity
+            if let authFailure { return (authFailure, .auth, detail) }
+        }
+        if !state.streamsRaised {
+            state.streamsRaised = true
+            context.connection.updateSettings(maxConcurrentStreams: configuration.maxConcurrentStreamsAfterAuth)
+        }
+        let topic = headers.topic ?? ""
+        let bundleID = headers.bundleID ?? topic
+        if let providerCertificate {
+            if !providerCertificate.allowedTopics.contains(topic) {
+                return (.topicDisallowed, .validation,
+                        "topic \(topic) not in the certificate (\(providerCertificate.allowedTopics.joined(separator: ", ")))")
+            }
+        } else if !isTopicAllowed(bundleID: bundleID, topic: topic, keyTopics: state.currentClaims?.keyTopics, state: state) {
+            return (.topicDisallowed, .validation, "bundle id \(bundleID) not allowed")
+        }
+        return nil
     }
 
     /// Parses `authorization` and applies the token rules. Returns the identity for the
@@ -223,7 +234,7 @@ public final class APNsFake: ProviderFake {
         return String(Substring(u[i..<end]))
     }
 
-    private func isTopicAllowed(bundleID: String, topic: String, keyTopics: Set<String>?, state: APNsConnectionState) -> Bool {
+    func isTopicAllowed(bundleID: String, topic: String, keyTopics: Set<String>?, state: APNsConnectionState) -> Bool {
         let generation = keys.generation
         if state.allowedBundle == bundleID && state.allowedBundleGeneration == generation { return true }
         guard keys.isAllowed(bundleID: bundleID, topic: topic, keyTopics: keyTopics) else { return false }
@@ -233,7 +244,7 @@ public final class APNsFake: ProviderFake {
     }
 
     /// The connection's certificate, read once (the handshake fixed it).
-    private func certificateAuth(of request: HTTPRequest, state: APNsConnectionState) -> APNsCertificateAuth {
+    func certificateAuth(of request: HTTPRequest, state: APNsConnectionState) -> APNsCertificateAuth {
         if case .unknown = state.certificateAuth {
             if let der = request.info.connection.tls?.clientCertificateDER {
                 if let c = try? APNsProviderCertificate(der: der), !c.environments.isEmpty {
@@ -253,8 +264,8 @@ public final class APNsFake: ProviderFake {
     /// closes, as Apple's servers do right after the handshake; a verified certificate
     /// without Apple's environment extensions is 403 `BadCertificate` (UNCONFIRMED which
     /// certificates Apple answers so).
-    private func certificateRefusal(_ auth: APNsCertificateAuth,
-                                    environment: APNsEnvironment) -> (identity: AuthIdentity, response: ProviderResponse)? {
+    func certificateRefusal(_ auth: APNsCertificateAuth, environment: APNsEnvironment,
+                            idHeader: String = "apns-id") -> (identity: AuthIdentity, response: ProviderResponse)? {
         switch auth {
         case .unknown, .none: return nil
         case .certificate(let c):
@@ -268,14 +279,17 @@ public final class APNsFake: ProviderFake {
                                                decidedBy: Decision(.auth, "\(c.environmentLabel) certificate on the \(environment.rawValue) host")))
         case .notAProviderCertificate(let subject):
             return (AuthIdentity(scheme: "apns-certificate", subject: subject, valid: false),
-                    refusal(.badCertificate, apnsID: nil, stage: .auth, detail: "no APNs environment extension in \(subject)"))
+                    refusal(.badCertificate, apnsID: nil, stage: .auth, detail: "no APNs environment extension in \(subject)",
+                            idHeader: idHeader))
         }
     }
 
-    private func refusal(_ reason: APNsReason, apnsID: String?, stage: Decision.Stage, detail: String? = nil) -> ProviderResponse {
+    func refusal(_ reason: APNsReason, apnsID: String?, stage: Decision.Stage, detail: String? = nil,
+                 idHeader: String = "apns-id") -> ProviderResponse {
         // Only reasons of the device stage are 410, and those are answered in `deliver`.
         let timestamp = reason.status == 410 ? Self.milliseconds(faultClock.now()) : nil
-        return ProviderResponse(responses.error(reason, apnsID: apnsID ?? APNsMessageID.generate(), timestampMilliseconds: timestamp),
+        return ProviderResponse(responses.error(reason, apnsID: apnsID ?? APNsMessageID.generate(), timestampMilliseconds: timestamp,
+                                                idHeader: idHeader),
                                 reason: responses.environmentKeySpelling.string(for: reason),
                                 decidedBy: Decision(stage, detail ?? reason.rawValue))
     }
@@ -285,8 +299,13 @@ public final class APNsFake: ProviderFake {
     public func deliver(_ request: HTTPRequest, admission: Admission, device: DeviceLookup, context: RequestContext,
                         services: ProviderServices) -> ProviderResponse {
         let environment = admission.environment.flatMap(APNsEnvironment.init(rawValue:)) ?? environment(of: request)
-        let apnsID = admission.messageID ?? APNsMessageID.generate()
         let now = services.now
+        switch admission.endpoint {
+        case Self.endpoint: break
+        case Self.broadcastEndpoint: return deliverBroadcast(request, admission: admission, environment: environment, now: now)
+        default: return deliverChannelRequest(request, admission: admission, environment: environment, now: now)
+        }
+        let apnsID = admission.messageID ?? APNsMessageID.generate()
         func fail(_ reason: APNsReason, _ detail: String, timestamp: Date? = nil) -> ProviderResponse {
             let ts = reason.status == 410 ? Self.milliseconds(timestamp ?? now) : nil
             return ProviderResponse(responses.error(reason, apnsID: apnsID, timestampMilliseconds: ts),
@@ -330,9 +349,10 @@ public final class APNsFake: ProviderFake {
         guard let known = APNsReason(wireString: reason) else { return nil }
         let finalStatus = status ?? known.status
         let wire = reason == APNsReason.documentedEnvironmentKeySpelling ? reason : responses.environmentKeySpelling.string(for: known)
+        let isPush = admission.endpoint == Self.endpoint
         return responses.error(reasonString: wire, status: finalStatus, apnsID: admission.messageID ?? Self.apnsID(of: request),
                                timestampMilliseconds: finalStatus == 410 ? Self.milliseconds(faultClock.now()) : nil,
-                               extraHeaders: headers)
+                               extraHeaders: headers, idHeader: isPush ? "apns-id" : Self.requestIDHeader)
     }
 
     /// A reason Apple does not document, from a fault rule: APNs's error shape around it,
@@ -362,6 +382,7 @@ public final class APNsFake: ProviderFake {
     /// documents no reason for them (UNCONFIRMED).
     public func limitRefusal(_ violation: LimitViolation, request: HTTPRequest, context: RequestContext) -> Admission? {
         guard violation.kind == .bodyTooLarge else { return nil }
+        if let oversized = oversizedBundleRequest(request, violation: violation) { return oversized }
         var admission = Admission(endpoint: Self.endpoint, environment: environment(of: request).rawValue)
         let (headers, _) = APNsRequestValidator.checkHeaders(request)
         admission.token = headers.token.map(Self.lowercasedHex)

@@ -53,14 +53,20 @@ extension APNsFake {
     public func listenerSpecs(productionPort: Int = APNsModule.productionPort,
                               sandboxPort: Int = APNsModule.sandboxPort) -> [FakeListenerSpec] {
         [(APNsEnvironment.production, productionPort), (.sandbox, sandboxPort)].map { env, port in
-            var spec = FakeListenerSpec(name: env.listenerName, defaultPort: port, fake: self, alpn: APNsListeners.alpn,
-                                        allowHTTP1: false, allowHTTP2: true,
-                                        http2: APNsListeners.http2Configuration(configuration),
-                                        limits: APNsListeners.serverLimits(configuration), environment: env.rawValue, useTLS: true)
-            // Certificate-based provider authentication: requested, verified against the test CA.
-            spec.requestClientCertificate = true
-            return spec
+            listenerSpec(name: env.listenerName, port: port, environment: env)
         }
+    }
+
+    /// One listener of this fake: TLS, ALPN `h2` only, no HTTP/1.1, Apple's SETTINGS, and a
+    /// client certificate requested (certificate-based provider authentication, verified
+    /// against the test CA).
+    func listenerSpec(name: String, port: Int, environment: APNsEnvironment) -> FakeListenerSpec {
+        var spec = FakeListenerSpec(name: name, defaultPort: port, fake: self, alpn: APNsListeners.alpn,
+                                    allowHTTP1: false, allowHTTP2: true,
+                                    http2: APNsListeners.http2Configuration(configuration),
+                                    limits: APNsListeners.serverLimits(configuration), environment: environment.rawValue, useTLS: true)
+        spec.requestClientCertificate = true
+        return spec
     }
 
     /// Listener specs of a new fake with `configuration` (default: the shipped key and topic).

@@ -12,7 +12,8 @@ extension ProviderID {
 /// Listeners `apns-production` (8721) and `apns-sandbox` (8722), TLS with ALPN `h2` only and
 /// Apple's SETTINGS (``APNsListeners``); options (`fakeOptions.apns` of a scenario, or
 /// `serve --option apns.KEY=VALUE`): `maxConcurrentStreamsAfterAuth`, `initialMaxConcurrentStreams`,
-/// `tokenMinRefreshSeconds`, `tooManyRequestsPerDevice`, `requireExactClaims`. Senders get the
+/// `tokenMinRefreshSeconds`, `tooManyRequestsPerDevice`, `requireExactClaims`, `channels` (broadcast
+/// channels the double starts with, ``APNsChannelSeed``). Senders get the
 /// shipped `.p8` key and its ids (docs/conformance.md "Driver protocol v1": `APNS_URL`, `APNS_SANDBOX_URL`, `APNS_KEY_FILE`,
 /// `APNS_KEY_ID`, `APNS_TEAM_ID`, `APNS_TOPIC`), and the provider certificates (`APNS_CERT_*`;
 /// `providers.apns.certFile` when the option `senderCertificate` names one).
@@ -25,6 +26,9 @@ public struct APNsModule: ProviderModule {
     /// The documented default ports (README port table).
     public static let productionPort = 8721
     public static let sandboxPort = 8722
+    /// Channel management (broadcast push): `apns-manage-production` and `apns-manage-sandbox`.
+    public static let managementProductionPort = 8728
+    public static let managementSandboxPort = 8730
 
     public var listenerDefaults: [ListenerDefault] {
         [ListenerDefault(name: APNsEnvironment.production.listenerName, defaultPort: Self.productionPort,
@@ -32,18 +36,37 @@ public struct APNsModule: ProviderModule {
                          realHosts: APNsEnvironment.production.realHosts),
          ListenerDefault(name: APNsEnvironment.sandbox.listenerName, defaultPort: Self.sandboxPort,
                          summary: "APNs sandbox (api.sandbox.push.apple.com): TLS, ALPN h2 only",
-                         realHosts: APNsEnvironment.sandbox.realHosts)]
+                         realHosts: APNsEnvironment.sandbox.realHosts),
+         ListenerDefault(name: APNsEnvironment.production.managementListenerName, defaultPort: Self.managementProductionPort,
+                         summary: "APNs channel management, production (api-manage-broadcast.push.apple.com:2196): TLS, ALPN h2 only",
+                         realHosts: APNsEnvironment.production.managementRealHosts),
+         ListenerDefault(name: APNsEnvironment.sandbox.managementListenerName, defaultPort: Self.managementSandboxPort,
+                         summary: "APNs channel management, sandbox (api-manage-broadcast.sandbox.push.apple.com:2195): TLS, ALPN h2 only",
+                         realHosts: APNsEnvironment.sandbox.managementRealHosts)]
     }
 
-    /// One endpoint: the push (`POST /3/device/<token>`) on both listeners.
+    /// The push (`POST /3/device/<token>`) and the broadcast (`POST /4/broadcasts/apps/<bundleId>`)
+    /// on both push listeners, and channel management
+    /// (create, read, delete, list) on both management listeners.
     public var endpoints: [ProviderEndpoint] {
-        [ProviderEndpoint(APNsFake.endpoint, kind: .send, summary: "POST /3/device/{token} (production and sandbox)",
-                          reasons: APNsFake.faultReasons)]
+        let management: [(String, String)] = [
+            ("create", "POST /1/apps/{bundleId}/channels"), ("read", "GET /1/apps/{bundleId}/channels (apns-channel-id)"),
+            ("delete", "DELETE /1/apps/{bundleId}/channels (apns-channel-id)"), ("list", "GET /1/apps/{bundleId}/all-channels"),
+        ]
+        return [ProviderEndpoint(APNsFake.endpoint, kind: .send, summary: "POST /3/device/{token} (production and sandbox)",
+                                 reasons: APNsFake.faultReasons),
+                ProviderEndpoint(APNsFake.broadcastEndpoint, kind: .send,
+                                 summary: "POST /4/broadcasts/apps/{bundleId} with apns-channel-id (production and sandbox)",
+                                 reasons: APNsFake.faultReasons)]
+            + management.map { op, summary in
+                ProviderEndpoint("apns.channels." + op, kind: .subscriptions,
+                                 summary: summary + " on api-manage-broadcast (production and sandbox)", reasons: APNsFake.faultReasons)
+            }
     }
 
     public var optionKeys: [String] {
         ["maxConcurrentStreamsAfterAuth", "initialMaxConcurrentStreams", "tokenMinRefreshSeconds", "tooManyRequestsPerDevice",
-         "requireExactClaims", "senderCertificate"]
+         "requireExactClaims", "senderCertificate", "channels"]
     }
 
     /// APNs devices have no attributes; `environment`, when given, names one of Apple's two.
@@ -57,7 +80,14 @@ public struct APNsModule: ProviderModule {
 
     public func instantiate(options: JSONValue?, context: ProviderBuildContext) throws -> any ProviderInstance {
         let configuration = try self.configuration(options: options, context: context)
-        return APNsInstance(fake: APNsFake(configuration: configuration, clock: context.clock))
+        let fake = APNsFake(configuration: configuration, clock: context.clock)
+        for seed in configuration.channels {
+            guard case .created = seed.create(in: fake.channels, now: context.clock.now()) else {
+                throw ScenarioError(file: context.file, path: context.optionsPath + ".channels",
+                                    message: "more than \(fake.channels.limit) channels for \(seed.bundleID) in \(seed.environment.rawValue)")
+            }
+        }
+        return APNsInstance(fake: fake)
     }
 
     /// The fake's settings for `options` (defaults: Apple's figures, the shipped key and topic).
@@ -80,6 +110,15 @@ public struct APNsModule: ProviderModule {
                     throw ScenarioError(file: context.file, path: context.optionsPath + "." + key, message: "expected true or false")
                 }
                 c.requireExactClaims = b
+            case "channels":
+                guard let list = value.arrayValue else {
+                    throw ScenarioError(file: context.file, path: context.optionsPath + "." + key, message: "expected an array of channels")
+                }
+                c.channels = try list.enumerated().map { i, v in
+                    do { return try APNsChannelSeed(v) } catch {
+                        throw ScenarioError(file: context.file, path: context.optionsPath + ".\(key)[\(i)]", message: "\(error)")
+                    }
+                }
             case "senderCertificate":
                 guard let kind = value.stringValue.flatMap(APNsTestCredentials.ProviderCertificate.init(rawValue:)) else {
                     throw ScenarioError(file: context.file, path: context.optionsPath + "." + key,
@@ -98,8 +137,12 @@ public struct APNsInstance: ProviderInstance {
     public let fake: APNsFake
     public init(fake: APNsFake) { self.fake = fake }
 
+    /// `/apns/channels`: the broadcast channels and what each received.
+    public var adminRoutes: [AdminRoute] { APNsChannelAdmin.routes(fake) }
+
     public var listeners: [FakeListenerSpec] {
         fake.listenerSpecs(productionPort: APNsModule.productionPort, sandboxPort: APNsModule.sandboxPort)
+            + fake.managementListenerSpecs()
     }
 
     /// The shipped signing key as `AuthKey_<kid>.p8`, its ids and both URLs.
@@ -111,6 +154,9 @@ public struct APNsInstance: ProviderInstance {
         let keyFile = try context.writeFile("AuthKey_\(keyID).p8", contents: APNsTestCredentials.keyPEM)
         var environment: [(String, String)] = [("APNS_URL", url)]
         if let s = sandbox { environment.append(("APNS_SANDBOX_URL", s)) }
+        // Broadcast channel management (docs/apns.md "Broadcast channels").
+        if let m = context.url(APNsEnvironment.production.managementListenerName) { environment.append(("APNS_MANAGE_URL", m)) }
+        if let m = context.url(APNsEnvironment.sandbox.managementListenerName) { environment.append(("APNS_MANAGE_SANDBOX_URL", m)) }
         environment += [("APNS_KEY_FILE", keyFile), ("APNS_KEY_ID", keyID),
                         ("APNS_TEAM_ID", APNsTestCredentials.teamID), ("APNS_TOPIC", APNsTestCredentials.topic)]
         environment += try certificateLines(context)

@@ -92,4 +92,10 @@ enum APNsCertificateAuth {
     case none
     case certificate(APNsProviderCertificate)
     case notAProviderCertificate(subject: String)
+
+    /// The provider certificate the connection authenticated with, if any.
+    var providerCertificate: APNsProviderCertificate? {
+        if case .certificate(let c) = self { return c }
+        return nil
+    }
 }

@@ -47,6 +47,16 @@ public enum APNsRequestValidator {
 
     /// Runs checks 1–11 on `request`. `defaultTopic`: the topic of a single-topic provider
     /// certificate, used when `apns-topic` is absent (token auth: nil, the topic is required).
+    /// The value of an `apns-priority` field: 10, 5 or 1; nil for anything else (`BadPriority`).
+    static func priority(_ raw: String) -> Int? {
+        switch raw {
+        case "10": return 10
+        case "5": return 5
+        case "1": return 1
+        default: return nil
+        }
+    }
+
     public static func checkHeaders(_ request: HTTPRequest, defaultTopic: String? = nil) -> (APNsPushHeaders, APNsReason?) {
         var parsed = APNsPushHeaders()
 
@@ -80,12 +90,8 @@ public enum APNsRequestValidator {
         if let c = fields.collapseID, c.utf8.count > maxCollapseIDBytes { return (parsed, .badCollapseId) }
         // 7. Priority value.
         if let p = fields.priority {
-            switch p {
-            case "10": parsed.priority = 10
-            case "5": parsed.priority = 5
-            case "1": parsed.priority = 1
-            default: return (parsed, .badPriority)
-            }
+            guard let value = priority(p) else { return (parsed, .badPriority) }
+            parsed.priority = value
         }
         // 8. Push type value.
         if let raw = fields.pushType {

@@ -30,17 +30,19 @@ public struct APNsResponseBuilder: Sendable {
     ///   - timestampMilliseconds: sent only if the final status is 410; when it is 410 and
     ///     this is nil, the caller must supply one (use the clock), so it is required there.
     ///   - extraHeaders: appended after the standard ones (e.g. `retry-after`).
+    ///   - idHeader: the header that carries `apnsID`: `apns-id` on pushes, `apns-request-id`
+    ///     on channel management and broadcast answers.
     public func error(_ reason: APNsReason, status: Int? = nil, apnsID: String, timestampMilliseconds: Int64? = nil,
-                      extraHeaders: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+                      extraHeaders: HTTPHeaders = HTTPHeaders(), idHeader: String = "apns-id") -> HTTPResponse {
         error(reasonString: environmentKeySpelling.string(for: reason), status: status ?? reason.status, apnsID: apnsID,
-              timestampMilliseconds: timestampMilliseconds, extraHeaders: extraHeaders)
+              timestampMilliseconds: timestampMilliseconds, extraHeaders: extraHeaders, idHeader: idHeader)
     }
 
     /// The error answer for a reason string as given (used for both spellings).
     public func error(reasonString: String, status: Int, apnsID: String, timestampMilliseconds: Int64?,
-                      extraHeaders: HTTPHeaders = HTTPHeaders()) -> HTTPResponse {
+                      extraHeaders: HTTPHeaders = HTTPHeaders(), idHeader: String = "apns-id") -> HTTPResponse {
         var headers = HTTPHeaders()
-        headers.add(name: "apns-id", value: apnsID)
+        headers.add(name: idHeader, value: apnsID)
         headers.add(name: "content-type", value: "application/json")
         for field in extraHeaders { headers.add(name: field.name, value: field.value) }
         let body = Self.errorBody(reason: reasonString, timestampMilliseconds: status == 410 ? timestampMilliseconds : nil)

@@ -90,9 +90,10 @@ extension APNsModule: TestCredentialSource {
         return files
     }
 
-    /// Apple's provider API hosts, both environments (the sandbox's older alias included).
+    /// Apple's provider API hosts, both environments (the sandbox's older alias included),
+    /// and the channel management hosts.
     public var certificateHostNames: [String] {
-        TestCredentials.hostNames(of: [APNsEnvironment.production, .sandbox].flatMap(\.realHosts))
+        TestCredentials.hostNames(of: [APNsEnvironment.production, .sandbox].flatMap { $0.realHosts + $0.managementRealHosts })
     }
 
     public var credentialsSummary: String {

@@ -222,6 +222,10 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(env["APNS_CERT_PASSWORD"], APNsTestCredentials.certificatePassword)
         XCTAssertTrue(env["APNS_URL"]?.hasPrefix("https://127.0.0.1:") ?? false)
         XCTAssertNotNil(env["APNS_SANDBOX_URL"])
+        // The broadcast channel management listeners, whose names are longer than 16 characters, uncut.
+        XCTAssertTrue(env["APNS_MANAGE_URL"]?.hasPrefix("https://127.0.0.1:") ?? false)
+        XCTAssertTrue(env["APNS_MANAGE_SANDBOX_URL"]?.hasPrefix("https://127.0.0.1:") ?? false)
+        XCTAssertTrue(out.value.contains("  apns-manage-production "), out.value)
         for key in ["APNS_URL", "APNS_KEY_FILE", "SSL_CERT_FILE", "PUSHDOUBLE_ADMIN_URL"] {
             XCTAssertTrue(out.value.contains("export \(key)="), key)
         }

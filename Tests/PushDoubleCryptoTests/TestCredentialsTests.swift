@@ -96,7 +96,8 @@ final class TestCredentialsTests: XCTestCase {
         let ips = entries.filter { $0.hasPrefix("IP Address:") }.map { String($0.dropFirst(11)) }
         XCTAssertEqual(Set(dns), ["localhost", "api.push.apple.com", "api.sandbox.push.apple.com", "api.development.push.apple.com",
                                   "fcm.googleapis.com", "oauth2.googleapis.com", "iid.googleapis.com", "exp.host",
-                                  "updates.push.services.mozilla.com", "web.push.apple.com", "*.notify.windows.com"])
+                                  "updates.push.services.mozilla.com", "web.push.apple.com", "*.notify.windows.com",
+                                  "api-manage-broadcast.push.apple.com", "api-manage-broadcast.sandbox.push.apple.com"])
         // openssl 3.0 prints ::1 in full form.
         XCTAssertEqual(Set(ips), ["127.0.0.1", "0:0:0:0:0:0:0:1"])
         XCTAssertTrue(text.contains("TLS Web Server Authentication"))

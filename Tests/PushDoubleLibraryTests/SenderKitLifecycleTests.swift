@@ -49,7 +49,7 @@ final class SenderKitLifecycleTests: XCTestCase {
             try double.start()
             defer { double.stop() }
             let fakes = double.endpoints.filter { $0.provider != nil }
-            XCTAssertEqual(Set(fakes.map(\.name)), ["apns-production", "apns-sandbox", "fcm", "google-oauth", "expo", "webpush", "webpush-autopush"])
+            XCTAssertEqual(Set(fakes.map(\.name)), ["apns-production", "apns-sandbox", "apns-manage-production", "apns-manage-sandbox", "fcm", "google-oauth", "expo", "webpush", "webpush-autopush"])
             // The autopush WebSocket listener is plain ws:// in both modes (Firefox takes it with
             // dom.push.testing.allowInsecureServerURL, docs/webpush.md); every HTTP fake follows the mode.
             for e in fakes where e.name != "webpush-autopush" { XCTAssertTrue(e.url.hasPrefix(tls ? "https://" : "http://"), e.url) }

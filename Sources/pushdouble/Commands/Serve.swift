@@ -325,8 +325,10 @@ enum ServeCommand: CLICommand {
         func announce(endpoints: [DoubleEndpoint], scenarios: [Scenario], environment: [(String, String)], since started: Date,
                       to console: Console) {
             var banner = ""
+            // Names padded to the longest one (at least 16), never cut.
+            let width = max(16, endpoints.map(\.name.count).max() ?? 0)
             for e in endpoints {
-                banner += "  " + e.name.padding(toLength: 16, withPad: " ", startingAt: 0) + " " + e.url + "\n"
+                banner += "  " + e.name.padding(toLength: width, withPad: " ", startingAt: 0) + " " + e.url + "\n"
             }
             if let admin = endpoints.first(where: { $0.name == "admin" }) {
                 banner += "inbox (web UI): " + admin.url + "/inbox\n"
