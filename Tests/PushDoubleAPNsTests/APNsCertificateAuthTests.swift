@@ -98,9 +98,14 @@ final class APNsCertificateAuthTests: XCTestCase {
                       "\(refused.map(\.response.detail))")
         XCTAssertEqual(refused.first?.auth?.valid, false)
         // An expired certificate ends the handshake with alert 45 certificate_expired.
+        // TLS 1.3 checks the client certificate after the client's Finished, so curl either reads
+        // the alert (exit 56) or, when the closed connection overtakes it on a loaded machine,
+        // reports the broken HTTP/2 connection (exit 16); either way nothing is pushed.
+        let acceptedBefore = s.server.history.all.filter { $0.response.status == 200 }.count
         let expired = try curl(s, port: s.sandboxPort, cert: ["--cert", s.pem(.expired)])
-        XCTAssertEqual(expired.status, 56, expired.stderr)
-        XCTAssertTrue(expired.stderr.contains("alert certificate expired"), expired.stderr)
+        XCTAssertTrue([56, 16].contains(expired.status), "\(expired.status): \(expired.stderr)")
+        if expired.status == 56 { XCTAssertTrue(expired.stderr.contains("alert certificate expired"), expired.stderr) }
+        XCTAssertEqual(s.server.history.all.filter { $0.response.status == 200 }.count, acceptedBefore, "an expired certificate pushed")
         // No certificate: token auth as before.
         let none = try runCommand(["curl", "-sS", "--http2", "--cacert", s.ca, "-D", "-", "-H", "apns-topic: \(APNsTestCredentials.topic)",
                                    "--data-binary", "{}", "https://localhost:\(s.productionPort)/3/device/\(Fixture.token)"])
