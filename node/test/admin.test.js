@@ -33,7 +33,7 @@ describe('AdminClient on a real serve', () => {
     assert.equal((await pd.admin.device('d1')).state, 'unregistered');
     assert.deepEqual((await pd.admin.devices('expo')).map((d) => d.id), ['d1']);
     const r = await expoPush(pd, TOKEN);
-    assert.equal(r.json.data[0].details.error, 'DeviceNotRegistered');
+    assert.equal(r.json.data.details.error, 'DeviceNotRegistered');  // one message in, one ticket object out
     await pd.admin.removeDevice('d1');
     await assert.rejects(pd.admin.device('d1'), (e) => e instanceof AdminError && e.status === 404);
     assert.throws(() => pd.admin.registerDevice('d2', 'expo', TOKEN, { state: 'gone' }), RangeError);

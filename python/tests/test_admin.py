@@ -254,7 +254,7 @@ def test_expo_view_with_tickets_and_receipts(clean):
 def test_expo_held_receipts_released(pushdouble_bin):
     with PushDoubleServer(binary=pushdouble_bin, options={"expo": {"holdReceipts": True}}) as pd:
         env = pd.environment
-        ticket = json.loads(support.expo_send(env, {"to": "ExponentPushToken[held]", "title": "t"})[2])["data"][0]["id"]
+        ticket = json.loads(support.expo_send(env, {"to": "ExponentPushToken[held]", "title": "t"})[2])["data"]["id"]  # one message in, one ticket out
 
         def receipts():
             body = support.https(env["EXPO_URL"] + "/--/api/v2/push/getReceipts", env["PUSHDOUBLE_CA_FILE"],
