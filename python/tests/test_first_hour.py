@@ -65,12 +65,14 @@ def test_unknown_names_raise_value_error_with_the_servers_list(clean):
     states = admin.catalogue()["deviceStates"]
     fcm_send_reasons = sorted(next(e for p in admin.catalogue()["providers"] if p["provider"] == "fcm"
                                    for e in p["endpoints"] if e["id"] == "fcm.send")["reasons"])
+    fcm_endpoints = sorted(e["id"] for p in admin.catalogue()["providers"] if p["provider"] == "fcm" for e in p["endpoints"])
+    assert "fcm.send" in fcm_endpoints and "oauth.token" in fcm_endpoints
     cases = [
         (lambda: admin.register_device("d1", "android", "t"), "provider", PROVIDERS,
          ("POST", "/devices", {"id": "d1", "provider": "android", "token": "t"})),
         (lambda: admin.fail_next("android"), "match.provider", PROVIDERS,
          ("POST", "/faults", {"id": "f", "match": {"provider": "android"}, "action": {"type": "drop"}})),
-        (lambda: admin.fail_next("fcm", endpoint="messages:send"), "match.endpoint", ["fcm.send", "oauth.token"],
+        (lambda: admin.fail_next("fcm", endpoint="messages:send"), "match.endpoint", fcm_endpoints,
          ("POST", "/faults", {"id": "f", "match": {"provider": "fcm", "endpoint": "messages:send"}, "action": {"type": "drop"}})),
         (lambda: admin.fail_next("fcm", reason="Unavailable"), "action.reason", fcm_send_reasons,
          ("POST", "/faults", {"id": "f", "match": {"provider": "fcm"}, "action": {"type": "respond", "reason": "Unavailable"}})),

@@ -39,7 +39,7 @@ def test_fcm_dead_token(pushdouble_environ, pushdouble):
 def test_a_typo_is_refused_before_anything_is_sent(pushdouble):
     with pytest.raises(ValueError, match="expected one of apns, expo, fcm, webpush"):
         pushdouble.admin.fail_next("android")
-    with pytest.raises(ValueError, match="expected one of fcm.send, oauth.token"):
+    with pytest.raises(ValueError, match=r"expected one of .*fcm\.send.*oauth\.token"):
         pushdouble.admin.fail_next("fcm", endpoint="messages:send")
 
 
