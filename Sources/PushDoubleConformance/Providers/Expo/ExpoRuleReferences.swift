@@ -3,6 +3,6 @@
 extension ExpoConformance {
     public var ruleReferences: [String: String] {
         Self.citations(permanent: nil, dead: "Expo, Send notifications (DeviceNotRegistered: stop sending to the token); expo.md \"Tickets\"",
-                       retry: "Expo, Send notifications (429 and 5xx: retry with exponential backoff); expo.md \"Request-level errors\"")
+                       retry: "Expo, Send notifications (429 TOO_MANY_REQUESTS at 600 notifications/s; MessageRateExceeded: back off exponentially); expo.md \"Request-level errors\"")
     }
 }
