@@ -98,12 +98,14 @@ final class APNsCertificateAuthTests: XCTestCase {
                       "\(refused.map(\.response.detail))")
         XCTAssertEqual(refused.first?.auth?.valid, false)
         // An expired certificate ends the handshake with alert 45 certificate_expired.
-        // TLS 1.3 checks the client certificate after the client's Finished, so curl either reads
-        // the alert (exit 56) or, when the closed connection overtakes it on a loaded machine,
-        // reports the broken HTTP/2 connection (exit 16); either way nothing is pushed.
+        // TLS 1.3 checks the client certificate after the client's Finished, so curl may already be
+        // writing its request when the alert and the close arrive. Depending on which of its reads or
+        // writes meets the closed connection first it reports the alert (exit 56), the broken HTTP/2
+        // connection (exit 16) or a failed send (exit 55, "Transport endpoint is not connected");
+        // whichever it is, nothing is pushed.
         let acceptedBefore = s.server.history.all.filter { $0.response.status == 200 }.count
         let expired = try curl(s, port: s.sandboxPort, cert: ["--cert", s.pem(.expired)])
-        XCTAssertTrue([56, 16].contains(expired.status), "\(expired.status): \(expired.stderr)")
+        XCTAssertTrue([55, 56, 16].contains(expired.status), "\(expired.status): \(expired.stderr)")
         if expired.status == 56 { XCTAssertTrue(expired.stderr.contains("alert certificate expired"), expired.stderr) }
         XCTAssertEqual(s.server.history.all.filter { $0.response.status == 200 }.count, acceptedBefore, "an expired certificate pushed")
         // No certificate: token auth as before.
