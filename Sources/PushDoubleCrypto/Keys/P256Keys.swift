@@ -138,9 +138,10 @@ public struct P256PublicKey: Sendable, Equatable {
     public init(rawRepresentation point: [UInt8]) throws(CryptoError) {
         guard point.count == 65 else { throw .invalidKeyLength(what: "P-256 public point", expected: 65, actual: point.count) }
         guard point[0] == 0x04 else { throw .invalidPublicPoint(detail: "first byte 0x\(String(point[0], radix: 16)), expected 0x04 (uncompressed)") }
-        // EVP_PKEY_fromdata (C shim) instead of d2i_PUBKEY on the fixed SPKI header: same
-        // checks (oct2point rejects points off the curve), a fraction of the cost.
-        guard let k = point.withUnsafeBufferPointer({ pd_EVP_PKEY_p256_public_from_point($0.baseAddress, $0.count) }) else {
+        // A copy of a template key given this point (C shim) instead of d2i_PUBKEY on the fixed
+        // SPKI header or EVP_PKEY_fromdata: same checks (oct2point rejects points off the
+        // curve), a fraction of the cost.
+        guard let k = point.withUnsafeBufferPointer({ pd_EVP_PKEY_p256_public_from_point(P256.template, $0.baseAddress, $0.count) }) else {
             _ = OpenSSL.drainErrors()
             throw .invalidPublicPoint(detail: "not on the P-256 curve")
         }
@@ -197,6 +198,9 @@ public struct P256PublicKey: Sendable, Equatable {
 
 /// Fixed P-256 constants.
 enum P256 {
+    /// The key every public key is copied from (``P256PublicKey/init(rawRepresentation:)``):
+    /// made once, never freed, only read (copied) afterwards.
+    nonisolated(unsafe) static let template: OpaquePointer? = pd_EVP_PKEY_p256_template()
     /// `[0] { OID 1.2.840.10045.3.1.7 }` contents after the A0 0A tag/length.
     static let curveOID: [UInt8] = [0x06, 0x08, 0x2A, 0x86, 0x48, 0xCE, 0x3D, 0x03, 0x01, 0x07]
     /// SubjectPublicKeyInfo DER up to the BIT STRING contents; append the 65-byte point.

@@ -21,6 +21,32 @@ public enum Base64URL {
 
     /// Encodes bytes as unpadded base64url ASCII bytes.
     public static func encodeToBytes<Bytes: Collection>(_ bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
+        // Contiguous bytes (an array, a slice of one) are encoded from a buffer: called from
+        // another module this function is not specialized, and the generic iterator costs a
+        // witness call per byte.
+        if let out = bytes.withContiguousStorageIfAvailable({ encode(buffer: $0) }) { return out }
+        return encode(iterating: bytes)
+    }
+
+    private static func encode(buffer b: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity((b.count * 4 + 2) / 3)
+        alphabet.withUnsafeBufferPointer { a in
+            var i = 0
+            while i < b.count {
+                let n1 = i + 1 < b.count, n2 = i + 2 < b.count
+                let n = UInt32(b[i]) << 16 | (n1 ? UInt32(b[i + 1]) << 8 : 0) | (n2 ? UInt32(b[i + 2]) : 0)
+                out.append(a[Int(n >> 18 & 63)])
+                out.append(a[Int(n >> 12 & 63)])
+                if n1 { out.append(a[Int(n >> 6 & 63)]) }
+                if n2 { out.append(a[Int(n & 63)]) }
+                i += 3
+            }
+        }
+        return out
+    }
+
+    private static func encode<Bytes: Collection>(iterating bytes: Bytes) -> [UInt8] where Bytes.Element == UInt8 {
         var out = [UInt8]()
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         alphabet.withUnsafeBufferPointer { a in

@@ -2,18 +2,21 @@ import COpenSSL
 
 /// HMAC-SHA-256 and HKDF-SHA-256 (RFC 5869), the key schedule of RFC 8188/8291.
 public enum HKDF {
-    /// HMAC-SHA-256(key, data), 32 bytes.
+    /// SHA-256, fetched once (never freed: it lives as long as the process).
+    nonisolated(unsafe) static let sha256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+
+    /// HMAC-SHA-256(key, data), 32 bytes (the C shim's `pd_hmac_sha256` with ``sha256``, not
+    /// fetched by name on every call as the one-shot `HMAC()` does).
     public static func hmacSHA256(key: [UInt8], data: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: 32)
-        var len: UInt32 = 32
-        // HMAC() with SHA-256 cannot fail for in-memory inputs; a nil return would mean OpenSSL
-        // is unusable, which `precondition` reports instead of returning a wrong key.
+        // HMAC-SHA256 cannot fail for in-memory inputs; a failure would mean OpenSSL is
+        // unusable, which `precondition` reports instead of returning a wrong key.
         let r = key.withUnsafeBufferPointer { k in
             data.withUnsafeBufferPointer { d in
-                HMAC(EVP_sha256(), k.baseAddress, Int32(k.count), d.baseAddress, d.count, &out, &len)
+                out.withUnsafeMutableBufferPointer { o in pd_hmac_sha256(sha256, k.baseAddress, k.count, d.baseAddress, d.count, o.baseAddress) }
             }
         }
-        precondition(r != nil && len == 32, "HMAC-SHA256 failed: \(OpenSSL.drainErrors())")
+        precondition(r == 1, "HMAC-SHA256 failed: \(OpenSSL.drainErrors())")
         return out
     }
 
