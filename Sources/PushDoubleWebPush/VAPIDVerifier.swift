@@ -1,25 +1,40 @@
 import PushDoubleCrypto
 import Synchronization
 
-/// Signatures ``VAPIDVerifier`` already verified, by JWT and key text: a sender that reuses its
-/// VAPID header (web-push-php's `reuseVAPIDHeaders`, a cached header per audience) costs a
-/// dictionary lookup instead of an ECDSA verification. Only the signature is remembered: the
-/// claims (`aud`, `exp`, `sub`) and the key rules are checked on every request. Bounded:
-/// emptied when full.
+/// `Authorization` headers ``VAPIDVerifier`` already verified: a sender that reuses its VAPID
+/// header (web-push-php's `reuseVAPIDHeaders`, a cached header per audience) costs a dictionary
+/// lookup instead of parsing the header and an ECDSA verification. Only the form, key and
+/// signature are remembered: the claims (`aud`, `exp`, `sub`) and the key rules are checked on
+/// every request. An RFC 8292 `vapid t=…, k=…` header is remembered whole (its parsing depends
+/// on no setting); a legacy form (`WebPush <JWT>` + `Crypto-Key`, whose schemes are a setting
+/// of each service) is parsed every time and only its JWT and key text are remembered.
+/// Bounded: emptied when full.
 public final class VAPIDSignatureCache: Sendable {
-    private let entries = Mutex<[String: (key: P256PublicKey, jwt: ParsedJWT)]>([:])
+    private let entries = Mutex<[String: Verified]>([:])
     public let capacity: Int
+
+    /// A verified signature: the credentials it came in, the key, the parsed JWT.
+    struct Verified: Sendable {
+        var form: VAPIDForm
+        var jwt: String
+        var key: P256PublicKey
+        var parsed: ParsedJWT
+    }
 
     public init(capacity: Int = 4096) { self.capacity = capacity }
 
-    func lookup(_ credentials: String) -> (key: P256PublicKey, jwt: ParsedJWT)? { entries.withLock { $0[credentials] } }
+    func lookup(_ cacheKey: String) -> Verified? { entries.withLock { $0[cacheKey] } }
 
-    func insert(_ credentials: String, key: P256PublicKey, jwt: ParsedJWT) {
+    func insert(_ cacheKey: String, _ verified: Verified) {
         entries.withLock { e in
             if e.count >= capacity { e.removeAll(keepingCapacity: true) }
-            e[credentials] = (key, jwt)
+            e[cacheKey] = verified
         }
     }
+
+    /// The key of a whole `vapid` header, and of a legacy form's JWT and key text.
+    static func headerKey(_ header: String) -> String { "h " + header }
+    static func signatureKey(jwt: String, keyText: String) -> String { "s " + jwt + " " + keyText }
 
     /// How many signatures are remembered.
     public var count: Int { entries.withLock { $0.count } }
@@ -59,30 +74,47 @@ struct VAPIDVerifier {
             return nil
         }
         guard auth.count == 1 else { throw WebPushRejection(.vapidMalformed, "\(auth.count) Authorization headers") }
-        let credentials = try parse(header, cryptoKey: r.value("Crypto-Key"))
-        let (key, jwt) = try verifiedSignature(credentials)
-        let (exp, subject) = try checkClaims(jwt, origin: origin, now: now)
+        let verified = try verifiedCredentials(header, cryptoKey: r.value("Crypto-Key"))
+        let key = verified.key
+        let (exp, subject) = try checkClaims(verified.parsed, origin: origin, now: now)
         if let applicationServerKey, applicationServerKey != key {
             throw WebPushRejection(.vapidKeyMismatch, "k is not the subscription's applicationServerKey")
         }
         if configuration.rejectVAPIDKeyEqualToECDHKey, let ecdhKey, ecdhKey == key.rawRepresentation {
             throw WebPushRejection(.vapidKeyEqualsECDHKey, "k equals the message's ECDH public key")
         }
-        return VAPIDIdentity(form: credentials.form, publicKey: key, audience: origin, expiresAt: exp, subject: subject,
-                             jwt: credentials.jwt)
+        return VAPIDIdentity(form: verified.form, publicKey: key, audience: origin, expiresAt: exp, subject: subject,
+                             jwt: verified.jwt)
     }
 
-    /// Steps 3–4: the key, the JWT's form and its ES256 signature (or the cache's memory of them).
-    func verifiedSignature(_ credentials: Credentials) throws(WebPushRejection) -> (P256PublicKey, ParsedJWT) {
-        let cacheKey = credentials.jwt + " " + credentials.keyText
-        if let hit = cache?.lookup(cacheKey) { return (hit.key, hit.jwt) }
+    /// Steps 2–4 (or the cache's memory of a header that passed them): the form, the key, the
+    /// JWT's form and its ES256 signature.
+    func verifiedCredentials(_ header: String, cryptoKey: String?) throws(WebPushRejection) -> VAPIDSignatureCache.Verified {
+        let headerKey = cache.map { _ in VAPIDSignatureCache.headerKey(header) }
+        if let headerKey, let hit = cache?.lookup(headerKey) { return hit }
+        let credentials = try parse(header, cryptoKey: cryptoKey)
+        let whole: Bool
+        if case .vapid = credentials.form { whole = true } else { whole = false }
+        let verified = try verifiedSignature(credentials, remember: !whole)
+        if whole, let headerKey { cache?.insert(headerKey, verified) }
+        return verified
+    }
+
+    /// Steps 3–4: the key, the JWT's form and its ES256 signature (or the cache's memory of
+    /// them, by JWT and key text, when `remember`).
+    func verifiedSignature(_ credentials: Credentials, remember: Bool) throws(WebPushRejection) -> VAPIDSignatureCache.Verified {
+        let cacheKey = remember && cache != nil ? VAPIDSignatureCache.signatureKey(jwt: credentials.jwt, keyText: credentials.keyText) : nil
+        if let cacheKey, let hit = cache?.lookup(cacheKey) {
+            return VAPIDSignatureCache.Verified(form: credentials.form, jwt: credentials.jwt, key: hit.key, parsed: hit.parsed)
+        }
         let key = try publicKey(credentials.keyText)
         let jwt: ParsedJWT
         do { jwt = try JWT.parse(credentials.jwt) } catch { throw WebPushRejection(.vapidTokenMalformed, error.description) }
         guard jwt.algorithm == .es256 else { throw WebPushRejection(.vapidTokenMalformed, "alg \(jwt.algorithm.rawValue), expected ES256") }
         do { try jwt.verify(with: key) } catch { throw WebPushRejection(.vapidSignatureInvalid, error.description) }
-        cache?.insert(cacheKey, key: key, jwt: jwt)
-        return (key, jwt)
+        let verified = VAPIDSignatureCache.Verified(form: credentials.form, jwt: credentials.jwt, key: key, parsed: jwt)
+        if let cacheKey { cache?.insert(cacheKey, verified) }
+        return verified
     }
 
     // MARK: The Authorization forms (docs/webpush.md §5)

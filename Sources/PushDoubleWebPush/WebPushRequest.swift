@@ -1,4 +1,5 @@
 import PushDoubleCrypto
+import PushDoubleTransport
 
 /// A delivery request as the transport received it (RFC 8030 §5, docs/webpush.md §1): header
 /// fields in arrival order (names compared ignoring ASCII case) and the body.
@@ -25,12 +26,35 @@ public struct WebPushRequest: Sendable, Equatable {
 
     /// Every value of the fields named `name` (ASCII case-insensitive), in order.
     public func values(_ name: String) -> [String] {
-        let n = name.lowercased()
-        return headers.filter { $0.name.lowercased() == n }.map(\.value)
+        var out: [String] = []
+        for h in headers where Self.sameName(h.name, name) { out.append(h.value) }
+        return out
     }
 
     /// The first value of `name`, or nil when absent.
-    public func value(_ name: String) -> String? { values(name).first }
+    public func value(_ name: String) -> String? { headers.first { Self.sameName($0.name, name) }?.value }
+
+    /// `a.lowercased() == b.lowercased()`, on the bytes without building strings when both are
+    /// ASCII (every name the transport passes); other text keeps the Unicode comparison.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        let ascii: Bool?? = UTF8Bytes.of(a) { x in UTF8Bytes.of(b) { y in asciiCaseEqual(x, y) } }
+        if let r = ascii ?? nil { return r }
+        return a.lowercased() == b.lowercased()
+    }
+
+    /// Whether `x` and `y` are equal ignoring ASCII case; nil when either is not ASCII.
+    private static func asciiCaseEqual(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool? {
+        var high: UInt8 = 0
+        for c in x { high |= c }
+        for c in y { high |= c }
+        if high >= 0x80 { return nil }
+        guard x.count == y.count else { return false }
+        for i in 0..<x.count where x[i] != y[i] {
+            let l = x[i] | 0x20
+            guard l == y[i] | 0x20, l >= 0x61, l <= 0x7A else { return false }
+        }
+        return true
+    }
 }
 
 /// `Urgency` values (RFC 8030 §5.3, docs/webpush.md §1.1), default `normal`.

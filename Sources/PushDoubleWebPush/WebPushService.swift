@@ -99,6 +99,11 @@ public struct WebPushEndpointPath: Sendable, Equatable {
     /// `/wp/<token>` or `/fcm/send/<token>` (FCM), `/w/?token=<token>` (WNS), `/<token>` (Apple). nil for any
     /// other shape, or a token that is empty or holds a character outside base64url.
     public static func parse(_ target: String) -> WebPushEndpointPath? {
+        target.utf8.allSatisfy({ $0 < 0x80 }) ? parseASCII(target) : parseCharacters(target)
+    }
+
+    /// ``parse(_:)`` by `Character`s (any text).
+    static func parseCharacters(_ target: String) -> WebPushEndpointPath? {
         func token(_ s: Substring) -> String? {
             guard !s.isEmpty, s.utf8.allSatisfy(WebPushRequestValidator.isBase64URLByte) else { return nil }
             return String(s)
@@ -117,6 +122,35 @@ public struct WebPushEndpointPath: Sendable, Equatable {
         case 4 where parts[1] == "wpush" && (parts[2] == "v1" || parts[2] == "v2"):
             return token(parts[3]).map { WebPushEndpointPath(service: .mozilla, token: $0, restricted: parts[2] == "v2") }
         case 4 where parts[1] == "fcm" && parts[2] == "send":
+            return token(parts[3]).map { WebPushEndpointPath(service: .fcm, token: $0, restricted: false) }
+        default: return nil
+        }
+    }
+
+    /// ``parse(_:)`` on the bytes of an ASCII target: there every byte is one `Character` but
+    /// the pair CR LF, so the byte prefix, search and split on `/` and `?` are the `Character`
+    /// ones (a few instructions a byte instead of hundreds a `Character`).
+    static func parseASCII(_ target: String) -> WebPushEndpointPath? {
+        func token(_ s: Substring.UTF8View) -> String? {
+            guard !s.isEmpty, s.allSatisfy(WebPushRequestValidator.isBase64URLByte) else { return nil }
+            return String(Substring(s))
+        }
+        let u = target.utf8
+        let wns = "/w/?token=".utf8
+        if u.starts(with: wns) {
+            return token(Substring(target).utf8.dropFirst(wns.count)).map { WebPushEndpointPath(service: .wns, token: $0, restricted: false) }
+        }
+        if u.contains(UInt8(ascii: "?")) { return nil }
+        let parts = Substring(target).utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        func named(_ i: Int, _ name: String) -> Bool { parts[i].elementsEqual(name.utf8) }
+        guard parts.first?.isEmpty == true else { return nil }
+        switch parts.count {
+        case 2: return token(parts[1]).map { WebPushEndpointPath(service: .apple, token: $0, restricted: false) }
+        case 3 where named(1, "wp"):
+            return token(parts[2]).map { WebPushEndpointPath(service: .fcm, token: $0, restricted: true) }
+        case 4 where named(1, "wpush") && (named(2, "v1") || named(2, "v2")):
+            return token(parts[3]).map { WebPushEndpointPath(service: .mozilla, token: $0, restricted: named(2, "v2")) }
+        case 4 where named(1, "fcm") && named(2, "send"):
             return token(parts[3]).map { WebPushEndpointPath(service: .fcm, token: $0, restricted: false) }
         default: return nil
         }
