@@ -20,6 +20,12 @@ public final class ExchangeMetrics: Sendable {
         var buckets = [UInt64](repeating: 0, count: ExchangeMetrics.latencyBuckets.count)
         var count: UInt64 = 0
         var sum: Double = 0
+
+        mutating func add(_ seconds: Double) {
+            for (i, bound) in ExchangeMetrics.latencyBuckets.enumerated() where seconds <= bound { buckets[i] += 1 }
+            count += 1
+            sum += seconds
+        }
     }
     struct Counters {
         var exchanges: [ExchangeKey: UInt64] = [:]
@@ -27,6 +33,10 @@ public final class ExchangeMetrics: Sendable {
         var latency: [String: Latency] = [:]
         /// Exchanges the feed did not queue because this reader was behind (not counted above).
         var uncounted: UInt64 = 0
+        /// The key of the last exchange counted and how many in a row had it, not yet added to
+        /// `exchanges` (``flush()``): a run of alike exchanges costs a compare each, not a
+        /// summary and a hash.
+        var run: (key: ExchangeKey, count: UInt64)? = nil
     }
 
     private let feed: HistoryFeed
@@ -57,6 +67,7 @@ public final class ExchangeMetrics: Sendable {
                 case .exchange(let item): c.count(item.entry)
                 }
             }
+            c.flush()
         }
     }
 
@@ -118,20 +129,57 @@ public final class ExchangeMetrics: Sendable {
 
 extension ExchangeMetrics.Counters {
     mutating func count(_ entry: HistoryStore.Entry) {
-        let s = entry.summary
-        let provider = s.provider.rawValue
-        let key = ExchangeMetrics.ExchangeKey(provider: provider, endpoint: s.endpoint, status: s.status.map(String.init) ?? "none",
-                                              reason: s.reason ?? "")
-        exchanges[key, default: 0] += 1
-        if s.decidedBy.stage == .fault || s.decidedBy.stage == .quota, let rule = s.decidedBy.detail {
-            rules[ExchangeMetrics.RuleKey(provider: provider, rule: rule), default: 0] += 1
+        switch entry {
+        case .record(let seq, let box):
+            // A packed record is read in place; strings are made only when the key changes.
+            box.withLineFields(seq) { f in
+                count(provider: f.provider, status: f.status, receivedAt: f.receivedAt, respondedAt: box.respondedAt,
+                      same: { key in Self.same(f.endpoint, key.endpoint) && Self.same(f.reason, key.reason) },
+                      key: { ExchangeMetrics.ExchangeKey(provider: f.provider, endpoint: f.endpoint.string, status: Self.status(f.status),
+                                                          reason: f.reason?.string ?? "") },
+                      rule: f.stage == .fault || f.stage == .quota ? f.decisionDetail?.string : nil)
+            }
+        case .exchange(let e):
+            let s = ExchangeSummary(e)
+            let provider = s.provider.rawValue
+            count(provider: provider, status: s.status, receivedAt: s.receivedAt, respondedAt: e.respondedAt,
+                  same: { $0.endpoint == s.endpoint && $0.reason == s.reason ?? "" },
+                  key: { ExchangeMetrics.ExchangeKey(provider: provider, endpoint: s.endpoint, status: Self.status(s.status), reason: s.reason ?? "") },
+                  rule: s.decidedBy.stage == .fault || s.decidedBy.stage == .quota ? s.decidedBy.detail : nil)
         }
-        let seconds = max(0, entry.respondedAt.timeIntervalSince(s.receivedAt))
-        var l = latency[provider] ?? ExchangeMetrics.Latency()
-        for (i, bound) in ExchangeMetrics.latencyBuckets.enumerated() where seconds <= bound { l.buckets[i] += 1 }
-        l.count += 1
-        l.sum += seconds
-        latency[provider] = l
+    }
+
+    /// Counts one exchange under the key `key()` makes, unless `same` says the current run's key
+    /// (same provider and status checked here) is it.
+    private mutating func count(provider: String, status: Int?, receivedAt: Date, respondedAt: Date,
+                                same: (ExchangeMetrics.ExchangeKey) -> Bool, key: () -> ExchangeMetrics.ExchangeKey, rule: String?) {
+        if let r = run, r.key.provider == provider, r.key.status == Self.status(status), same(r.key) {
+            run = (r.key, r.count + 1)
+        } else {
+            flush()
+            run = (key(), 1)
+        }
+        if let rule { rules[ExchangeMetrics.RuleKey(provider: provider, rule: rule), default: 0] += 1 }
+        latency[provider, default: ExchangeMetrics.Latency()].add(max(0, respondedAt.timeIntervalSince(receivedAt)))
+    }
+
+    /// Adds the current run to `exchanges`.
+    mutating func flush() {
+        guard let r = run else { return }
+        exchanges[r.key, default: 0] += r.count
+        run = nil
+    }
+
+    static func status(_ s: Int?) -> String {
+        guard let s else { return "none" }
+        return s >= 0 && s < statusTexts.count ? statusTexts[s] : String(s)
+    }
+    /// "0"…"599": the status label without formatting a number per exchange.
+    private static let statusTexts = (0..<600).map(String.init)
+
+    private static func same(_ text: ExchangeLine.Text?, _ s: String) -> Bool {
+        guard let text else { return s.isEmpty }
+        return text.withBytes { b in UTF8Bytes.of(s) { $0.elementsEqual(b) } }
     }
 }
 
