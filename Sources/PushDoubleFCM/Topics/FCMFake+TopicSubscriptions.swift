@@ -60,7 +60,15 @@ extension FCMFake {
     }
 
     static func isTopicSubscriptionRequest(_ request: HTTPRequest) -> Bool {
-        request.path.hasPrefix("/v1/projects/") && request.path.contains("/topicSubscriptions")
+        let path = request.path
+        guard path.hasPrefix("/v1/projects/") else { return false }
+        // On an ASCII path (every send's) a byte search: Foundation's `contains` cost ~11k
+        // instructions on every FCM send. Other text keeps Foundation's comparison.
+        guard path.utf8.allSatisfy({ $0 < 0x80 }) else { return path.contains("/topicSubscriptions") }
+        let needle = Array("/topicSubscriptions".utf8)
+        return Array(path.utf8).withUnsafeBufferPointer { b in
+            b.count >= needle.count && (0...(b.count - needle.count)).contains { i in needle.indices.allSatisfy { b[i + $0] == needle[$0] } }
+        }
     }
 
     func admitTopicSubscription(_ request: HTTPRequest, now: Double) -> Admission {
