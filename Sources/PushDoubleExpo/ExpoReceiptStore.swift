@@ -85,17 +85,19 @@ public final class ExpoReceiptStore: Sendable {
             let (a0, b0) = state.withLock { s -> (UInt64, UInt64) in (splitMix(&s), splitMix(&s)) }
             let a = (a0 & ~(0xF << 12)) | (0x4 << 12)      // version 4
             let b = (b0 & ~(0x3 << 62)) | (0x2 << 62)      // variant 10xx
-            let hex = Array("0123456789ABCDEF".utf8)
-            var out = [UInt8](repeating: UInt8(ascii: "-"), count: 36)
-            var i = 0
-            for word in [a, b] {
-                for d in 0..<16 {
-                    if i == 8 || i == 13 || i == 18 || i == 23 { i += 1 }
-                    out[i] = hex[Int((word >> UInt64(60 - 4 * d)) & 0xF)]
-                    i += 1
+            // Written into the new string's storage (no intermediate arrays).
+            return String(unsafeUninitializedCapacity: 36) { out in
+                var i = 0
+                for word in [a, b] {
+                    for d in 0..<16 {
+                        if i == 8 || i == 13 || i == 18 || i == 23 { out[i] = UInt8(ascii: "-"); i += 1 }
+                        let v = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * d)) & 0xF
+                        out[i] = v < 10 ? 0x30 + v : 0x41 + v - 10
+                        i += 1
+                    }
                 }
+                return 36
             }
-            return String(decoding: out, as: UTF8.self)
         }
     }
 

@@ -162,8 +162,8 @@ public struct ExpoSendRequestDecoder: Sendable {
 
     func payloadBytes(_ members: [(String, JSONValue)]) -> Int {
         switch configuration.payloadMeasure {
-        case .wholeMessage: return JSONValue.object(members).compactJSONBytes.count
-        case .messageWithoutTo: return JSONValue.object(members.filter { $0.0 != "to" }).compactJSONBytes.count
+        case .wholeMessage: return JSONWriter.compactLength(.object(members))
+        case .messageWithoutTo: return JSONWriter.compactLength(.object(members.filter { $0.0 != "to" }))
         }
     }
 
@@ -251,7 +251,8 @@ struct ExpoFieldReader {
     }
     /// The member, `null` included.
     func rawValue(_ name: String) -> JSONValue? {
-        for (k, v) in known where k == name { return v }
+        // By index: iterating the pairs copies (retains and releases) every name and value passed.
+        for i in known.indices where known[i].0 == name { return known[i].1 }
         return nil
     }
 

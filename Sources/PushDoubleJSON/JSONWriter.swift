@@ -119,6 +119,37 @@ public struct JSONWriter: Sendable {
         out.append(0x22)
     }
 
+    /// The byte count of the compact JSON text of `v` (``JSONValue/compactJSONBytes``'s
+    /// `count`), counted without writing it.
+    public static func compactLength(_ v: JSONValue) -> Int {
+        switch v {
+        case .null: return 4
+        case .bool(let b): return b ? 4 : 5
+        case .int(let n): return n >= 0 && n < 10 ? 1 : String(n).utf8.count
+        case .double(let d): return d.isFinite ? d.description.utf8.count : 4
+        case .string(let s): return stringLength(s)
+        // `[` `]` and a comma between elements; `{` `}`, a comma between members, a colon in each.
+        case .array(let a): return a.isEmpty ? 2 : a.reduce(1 + a.count) { $0 + compactLength($1) }
+        case .object(let o): return o.isEmpty ? 2 : o.reduce(1 + o.count) { $0 + stringLength($1.0) + 1 + compactLength($1.1) }
+        }
+    }
+
+    /// The length of `s` as ``writeString(_:into:)`` writes it: quotes, and 2 bytes for
+    /// each escaped `"` `\` `\b` `\f` `\n` `\r` `\t`, 6 for the other C0 controls.
+    static func stringLength(_ s: String) -> Int {
+        var s = s
+        return s.withUTF8 { u in
+            var n = 2 + u.count
+            for c in u where c < 0x20 || c == 0x22 || c == 0x5C {
+                switch c {
+                case 0x22, 0x5C, 0x08, 0x0C, 0x0A, 0x0D, 0x09: n += 1
+                default: n += 5
+                }
+            }
+            return n
+        }
+    }
+
     /// Appends `s` as a JSON string literal to a `String`.
     public static func writeString(_ s: String, into out: inout String) {
         var bytes = [UInt8]()
