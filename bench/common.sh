@@ -26,20 +26,31 @@ cpu() { awk '{print $14+$15}' "/proc/$1/stat"; }   # utime+stime, clock ticks
 rss() { awk '/VmRSS/ {print int($2/1024)}' "/proc/$1/status"; }
 median() { python3 -c 'import sys,statistics; print(round(statistics.median(float(x) for x in sys.argv[1:]),1))' "$@"; }
 TICK=$(getconf CLK_TCK)
-declare -A ALL
+declare -A ALL CPUS
+# `next_seq ADMIN_URL`: the history's next sequence number (GET /health): the difference over a
+# run is exactly the requests the server answered in it (warm-up included).
+next_seq() { curl -sf "$1/health" | python3 -c 'import json,sys; print(json.load(sys.stdin)["history"]["nextSeq"])'; }
 # run_rounds NAME...: ROUNDS alternating rounds; each runs `h2 NAME` (the script's h2load
 # call) against server NAME (pid in PID_NAME), appends its req/s to ALL[NAME] and prints a line.
+# Server CPU per request: when ADMIN_NAME is set (a pushdouble server), the CPU time of the
+# round over the requests its history counted (warm-up included on both sides), also appended
+# to CPUS[NAME]; otherwise over h2load's succeeded count (its warm-up left out, so an overestimate).
 run_rounds() {
-  local i n p C0 C1 OUT R D CPUUS
+  local i n p a C0 C1 S0 OUT R D CPUUS HOW
   for i in $(seq "$ROUNDS"); do
     for n in "$@"; do
-      p="PID_$n"; C0=$(cpu "${!p}")
+      p="PID_$n"; a="ADMIN_$n"; S0=""
+      [ -n "${!a:-}" ] && S0=$(next_seq "${!a}")
+      C0=$(cpu "${!p}")
       OUT=$(h2 "$n"); C1=$(cpu "${!p}")
-      R=$(echo "$OUT" | rps); D=$(echo "$OUT" | done_count)
+      R=$(echo "$OUT" | rps)
+      if [ -n "$S0" ]; then D=$(( $(next_seq "${!a}") - S0 )); HOW="per served request"
+      else D=$(echo "$OUT" | done_count); HOW="incl. warm-up"; fi
       ALL[$n]="${ALL[$n]:-} $R"
       CPUUS=$(python3 -c "print(round(($C1-$C0)/$TICK/max(1,$D)*1e6,1))")
-      printf '  round %d %-8s %9s req/s | %s | %s | server CPU %s µs/req (incl. warm-up)\n' "$i" "$n" "$R" \
-        "$(echo "$OUT" | grep -E '^requests:')" "$(echo "$OUT" | grep -E '^status codes:')" "$CPUUS"
+      [ -n "$S0" ] && CPUS[$n]="${CPUS[$n]:-} $CPUUS"
+      printf '  round %d %-8s %9s req/s | %s | %s | server CPU %s µs/req (%s)\n' "$i" "$n" "$R" \
+        "$(echo "$OUT" | grep -E '^requests:')" "$(echo "$OUT" | grep -E '^status codes:')" "$CPUUS" "$HOW"
     done
   done
 }
@@ -53,6 +64,7 @@ start_serve() {
   "$BIN" serve --ephemeral --endpoints-file "$WORK/$name.json" "$@" >"$WORK/$name.log" 2>&1 & local pid=$!; PIDS+=($pid)
   for _ in $(seq 100); do [ -s "$WORK/$name.json" ] && break; sleep 0.1; done
   printf -v "PID_$name" '%s' "$pid"
+  printf -v "ADMIN_$name" '%s' "$(serve_endpoint_url "$WORK/$name.json" admin)"
 }
 
 # `fcm_access_token FILE`: an FCM access token minted now from the token endpoint of the
@@ -85,5 +97,72 @@ for k in range(clients):
                      "notification": {"title": "Benchmark", "body": "x" * 120},
                      "data": {"k": "v", "n": "1"}, "android": {"ttl": "3600s", "priority": "high"}}}
     open(f"{work}/fcm.{k}.json", "w").write(json.dumps(b, separators=(",", ":")))
+PY
+}
+
+# `apns_tokens DIR N`: N distinct 64-hex device tokens in DIR/tokens, one a line (bench/apns.sh).
+apns_tokens() {
+  python3 -c 'import sys; [print("%064x" % (0x5d00000000000000000000000000000000000000000000000000000000000000 + i)) for i in range(int(sys.argv[1]))]' "$2" >"$1/tokens"
+}
+
+# `expo_files DIR`: DIR/expo.json, 100 messages (one recipient each, distinct tokens, title +
+# body, ~12 KB of JSON), DIR/expo.json.gz the same gzipped, and DIR/scenario.json turning
+# Expo's per-project rate limit off (`rateLimitPerSecond: 0`) for bench/expo.sh.
+expo_files() {
+  python3 - "$1" <<'PY'
+import json, sys, gzip
+work = sys.argv[1]
+messages = [{"to": "ExponentPushToken[bench%06d]" % i, "title": "Benchmark", "body": "x" * 60, "data": {"n": i}} for i in range(100)]
+body = json.dumps(messages, separators=(",", ":")).encode()
+open(work + "/expo.json", "wb").write(body)
+open(work + "/expo.json.gz", "wb").write(gzip.compress(body))
+open(work + "/scenario.json", "w").write(json.dumps({"id": "bench", "fakeOptions": {"expo": {"rateLimitPerSecond": 0}}}))
+PY
+}
+
+# `webpush_subscriptions DIR N ADMIN…`: one browser key pair and N subscriptions (tokens in
+# DIR/tokens) registered as devices on every ADMIN URL; DIR/body.bin a 512-byte plaintext
+# (DIR/plaintext) encrypted once with aes128gcm (pywebpush's encoder) to those keys, so the one
+# body decrypts for all of them and every message is really decrypted (bench/webpush.sh).
+webpush_subscriptions() {
+  python3 - "$@" <<'PY'
+import base64, json, os, sys, urllib.request
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from pywebpush import WebPusher
+work, n, admins = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+ua = ec.generate_private_key(ec.SECP256R1())
+p256dh = b64(ua.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint))
+auth = b64(os.urandom(16))
+private = b64(ua.private_numbers().private_value.to_bytes(32, "big"))
+tokens = ["bench%04d%s" % (i, b64(os.urandom(16))) for i in range(n)]
+devices = [{"id": "b%d" % i, "provider": "webpush", "privateKey": private,
+            "subscription": {"endpoint": "/wpush/v1/" + t, "expirationTime": None, "keys": {"p256dh": p256dh, "auth": auth}}}
+           for i, t in enumerate(tokens)]
+for a in admins:
+    req = urllib.request.Request(a + "/devices", data=json.dumps(devices).encode(), method="POST", headers={"content-type": "application/json"})
+    assert urllib.request.urlopen(req).status in (200, 201)
+plaintext = ("bench " + "x" * 506).encode()
+sub = {"endpoint": "https://127.0.0.1/wpush/v1/" + tokens[0], "keys": {"p256dh": p256dh, "auth": auth}}
+body = WebPusher(sub).encode(plaintext, "aes128gcm")["body"]
+open(work + "/body.bin", "wb").write(body)
+open(work + "/tokens", "w").write("\n".join(tokens) + "\n")
+open(work + "/plaintext", "w").write(plaintext.decode())
+open(work + "/browser-key.json", "w").write(json.dumps({"privateKey": private, "p256dh": p256dh, "auth": auth}))
+PY
+}
+
+# `webpush_vapid AUDIENCE`: an `authorization: vapid t=…, k=…` value (ES256 with the shipped
+# TEST-ONLY VAPID key, aud = AUDIENCE, the push service's origin; valid 12 hours).
+webpush_vapid() {
+  python3 - "$1" <<'PY'
+import base64, jwt, sys, time
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+pem = open("Certificates/vapid-test-private.pem", "rb").read()
+k = serialization.load_pem_private_key(pem, None).public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+t = jwt.encode({"aud": sys.argv[1], "exp": int(time.time()) + 12 * 3600, "sub": "mailto:pushdouble@example.com"}, pem, algorithm="ES256", headers={"typ": "JWT"})
+print("vapid t=%s, k=%s" % (t, base64.urlsafe_b64encode(k).rstrip(b"=").decode()))
 PY
 }

@@ -121,4 +121,4 @@ PY
 )
 echo "   last recorded fcm.send status per registration token (serve --quiet): $STATUS"
 [ -n "${PD_BIN_BASE:-}" ] && { BM=$(median ${ALL[base]}); echo "   base (PD_BIN_BASE, serve --quiet): $BM req/s ($(python3 -c "print(round($BM/$NM,3))")x)"; }
-echo "SUMMARY (median of $ROUNDS) serve: $SM req/s ($(python3 -c "print(round($SM/$NM,3))")x, target >= 0.5)   serve --quiet: $QM req/s ($(python3 -c "print(round($QM/$NM,3))")x)   nghttpd: $NM req/s   load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "SUMMARY (median of $ROUNDS) serve: $SM req/s ($(python3 -c "print(round($SM/$NM,3))")x, target >= 0.75)   serve --quiet: $QM req/s ($(python3 -c "print(round($QM/$NM,3))")x, target >= 0.85)   nghttpd: $NM req/s   load: $(cut -d' ' -f1-3 /proc/loadavg)"

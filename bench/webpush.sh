@@ -16,8 +16,12 @@
 #   serve        default `pushdouble serve`, its one-line-per-exchange log going to a file
 #   serve-quiet  `pushdouble serve --quiet`
 #   nghttpd      nghttp2's server answering the same paths from empty files
-# Reported: the median over the rounds of each, and the ratio of medians vs nghttpd in this
-# run; at the end, that the history of the quiet server decrypted the plaintext.
+# Reported: the target figure, the server's CPU time per message (its process's CPU over the
+# requests its history counted) against the crypto each message needs measured alone in the
+# same run with the same OpenSSL (bench/WebPushCrypto/webpush_crypto.c: import the sender's key,
+# one P-256 ECDH, the HKDFs, one AES-128-GCM record; before and after the rounds); the median
+# req/s of each and the ratio vs nghttpd; and that the history of the quiet server decrypted the
+# plaintext.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${1:-${DURATION:-4}}
@@ -26,15 +30,10 @@ WARMUP=${WARMUP:-1}
 SUBSCRIPTIONS=${SUBSCRIPTIONS:-100}
 . bench/common.sh
 
-endpoint_url() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print([e["url"] for e in d["endpoints"] if e["name"]==sys.argv[2]][0])' "$1" "$2"; }
 # Starts `pushdouble serve` with extra flags; sets URL_<name>, ADMIN_<name> and PID_<name>.
 start_pd() {
-  local name=$1; shift
-  "$BIN" serve --ephemeral --endpoints-file "$WORK/$name.json" "$@" >"$WORK/$name.log" 2>&1 & local pid=$!; PIDS+=($pid)
-  for _ in $(seq 100); do [ -s "$WORK/$name.json" ] && break; sleep 0.1; done
-  printf -v "URL_$name" '%s' "$(endpoint_url "$WORK/$name.json" webpush)"
-  printf -v "ADMIN_$name" '%s' "$(endpoint_url "$WORK/$name.json" admin)"
-  printf -v "PID_$name" '%s' "$pid"
+  start_serve "$@"
+  printf -v "URL_$1" '%s' "$(serve_endpoint_url "$WORK/$1.json" webpush)"
 }
 start_pd serve
 start_pd quiet --quiet
@@ -43,43 +42,8 @@ URL_nghttpd="https://127.0.0.1:$NG_PORT"
 
 # One browser key pair, SUBSCRIPTIONS tokens; the same subscriptions on both fakes (devices
 # through the admin API), the body encrypted once, the JWT minted for each server's origin.
-python3 - "$WORK" "$SUBSCRIPTIONS" "$ADMIN_serve" "$ADMIN_quiet" <<'EOF'
-import base64, json, os, sys, urllib.request
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-from pywebpush import WebPusher
-work, n, admins = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-b64 = lambda b: base64.urlsafe_b64encode(b).rstrip(b"=").decode()
-ua = ec.generate_private_key(ec.SECP256R1())
-p256dh = b64(ua.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint))
-auth = b64(os.urandom(16))
-private = b64(ua.private_numbers().private_value.to_bytes(32, "big"))
-tokens = ["bench%04d%s" % (i, b64(os.urandom(16))) for i in range(n)]
-devices = [{"id": "b%d" % i, "provider": "webpush", "privateKey": private,
-            "subscription": {"endpoint": "/wpush/v1/" + t, "expirationTime": None, "keys": {"p256dh": p256dh, "auth": auth}}}
-           for i, t in enumerate(tokens)]
-for a in admins:
-    req = urllib.request.Request(a + "/devices", data=json.dumps(devices).encode(), method="POST", headers={"content-type": "application/json"})
-    assert urllib.request.urlopen(req).status in (200, 201)
-plaintext = ("bench " + "x" * 506).encode()
-sub = {"endpoint": "https://127.0.0.1/wpush/v1/" + tokens[0], "keys": {"p256dh": p256dh, "auth": auth}}
-body = WebPusher(sub).encode(plaintext, "aes128gcm")["body"]
-open(work + "/body.bin", "wb").write(body)
-open(work + "/tokens", "w").write("\n".join(tokens) + "\n")
-open(work + "/plaintext", "w").write(plaintext.decode())
-EOF
-vapid() {
-  python3 - "$1" <<'EOF'
-import base64, jwt, sys, time
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-pem = open("Certificates/vapid-test-private.pem", "rb").read()
-k = serialization.load_pem_private_key(pem, None).public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
-t = jwt.encode({"aud": sys.argv[1], "exp": int(time.time()) + 12 * 3600, "sub": "mailto:pushdouble@example.com"}, pem, algorithm="ES256", headers={"typ": "JWT"})
-print("vapid t=%s, k=%s" % (t, base64.urlsafe_b64encode(k).rstrip(b"=").decode()))
-EOF
-}
-for n in serve quiet nghttpd; do u="URL_$n"; printf -v "VAPID_$n" '%s' "$(vapid "${!u}")"; done
+webpush_subscriptions "$WORK" "$SUBSCRIPTIONS" "$ADMIN_serve" "$ADMIN_quiet"
+for n in serve quiet nghttpd; do u="URL_$n"; printf -v "VAPID_$n" '%s' "$(webpush_vapid "${!u}")"; done
 echo "body: $(wc -c <"$WORK/body.bin") bytes aes128gcm ($(wc -c <"$WORK/plaintext") bytes plaintext), $SUBSCRIPTIONS subscriptions, VAPID header ${#VAPID_serve} chars"
 
 mkdir -p "$WORK/htdocs/wpush/v1"; while read -r t; do : >"$WORK/htdocs/wpush/v1/$t"; done <"$WORK/tokens"
@@ -97,7 +61,21 @@ h2() {
 
 echo "== h2 over TLS, POST aes128gcm + VAPID, h2load -c10 -m100 -D ${DURATION}s --warm-up-time=${WARMUP}s; $ROUNDS alternating rounds"
 echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+# The crypto each message needs, alone, with the same OpenSSL (bench/WebPushCrypto): measured
+# before and after the rounds, three times each, on the same body and browser key.
+cc -O2 -o "$WORK/webpush_crypto" bench/WebPushCrypto/webpush_crypto.c -lcrypto
+read -r -a KEYHEX < <(python3 -c 'import base64,json,sys; k=json.load(open(sys.argv[1])); d=lambda s: base64.urlsafe_b64decode(s+"="*(-len(s)%4)).hex(); print(d(k["privateKey"]), d(k["p256dh"]), d(k["auth"]))' "$WORK/browser-key.json")
+CRYPTO=(); ECDH=()
+crypto_ref() {
+  local i r
+  for i in 1 2 3; do
+    read -r -a r < <("$WORK/webpush_crypto" "$WORK/body.bin" "${KEYHEX[@]}" "$WORK/plaintext" 2000)
+    CRYPTO+=("${r[0]}"); ECDH+=("${r[1]}")
+  done
+}
+crypto_ref
 run_rounds serve quiet nghttpd
+crypto_ref
 # shellcheck disable=SC2086
 SM=$(median ${ALL[serve]}); QM=$(median ${ALL[quiet]}); NM=$(median ${ALL[nghttpd]})
 RSS_SERVE=$(rss "$PID_serve"); RSS_QUIET=$(rss "$PID_quiet")
@@ -112,4 +90,7 @@ EOF
 )
 echo "   browser half: $CHECK"
 echo "   RSS at the end: serve $RSS_SERVE MB, serve --quiet $RSS_QUIET MB (history cap 50000)"
-echo "SUMMARY (median of $ROUNDS) serve: $SM req/s ($(python3 -c "print(round($SM/$NM,3))")x)   serve --quiet: $QM req/s ($(python3 -c "print(round($QM/$NM,3))")x)   nghttpd: $NM req/s   load: $(cut -d' ' -f1-3 /proc/loadavg)"
+# shellcheck disable=SC2086
+CS=$(median ${CPUS[serve]}); CQ=$(median ${CPUS[quiet]}); CR=$(median "${CRYPTO[@]}"); CE=$(median "${ECDH[@]}")
+echo "   crypto per message alone (import the sender key, ECDH, HKDF, AES-128-GCM; bench/WebPushCrypto): ${CRYPTO[*]} µs (ECDH alone: ${ECDH[*]} µs)"
+echo "SUMMARY (median of $ROUNDS) server CPU per message: serve $CS µs ($(python3 -c "print(round($CS/$CR,2))")x crypto)   serve --quiet $CQ µs ($(python3 -c "print(round($CQ/$CR,2))")x crypto, target <= 2)   crypto $CR µs (ECDH $CE µs)   req/s: serve $SM ($(python3 -c "print(round($SM/$NM,3))")x nghttpd), --quiet $QM ($(python3 -c "print(round($QM/$NM,3))")x), nghttpd $NM   load: $(cut -d' ' -f1-3 /proc/loadavg)"
