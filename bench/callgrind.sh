@@ -6,7 +6,8 @@
 # connections apart) and the top functions by inclusive and self cost.
 #   bench/callgrind.sh PROVIDER [seconds] [top]      PROVIDER: apns | fcm | webpush | expo
 # Env: PD_BIN / NO_BUILD as for the other scripts, CLIENTS (FCM: distinct registration tokens,
-#      one h2load client each, default 10), WARMUP (seconds, default 2), KEEP=<dir> (keep the
+#      one h2load client each, default 10), STREAMS (APNs and FCM: streams per connection, 10
+#      connections, default 10), WARMUP (seconds, default 2), KEEP=<dir> (keep the
 #      callgrind output there), LOG=1 (measure the default `serve`, its exchange log written to
 #      a file by its own thread, instead of `serve --quiet`).
 # The requests are the throughput scripts' (bench/apns.sh, bench/fcm.sh, bench/webpush.sh,
@@ -14,10 +15,11 @@
 # --warm-up-time). The request count is the server's own: the history's `nextSeq` (GET /health)
 # after the dump minus before the zeroing, so it is exactly the requests callgrind counted
 # (h2load's own count leaves out its warm-up and the requests in flight when it stops). Expo
-# also prints instructions per notification (100 per request). Web Push and Expo run with few
-# streams in flight (-c4 -m2, -c2 -m2): under callgrind a request takes ~50 times as long, a few
-# hundred are measured, and every request in flight when the counters are zeroed or dumped is
-# counted in part (with 100 in flight the figure moved by ~20% between runs). Web Push uses 10
+# also prints instructions per notification (100 per request). Every request in flight when the
+# counters are zeroed or dumped is counted in part, so few streams are kept in flight against
+# the requests measured: APNs and FCM 10 connections × STREAMS (10; the throughput scripts use
+# 100), Web Push -c4 -m2, Expo -c2 -m2 (under callgrind a request takes ~50 times as long and
+# only a few hundred of those are measured; with 100 in flight the figure moved by ~20%). Web Push uses 10
 # subscriptions, not 100: each client walks the URIs from the first, and every subscription's
 # keys are decoded once, when first used, which the warm-up must have done.
 set -euo pipefail
@@ -27,6 +29,7 @@ DURATION=${2:-10}
 TOP=${3:-40}
 WARMUP=${WARMUP:-2}
 CLIENTS=${CLIENTS:-10}
+STREAMS=${STREAMS:-10}
 . bench/common.sh
 
 QUIET=--quiet; [ -n "${LOG:-}" ] && QUIET=
@@ -48,7 +51,7 @@ case $PROVIDER in
   apns)
     apns_tokens "$WORK" 1000
     sed "s|^|$(serve_endpoint_url "$WORK/pd.json" apns-production)/3/device/|" "$WORK/tokens" >"$WORK/uris"
-    load() { h2 "$1" -c 10 -m 100 -d "$WORK/body.json" -i "$WORK/uris" \
+    load() { h2 "$1" -c 10 -m "$STREAMS" -d "$WORK/body.json" -i "$WORK/uris" \
       -H "authorization: bearer $JWT" -H 'apns-topic: com.example.pushdouble' -H 'apns-push-type: alert' \
       -H 'content-type: application/json' | two_xx; } ;;
   fcm)
@@ -59,7 +62,7 @@ case $PROVIDER in
       local k pids=()
       rm -f "$WORK"/h2.*
       for k in $(seq 0 $((CLIENTS - 1))); do
-        h2 "$1" -c 1 -m 100 -d "$WORK/fcm.$k.json" -H "authorization: Bearer $TOKEN" \
+        h2 "$1" -c 1 -m "$STREAMS" -d "$WORK/fcm.$k.json" -H "authorization: Bearer $TOKEN" \
           -H 'content-type: application/json' "$URL" >"$WORK/h2.$k" & pids+=($!)
       done
       for k in "${pids[@]}"; do wait "$k" || true; done
