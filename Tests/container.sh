@@ -84,6 +84,7 @@ packed_ok() {
   ce run --rm "${run_flags[@]}" "$image" conform --list | grep -q 'apns.device-token-not-for-topic'
 }
 check "the packed binary answers --version and finds its shipped scenarios" packed_ok
+check "the image launcher: exact bytes from gzip -1/-9/fixed/stored blocks, damage refused" bash Tests/Container/launcher.sh
 
 ctr="pushdouble-ci-$$"
 cleanup() { for c in "$ctr" "$ctr-r1" "$ctr-r2"; do ce rm -f "$c" >/dev/null 2>&1 || true; done; }
