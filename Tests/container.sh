@@ -80,8 +80,9 @@ check "image size $size bytes within the budget of $size_budget" size_ok
 # The packed binary runs from a memory file: it must still find the scenarios shipped next to
 # its path (../share/pushdouble/Scenarios) and answer as the binary it packs.
 packed_ok() {
-  [ "$(ce run --rm "${run_flags[@]}" "$image" --version)" = "$("$binary" --version)" ] &&
-  ce run --rm "${run_flags[@]}" "$image" conform --list | grep -q 'apns.device-token-not-for-topic'
+  [ "$(ce run --rm "${run_flags[@]}" "$image" --version)" = "$("$binary" --version)" ] || return 1
+  local list; list=$(ce run --rm "${run_flags[@]}" "$image" conform --list) || return 1
+  grep -q 'apns.device-token-not-for-topic' <<< "$list"   # read whole: an early-closing pipe fails podman
 }
 check "the packed binary answers --version and finds its shipped scenarios" packed_ok
 check "the image launcher: exact bytes from gzip -1/-9/fixed/stored blocks, damage refused" bash Tests/Container/launcher.sh
