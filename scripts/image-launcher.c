@@ -207,20 +207,28 @@ static void dynamic(Bits *b, Output *o) {
 
 /* ---- gzip member (RFC 1952 §2.3) ---- */
 
+static uint32_t le32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* CRC-32 (RFC 1952 §8), eight bytes at a time ("slicing-by-8"): table[k][b] is the CRC of
+   byte b followed by k zero bytes. */
 static uint32_t crc32_of(const uint8_t *p, size_t n) {
-    static uint32_t table[256];
-    if (!table[1])
-        for (uint32_t i = 0; i < 256; i++) {
-            uint32_t c = i;
-            for (int k = 0; k < 8; k++) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
-            table[i] = c;
-        }
+    static uint32_t table[8][256];
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++) c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+        table[0][i] = c;
+    }
+    for (int k = 1; k < 8; k++)
+        for (int i = 0; i < 256; i++) table[k][i] = (table[k - 1][i] >> 8) ^ table[0][table[k - 1][i] & 0xff];
     uint32_t c = 0xffffffffu;
-    while (n--) c = table[(c ^ *p++) & 0xff] ^ (c >> 8);
+    for (; n >= 8; n -= 8, p += 8) {
+        uint32_t lo = c ^ le32(p), hi = le32(p + 4);
+        c = table[7][lo & 0xff] ^ table[6][(lo >> 8) & 0xff] ^ table[5][(lo >> 16) & 0xff] ^ table[4][lo >> 24] ^
+            table[3][hi & 0xff] ^ table[2][(hi >> 8) & 0xff] ^ table[1][(hi >> 16) & 0xff] ^ table[0][hi >> 24];
+    }
+    while (n--) c = table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
     return c ^ 0xffffffffu;
 }
-
-static uint32_t le32(const uint8_t *p) { return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
 
 /* The recorded size of the member `in` (its ISIZE), bounded. */
 static size_t gzip_size(const uint8_t *in, size_t n) {
