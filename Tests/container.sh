@@ -2,7 +2,8 @@
 # The container image as a CI job meets it (docs/containers.md): builds it with
 # scripts/build-image.sh from the release binary Tests/python.sh already built (no second
 # release build), runs it with podman (or docker), and checks it from the host:
-#   - labels, version tag, non-root user, size (printed);
+#   - labels, version tag, non-root user; the size within its budget (40 MB, as the engine
+#     reports it) and the packed binary (docs/containers.md "Size") finding its scenarios;
 #   - `serve` in the container advertises a host name the host resolves to 127.0.0.1, and real
 #     client libraries on the host push through it with only what the admin port hands out
 #     (Tests/Container/push_through.py: APNs over h2 + JWT, FCM + OAuth, Web Push);
@@ -61,7 +62,7 @@ build_log=$(mktemp)
 if ! PUSHDOUBLE_BINARY="$binary" bash scripts/build-image.sh > "$build_log" 2>&1; then
   echo "container: FAILED image build"; tail -n 30 "$build_log"; failed=1; finish
 fi
-grep -E '^(image|size|libraries):' "$build_log"
+grep -E '^(image|packed|size|libraries):' "$build_log"
 image=$(sed -n 's/^image: \([^ ]*\).*/\1/p' "$build_log")
 version=${image##*:}
 echo "container: image built in $(( $(date +%s) - started )) s"
@@ -72,6 +73,19 @@ labels_ok() {
   ce image inspect --format '{{.Config.Healthcheck}}' "$image" | grep -q probe
 }
 check "labels, version tag $version, user 10001, HEALTHCHECK" labels_ok
+size_budget=40000000   # 40 MB, in the engine's own unit (`image inspect` .Size, bytes)
+size=$(ce image inspect --format '{{.Size}}' "$image")
+size_ok() { [ "$size" -le "$size_budget" ]; }
+check "image size $size bytes within the budget of $size_budget" size_ok
+# The packed binary runs from a memory file: it must still find the scenarios shipped next to
+# its path (../share/pushdouble/Scenarios) and answer as the binary it packs.
+packed_ok() {
+  [ "$(ce run --rm "${run_flags[@]}" "$image" --version)" = "$("$binary" --version)" ] || return 1
+  local list; list=$(ce run --rm "${run_flags[@]}" "$image" conform --list) || return 1
+  grep -q 'apns.device-token-not-for-topic' <<< "$list"   # read whole: an early-closing pipe fails podman
+}
+check "the packed binary answers --version and finds its shipped scenarios" packed_ok
+check "the image launcher: exact bytes from gzip -1/-9/fixed/stored blocks, damage refused" bash Tests/Container/launcher.sh
 
 ctr="pushdouble-ci-$$"
 cleanup() { for c in "$ctr" "$ctr-r1" "$ctr-r2"; do ce rm -f "$c" >/dev/null 2>&1 || true; done; }

@@ -1,5 +1,6 @@
 import Foundation
 import PushDoubleTransport
+import PushDoubleCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -60,8 +61,7 @@ public final class SenderProcess: @unchecked Sendable {
 
     /// This process's executable when it is the `pushdouble` command (not a test runner).
     static let ownBinary: String? = {
-        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
-              (path as NSString).lastPathComponent == "pushdouble" else { return nil }
+        guard let path = OwnExecutable.path, (path as NSString).lastPathComponent == "pushdouble" else { return nil }
         return path
     }()
 

@@ -39,7 +39,7 @@ public enum ConformanceSuite {
     /// `Scenarios/` next to the executable or in any of its parent directories, then
     /// `../share/pushdouble/Scenarios` relative to the executable.
     public static func defaultScenarioDirectory(currentDirectory: String = FileManager.default.currentDirectoryPath,
-                                                executable: String? = Bundle.main.executablePath ?? CommandLine.arguments.first) -> String? {
+                                                executable: String? = OwnExecutable.path ?? Bundle.main.executablePath ?? CommandLine.arguments.first) -> String? {
         let fm = FileManager.default
         func isDir(_ p: String) -> Bool { var d: ObjCBool = false; return fm.fileExists(atPath: p, isDirectory: &d) && d.boolValue }
         if let env = ProcessInfo.processInfo.environment["PUSHDOUBLE_SCENARIOS"], isDir(env) { return env }
