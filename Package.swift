@@ -98,6 +98,10 @@ let package = Package(
         .testTarget(name: "PushDoubleBrowserTests", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleTestSupport"]),
         .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleTestSupport"],
                     exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
+        // The reference sender through its built executable (driver protocol, scripted APNs, mutants,
+        // variants, the real fakes), apart from the runner's tests; subfolders mirror Sources/ReferenceSender.
+        .testTarget(name: "ReferenceSenderTests", dependencies: ["PushDouble", "PushDoubleAPNs", "PushDoubleExpo", "PushDoubleCore", "PushDoubleCrypto",
+                                                                "PushDoubleTestSupport"]),
         // The inbox page: its routes over a real socket, the scenario export, static and node checks of its assets.
         .testTarget(name: "PushDoubleInboxTests", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleTransport", "PushDoubleClient",
                                                                 "PushDoubleTestSupport"]),

@@ -103,9 +103,7 @@ final class ScenarioTests: XCTestCase {
 final class DocsTests: XCTestCase {
     /// docs/conformance.md lists every check id and every shipped case (the catalogue stays documented).
     func testDocsListEveryCheckAndCase() throws {
-        var url = URL(fileURLWithPath: #filePath)
-        url.deleteLastPathComponent(); url.deleteLastPathComponent(); url.deleteLastPathComponent()
-        let doc = try String(contentsOf: url.appendingPathComponent("docs/conformance.md"), encoding: .utf8)
+        let doc = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/conformance.md"), encoding: .utf8)
         for c in CheckCatalogue.all { XCTAssertTrue(doc.contains("`\(c.id)`"), c.id) }
         for s in try ConformanceScenario.loadDirectory(shippedScenarioDirectory) { XCTAssertTrue(doc.contains("`\(s.id)`"), s.id) }
         for e in MutantTable.entries { XCTAssertTrue(doc.contains("`\(e.mutant)`"), e.mutant) }

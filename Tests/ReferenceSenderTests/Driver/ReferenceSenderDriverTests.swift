@@ -62,8 +62,7 @@ final class ReferenceSenderDriverTests: XCTestCase {
         let s = try ReferenceSenderProcess()
         let incomplete = try s.call("initialize", ["protocolVersion": 1, "providers": ["fcm": ["url": "https://127.0.0.1:3"]]])
         XCTAssertEqual((incomplete["error"] as? [String: Any])?["code"] as? Int, -32602)
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Certificates/firebase-test-service-account.json").path
+        let file = repositoryRoot.appendingPathComponent("Certificates/firebase-test-service-account.json").path
         let r = try s.result("initialize", ["protocolVersion": 1, "providers": ["fcm": ["url": "https://127.0.0.1:3", "serviceAccountFile": file]]])
         XCTAssertEqual(r["providers"] as? [String], ["fcm"])
         XCTAssertEqual(r["targets"] as? [String], ["fcm.topic", "fcm.condition"], "FCM topic and condition targets listed")

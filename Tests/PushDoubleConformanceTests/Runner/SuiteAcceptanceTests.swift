@@ -15,8 +15,7 @@ final class SuiteAcceptanceTests: XCTestCase {
         var candidates: [URL] = []
         if let exe = Bundle.main.executableURL { candidates.append(exe.resolvingSymlinksInPath().deletingLastPathComponent()) }
         candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent())
-        var root = URL(fileURLWithPath: #filePath)
-        root.deleteLastPathComponent(); root.deleteLastPathComponent(); root.deleteLastPathComponent()
+        let root = repositoryRoot
         candidates.append(root.appendingPathComponent(".build/debug"))
         for dir in candidates where FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent(name).path) {
             return dir.appendingPathComponent(name).path
