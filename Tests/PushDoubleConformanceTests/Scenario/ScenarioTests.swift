@@ -32,7 +32,7 @@ final class ScenarioTests: XCTestCase {
         }
         // Every check a mutant must fail is used by some case.
         let used = Set(all.flatMap { $0.checks.map(\.id) })
-        for e in MutantTable.entries { for c in e.failingChecks { XCTAssertTrue(used.contains(c), "\(e.mutant): \(c) unused") } }
+        for e in SenderMutants.all { for c in e.failingChecks { XCTAssertTrue(used.contains(c), "\(e.name): \(c) unused") } }
     }
 
     func testDecodeErrorsAreClear() {
@@ -106,7 +106,7 @@ final class DocsTests: XCTestCase {
         let doc = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/conformance.md"), encoding: .utf8)
         for c in CheckCatalogue.all { XCTAssertTrue(doc.contains("`\(c.id)`"), c.id) }
         for s in try ConformanceScenario.loadDirectory(shippedScenarioDirectory) { XCTAssertTrue(doc.contains("`\(s.id)`"), s.id) }
-        for e in MutantTable.entries { XCTAssertTrue(doc.contains("`\(e.mutant)`"), e.mutant) }
+        for e in SenderMutants.all { XCTAssertTrue(doc.contains("`\(e.name)`"), e.name) }
     }
 }
 
