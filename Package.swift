@@ -96,8 +96,12 @@ let package = Package(
         .testTarget(name: "PushDoubleAbuseTests", dependencies: ["PushDoubleTestSupport"]),
         // The inbox page and the HTML report in headless Chromium (Tests/Browser/*.py, selenium).
         .testTarget(name: "PushDoubleBrowserTests", dependencies: ["PushDouble", "PushDoubleCore", "PushDoubleTestSupport"]),
-        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "PushDouble", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleTestSupport"],
-                    exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath
+        .testTarget(name: "PushDoubleConformanceTests", dependencies: ["PushDoubleConformance", "ReferenceSender", "PushDouble", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleTestSupport"],
+                    exclude: ["Fixtures"]),  // junit.xsd, read by JUnitSchemaTests via #filePath; ReferenceSender: its mutant table
+        // The reference sender through its built executable (driver protocol, scripted APNs, mutants,
+        // variants, the real fakes), apart from the runner's tests; subfolders mirror Sources/ReferenceSender.
+        .testTarget(name: "ReferenceSenderTests", dependencies: ["ReferenceSender", "PushDouble", "PushDoubleAPNs", "PushDoubleExpo", "PushDoubleCore", "PushDoubleCrypto",
+                                                                "PushDoubleTestSupport"]),
         // The inbox page: its routes over a real socket, the scenario export, static and node checks of its assets.
         .testTarget(name: "PushDoubleInboxTests", dependencies: ["PushDoubleInbox", "PushDouble", "PushDoubleCore", "PushDoubleTransport", "PushDoubleClient",
                                                                 "PushDoubleTestSupport"]),

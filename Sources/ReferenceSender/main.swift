@@ -102,7 +102,7 @@ if arguments.help {
     exit(0)
 }
 if arguments.listMutants {
-    for m in Mutant.allCases { print("\(m.rawValue)\t\(m.summary)") }
+    for m in Mutant.allCases { print(m.listing) }
     exit(0)
 }
 if arguments.listVariants {

@@ -130,4 +130,27 @@ final class ProviderLayoutTests: XCTestCase {
             XCTAssertTrue(FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("docs/\(id).md").path), "docs/\(id).md is missing")
         }
     }
+
+    /// Tests mirror the sources (docs/adding-a-provider.md §2): every folder inside a test target
+    /// listed here names a folder of its source module at the same relative path (a provider's
+    /// checks' tests under `Providers/<Name>/`, the sender's APNs tests under `APNs/`), so a
+    /// provider's tests are found where its code is. `Fixtures` folders hold data, not tests.
+    func testTestFoldersMirrorTheSourceFolders() throws {
+        let mirrors = ["PushDoubleConformanceTests": "PushDoubleConformance", "ReferenceSenderTests": "ReferenceSender"]
+        for (tests, module) in mirrors.sorted(by: { $0.key < $1.key }) {
+            let testRoot = Self.root.appendingPathComponent("Tests/\(tests)")
+            let enumerator = FileManager.default.enumerator(at: testRoot, includingPropertiesForKeys: [.isDirectoryKey])
+            var folders = 0
+            while let url = enumerator?.nextObject() as? URL {
+                guard (try url.resourceValues(forKeys: [.isDirectoryKey])).isDirectory == true else { continue }
+                if url.lastPathComponent == "Fixtures" { enumerator?.skipDescendants(); continue }
+                let relative = String(url.standardizedFileURL.path.dropFirst(testRoot.standardizedFileURL.path.count + 1))
+                var isDirectory: ObjCBool = false
+                XCTAssertTrue(FileManager.default.fileExists(atPath: Self.sources.appendingPathComponent("\(module)/\(relative)").path, isDirectory: &isDirectory)
+                              && isDirectory.boolValue, "Tests/\(tests)/\(relative) mirrors no folder of Sources/\(module)")
+                folders += 1
+            }
+            XCTAssertGreaterThan(folders, 0, "Tests/\(tests) has no subfolders to mirror Sources/\(module)")
+        }
+    }
 }

@@ -55,9 +55,13 @@ public func makeScript(_ name: String, _ text: String) -> String {
     return path
 }
 
-/// The shipped directory, found from this source file (Tests/PushDoubleTestSupport/ → repo root).
-public let shippedScenarioDirectory: String = {
+/// The repository's root, found from this source file (Tests/PushDoubleTestSupport/ → repo root),
+/// so a test file's own depth under Tests/ does not matter.
+public let repositoryRoot: URL = {
     var url = URL(fileURLWithPath: #filePath)
     url.deleteLastPathComponent(); url.deleteLastPathComponent(); url.deleteLastPathComponent()
-    return url.appendingPathComponent("Scenarios").path
+    return url
 }()
+
+/// The shipped directory, `Scenarios/` under the repository's root.
+public let shippedScenarioDirectory: String = repositoryRoot.appendingPathComponent("Scenarios").path

@@ -88,22 +88,3 @@ public enum CheckCatalogue {
     /// Old ids of a canonical check, sorted.
     public static func aliases(of id: String) -> [String] { aliases.values.filter { $0.canonical == id }.map(\.id).sorted() }
 }
-
-/// The reference sender's planted bugs and the check ids each one must fail (one table:
-/// the end-to-end test and the README use it).
-public enum MutantTable {
-    /// One mutant, its planted bug and the checks it must fail.
-    public struct Entry: Sendable {
-        public var mutant: String
-        public var bug: String
-        /// Check ids that must not pass (fail, or warn for SHOULD checks) somewhere in the suite.
-        /// A mutant whose checks are all SHOULD passes the suite, with those warnings.
-        public var failingChecks: [String]
-        public init(mutant: String, bug: String, failingChecks: [String]) {
-            self.mutant = mutant; self.bug = bug; self.failingChecks = failingChecks
-        }
-    }
-
-    /// Every provider's mutants (``ConformanceProvider/mutants``), in registry order.
-    public static var entries: [Entry] { ConformanceProviders.all.flatMap(\.mutants) }
-}

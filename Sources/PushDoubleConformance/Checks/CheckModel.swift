@@ -40,6 +40,24 @@ public enum Finding: Sendable, Equatable {
     case notApplicable(String)
 }
 
+/// The close every tallying check shares, written once: the check counts what it judged and
+/// collects one ``Evidence`` per violation, then returns `.judged(…)`. Each message is built
+/// only for the finding returned.
+extension Finding {
+    /// Not applicable when nothing was judged, held when nothing judged broke the rule,
+    /// violated with the evidence otherwise.
+    static func judged(_ count: Int, _ problems: [Evidence], none: @autoclosure () -> String,
+                       held: @autoclosure () -> String, violated: @autoclosure () -> String) -> Finding {
+        count == 0 ? .notApplicable(none()) : judged(problems, held: held(), violated: violated())
+    }
+
+    /// For a check that returned its not-applicable findings earlier: held without evidence,
+    /// violated with it.
+    static func judged(_ problems: [Evidence], held: @autoclosure () -> String, violated: @autoclosure () -> String) -> Finding {
+        problems.isEmpty ? .held(held()) : .violated(violated(), problems)
+    }
+}
+
 /// One timed step of a run as the runner drove it (the "replies" a check may read).
 public struct StepRecord: Sendable, Codable, Equatable {
     public var index: Int

@@ -23,9 +23,6 @@ public protocol ConformanceProvider: Sendable {
     /// what the sender was told once the fakes were bound (a Web Push endpoint written as a
     /// bare path gets the fake's URL) and without members only the fake may know. Default: as is.
     func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue
-    /// The reference sender's planted bugs for this provider and the checks each must fail
-    /// (this provider's part of ``MutantTable``). Default: none.
-    var mutants: [MutantTable.Entry] { get }
     /// This provider's own citation of a generic rule (generic check id → where this
     /// provider's documentation states it), added to the check's provider-neutral reference in
     /// the cases that involve this provider (``CheckCatalogue/reference(of:providers:)``), so a
@@ -35,7 +32,6 @@ public protocol ConformanceProvider: Sendable {
 
 extension ConformanceProvider {
     public func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue { device }
-    public var mutants: [MutantTable.Entry] { [] }
     public var ruleReferences: [String: String] { [:] }
 
     /// ``ruleReferences`` from a provider's citations of each rule: `permanent` for

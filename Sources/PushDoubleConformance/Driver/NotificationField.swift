@@ -136,7 +136,7 @@ public enum MappingJudgement {
         }
         if judged == 0 { return .notApplicable(none) }
         let note = FieldDifference.notJudgedNote(unexpressed, provider: provider)
-        return problems.isEmpty ? .held("\(judged) \(noun) carry the notification as asked" + note)
-            : .violated("notification mapped wrongly" + note, Array(problems.prefix(8)))
+        return .judged(Array(problems.prefix(8)), held: "\(judged) \(noun) carry the notification as asked" + note,
+                       violated: "notification mapped wrongly" + note)
     }
 }

@@ -7,7 +7,8 @@ import PushDoubleCore
 /// The last line is exactly `N passed, N failed, N warned` (cases), followed by `, N errors`
 /// when a case broke the driver protocol.
 public enum ConsoleReporter {
-    /// One case's line (plus indented details for checks that did not pass).
+    /// One case's line (plus indented details for checks that did not pass; with `verbose`, the
+    /// info and n/a checks too).
     public static func caseLines(_ c: CaseResult, verbose: Bool = false) -> String {
         let tag: String
         switch c.verdict {
@@ -20,7 +21,7 @@ public enum ConsoleReporter {
         }
         var out = "\(tag)  \(c.id)  \(c.title)" + String(format: "  (%.2f s)", c.durationSeconds)
         if let na = c.notApplicableReason { out += "\n      \(na)" }
-        for r in c.checks where r.verdict == .fail || r.verdict == .warn || (verbose && r.verdict == .info) {
+        for r in c.checks where r.verdict == .fail || r.verdict == .warn || (verbose && (r.verdict == .info || r.verdict == .notApplicable)) {
             out += "\n      \(r.verdict.rawValue.uppercased())\(r.known ? " (known)" : "") \(r.id) [\(r.severity.rawValue); \(r.reference)]: \(r.message)"
             for e in r.evidence.prefix(8) { out += "\n        - \(e.rendered)" }
             if r.evidence.count > 8 { out += "\n        - … \(r.evidence.count - 8) more" }
@@ -31,6 +32,25 @@ public enum ConsoleReporter {
             for l in lines { out += "\n        | \(l)" }
         }
         return out
+    }
+
+    /// The lines of every case of a run: each case that ran as ``caseLines(_:verbose:)``; the
+    /// cases that were not applicable as a whole, after them, one line per reason
+    /// (`N/A   3 cases: sender does not support fcm (fcm.a, fcm.b, fcm.c)`), so a sender without a
+    /// provider does not bury its results under two lines per case it cannot run.
+    public static func caseLines(of cases: [CaseResult], verbose: Bool = false) -> String {
+        var lines: [String] = []
+        var notApplicable: [(reason: String, ids: [String])] = []
+        for c in cases {
+            guard c.verdict == .notApplicable && !c.isError else { lines.append(caseLines(c, verbose: verbose)); continue }
+            let reason = c.notApplicableReason ?? "no check applies"
+            if let i = notApplicable.firstIndex(where: { $0.reason == reason }) { notApplicable[i].ids.append(c.id) }
+            else { notApplicable.append((reason, [c.id])) }
+        }
+        for g in notApplicable {
+            lines.append("N/A   \(g.ids.count) case\(g.ids.count == 1 ? "" : "s"): \(g.reason) (\(g.ids.joined(separator: ", ")))")
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// The closing lines: the run summary, then the case counts.
@@ -47,7 +67,7 @@ public enum ConsoleReporter {
     }
 
     public static func render(_ r: RunReport) -> String {
-        (r.cases.map { caseLines($0) } + [summary(r)]).joined(separator: "\n") + "\n"
+        ([caseLines(of: r.cases)] + [summary(r)]).joined(separator: "\n") + "\n"
     }
 }
 

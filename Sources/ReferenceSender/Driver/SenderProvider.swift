@@ -37,7 +37,8 @@ struct DriverDevice: Sendable {
 protocol SenderProvider: AnyObject, Sendable {
     /// The `provider` of its devices and targets, and its key in `initialize.params.providers`.
     static var id: String { get }
-    /// Its planted bugs (`--mutant`), declared next to its sender.
+    /// Its mutant table: its planted bugs (`--mutant`), each with the checks it must fail
+    /// (``Mutant``), declared next to its sender.
     static var mutants: [Mutant] { get }
     /// Its correct variants (`--variant`).
     static var variants: [Variant] { get }

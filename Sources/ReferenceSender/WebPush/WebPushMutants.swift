@@ -1,27 +1,38 @@
 /// The WebPush sender's planted bugs (``Mutant``), listed by ``WebPushSenderProvider/mutants``.
 extension Mutant {
     static let webpushTTLChanged = Mutant("webpush-ttl-changed",
-        "sends TTL: 0 whatever ttlSeconds the notification asks for (webpush.ttl)")
+        "sends TTL: 0 whatever ttlSeconds the notification asks for",
+        fails: ["webpush.ttl"])
     static let webpushWrongAuthSecret = Mutant("webpush-wrong-auth-secret",
-        "encrypts Web Push messages with the wrong auth secret: the service accepts, the browser cannot decrypt (webpush.decryptable)")
+        "encrypts Web Push messages with the wrong auth secret: the service accepts, the browser cannot decrypt",
+        fails: ["webpush.decryptable"])
     static let webpushAESGCM = Mutant("webpush-aesgcm",
-        "encrypts Web Push messages with the legacy aesgcm draft instead of aes128gcm (webpush.aes128gcm)")
+        "encrypts Web Push messages with the legacy aesgcm draft instead of aes128gcm",
+        fails: ["webpush.aes128gcm"])
     static let webpushAudienceWithPath = Mutant("webpush-audience-with-path",
-        "signs VAPID aud with the endpoint's full URL, not its origin (webpush.vapid)")
+        "signs VAPID aud with the endpoint's full URL, not its origin",
+        fails: ["webpush.vapid"])
     static let webpushLongExpiry = Mutant("webpush-long-expiry",
-        "signs VAPID exp 48 h ahead, beyond the 24 h limit (webpush.vapid)")
+        "signs VAPID exp 48 h ahead, beyond the 24 h limit",
+        fails: ["webpush.vapid"])
     static let webpushNoTTL = Mutant("webpush-no-ttl",
-        "sends Web Push requests without TTL (webpush.ttl)")
+        "sends Web Push requests without TTL",
+        fails: ["webpush.ttl"])
     static let webpushUrgencyIgnored = Mutant("webpush-urgency-ignored",
-        "sends every Web Push message with Urgency normal, whatever the priority (webpush.urgency)")
+        "sends every Web Push message with Urgency normal, whatever the priority",
+        fails: ["webpush.urgency"])
     static let webpushRawTopic = Mutant("webpush-raw-topic",
-        "uses the collapse key as Topic unchecked (over 32 characters, not base64url) (webpush.topic)")
+        "uses the collapse key as Topic unchecked (over 32 characters, not base64url)",
+        fails: ["webpush.topic"])
     static let webpushOversized = Mutant("webpush-oversized",
-        "sends Web Push payloads too large for one record instead of rejecting them locally (webpush.payload-limits)")
+        "sends Web Push payloads too large for one record instead of rejecting them locally",
+        fails: ["webpush.payload-limits"])
     static let webpushNoVAPID = Mutant("webpush-no-vapid",
-        "sends Web Push requests without VAPID (restricted subscriptions refuse them) (webpush.vapid)")
+        "sends Web Push requests without VAPID (restricted subscriptions refuse them)",
+        fails: ["webpush.vapid"])
     static let webpushMissingSubject = Mutant("webpush-missing-subject",
-        "signs VAPID JWTs without the sub claim (webpush.vapid)")
+        "signs VAPID JWTs without the sub claim",
+        fails: ["webpush.vapid"])
 }
 
 extension WebPushSenderProvider {

@@ -163,7 +163,7 @@ enum ConformCommand: CLICommand {
         // Fixed entries an update removes no longer make the baseline stale.
         report.baselineStrict = a.baselineStrict && !a.updateBaseline
         baseline?.apply(to: &report)
-        output(report.cases.map { ConsoleReporter.caseLines($0, verbose: a.verbose) }.joined(separator: "\n") + "\n")
+        output(ConsoleReporter.caseLines(of: report.cases, verbose: a.verbose) + "\n")
         var written = writeReports(report, a, errors: errors)
         if let base = baseline, a.updateBaseline, let path = a.baseline {
             written = write(base.removingFixed(report).jsonData(), path, "updated baseline", errors: errors) && written

@@ -59,6 +59,6 @@ enum ConnectionChecks {
                 + "\(reopened.count) opened while an earlier one was idle (e.g. conn \(reopened[0].1.connection) after conn "
                 + "\(reopened[0].0.connection) had finished)", seqs: ps.prefix(12).map(\.seq)))
         }
-        return problems.isEmpty ? .held(summary.joined(separator: "; ")) : .violated("connections not reused", problems)
+        return .judged(problems, held: summary.joined(separator: "; "), violated: "connections not reused")
     }
 }

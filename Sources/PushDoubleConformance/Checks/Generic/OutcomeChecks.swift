@@ -92,8 +92,8 @@ enum OutcomeChecks {
         if judged == 0 { return .notApplicable("no send reply named the expected devices") }
         let coarseNote = coarselyJudged == 0 ? "" : " (\(coarselyJudged) judged coarsely: the sender declared coarse outcomes for "
             + ctx.coarseOutcomes.sorted().joined(separator: ", ") + ", so dead, rejected and failed count as one)"
-        return problems.isEmpty ? .held("\(judged) reported outcome(s) as expected" + coarseNote)
-            : .violated("\(problems.count) outcome(s) differ from the expected ones" + coarseNote, problems)
+        return .judged(problems, held: "\(judged) reported outcome(s) as expected" + coarseNote,
+            violated: "\(problems.count) outcome(s) differ from the expected ones" + coarseNote)
     }
 
     /// `outcome-truthful`: the sender's words agree with the history.
@@ -141,9 +141,9 @@ enum OutcomeChecks {
             }
             for p in mine where p.deadToken { deadSoFar[p.device] = p.end }
         }
-        if judged == 0 { return .notApplicable("no results reported for devices of a registered provider") }
-        return problems.isEmpty ? .held("\(judged) reported outcome(s) match the history")
-            : .violated("\(problems.count) reported outcome(s) contradict the history", problems)
+        return .judged(judged, problems, none: "no results reported for devices of a registered provider",
+                       held: "\(judged) reported outcome(s) match the history",
+                       violated: "\(problems.count) reported outcome(s) contradict the history")
     }
 
     /// `no-loss`: every device of every send is accepted or reported as not sent.
@@ -163,8 +163,8 @@ enum OutcomeChecks {
             problems.append(Evidence("step \(step.index + 1): \(device) was never accepted and the sender reported "
                 + (reported?.rawValue ?? "nothing"), seqs: attempts.map(\.seq)))
         }
-        if judged == 0 { return .notApplicable("no sends to devices of a registered provider") }
-        return problems.isEmpty ? .held("all \(judged) device-sends accepted or reported as not sent")
-            : .violated("\(problems.count) notification(s) lost", problems)
+        return .judged(judged, problems, none: "no sends to devices of a registered provider",
+                       held: "all \(judged) device-sends accepted or reported as not sent",
+                       violated: "\(problems.count) notification(s) lost")
     }
 }

@@ -31,8 +31,8 @@ enum RegistrationChecks {
                 + (reported.map { $0.outcome.rawValue + ($0.reason.map { " (\($0))" } ?? "") } ?? "nothing"),
                 seqs: [death.seq]))
         }
-        if judged == 0 { return .notApplicable("no dead token was registered again") }
-        return problems.isEmpty ? .held("\(judged) re-registered token(s) used again")
-            : .violated("a re-registered token was skipped: its notifications are lost", problems)
+        return .judged(judged, problems, none: "no dead token was registered again",
+                       held: "\(judged) re-registered token(s) used again",
+                       violated: "a re-registered token was skipped: its notifications are lost")
     }
 }

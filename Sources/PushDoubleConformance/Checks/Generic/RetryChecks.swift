@@ -25,9 +25,9 @@ enum RetryChecks {
                 if !problems.isEmpty && problems.last?.seqs.first == p.seq { break }
             }
         }
-        if judged == 0 { return .notApplicable("no permanent errors were answered") }
-        return problems.isEmpty ? .held("\(judged) permanent error(s), none retried")
-            : .violated("retried after a permanent error", problems)
+        return .judged(judged, problems, none: "no permanent errors were answered",
+                       held: "\(judged) permanent error(s), none retried",
+                       violated: "retried after a permanent error")
     }
 
     static let deadTokenNotReused = CheckDefinition(
@@ -55,8 +55,8 @@ enum RetryChecks {
         if deaths.isEmpty { return .notApplicable("no token was reported gone") }
         let laterSteps = ctx.steps.filter { s in s.type == "send" && deaths.contains { $0.step < s.index } }
         if laterSteps.isEmpty && problems.isEmpty { return .notApplicable("no send step after a token died") }
-        return problems.isEmpty ? .held("\(deaths.count) dead token(s) not used in later steps")
-            : .violated("a dead token was used again", problems)
+        return .judged(problems, held: "\(deaths.count) dead token(s) not used in later steps",
+            violated: "a dead token was used again")
     }
 
     /// Tolerance for clock granularity when comparing waits (seconds).
@@ -85,9 +85,9 @@ enum RetryChecks {
                 }
             }
         }
-        if judged == 0 { return .notApplicable("no retry followed a Retry-After answer") }
-        return problems.isEmpty ? .held("\(judged) retry(ies) waited at least Retry-After")
-            : .violated("retried before Retry-After elapsed", problems)
+        return .judged(judged, problems, none: "no retry followed a Retry-After answer",
+                       held: "\(judged) retry(ies) waited at least Retry-After",
+                       violated: "retried before Retry-After elapsed")
     }
 
     static let transientRetried = CheckDefinition(
@@ -104,9 +104,9 @@ enum RetryChecks {
                 problems.append(Evidence("\(last.device) gave up after \(g.count) attempt(s); last: \(h.describe(last))", seqs: g.map(\.seq)))
             }
         }
-        if judged == 0 { return .notApplicable("no transient failures were answered") }
-        return problems.isEmpty ? .held("\(judged) message(s) with transient failures were retried")
-            : .violated("transient failures not retried", problems)
+        return .judged(judged, problems, none: "no transient failures were answered",
+                       held: "\(judged) message(s) with transient failures were retried",
+                       violated: "transient failures not retried")
     }
 
     static let boundedAttempts = CheckDefinition(
@@ -280,7 +280,7 @@ enum RetryChecks {
                     + acc.map { h.describe($0) }.joined(separator: "; "), seqs: acc.map(\.seq)))
             }
         }
-        return problems.isEmpty ? .held("no duplicates among \(groups.count) message(s)")
-            : .violated("duplicate deliveries", problems)
+        return .judged(problems, held: "no duplicates among \(groups.count) message(s)",
+            violated: "duplicate deliveries")
     }
 }

@@ -39,8 +39,8 @@ enum AuthConnectionChecks {
             if let a = p.exchange.auth, a.scheme == "apns-jwt", !a.valid { bad.append("the fake could not verify it") }
             if !bad.isEmpty { problems.append(h.evidence(p, bad.joined(separator: "; "))) }
         }
-        return problems.isEmpty ? .held("\(tokens.count) distinct JWT(s), all valid")
-            : .violated("invalid provider JWT", problems)
+        return .judged(problems, held: "\(tokens.count) distinct JWT(s), all valid",
+            violated: "invalid provider JWT")
     }
 
     /// JOSE header members a JWT may carry besides Apple's two: `typ` is RFC 7515 §4.1.9's
@@ -65,8 +65,8 @@ enum AuthConnectionChecks {
             if !extraClaims.isEmpty { bad.append("claims have \(extraClaims.sorted()) besides iss and iat") }
             if !bad.isEmpty { problems.append(h.evidence(p, bad.joined(separator: "; "))) }
         }
-        return problems.isEmpty ? .held("\(tokens.count) JWT(s) with exactly alg, kid / iss, iat")
-            : .violated("provider JWT carries members Apple does not define (APNs tolerates them today)", problems)
+        return .judged(problems, held: "\(tokens.count) JWT(s) with exactly alg, kid / iss, iat",
+            violated: "provider JWT carries members Apple does not define (APNs tolerates them today)")
     }
 
     /// How a push's JWT wrote `iat` (``NumericDateClaim/Form`` raw values "integer",
@@ -99,9 +99,9 @@ enum AuthConnectionChecks {
                 problems.append(h.evidence(p, "iat is \(how), not an integer"))
             }
         }
-        if judged == 0 { return .notApplicable("no JWT with a readable iat") }
-        return problems.isEmpty ? .held("\(judged) JWT(s) with an integer iat")
-            : .violated("iat is not a JSON integer (APNs tolerates it today)", problems)
+        return .judged(judged, problems, none: "no JWT with a readable iat",
+                       held: "\(judged) JWT(s) with an integer iat",
+                       violated: "iat is not a JSON integer (APNs tolerates it today)")
     }
 
     /// Indices of pushes answered ExpiredProviderToken, keyed by the JWT they carried.
@@ -144,8 +144,8 @@ enum AuthConnectionChecks {
         // update, however many connections a pool opens. A JWT per request on one-push
         // connections is connection-reuse's finding, and the team-wide rate apns.jwt-team-rate's.
         let distinct = Set(pushes.compactMap(\.jwt))
-        return problems.isEmpty ? .held("\(distinct.count) JWT(s) for \(pushes.count) push(es)")
-            : .violated("provider JWT minted too often", problems)
+        return .judged(problems, held: "\(distinct.count) JWT(s) for \(pushes.count) push(es)",
+            violated: "provider JWT minted too often")
     }
 
     static let jwtTeamRate = CheckDefinition(
@@ -197,8 +197,9 @@ enum AuthConnectionChecks {
             let age = p.start.timeIntervalSince1970 - Double(iat)
             if age > APNsFacts.jwtMaxAge + 5 { problems.append(h.evidence(p, String(format: "JWT is %.0f s old", age))) }
         }
-        if judged == 0 { return .notApplicable("no JWTs") }
-        return problems.isEmpty ? .held("every JWT younger than one hour") : .violated("stale JWT sent", problems)
+        return .judged(judged, problems, none: "no JWTs",
+                       held: "every JWT younger than one hour",
+                       violated: "stale JWT sent")
     }
 
     static let jwtRefreshAfterExpired = CheckDefinition(
@@ -227,9 +228,9 @@ enum AuthConnectionChecks {
                 }
             }
         }
-        if judged == 0 { return .notApplicable("the fake never answered ExpiredProviderToken") }
-        return problems.isEmpty ? .held("\(judged) ExpiredProviderToken answer(s) followed by a new JWT and a retry")
-            : .violated("ExpiredProviderToken mishandled", problems)
+        return .judged(judged, problems, none: "the fake never answered ExpiredProviderToken",
+                       held: "\(judged) ExpiredProviderToken answer(s) followed by a new JWT and a retry",
+                       violated: "ExpiredProviderToken mishandled")
     }
 
     static let keepTokenAfterTooManyUpdates = CheckDefinition(
@@ -258,9 +259,9 @@ enum AuthConnectionChecks {
                 }
             }
         }
-        if judged == 0 { return .notApplicable("the fake never answered TooManyProviderTokenUpdates") }
-        return problems.isEmpty ? .held("\(judged) TooManyProviderTokenUpdates answer(s): the JWT was kept")
-            : .violated("TooManyProviderTokenUpdates mishandled", problems)
+        return .judged(judged, problems, none: "the fake never answered TooManyProviderTokenUpdates",
+                       held: "\(judged) TooManyProviderTokenUpdates answer(s): the JWT was kept",
+                       violated: "TooManyProviderTokenUpdates mishandled")
     }
 
     static let unrelatedKeyNewConnection = CheckDefinition(
@@ -293,9 +294,9 @@ enum AuthConnectionChecks {
                                          seqs: [first.seq, later.seq]))
             }
         }
-        if judged == 0 { return .notApplicable("the fake never answered UnrelatedKeyIdInToken") }
-        return problems.isEmpty ? .held("\(judged) UnrelatedKeyIdInToken answer(s) followed by a retry on a new connection")
-            : .violated("UnrelatedKeyIdInToken mishandled", problems)
+        return .judged(judged, problems, none: "the fake never answered UnrelatedKeyIdInToken",
+                       held: "\(judged) UnrelatedKeyIdInToken answer(s) followed by a retry on a new connection",
+                       violated: "UnrelatedKeyIdInToken mishandled")
     }
 
     static let noPriorityFrames = CheckDefinition(
@@ -315,7 +316,7 @@ enum AuthConnectionChecks {
                      seqs: [e.seq])
         }
         let conns = Set(http2.map(\.transport.connection.id)).count
-        return problems.isEmpty ? .held("no PRIORITY signals on \(conns) connection(s)") : .violated("PRIORITY frames sent", problems)
+        return .judged(problems, held: "no PRIORITY signals on \(conns) connection(s)", violated: "PRIORITY frames sent")
     }
 
     static let maxConcurrentStreams = CheckDefinition(
@@ -352,7 +353,7 @@ enum AuthConnectionChecks {
             }
         }
         if h.pushes.isEmpty { return .notApplicable("no pushes") }
-        return problems.isEmpty ? .held("peak \(peakAll) concurrent stream(s), limit \(limit)")
-            : .violated("stream limit exceeded", problems)
+        return .judged(problems, held: "peak \(peakAll) concurrent stream(s), limit \(limit)",
+            violated: "stream limit exceeded")
     }
 }

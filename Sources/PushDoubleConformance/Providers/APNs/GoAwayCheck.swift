@@ -51,7 +51,7 @@ enum GoAwayCheck {
                 }
             }
         }
-        return problems.isEmpty ? .held("\(goaways.count) GOAWAY(s) handled: only unprocessed streams resent")
-            : .violated("GOAWAY mishandled", problems)
+        return .judged(problems, held: "\(goaways.count) GOAWAY(s) handled: only unprocessed streams resent",
+            violated: "GOAWAY mishandled")
     }
 }

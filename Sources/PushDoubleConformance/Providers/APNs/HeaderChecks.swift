@@ -11,7 +11,7 @@ enum HeaderChecks {
         if ps.isEmpty { return .notApplicable(none) }
         var problems: [Evidence] = []
         for p in ps { if let why = judge(p) { problems.append(h.evidence(p, why)) } }
-        return problems.isEmpty ? .held("\(ps.count) push(es) \(summary)") : .violated(violation, problems)
+        return .judged(problems, held: "\(ps.count) push(es) \(summary)", violated: violation)
     }
 
     static func pushType(_ p: APNsPush) -> String { p.header("apns-push-type") ?? "alert" }

@@ -94,7 +94,7 @@ enum ExpoChecks {
                     + ", expected " + want.map(\.rawValue).sorted().joined(separator: "|")))
             }
         }
-        return problems.isEmpty ? .held("\(expect.count) final outcome(s) as expected") : .violated("\(problems.count) final outcome(s) differ", problems)
+        return .judged(problems, held: "\(expect.count) final outcome(s) as expected", violated: "\(problems.count) final outcome(s) differ")
     }
 
     /// `expo.receipt-truthful`: what `settle` reports agrees with the receipts the fake served
@@ -132,8 +132,9 @@ enum ExpoChecks {
                 }
             }
         }
-        if judged == 0 { return .notApplicable("no settle results for Expo devices") }
-        return problems.isEmpty ? .held("\(judged) settled outcome(s) match the receipts") : .violated("\(problems.count) settled outcome(s) contradict the receipts", problems)
+        return .judged(judged, problems, none: "no settle results for Expo devices",
+                       held: "\(judged) settled outcome(s) match the receipts",
+                       violated: "\(problems.count) settled outcome(s) contradict the receipts")
     }
 
     /// Tokens whose served receipt said `kind`, with when it was fetched.
@@ -225,8 +226,8 @@ enum ExpoChecks {
                 problems.append(Evidence("never sent in an accepted request: " + missing.prefix(5).joined(separator: ", "), seqs: [s.exchange.seq]))
             }
         }
-        return problems.isEmpty ? .held("\(refused.count) mixed-project request(s) split and each part sent")
-            : .violated("a mixed-project request was resent or its recipients dropped", problems)
+        return .judged(problems, held: "\(refused.count) mixed-project request(s) split and each part sent",
+            violated: "a mixed-project request was resent or its recipients dropped")
     }
 
     /// `expo.access-token`: with an access token configured, every send carries `Authorization: Bearer <token>`.

@@ -110,8 +110,8 @@ enum FCMChecks {
                 + "\(h.describe(prev)) → \(h.describe(next))", seqs: [prev.seq, next.seq]))
             if problems.count >= 5 { break }
         }
-        return problems.isEmpty ? .held("\(Set(authorised.compactMap(\.bearer)).count) access token(s) for \(authorised.count) sends")
-            : .violated("access token not reused: a new one per message", problems)
+        return .judged(problems, held: "\(Set(authorised.compactMap(\.bearer)).count) access token(s) for \(authorised.count) sends",
+            violated: "access token not reused: a new one per message")
     }
 
     /// `fcm.token-refresh-single-flight`: token requests do not overlap. Several requests in
@@ -166,7 +166,7 @@ enum FCMChecks {
                 problems.append(Evidence("retried without minting a new access token: \(h.describe(retry))", seqs: [r.seq, retry.seq]))
             }
         }
-        return problems.isEmpty ? .held("\(refused.count) refused token(s) replaced before the retry") : .violated("401 mishandled", problems)
+        return .judged(problems, held: "\(refused.count) refused token(s) replaced before the retry", violated: "401 mishandled")
     }
 
     /// `fcm.valid-messages`: no send is refused by FCM's own message checks (reserved data keys,
@@ -201,7 +201,7 @@ enum FCMChecks {
         let h = FCMHistory(ctx)
         if h.sends.isEmpty { return .notApplicable("no FCM sends") }
         return h.finding(refusedMessages(h, requestedInvalid: false), held: "\(h.sends.count) send(s), none made invalid by the sender",
-                         violated: "FCM refused a message the sender made invalid")
+                        violated: "FCM refused a message the sender made invalid")
     }
 
     static let localValidation = CheckDefinition(
@@ -211,7 +211,7 @@ enum FCMChecks {
         let h = FCMHistory(ctx)
         if h.sends.isEmpty { return .notApplicable("no FCM sends") }
         return h.finding(refusedMessages(h, requestedInvalid: true), held: "\(h.sends.count) send(s), none FCM had to refuse",
-                         violated: "sent a message FCM refused: validate it before sending")
+                        violated: "sent a message FCM refused: validate it before sending")
     }
 
     /// `fcm.mints-succeed`: the token requests are accepted by the token endpoint (a valid
@@ -225,7 +225,7 @@ enum FCMChecks {
         let refused = h.mints.filter { $0.exchange.decidedBy.stage == .auth && $0.status != 200 }
         if h.mints.isEmpty { return .notApplicable("no token requests") }
         return h.finding(refused, held: "\(h.mints.count) token request(s) accepted",
-                         violated: "the token endpoint refused the assertion")
+                        violated: "the token endpoint refused the assertion")
     }
 
     /// `fcm.topic-target`: every topic or condition target of a send step reached FCM as a
@@ -264,9 +264,9 @@ enum FCMChecks {
                 }
             }
         }
-        if judged == 0 { return .notApplicable("no send step named an FCM topic or condition target") }
-        return problems.isEmpty ? .held("\(judged) topic/condition target(s) addressed as given, fields mapped")
-            : .violated("topic or condition targets not sent as given", Array(problems.prefix(8)))
+        return .judged(judged, Array(problems.prefix(8)), none: "no send step named an FCM topic or condition target",
+                      held: "\(judged) topic/condition target(s) addressed as given, fields mapped",
+                      violated: "topic or condition targets not sent as given")
     }
 
     /// `fcm.topic-bare-name`: a topic goes as the bare v1 name, without the legacy API's
@@ -282,7 +282,7 @@ enum FCMChecks {
         if topics.isEmpty { return .notApplicable("no FCM message was sent to a topic") }
         let prefixed = topics.filter { $0.recordedTarget?["topic"]?.stringValue?.hasPrefix("/topics/") == true }
         return h.finding(prefixed, held: "\(topics.count) topic message(s) name the bare topic",
-                         violated: "topic names sent with the legacy /topics/ prefix") {
+                        violated: "topic names sent with the legacy /topics/ prefix") {
             "message.topic \($0.recordedTarget?["topic"]?.compactJSON ?? "")"
         }
     }

@@ -182,8 +182,8 @@ enum FCMMappingCheck {
                 if !bad.isEmpty { problems.append(Evidence("\(h.describe(s)): " + bad.joined(separator: "; "), seqs: [s.seq])) }
             }
         }
-        if judged == 0 { return .notApplicable("no background notification was sent to an FCM token") }
-        return problems.isEmpty ? .held("\(judged) background message(s) with the apns block Apple needs")
-            : .violated("background notification not sent as an APNs background push", Array(problems.prefix(8)))
+        return .judged(judged, Array(problems.prefix(8)), none: "no background notification was sent to an FCM token",
+                      held: "\(judged) background message(s) with the apns block Apple needs",
+                      violated: "background notification not sent as an APNs background push")
     }
 }

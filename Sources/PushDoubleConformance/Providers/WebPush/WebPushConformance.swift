@@ -156,7 +156,7 @@ enum WebPushChecks {
         if rs.isEmpty { return .notApplicable(none) }
         var problems: [Evidence] = []
         for r in rs { if let why = judge(r) { problems.append(h.evidence(r, why)) } }
-        return problems.isEmpty ? .held("\(rs.count) request(s) \(summary)") : .violated(violation, problems)
+        return .judged(problems, held: "\(rs.count) request(s) \(summary)", violated: violation)
     }
 
     static func accepted(_ r: WebPushRequestRecord) -> Bool { r.status.map { (200..<300).contains($0) } ?? false }

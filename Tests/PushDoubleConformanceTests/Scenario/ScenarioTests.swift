@@ -32,7 +32,7 @@ final class ScenarioTests: XCTestCase {
         }
         // Every check a mutant must fail is used by some case.
         let used = Set(all.flatMap { $0.checks.map(\.id) })
-        for e in MutantTable.entries { for c in e.failingChecks { XCTAssertTrue(used.contains(c), "\(e.mutant): \(c) unused") } }
+        for e in SenderMutants.all { for c in e.failingChecks { XCTAssertTrue(used.contains(c), "\(e.name): \(c) unused") } }
     }
 
     func testDecodeErrorsAreClear() {
@@ -103,12 +103,10 @@ final class ScenarioTests: XCTestCase {
 final class DocsTests: XCTestCase {
     /// docs/conformance.md lists every check id and every shipped case (the catalogue stays documented).
     func testDocsListEveryCheckAndCase() throws {
-        var url = URL(fileURLWithPath: #filePath)
-        url.deleteLastPathComponent(); url.deleteLastPathComponent(); url.deleteLastPathComponent()
-        let doc = try String(contentsOf: url.appendingPathComponent("docs/conformance.md"), encoding: .utf8)
+        let doc = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/conformance.md"), encoding: .utf8)
         for c in CheckCatalogue.all { XCTAssertTrue(doc.contains("`\(c.id)`"), c.id) }
         for s in try ConformanceScenario.loadDirectory(shippedScenarioDirectory) { XCTAssertTrue(doc.contains("`\(s.id)`"), s.id) }
-        for e in MutantTable.entries { XCTAssertTrue(doc.contains("`\(e.mutant)`"), e.mutant) }
+        for e in SenderMutants.all { XCTAssertTrue(doc.contains("`\(e.name)`"), e.name) }
     }
 }
 

@@ -131,3 +131,43 @@ final class ReportersTests: XCTestCase {
         XCTAssertTrue(text.contains("checks: apns.outcome"))
     }
 }
+
+/// The console's n/a lines (fast tier): n/a cases folded into one line per reason, and the n/a
+/// checks of a case that ran listed only in verbose mode.
+final class ConsoleNotApplicableTests: XCTestCase {
+    private func naCase(_ id: String, _ reason: String) -> CaseResult {
+        var c = CaseResult(id: id, title: id, references: [], file: nil, verdict: .pass, notApplicableReason: reason, sender: nil,
+                           driverFailure: nil, senderLog: "", durationSeconds: 0, checks: [], steps: [], history: [])
+        c.recomputeVerdict()
+        return c
+    }
+
+    func testNotApplicableCasesAreOneLinePerReason() {
+        let base = ReportersTests.sampleReport()
+        let fcm = (0..<12).map { naCase("fcm.case-\($0)", "sender does not support fcm") }
+        let expo = (0..<7).map { naCase("expo.case-\($0)", "sender does not support expo") }
+        let report = RunReport(sender: "s", seed: 1, startedAt: base.startedAt, durationSeconds: 1, cases: base.cases + fcm + expo + [naCase("fcm.last", "sender does not support fcm")])
+        let text = ConsoleReporter.caseLines(of: report.cases)
+        let naLines = text.split(separator: "\n").filter { $0.hasPrefix("N/A") }
+        XCTAssertEqual(naLines, ["N/A   13 cases: sender does not support fcm (" + (fcm.map(\.id) + ["fcm.last"]).joined(separator: ", ") + ")",
+                                 "N/A   7 cases: sender does not support expo (" + expo.map(\.id).joined(separator: ", ") + ")"])
+        XCTAssertFalse(text.contains("fcm.case-0  fcm.case-0"), "no per-case line for an n/a case")
+        // The cases that ran keep their lines, before the n/a summary.
+        XCTAssertTrue(text.hasPrefix(ConsoleReporter.caseLines(base.cases[0])))
+        XCTAssertTrue(ConsoleReporter.render(report).contains(naLines[0]))
+    }
+
+    func testVerboseListsTheNotApplicableChecksOfACaseThatRan() {
+        let c = ReportersTests.sampleReport().cases[0]  // a failing MUST, a pass and an n/a check (no GOAWAY)
+        XCTAssertFalse(ConsoleReporter.caseLines(c).contains("apns.goaway-unprocessed"))
+        XCTAssertTrue(ConsoleReporter.caseLines(c, verbose: true).contains("N/A apns.goaway-unprocessed [MUST; A5]: no GOAWAY"))
+        var passing = c
+        passing.checks.removeAll { $0.verdict == .fail }
+        passing.recomputeVerdict()
+        XCTAssertEqual(passing.verdict, .pass)
+        let verbose = ConsoleReporter.caseLines(of: [passing], verbose: true)
+        XCTAssertTrue(verbose.hasPrefix("PASS  apns.unregistered"), verbose)
+        XCTAssertTrue(verbose.contains("\n      N/A apns.goaway-unprocessed [MUST; A5]: no GOAWAY"), verbose)
+        XCTAssertEqual(ConsoleReporter.caseLines(of: [passing]).split(separator: "\n").count, 1, "not listed without --verbose")
+    }
+}

@@ -26,18 +26,16 @@ extension EndToEndTests {
     /// Every planted bug the httpx adapter can play is caught by the checks the mutant table names.
     func testHttpxAdapterMutantsAreCaught() throws {
         // A sequential sender has nothing in flight to resend after a GOAWAY (nor an unprocessed
-        // stream to give up); the adapter speaks APNs only (no FCM, Expo or Web Push mutants) and
+        // stream to give up); the adapter speaks APNs only (the shared and APNs rows only) and
         // does not play the 429-without-Retry-After bug (the reference sender's mutant tests do);
         // it authenticates with JWTs only, so the certificate cases are n/a for it.
         let notPlayed: Set<String> = ["resend-all-after-goaway", "fail-pending-at-goaway", "give-up-unprocessed", "give-up-429-without-retry-after",
                                       "certificate-error-kills-token"]
-        let playable = MutantTable.entries.filter {
-            !notPlayed.contains($0.mutant) && !$0.mutant.hasPrefix("fcm-") && !$0.mutant.hasPrefix("webpush-") && !$0.mutant.hasPrefix("expo-")
-        }
+        let playable = SenderMutants.all.filter { ($0.provider == nil || $0.provider == "apns") && !notPlayed.contains($0.name) }
         for e in playable {
-            let v = try verdicts(command: "MUTANT=\(e.mutant) python3 \(Self.httpxAdapter)", checks: e.failingChecks)
+            let v = try verdicts(command: "MUTANT=\(e.name) python3 \(Self.httpxAdapter)", checks: e.failingChecks)
             for c in e.failingChecks {
-                XCTAssertTrue(v[c]?.contains { $0 == .fail || $0 == .warn } ?? false, "\(e.mutant): \(c) did not fail: \(v[c] ?? [])")
+                XCTAssertTrue(v[c]?.contains { $0 == .fail || $0 == .warn } ?? false, "\(e.name): \(c) did not fail: \(v[c] ?? [])")
             }
         }
     }

@@ -4,8 +4,8 @@ import PushDoubleTestSupport
 import PushDoubleCore
 
 /// The acceptance test of the suite itself: the reference sender passes every shipped
-/// case in under 30 s, and each of its mutants fails the checks ``MutantTable`` (the one
-/// table of mutant → checks, also printed in docs/conformance.md) aims at it.
+/// case in under 30 s, and each of its mutants fails the checks its row names (``SenderMutants``:
+/// the sender's one table per provider, also printed in docs/conformance.md).
 final class SuiteAcceptanceTests: XCTestCase {
     override func setUpWithError() throws { try requireInteropTier(needs: "the reference sender's process") }
 
@@ -15,8 +15,7 @@ final class SuiteAcceptanceTests: XCTestCase {
         var candidates: [URL] = []
         if let exe = Bundle.main.executableURL { candidates.append(exe.resolvingSymlinksInPath().deletingLastPathComponent()) }
         candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent())
-        var root = URL(fileURLWithPath: #filePath)
-        root.deleteLastPathComponent(); root.deleteLastPathComponent(); root.deleteLastPathComponent()
+        let root = repositoryRoot
         candidates.append(root.appendingPathComponent(".build/debug"))
         for dir in candidates where FileManager.default.isExecutableFile(atPath: dir.appendingPathComponent(name).path) {
             return dir.appendingPathComponent(name).path
@@ -41,21 +40,22 @@ final class SuiteAcceptanceTests: XCTestCase {
 
     func testEveryMutantFailsTheChecksAimedAtIt() throws {
         let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
-        for e in MutantTable.entries {
+        for e in SenderMutants.all {
             let cases = all.filter { s in s.checks.contains { e.failingChecks.contains($0.id) } }
-            var o = RunOptions(senderCommand: "\(Self.executable) --mutant \(e.mutant)"); o.timeout = 30; o.jobs = 8
+            XCTAssertFalse(cases.isEmpty, "no shipped case runs the checks of \(e.name)")
+            var o = RunOptions(senderCommand: "\(Self.executable) --mutant \(e.name)"); o.timeout = 30; o.jobs = 8
             let report = ConformanceRunner(host: ServerFakeHost(), options: o).run(cases)
             // A mutant that breaks SHOULD rules only passes, with the warnings: a MUST there would
             // fail a sender for what the real service may accept or what loses nothing.
             if e.failingChecks.contains(where: { CheckCatalogue.byID[$0]?.severity == .must }) {
-                XCTAssertFalse(report.succeeded, "\(e.mutant) passed the suite")
+                XCTAssertFalse(report.succeeded, "\(e.name) passed the suite")
             } else {
-                XCTAssertTrue(report.succeeded, "\(e.mutant) breaks SHOULD rules only, yet failed: " + ConsoleReporter.render(report))
+                XCTAssertTrue(report.succeeded, "\(e.name) breaks SHOULD rules only, yet failed: " + ConsoleReporter.render(report))
             }
             for check in e.failingChecks {
                 let verdicts = report.cases.flatMap { $0.checks.filter { $0.id == check }.map(\.verdict) }
                 let expected = try XCTUnwrap(CheckCatalogue.byID[check]).severity.violationVerdict
-                XCTAssertTrue(verdicts.contains(expected), "\(e.mutant): \(check) did not \(expected.rawValue) (\(verdicts))")
+                XCTAssertTrue(verdicts.contains(expected), "\(e.name): \(check) did not \(expected.rawValue) (\(verdicts))")
             }
         }
     }
@@ -79,23 +79,5 @@ final class SuiteAcceptanceTests: XCTestCase {
         var good = RunOptions(senderCommand: Self.executable); good.timeout = 30; good.jobs = 1
         let passed = ConformanceRunner(host: ServerFakeHost(), options: good).run(cases)
         for (i, c) in passed.cases.enumerated() { XCTAssertEqual(c.verdict, .pass, "run \(i + 1): \(ConsoleReporter.caseLines(c))") }
-    }
-
-    /// The mutants that break a SHOULD rule only (not in ``MutantTable``): the suite passes
-    /// them, and their check warns. A MUST there would fail a sender for what the real
-    /// service may accept.
-    func testWarnOnlyMutantsPassWithTheirCheckWarning() throws {
-        let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
-        for (mutant, check) in [("fcm-topic-prefix", "fcm.topic-bare-name"), ("webpush-aesgcm", "webpush.aes128gcm"),
-                                ("webpush-urgency-ignored", "webpush.urgency")] {
-            XCTAssertEqual(CheckCatalogue.byID[check]?.severity, .should, check)
-            let cases = all.filter { s in s.checks.contains { $0.id == check } }
-            XCTAssertFalse(cases.isEmpty, "no shipped case runs \(check)")
-            var o = RunOptions(senderCommand: "\(Self.executable) --mutant \(mutant)"); o.timeout = 30; o.jobs = 8
-            let report = ConformanceRunner(host: ServerFakeHost(), options: o).run(cases)
-            XCTAssertTrue(report.succeeded, "\(mutant) failed: \(report.cases.map { ConsoleReporter.caseLines($0) })")
-            let verdicts = report.cases.flatMap { $0.checks.filter { $0.id == check }.map(\.verdict) }
-            XCTAssertTrue(verdicts.contains(.warn), "\(mutant): \(check) did not warn (\(verdicts))")
-        }
     }
 }

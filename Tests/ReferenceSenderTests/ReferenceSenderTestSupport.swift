@@ -1,7 +1,8 @@
 import Foundation
 import XCTest
 import PushDoubleCrypto
-import PushDoubleTestSupport
+// The process runner, sender scripts and interop tier every file here uses.
+@_exported import PushDoubleTestSupport
 
 /// Runs the built `pushdouble-reference-sender` executable and talks JSON-RPC to it over
 /// pipes, the way the conformance runner does. The sender is an executable target, so

@@ -186,8 +186,8 @@ final class CheckAliasTests: XCTestCase {
         XCTAssertFalse(ctx.judges(device: "d1"))
     }
 
-    func testMutantTableNamesCanonicalIDs() {
-        for e in MutantTable.entries { for c in e.failingChecks { XCTAssertNotNil(CheckCatalogue.byID[c], "\(e.mutant): \(c)") } }
+    func testMutantRowsNameCanonicalIDs() {
+        for e in SenderMutants.all { for c in e.failingChecks { XCTAssertNotNil(CheckCatalogue.byID[c], "\(e.name): \(c)") } }
     }
 
     func testListShowsOldIDs() {

@@ -140,11 +140,17 @@ final class HeaderChecksTests: XCTestCase {
         XCTAssertVerdict(b.run(HeaderChecks.environmentHost), .pass)
     }
 
-    func testCatalogueIDsAreUniqueAndMutantTableNamesKnownChecks() {
+    /// Check ids are unique; each mutant row is declared once (no name in two tables) and names
+    /// at least one check it must fail (that each is a known check is AttemptTests').
+    func testCatalogueIDsAreUniqueAndMutantRowsAreWellFormed() {
         XCTAssertEqual(CheckCatalogue.all.count, CheckCatalogue.byID.count)
-        for e in MutantTable.entries { for c in e.failingChecks { XCTAssertNotNil(CheckCatalogue.byID[c], c) } }
-        XCTAssertEqual(MutantTable.entries.count, 60)  // 19 APNs/generic + 20 FCM (1 more warns only) + 9 Web Push (2 more warn only) + 12 Expo
-        XCTAssertEqual(MutantTable.entries.filter { $0.mutant.hasPrefix("fcm-") }.count, 20)
+        let rows = SenderMutants.all
+        XCTAssertFalse(rows.isEmpty)
+        for (name, n) in Dictionary(rows.map { ($0.name, 1) }, uniquingKeysWith: +) { XCTAssertEqual(n, 1, "\(name) declared \(n) times") }
+        for r in rows {
+            XCTAssertFalse(r.failingChecks.isEmpty, "\(r.name) names no check it must fail")
+            XCTAssertEqual(Set(r.failingChecks).count, r.failingChecks.count, "\(r.name) names a check twice")
+        }
         XCTAssertEqual(Severity.must.violationVerdict, .fail)
         XCTAssertEqual(Severity.should.violationVerdict, .warn)
         XCTAssertEqual(Severity.may.violationVerdict, .info)

@@ -7,8 +7,7 @@ import PushDoubleTestSupport
 final class JUnitSchemaTests: XCTestCase {
     override func setUpWithError() throws { try requireInteropTier(needs: "xmllint") }
 
-    static let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/junit.xsd").path
+    static let schema = repositoryRoot.appendingPathComponent("Tests/PushDoubleConformanceTests/Fixtures/junit.xsd").path
 
     /// Runs `xmllint --noout --schema junit.xsd` on `xml`; returns (exit status, output).
     func validate(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> (Int32, String) {
