@@ -37,6 +37,7 @@ from browser import find, find_all, visible, wait, wait_visible
 PROVIDERS = ("apns", "fcm", "expo", "webpush")
 FORM_RULE = {"id": "browser-form-rule", "match": {"provider": "fcm", "device": "browser-fcm"},
              "action": {"type": "respond", "status": 503}, "times": 1}
+LIVE_RULE_TOKEN = "1ce0" * 16  # an APNs token no other check pushes to
 REMOVED_RULE = {"id": "browser-removed-rule", "match": {"provider": "expo"}, "action": {"type": "delay", "seconds": 0}}
 
 
@@ -417,6 +418,28 @@ class InboxSession:
         self.checks.screenshot("faults")
         return f"added {FORM_RULE['id']} and {REMOVED_RULE['id']} through fault-form, removed the second; /faults = {ids}"
 
+    def check_faults_live(self):
+        """A rule added through the admin API shows in fault-list without a click, its counters move
+        when a push hits it, and it goes when the admin API deletes it (GET /faults, kept live)."""
+        rule = {"id": "browser-api-rule", "match": {"provider": "apns", "token": LIVE_RULE_TOKEN},
+                "action": {"type": "respond", "reason": "TooManyRequests"}, "times": 1}
+        status, _ = pushes.admin_call(self.admin, "POST", "/faults", rule)
+        assert status == 201, f"POST /faults: {status}"
+        def item(d):
+            items = [i for i in find_all(d, "fault-item") if i.get_attribute("data-fault-id") == rule["id"]]
+            return items[0] if items else None
+        wait(self.driver, item, 10, f"fault-item {rule['id']} added through the admin API")
+        assert "matched 0 · fired 0" in item(self.driver).text, item(self.driver).text
+        answer = pushes.send_apns(self.kit, LIVE_RULE_TOKEN, "live", "live")[:2]
+        assert answer == (429, "TooManyRequests"), f"the armed push answered {answer}"
+        wait(self.driver, lambda d: item(d) is not None and "matched 1 · fired 1" in item(d).text, 10,
+             f"fault-item {rule['id']} counters after the push")
+        self.checks.screenshot("faults-live")
+        status, _ = pushes.admin_call(self.admin, "DELETE", "/faults/" + rule["id"])
+        assert status in (200, 204), f"DELETE /faults/{rule['id']}: {status}"
+        wait(self.driver, lambda d: item(d) is None, 10, f"fault-item {rule['id']} to go after DELETE /faults")
+        return f"{rule['id']} appeared, counted the push (429 TooManyRequests) and went, with no click in the panel"
+
     def check_export_replay(self):
         """export-scenario's JSON replays in a fresh `pushdouble replay` with the same devices and rules."""
         link = find(self.driver, "export-scenario")
@@ -586,6 +609,7 @@ def main():
             ("detail-auth", session.check_detail), ("detail-credentials", session.check_detail_credentials),
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
+            ("faults-live", session.check_faults_live),
             ("export-replay", session.check_export_replay), ("reconnect", session.check_reconnect), ("layout-1280", session.check_wide_layout),
             ("layout-400", session.check_narrow), ("reset", session.check_reset),
             ("dropped-banner", session.check_dropped),

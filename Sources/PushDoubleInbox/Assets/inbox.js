@@ -28,7 +28,9 @@
     openSeq: null,
     openedFrom: null,
     deviceListDirty: false,
-    devicesTimer: null
+    devicesTimer: null,
+    faultsShown: null,     // JSON of the GET /faults the panel shows
+    faultsTimer: null
   };
 
   // ---------------------------------------------------------------- DOM helpers
@@ -325,6 +327,7 @@
     es.addEventListener('open', function () { state.retry = 0; setConnection(true); });
     es.addEventListener('exchange', function (ev) {
       try { add(JSON.parse(ev.data)); } catch (e) { say('unreadable stream event: ' + e.message, true); }
+      loadFaultsSoon();
     });
     es.addEventListener('lagged', function (ev) {
       var d = {};
@@ -366,6 +369,7 @@
       state.health = h;
       renderCounts();
       if (typeof h.devices === 'number' && h.devices !== state.devices.length) reloadDevicesSoon();
+      loadFaultsSoon();
       return h;
     });
   }
@@ -936,8 +940,23 @@
 
   // ---------------------------------------------------------------- faults
 
+  // The panel follows GET /faults live: reloaded at every health poll and shortly after each
+  // exchange the stream brings (its counters move then); redrawn only when the list changed,
+  // so focus and selection in it survive a reload that found nothing new.
+  var FAULTS_AFTER_EXCHANGE_MS = 300;
+  function loadFaultsSoon() {
+    if (state.faultsTimer) return;
+    state.faultsTimer = setTimeout(function () {
+      state.faultsTimer = null;
+      loadFaults().catch(function () { /* the health poll and the stream report an outage */ });
+    }, FAULTS_AFTER_EXCHANGE_MS);
+  }
+
   function loadFaults() {
     return api('GET', '/faults').then(function (list) {
+      var signature = JSON.stringify(list || []);
+      if (signature === state.faultsShown) return;
+      state.faultsShown = signature;
       var ul = $('fault-list');
       ul.replaceChildren.apply(ul, (list || []).map(function (f) {
         var rule = f.rule || f;
