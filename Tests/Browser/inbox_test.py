@@ -515,6 +515,26 @@ class InboxSession:
         inner = self.driver.execute_script("return window.innerWidth")
         return f"innerWidth {inner}: " + "; ".join(results)
 
+    def check_clear_history(self):
+        """`clear-history` forgets the history only: the timeline empties, devices and rules stay
+        (the admin API agrees)."""
+        browser.set_viewport(self.driver, *browser.WIDE)
+        self.open_page("/")
+        devices = pushes.admin_call(self.admin, "GET", "/devices")[1]
+        faults = pushes.admin_call(self.admin, "GET", "/faults")[1]
+        assert devices and faults, f"nothing armed to keep: {len(devices)} devices, {len(faults)} rules"
+        wait(self.driver, lambda d: self.rows(), 10, "rows before clear-history")
+        find(self.driver, "clear-history").click()
+        wait(self.driver, lambda d: not self.rows(), 10, "the timeline to empty")
+        history = pushes.admin_call(self.admin, "GET", "/history")[1]
+        assert history["count"] == 0, history["count"]
+        kept = pushes.admin_call(self.admin, "GET", "/devices")[1]
+        assert device_summary(kept) == device_summary(devices), (device_summary(kept), device_summary(devices))
+        assert [f["rule"] for f in pushes.admin_call(self.admin, "GET", "/faults")[1]] == [f["rule"] for f in faults]
+        assert find_all(self.driver, "fault-item"), "the fault list emptied"
+        self.checks.screenshot("after-clear-history")
+        return f"history gone; {len(kept)} devices and {len(faults)} rule(s) kept (API and page)"
+
     def check_reset(self):
         """`reset` forgets devices, rules and history (the admin API agrees, the page empties);
         the live stream goes on: a push after it shows up as a row."""
@@ -611,7 +631,8 @@ def main():
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
             ("faults-live", session.check_faults_live),
             ("export-replay", session.check_export_replay), ("reconnect", session.check_reconnect), ("layout-1280", session.check_wide_layout),
-            ("layout-400", session.check_narrow), ("reset", session.check_reset),
+            ("layout-400", session.check_narrow), ("clear-history", session.check_clear_history),
+            ("reset", session.check_reset),
             ("dropped-banner", session.check_dropped),
             ("console", session.check_console)]
     driver = browser.start_browser(*browser.WIDE)

@@ -1002,6 +1002,15 @@
     }).catch(function (err) { say('Reset failed: ' + err.message, true); });
   }
 
+  // The history only (DELETE /history): devices and rules stay armed for the next run.
+  function clearHistory() {
+    api('DELETE', '/history').then(function () {
+      say('History cleared; devices and rules are kept.');
+      clearExchanges();
+      return Promise.all([loadDevices(), pollHealth()]);
+    }).catch(function (err) { say('Could not clear the history: ' + err.message, true); });
+  }
+
   // ---------------------------------------------------------------- keyboard
 
   // Arrow keys move between visible items of a list; Enter (or Space) opens one.
@@ -1044,6 +1053,7 @@
     $('fault-json').setAttribute('placeholder', JSON.stringify({ id: 'busy', match: { provider: example },
       action: { type: 'respond', reason: 'ServiceUnavailable', retryAfter: 7 }, times: 1 }));
     $('reset').addEventListener('click', reset);
+    $('clear-history').addEventListener('click', clearHistory);
   }
 
   function start() {
