@@ -15,8 +15,8 @@ import PushDoubleTestSupport
 /// Export → replay on fresh ports: five QA stories (a dead APNs token, two FCM 503s with
 /// `Retry-After`, a sandbox token sent to production, an Expo receipt `DeviceNotRegistered`,
 /// an expired Web Push subscription) set up on one double through the admin API, exported,
-/// and replayed by `pushdouble replay` on other ports after the first double is gone; each
-/// story then answers as armed, over the wire, on the replaying double's own listeners.
+/// and replayed by `pushdouble replay` on other ports; the first double is stopped before any
+/// push, and each story answers as armed, over the wire, on the replaying double's own listeners.
 final class ScenarioRoundTripTests: XCTestCase {
     override func setUpWithError() throws { try requireInteropTier(needs: "curl") }
 
@@ -51,13 +51,13 @@ final class ScenarioRoundTripTests: XCTestCase {
 
         let first = PushDoubleServer(configuration: .ephemeral())
         try first.start()
+        addTeardownBlock { first.stop() }  // stopped below; this covers an early failure
         let firstAdmin = try XCTUnwrap(first.endpoint(named: "admin")?.url)
         let firstWebPush = try XCTUnwrap(first.endpoint(named: WebPushModule.listenerName)?.url)
         try arm(firstAdmin)
         let export = try Curl.call("GET", firstAdmin + "/scenario/export")
         XCTAssertEqual(export.code, 200)
         let firstPorts = Set(first.endpoints.map(\.port))
-        first.stop()
         // The port-free form: no address of the exporting double is in the file.
         XCTAssertFalse(export.body.contains(firstWebPush), export.body)
         XCTAssertTrue(export.body.contains(#""endpoint" : "\/wpush\/v1\/"#) || export.body.contains(#""endpoint" : "/wpush/v1/"#), export.body)
@@ -68,6 +68,8 @@ final class ScenarioRoundTripTests: XCTestCase {
         let replay = BackgroundServe(["--ephemeral", "--endpoints-file", endpointsFile.path, file.path], mode: .replay)
         XCTAssertTrue(replay.waitFor("ready"), replay.out.value + replay.err.value)
         defer { XCTAssertEqual(replay.stop(with: SIGINT), 0) }
+        // Stopped only now: while both ran, their ports could not be the same ones.
+        first.stop()
         let (urls, env) = try endpointsDocument(endpointsFile)
         // What is armed, printed before `ready`.
         for line in ["armed:\n  scenario exported: Exported from a running pushdouble\n",
