@@ -432,13 +432,15 @@ class InboxSession:
         assert "matched 0 · fired 0" in item(self.driver).text, item(self.driver).text
         answer = pushes.send_apns(self.kit, LIVE_RULE_TOKEN, "live", "live")[:2]
         assert answer == (429, "TooManyRequests"), f"the armed push answered {answer}"
+        assert not find_all(item(self.driver), "fault-used-up"), "used up before it fired"
         wait(self.driver, lambda d: item(d) is not None and "matched 1 · fired 1" in item(d).text, 10,
              f"fault-item {rule['id']} counters after the push")
+        assert find_all(item(self.driver), "fault-used-up"), "a times:1 rule that fired once is not shown used up"
         self.checks.screenshot("faults-live")
         status, _ = pushes.admin_call(self.admin, "DELETE", "/faults/" + rule["id"])
         assert status in (200, 204), f"DELETE /faults/{rule['id']}: {status}"
         wait(self.driver, lambda d: item(d) is None, 10, f"fault-item {rule['id']} to go after DELETE /faults")
-        return f"{rule['id']} appeared, counted the push (429 TooManyRequests) and went, with no click in the panel"
+        return f"{rule['id']} appeared, counted the push (429 TooManyRequests), showed used up and went, with no click in the panel"
 
     def check_export_replay(self):
         """export-scenario's JSON replays in a fresh `pushdouble replay` with the same devices and rules."""

@@ -960,10 +960,13 @@
       var ul = $('fault-list');
       ul.replaceChildren.apply(ul, (list || []).map(function (f) {
         var rule = f.rule || f;
-        return el('li', { class: 'fault-item', 'data-testid': 'fault-item', 'data-fault-id': rule.id }, [
+        // A rule with `times` that fired that often answers nothing more: shown as used up.
+        var usedUp = typeof rule.times === 'number' && Number(f.fired) >= rule.times;
+        return el('li', { class: 'fault-item' + (usedUp ? ' used-up' : ''), 'data-testid': 'fault-item', 'data-fault-id': rule.id }, [
           el('div', { class: 'f-head' }, [
             el('span', { class: 'f-id', text: rule.id }),
             el('span', { class: 'note', text: 'matched ' + str(f.matched) + ' · fired ' + str(f.fired) }),
+            usedUp ? el('span', { class: 'badge', 'data-testid': 'fault-used-up', text: 'used up' }) : null,
             el('button', { type: 'button', 'data-testid': 'fault-remove', 'aria-label': 'remove rule ' + rule.id, text: 'Remove',
               onclick: function () { removeFault(rule.id); } })
           ]),
