@@ -121,7 +121,7 @@ public struct WebPushAdminRoutes: Sendable {
             let device = Device(id: id, provider: .webpush, token: subscription.token,
                                 attributes: try WebPushDeviceSchema.attributes(of: subscription))
             let stored = try double.devices.register(device)
-            return AdminRoute.json(201, Self.browserJSON(stored) ?? .null)
+            return AdminRoute.json(201, Self.browserJSON(stored, origin: self.origin()) ?? .null)
         } catch let e as DeviceRegistryError {
             return AdminRoute.error(409, e.description)
         } catch {
@@ -129,20 +129,25 @@ public struct WebPushAdminRoutes: Sendable {
         }
     }
 
-    /// `{"id", …the browser's PushSubscription JSON}` of a `webpush` device.
-    static func browserJSON(_ device: Device) -> JSONValue? {
-        guard let sub = device.attributes["subscription"]?.objectValue else { return nil }
+    /// `{"id", …the browser's PushSubscription JSON}` of a `webpush` device, a bare-path
+    /// endpoint on `origin` (the bound listener: where a sender reaches it now).
+    static func browserJSON(_ device: Device, origin: String?) -> JSONValue? {
+        guard var sub = device.attributes["subscription"]?.objectValue else { return nil }
+        if let i = sub.firstIndex(where: { $0.0 == "endpoint" }), let e = sub[i].1.stringValue {
+            sub[i].1 = .string(WebPushDeviceSchema.resolvedEndpoint(e, origin: origin))
+        }
         return .object([("id", .string(device.id))] + sub)
     }
 
     // MARK: GET
 
     func list() -> HTTPResponse {
-        AdminRoute.json(200, .array(double.devices.list(provider: .webpush).compactMap(Self.browserJSON)))
+        let origin = self.origin()
+        return AdminRoute.json(200, .array(double.devices.list(provider: .webpush).compactMap { Self.browserJSON($0, origin: origin) }))
     }
 
     func show(_ id: String) -> HTTPResponse {
-        guard let d = double.devices.device(id: id), d.provider == .webpush, let json = Self.browserJSON(d) else {
+        guard let d = double.devices.device(id: id), d.provider == .webpush, let json = Self.browserJSON(d, origin: origin()) else {
             return AdminRoute.error(404, "no webpush subscription \"\(id)\"")
         }
         return AdminRoute.json(200, json)

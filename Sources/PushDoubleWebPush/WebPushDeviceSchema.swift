@@ -30,15 +30,39 @@ public enum WebPushDeviceSchema {
     /// The attribute names a `webpush` device may carry.
     public static let attributeNames: Set<String> = ["subscription", "privateKey", "applicationServerKey", "autopush"]
 
-    /// Checks the attributes of `device` and fills in its token.
+    /// Checks the attributes of `device`, fills in its token and re-homes its endpoint
+    /// (``portableEndpoint(_:)``): an endpoint on the double's own listener is kept as its bare
+    /// path, so a device outlives the port it was made on (an exported scenario, `replay`).
     public static func validate(_ device: inout Device) throws {
         try DeviceSchemaError.refuseAttributes(of: device, allowed: attributeNames)
         let parsed = try parse(device)
+        if parsed.endpoint.origin != nil, let text = parsed.json["endpoint"]?.stringValue, let bare = portableEndpoint(text),
+           case .object(var members) = parsed.json, let i = members.firstIndex(where: { $0.0 == "endpoint" }) {
+            members[i].1 = .string(bare)
+            device.attributes["subscription"] = .object(members)
+        }
         if device.token.isEmpty { device.token = parsed.endpoint.path.token }
         else if device.token != parsed.endpoint.path.token {
             throw DeviceSchemaError(deviceID: device.id, field: "token",
                                     message: "\"\(device.token)\" is not the token of the endpoint (\(parsed.endpoint.path.token))")
         }
+    }
+
+    /// The bare path of an absolute `endpoint` that is not on a real push service's origin
+    /// (``WebPushService/isRealOrigin(_:)``): every such origin is this double's own listener
+    /// (`https://127.0.0.1:8726`, an advertised host, the listener of an earlier run), whose port
+    /// a scenario cannot know. nil for a bare path or a real origin, which are kept as they are.
+    public static func portableEndpoint(_ endpoint: String) -> String? {
+        guard let parsed = WebPushEndpointPath.parseEndpoint(endpoint), let origin = parsed.origin,
+              !WebPushService.allCases.contains(where: { $0.isRealOrigin(origin) }) else { return nil }
+        return String(endpoint.dropFirst(origin.count))
+    }
+
+    /// `endpoint` as a client must be told it: a bare path on `origin` (the bound listener's
+    /// URL; kept bare when the listener is not bound), an absolute one as it is.
+    public static func resolvedEndpoint(_ endpoint: String, origin: String?) -> String {
+        guard endpoint.hasPrefix("/"), let origin else { return endpoint }
+        return origin + endpoint
     }
 
     /// The attributes of a subscription the double made (admin `POST /webpush/subscriptions`).

@@ -37,6 +37,7 @@ from browser import find, find_all, visible, wait, wait_visible
 PROVIDERS = ("apns", "fcm", "expo", "webpush")
 FORM_RULE = {"id": "browser-form-rule", "match": {"provider": "fcm", "device": "browser-fcm"},
              "action": {"type": "respond", "status": 503}, "times": 1}
+LIVE_RULE_TOKEN = "1ce0" * 16  # an APNs token no other check pushes to
 REMOVED_RULE = {"id": "browser-removed-rule", "match": {"provider": "expo"}, "action": {"type": "delay", "seconds": 0}}
 
 
@@ -417,6 +418,30 @@ class InboxSession:
         self.checks.screenshot("faults")
         return f"added {FORM_RULE['id']} and {REMOVED_RULE['id']} through fault-form, removed the second; /faults = {ids}"
 
+    def check_faults_live(self):
+        """A rule added through the admin API shows in fault-list without a click, its counters move
+        when a push hits it, and it goes when the admin API deletes it (GET /faults, kept live)."""
+        rule = {"id": "browser-api-rule", "match": {"provider": "apns", "token": LIVE_RULE_TOKEN},
+                "action": {"type": "respond", "reason": "TooManyRequests"}, "times": 1}
+        status, _ = pushes.admin_call(self.admin, "POST", "/faults", rule)
+        assert status == 201, f"POST /faults: {status}"
+        def item(d):
+            items = [i for i in find_all(d, "fault-item") if i.get_attribute("data-fault-id") == rule["id"]]
+            return items[0] if items else None
+        wait(self.driver, item, 10, f"fault-item {rule['id']} added through the admin API")
+        assert "matched 0 · fired 0" in item(self.driver).text, item(self.driver).text
+        answer = pushes.send_apns(self.kit, LIVE_RULE_TOKEN, "live", "live")[:2]
+        assert answer == (429, "TooManyRequests"), f"the armed push answered {answer}"
+        assert not find_all(item(self.driver), "fault-used-up"), "used up before it fired"
+        wait(self.driver, lambda d: item(d) is not None and "matched 1 · fired 1" in item(d).text, 10,
+             f"fault-item {rule['id']} counters after the push")
+        assert find_all(item(self.driver), "fault-used-up"), "a times:1 rule that fired once is not shown used up"
+        self.checks.screenshot("faults-live")
+        status, _ = pushes.admin_call(self.admin, "DELETE", "/faults/" + rule["id"])
+        assert status in (200, 204), f"DELETE /faults/{rule['id']}: {status}"
+        wait(self.driver, lambda d: item(d) is None, 10, f"fault-item {rule['id']} to go after DELETE /faults")
+        return f"{rule['id']} appeared, counted the push (429 TooManyRequests), showed used up and went, with no click in the panel"
+
     def check_export_replay(self):
         """export-scenario's JSON replays in a fresh `pushdouble replay` with the same devices and rules."""
         link = find(self.driver, "export-scenario")
@@ -491,6 +516,26 @@ class InboxSession:
         self.close_detail()
         inner = self.driver.execute_script("return window.innerWidth")
         return f"innerWidth {inner}: " + "; ".join(results)
+
+    def check_clear_history(self):
+        """`clear-history` forgets the history only: the timeline empties, devices and rules stay
+        (the admin API agrees)."""
+        browser.set_viewport(self.driver, *browser.WIDE)
+        self.open_page("/")
+        devices = pushes.admin_call(self.admin, "GET", "/devices")[1]
+        faults = pushes.admin_call(self.admin, "GET", "/faults")[1]
+        assert devices and faults, f"nothing armed to keep: {len(devices)} devices, {len(faults)} rules"
+        wait(self.driver, lambda d: self.rows(), 10, "rows before clear-history")
+        find(self.driver, "clear-history").click()
+        wait(self.driver, lambda d: not self.rows(), 10, "the timeline to empty")
+        history = pushes.admin_call(self.admin, "GET", "/history")[1]
+        assert history["count"] == 0, history["count"]
+        kept = pushes.admin_call(self.admin, "GET", "/devices")[1]
+        assert device_summary(kept) == device_summary(devices), (device_summary(kept), device_summary(devices))
+        assert [f["rule"] for f in pushes.admin_call(self.admin, "GET", "/faults")[1]] == [f["rule"] for f in faults]
+        assert find_all(self.driver, "fault-item"), "the fault list emptied"
+        self.checks.screenshot("after-clear-history")
+        return f"history gone; {len(kept)} devices and {len(faults)} rule(s) kept (API and page)"
 
     def check_reset(self):
         """`reset` forgets devices, rules and history (the admin API agrees, the page empties);
@@ -586,8 +631,10 @@ def main():
             ("detail-auth", session.check_detail), ("detail-credentials", session.check_detail_credentials),
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
+            ("faults-live", session.check_faults_live),
             ("export-replay", session.check_export_replay), ("reconnect", session.check_reconnect), ("layout-1280", session.check_wide_layout),
-            ("layout-400", session.check_narrow), ("reset", session.check_reset),
+            ("layout-400", session.check_narrow), ("clear-history", session.check_clear_history),
+            ("reset", session.check_reset),
             ("dropped-banner", session.check_dropped),
             ("console", session.check_console)]
     driver = browser.start_browser(*browser.WIDE)

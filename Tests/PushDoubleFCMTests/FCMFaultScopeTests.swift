@@ -48,6 +48,15 @@ final class FCMFaultScopeTests: XCTestCase {
         try h.double.faults.add(FaultRule(id: "s", match: FaultMatch(provider: .fcm, endpoint: FCMFake.tokenEndpoint),
                                           action: .respond(ResponseSpec(reason: "backend_hiccup", status: 503, custom: true)), times: 1))
         XCTAssertEqual(h.answer(h.tokenRequest(try h.assertion())).status, 503)
+        // A reason of the send endpoint is not one of the token endpoint's: refused unless
+        // custom, then 500 in OAuth's shape like any other (not 400, not the send's envelope).
+        XCTAssertThrowsError(try h.double.check(rule: FaultRule(
+            id: "u0", match: FaultMatch(provider: .fcm, endpoint: FCMFake.tokenEndpoint), action: .respond(ResponseSpec(reason: "UNAVAILABLE")))))
+        try h.double.faults.add(FaultRule(id: "u", match: FaultMatch(provider: .fcm, endpoint: FCMFake.tokenEndpoint),
+                                          action: .respond(ResponseSpec(reason: "UNAVAILABLE", custom: true)), times: 1))
+        let unavailable = h.answer(h.tokenRequest(try h.assertion()))
+        XCTAssertEqual(unavailable.status, 500)
+        XCTAssertEqual(String(decoding: unavailable.body, as: UTF8.self), #"{"error":"UNAVAILABLE"}"#)
     }
 
     /// Every endpoint the FCM fakes record is in the catalogue, so a rule or a history query may

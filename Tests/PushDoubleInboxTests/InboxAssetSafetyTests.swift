@@ -111,7 +111,7 @@ final class InboxAssetSafetyTests: XCTestCase {
         let inPage = ["timeline", "filter-provider", "filter-device", "filter-status", "filter-search", "dropped-banner",
                       "connection-state", "device-list", "device-inbox", "exchange-detail", "detail-request", "detail-auth",
                       "detail-body", "detail-response", "detail-decided", "detail-timing", "retry-timeline", "device-state",
-                      "device-state-apply", "fault-form", "fault-json", "fault-add", "fault-list", "reset", "export-scenario", "counts"]
+                      "device-state-apply", "fault-form", "fault-json", "fault-add", "fault-list", "reset", "clear-history", "export-scenario", "counts"]
         for id in inPage { XCTAssertTrue(html.contains("data-testid=\"\(id)\""), id) }
         let made = ["exchange-row", "row-text", "device-item", "notification", "notification-title", "notification-body", "decrypt-error",
                     "auth-verdict", "fault-item", "fault-remove"]

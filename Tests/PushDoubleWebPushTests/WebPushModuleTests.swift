@@ -34,7 +34,15 @@ final class WebPushModuleTests: XCTestCase {
         XCTAssertEqual(d.token, s.token)
         let parsed = try WebPushDeviceSchema.parse(d)
         XCTAssertEqual(parsed.endpoint.path.service, .fcm)
-        XCTAssertEqual(parsed.endpoint.origin, "https://127.0.0.1:8726")
+        // Re-homed: the double's own origin is dropped, the bare path is kept (no stale port).
+        XCTAssertNil(parsed.endpoint.origin)
+        XCTAssertEqual(d.attributes["subscription"]?["endpoint"]?.stringValue, "/fcm/send/" + s.token)
+        XCTAssertEqual(WebPushDeviceSchema.resolvedEndpoint("/fcm/send/" + s.token, origin: "https://127.0.0.1:9999"),
+                       "https://127.0.0.1:9999/fcm/send/" + s.token)
+        // A real service's origin is kept as it is.
+        var real = try browserDevice(endpoint: "https://fcm.googleapis.com/fcm/send/" + s.token).0
+        try module.validateDevice(&real)
+        XCTAssertEqual(real.attributes["subscription"]?["endpoint"]?.stringValue, "https://fcm.googleapis.com/fcm/send/" + s.token)
         XCTAssertEqual(parsed.subscription?.authSecret, s.authSecret)
         XCTAssertNil(parsed.applicationServerKey)
         // A bare path is an endpoint too (scenario files do not know the bound port).

@@ -28,7 +28,9 @@
     openSeq: null,
     openedFrom: null,
     deviceListDirty: false,
-    devicesTimer: null
+    devicesTimer: null,
+    faultsShown: null,     // JSON of the GET /faults the panel shows
+    faultsTimer: null
   };
 
   // ---------------------------------------------------------------- DOM helpers
@@ -325,6 +327,7 @@
     es.addEventListener('open', function () { state.retry = 0; setConnection(true); });
     es.addEventListener('exchange', function (ev) {
       try { add(JSON.parse(ev.data)); } catch (e) { say('unreadable stream event: ' + e.message, true); }
+      loadFaultsSoon();
     });
     es.addEventListener('lagged', function (ev) {
       var d = {};
@@ -366,6 +369,7 @@
       state.health = h;
       renderCounts();
       if (typeof h.devices === 'number' && h.devices !== state.devices.length) reloadDevicesSoon();
+      loadFaultsSoon();
       return h;
     });
   }
@@ -936,15 +940,33 @@
 
   // ---------------------------------------------------------------- faults
 
+  // The panel follows GET /faults live: reloaded at every health poll and shortly after each
+  // exchange the stream brings (its counters move then); redrawn only when the list changed,
+  // so focus and selection in it survive a reload that found nothing new.
+  var FAULTS_AFTER_EXCHANGE_MS = 300;
+  function loadFaultsSoon() {
+    if (state.faultsTimer) return;
+    state.faultsTimer = setTimeout(function () {
+      state.faultsTimer = null;
+      loadFaults().catch(function () { /* the health poll and the stream report an outage */ });
+    }, FAULTS_AFTER_EXCHANGE_MS);
+  }
+
   function loadFaults() {
     return api('GET', '/faults').then(function (list) {
+      var signature = JSON.stringify(list || []);
+      if (signature === state.faultsShown) return;
+      state.faultsShown = signature;
       var ul = $('fault-list');
       ul.replaceChildren.apply(ul, (list || []).map(function (f) {
         var rule = f.rule || f;
-        return el('li', { class: 'fault-item', 'data-testid': 'fault-item', 'data-fault-id': rule.id }, [
+        // A rule with `times` that fired that often answers nothing more: shown as used up.
+        var usedUp = typeof rule.times === 'number' && Number(f.fired) >= rule.times;
+        return el('li', { class: 'fault-item' + (usedUp ? ' used-up' : ''), 'data-testid': 'fault-item', 'data-fault-id': rule.id }, [
           el('div', { class: 'f-head' }, [
             el('span', { class: 'f-id', text: rule.id }),
             el('span', { class: 'note', text: 'matched ' + str(f.matched) + ' · fired ' + str(f.fired) }),
+            usedUp ? el('span', { class: 'badge', 'data-testid': 'fault-used-up', text: 'used up' }) : null,
             el('button', { type: 'button', 'data-testid': 'fault-remove', 'aria-label': 'remove rule ' + rule.id, text: 'Remove',
               onclick: function () { removeFault(rule.id); } })
           ]),
@@ -981,6 +1003,15 @@
       clearExchanges();
       return Promise.all([loadDevices(), loadFaults(), pollHealth()]);
     }).catch(function (err) { say('Reset failed: ' + err.message, true); });
+  }
+
+  // The history only (DELETE /history): devices and rules stay armed for the next run.
+  function clearHistory() {
+    api('DELETE', '/history').then(function () {
+      say('History cleared; devices and rules are kept.');
+      clearExchanges();
+      return Promise.all([loadDevices(), pollHealth()]);
+    }).catch(function (err) { say('Could not clear the history: ' + err.message, true); });
   }
 
   // ---------------------------------------------------------------- keyboard
@@ -1025,6 +1056,7 @@
     $('fault-json').setAttribute('placeholder', JSON.stringify({ id: 'busy', match: { provider: example },
       action: { type: 'respond', reason: 'ServiceUnavailable', retryAfter: 7 }, times: 1 }));
     $('reset').addEventListener('click', reset);
+    $('clear-history').addEventListener('click', clearHistory);
   }
 
   function start() {

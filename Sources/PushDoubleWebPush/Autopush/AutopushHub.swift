@@ -141,7 +141,7 @@ public final class AutopushHub: Sendable {
         let id = AutopushChannelRef.deviceID(channelID: channelID)
         if let existing = ctx.devices.device(id: id), case .active = existing.state,
            let endpoint = existing.attributes["subscription"]?["endpoint"]?.stringValue {
-            return AutopushServerMessage.register(channelID: raw, status: 200, endpoint: endpoint)
+            return AutopushServerMessage.register(channelID: raw, status: 200, endpoint: WebPushDeviceSchema.resolvedEndpoint(endpoint, origin: origin))
         }
         guard let token = try? WebPushSubscription.randomToken() else {
             return AutopushServerMessage.register(channelID: raw, status: 500, endpoint: nil)

@@ -123,7 +123,8 @@ enum ServeCommand: CLICommand {
         defer { kit.remove() }
         guard let endpointsFile = phases.writeEndpointsFile(parsed, endpoints: server.endpoints, kit: kit) else { return 1 }
         defer { if let path = endpointsFile.path { try? FileManager.default.removeItem(atPath: path) } }
-        phases.announce(endpoints: server.endpoints, scenarios: scenarios, environment: kit.environment, since: started,
+        let armed = mode == .replay ? ArmedSummary.text(scenarios: scenarios, devices: server.devices.list(), rules: server.faults.list().map(\.rule)) : ""
+        phases.announce(endpoints: server.endpoints, scenarios: scenarios, armed: armed, environment: kit.environment, since: started,
                         to: phases.bannerConsole(parsed))
 
         stop.wait()
@@ -321,9 +322,10 @@ enum ServeCommand: CLICommand {
             }
         }
 
-        /// The endpoints, the scenarios, the sender environment, then `ready`.
-        func announce(endpoints: [DoubleEndpoint], scenarios: [Scenario], environment: [(String, String)], since started: Date,
-                      to console: Console) {
+        /// The endpoints, the scenarios, what they armed (`replay`: ``ArmedSummary``), the sender
+        /// environment, then `ready`.
+        func announce(endpoints: [DoubleEndpoint], scenarios: [Scenario], armed: String = "", environment: [(String, String)],
+                      since started: Date, to console: Console) {
             var banner = ""
             // Names padded to the longest one (at least 16), never cut.
             let width = max(16, endpoints.map(\.name.count).max() ?? 0)
@@ -334,6 +336,7 @@ enum ServeCommand: CLICommand {
                 banner += "inbox (web UI): " + admin.url + "/inbox\n"
             }
             if scenarios.isEmpty == false { banner += "scenarios: " + scenarios.map(\.id).joined(separator: ", ") + "\n" }
+            banner += armed
             banner += "\n# environment for senders:\n"
             for (k, v) in environment { banner += "export \(k)=\(SenderKit.shellQuote(v))\n" }
             let ms = Int(Date().timeIntervalSince(started) * 1000)
