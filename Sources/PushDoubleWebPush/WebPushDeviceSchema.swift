@@ -25,14 +25,21 @@ import PushDoubleCrypto
 ///   WebSocket protocol (``AutopushHub``). The browser keeps its keys, so `subscription.keys` is
 ///   absent and the double relays each message to the browser instead of decrypting it.
 ///
+/// - `declarative` (boolean): the application sends this subscription declarative Web Push
+///   messages (docs/webpush.md "Declarative Web Push"; the conformance feature `declarative`).
+///   The double does not read it: the browser half reads what arrives.
+///
 /// All values are base64url (unpadded or padded).
 public enum WebPushDeviceSchema {
     /// The attribute names a `webpush` device may carry.
-    public static let attributeNames: Set<String> = ["subscription", "privateKey", "applicationServerKey", "autopush"]
+    public static let attributeNames: Set<String> = ["subscription", "privateKey", "applicationServerKey", "autopush", "declarative"]
 
     /// Checks the attributes of `device` and fills in its token.
     public static func validate(_ device: inout Device) throws {
         try DeviceSchemaError.refuseAttributes(of: device, allowed: attributeNames)
+        if let d = device.attributes["declarative"], d.boolValue == nil {
+            throw DeviceSchemaError(deviceID: device.id, field: "declarative", message: "must be a boolean, not \(d.compactJSON)")
+        }
         let parsed = try parse(device)
         if device.token.isEmpty { device.token = parsed.endpoint.path.token }
         else if device.token != parsed.endpoint.path.token {

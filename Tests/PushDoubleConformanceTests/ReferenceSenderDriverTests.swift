@@ -172,8 +172,9 @@ final class ReferenceSenderDriverTests: XCTestCase {
             "fcm-invalid-argument-kills-token", "fcm-remint-on-any-401", "fail-pending-at-goaway",
             "certificate-error-kills-token",
             "fcm-topic-keep-not-found", "fcm-topic-resend-batch", "fcm-topic-no-retry", "fcm-topic-one-batch",
+            "webpush-declarative-relative-navigate",
         ])
-        XCTAssertEqual(names.count, 63)
+        XCTAssertEqual(names.count, 64)
         for l in lines { XCTAssertGreaterThan(l.split(separator: "\t").last?.count ?? 0, 10, "a description for \(l)") }
     }
 

@@ -17,5 +17,7 @@ extension WebPushConformance {
         MutantTable.Entry(mutant: "webpush-oversized", bug: "sends payloads too large for one record", failingChecks: ["webpush.payload-limits"]),
         MutantTable.Entry(mutant: "webpush-no-vapid", bug: "sends no VAPID Authorization", failingChecks: ["webpush.vapid"]),
         MutantTable.Entry(mutant: "webpush-missing-subject", bug: "signs VAPID JWTs without sub", failingChecks: ["webpush.vapid"]),
+        MutantTable.Entry(mutant: "webpush-declarative-relative-navigate", bug: "sends a declarative message's navigate as the link's path",
+              failingChecks: ["webpush.declarative"]),
     ]
 }
