@@ -48,6 +48,24 @@ public enum WebPushDeclarativeMessage {
         return .notification(.object(shown), appBadge: badge, mutable: mutable)
     }
 
+    /// What is wrong with `text` as a declarative message, seen from the sender that meant it as
+    /// one: the reason ``interpret(_:)`` falls back to the service worker, or the members the
+    /// browser ignores for their type (`notification.mutable` not a boolean, `app_badge` not an
+    /// integer from 0 to 2⁶³−1). Empty when it is a well-formed declarative message; not a
+    /// declarative message at all (no `web_push`) is one problem.
+    public static func problems(_ text: String) -> [String] {
+        switch interpret(text) {
+        case .ordinary: return ["not a declarative message (no JSON object with \(marker))"]
+        case .fallback(let why): return [why]
+        case .notification:
+            guard let json = try? JSONValue.parse(Array(text.utf8)) else { return [] }
+            var out: [String] = []
+            if let m = json["notification"]?["mutable"], m.boolValue == nil { out.append("notification.mutable is \(m.compactJSON), not a boolean (ignored)") }
+            if let b = json["app_badge"], (b.intValue ?? -1) < 0 { out.append("app_badge is \(b.compactJSON), not an integer from 0 to 2^63-1 (ignored)") }
+            return out
+        }
+    }
+
     /// The reading as the history records it (`declarative` next to the decrypted payload).
     public static func json(_ reading: Reading) -> JSONValue {
         switch reading {

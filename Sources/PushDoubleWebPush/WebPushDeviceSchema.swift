@@ -25,16 +25,23 @@ import PushDoubleCrypto
 ///   WebSocket protocol (``AutopushHub``). The browser keeps its keys, so `subscription.keys` is
 ///   absent and the double relays each message to the browser instead of decrypting it.
 ///
+/// - `declarative` (boolean): the application sends this subscription declarative Web Push
+///   messages (docs/webpush.md "Declarative Web Push"; the conformance feature `declarative`).
+///   The double does not read it: the browser half reads what arrives.
+///
 /// All values are base64url (unpadded or padded).
 public enum WebPushDeviceSchema {
     /// The attribute names a `webpush` device may carry.
-    public static let attributeNames: Set<String> = ["subscription", "privateKey", "applicationServerKey", "autopush"]
+    public static let attributeNames: Set<String> = ["subscription", "privateKey", "applicationServerKey", "autopush", "declarative"]
 
     /// Checks the attributes of `device`, fills in its token and re-homes its endpoint
     /// (``portableEndpoint(_:)``): an endpoint on the double's own listener is kept as its bare
     /// path, so a device outlives the port it was made on (an exported scenario, `replay`).
     public static func validate(_ device: inout Device) throws {
         try DeviceSchemaError.refuseAttributes(of: device, allowed: attributeNames)
+        if let d = device.attributes["declarative"], d.boolValue == nil {
+            throw DeviceSchemaError(deviceID: device.id, field: "declarative", message: "must be a boolean, not \(d.compactJSON)")
+        }
         let parsed = try parse(device)
         if parsed.endpoint.origin != nil, let text = parsed.json["endpoint"]?.stringValue, let bare = portableEndpoint(text),
            case .object(var members) = parsed.json, let i = members.firstIndex(where: { $0.0 == "endpoint" }) {

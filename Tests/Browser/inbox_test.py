@@ -303,6 +303,33 @@ class InboxSession:
         self.checks.screenshot("device-inbox-webpush-decrypt-error")
         return f"{u['id']}: decrypt-error {text[:120]!r}"
 
+    def check_declarative(self):
+        """Declarative Web Push: the valid message is drawn as the notification the browser shows
+        (title, body, the app badge, navigate); the malformed one as the service worker's push,
+        its text as the body and the reason it was not shown."""
+        d = self.manifest["declarative"]
+        box = self.open_device(d["id"])
+        notes = wait(self.driver, lambda _: len(find_all(box, "notification")) == 2 and find_all(box, "notification"), 5,
+                     f"two notifications in {d['id']}'s inbox")
+        valid, malformed = d["valid"], d["malformed"]
+        shown = [n for n in notes if find_all(n, "notification-title")[0].text == valid["notification"]["title"]]
+        assert shown, f"no notification titled {valid['notification']['title']!r}: {[n.text for n in notes]}"
+        n = shown[0]
+        assert find_all(n, "notification-body")[0].text == valid["notification"]["body"], n.text
+        badge = n.find_elements(By.CSS_SELECTOR, ".n-badge")
+        assert badge and badge[0].text == str(valid["app_badge"]), f"app badge {[b.text for b in badge]}: {n.text!r}"
+        meta = " ".join(n.text.split())
+        for part in ("shown by: the browser (declarative Web Push", "navigate: " + valid["notification"]["navigate"], "lang: en-GB"):
+            assert part in meta, f"{part!r} not in {meta!r}"
+        fallback = [x for x in notes if x is not n][0]
+        assert find_all(fallback, "notification-title")[0].text == "", fallback.text
+        body = find_all(fallback, "notification-body")[0].text
+        assert json.loads(body) == malformed, f"the fallback's body is not the text the service worker gets: {body!r}"
+        text = " ".join(fallback.text.split())
+        assert "shown by: the service worker's push event (not a valid declarative message: notification.navigate" in text, text
+        self.checks.screenshot("device-inbox-webpush-declarative")
+        return f"{d['id']}: declarative notification {valid['notification']['title']!r} with badge {valid['app_badge']}; the malformed one as a service-worker push"
+
     def check_detail(self):
         """The APNs exchange's detail: decoded JWT with the key id / team id used, verdict valid."""
         seq = self.sent["apns"]["seqs"][0]
@@ -628,6 +655,7 @@ def main():
             ("filter-provider", session.check_provider_filter),
             ("filter-search", session.check_search_filter), ("filter-device", session.check_device_filter),
             ("device-inbox", session.check_device_inbox), ("decrypt-error", session.check_decrypt_error),
+            ("declarative", session.check_declarative),
             ("detail-auth", session.check_detail), ("detail-credentials", session.check_detail_credentials),
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),

@@ -120,15 +120,16 @@ def with_foreign_key(subscription):
     return dict(subscription, keys=keys)
 
 
-def send_webpush(kit, subscription, title, body):
-    """pywebpush aes128gcm with the shipped VAPID key; the plaintext is a JSON {title, body}."""
+def send_webpush(kit, subscription, title, body, text=None):
+    """pywebpush aes128gcm with the shipped VAPID key; the plaintext is a JSON {title, body}
+    (or `text` as given)."""
     import pywebpush
     import requests
     os.environ["REQUESTS_CA_BUNDLE"] = kit.ca
     os.environ.pop("CURL_CA_BUNDLE", None)
     session = requests.Session()
     session.verify = kit.ca
-    data = json.dumps({"title": title, "body": body}, ensure_ascii=False)
+    data = text if text is not None else json.dumps({"title": title, "body": body}, ensure_ascii=False)
     r = pywebpush.webpush(subscription, data=data, vapid_private_key=kit.vapid_key_file,
                           vapid_claims={"sub": kit.vapid_subject}, requests_session=session, ttl=60)
     return r.status_code, r.text

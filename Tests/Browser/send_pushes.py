@@ -78,6 +78,23 @@ def send_undecryptable(kit):
     return {"id": sid, "status": status, "answer": text}
 
 
+# Declarative Web Push to an Apple-style subscription (docs/webpush.md "Declarative Web Push"):
+# a valid message Safari shows itself, and one without `navigate` it hands to the service worker.
+DECLARATIVE = {"id": "browser-webpush-declarative",
+               "valid": {"web_push": 8030, "app_badge": 7,
+                         "notification": {"title": "Gate changed — B12 ✈", "body": "Boarding at 14:05",
+                                          "navigate": "https://example.com/trips/42", "lang": "en-GB"}},
+               "malformed": {"web_push": 8030, "notification": {"title": "No link to open", "body": "falls back"}}}
+
+
+def send_declarative(kit):
+    """Both declarative messages to one Apple-style subscription, in that order."""
+    sub = pushes.subscribe_webpush(kit, DECLARATIVE["id"], service="apple")
+    statuses = [pushes.send_webpush(kit, sub, "", "", text=json.dumps(DECLARATIVE[k], ensure_ascii=False))[0]
+                for k in ("valid", "malformed")]
+    return dict(DECLARATIVE, statuses=statuses)
+
+
 def accepted(provider, s):
     if provider == "expo":
         return s["status"] == 200 and s["ticket"].get("status") == "ok"
@@ -94,6 +111,7 @@ def main():
     subscription = register(kit)
     sent = send_all(kit, subscription)
     undecryptable = send_undecryptable(kit)
+    declarative = send_declarative(kit)
     exchanges = pushes.history(kit.admin)
     account = json.load(open(kit.fcm_service_account))["client_email"]
     # What each provider's credential says, as the exchange detail must show it decoded.
@@ -101,8 +119,10 @@ def main():
                 "credentials": {"apns": [kit.apns_key_id, kit.apns_team_id], "fcm": [account],
                                 "webpush": [kit.vapid_subject]},
                 "providers": {},
-                "undecryptable": undecryptable}
+                "undecryptable": undecryptable, "declarative": declarative}
     failures = [] if undecryptable["status"] == 201 else [f"webpush: undecryptable message not accepted: {undecryptable}"]
+    if declarative["statuses"] != [201, 201]:
+        failures.append(f"webpush: declarative messages not accepted: {declarative['statuses']}")
     for provider, d in DEVICES.items():
         entry = dict(d, title=title(provider), body=body(provider), **sent[provider])
         entry["seqs"] = [x["seq"] for x in exchanges

@@ -218,7 +218,11 @@ final class InboxScriptNodeTests: XCTestCase {
        "recipients":[{"token":"ExponentPushToken[a]","accepted":true},{"token":"ExponentPushToken[b]","accepted":true},{"token":"ExponentPushToken[c]","accepted":true}]}, 2],
      [{"seq":12,"provider":"expo","notification":{"to":"ExponentPushToken[d]","title":"single","subtitle":"sub","body":"one"}}, -1],
      [{"seq":13,"provider":"webpush","notification":{"service":"mozilla","ttl":60,"urgency":"normal","payload":{"browser":"autopush","detail":"d"}},
-       "annotations":{"browser":{"uaid":"u","channelID":"c","version":"v","delivery":"acked","code":100}}}, -1]
+       "annotations":{"browser":{"uaid":"u","channelID":"c","version":"v","delivery":"acked","code":100}}}, -1],
+     [{"seq":14,"provider":"webpush","notification":{"service":"apple","ttl":60,"urgency":"normal","payload":{"data":"{}","base64":false},
+       "declarative":{"shown":"notification","notification":{"title":"DT","navigate":"https://example.com/n","body":"DB","icon":"https://example.com/i.png","lang":"fr"},"app_badge":5,"mutable":true}}}, -1],
+     [{"seq":15,"provider":"webpush","notification":{"service":"apple","ttl":60,"urgency":"normal","payload":{"data":"{\"web_push\":8030,\"notification\":{\"title\":\"FT\"}}","base64":false},
+       "declarative":{"shown":"serviceWorkerPush","fallback":"notification.navigate is missing or not a string"}}}, -1]
     ]
     """#
 
@@ -226,7 +230,7 @@ final class InboxScriptNodeTests: XCTestCase {
         let views = try XCTUnwrap(try runHarness(mode: "views", cases: Self.viewCases) as? [[String: Any]])
         func v(_ i: Int, _ key: String) -> String? { views[i][key].map { "\($0)" } }
         func meta(_ i: Int, _ key: String) -> String? { (views[i]["meta"] as? [String: String])?[key] }
-        XCTAssertEqual(views.count, 14)
+        XCTAssertEqual(views.count, 16)
         // APNs: alert object, string alert, background push.
         XCTAssertEqual([v(0, "platform"), v(0, "title"), v(0, "subtitle"), v(0, "body"), v(0, "badge")], ["ios", "T", "S", "B", "3"])
         XCTAssertEqual([meta(0, "thread-id"), meta(0, "collapse-id"), meta(0, "sound")], ["th", "c1", "default"])
@@ -255,6 +259,13 @@ final class InboxScriptNodeTests: XCTestCase {
         XCTAssertEqual([v(12, "title"), v(12, "subtitle"), v(12, "body")], ["single", "sub", "one"])
         // Web Push relayed to a real browser: its delivery and ack from the annotation.
         XCTAssertEqual([v(13, "title"), meta(13, "browser delivery"), meta(13, "channel")], ["Relayed to a real browser", "acked (code 100)", "c"])
+        // Declarative Web Push: the notification the browser shows (app badge as the badge); an
+        // invalid one is the service worker's ordinary push, its text as the body, with the reason.
+        XCTAssertEqual([v(14, "title"), v(14, "body"), v(14, "badge"), meta(14, "navigate"), meta(14, "icon (not loaded)"), meta(14, "lang"), meta(14, "mutable")],
+                       ["DT", "DB", "5", "https://example.com/n", "https://example.com/i.png", "fr", "yes (a service worker may replace it)"])
+        XCTAssertEqual(meta(14, "shown by"), "the browser (declarative Web Push, no service worker)")
+        XCTAssertEqual([v(15, "title"), v(15, "body")], ["", #"{"web_push":8030,"notification":{"title":"FT"}}"#])
+        XCTAssertEqual(meta(15, "shown by"), "the service worker's push event (not a valid declarative message: notification.navigate is missing or not a string)")
     }
 
     /// A timeline row says what its notification says, as a mail list shows a subject: the
@@ -277,12 +288,13 @@ final class InboxScriptNodeTests: XCTestCase {
         cases.append([["seq": 15, "provider": "apns", "token": "t15"], -1])
         let json = String(decoding: try JSONSerialization.data(withJSONObject: cases), as: UTF8.self)
         let rows = try XCTUnwrap(try runHarness(mode: "rows", cases: json) as? [String])
-        XCTAssertEqual(Array(rows.prefix(14)), ["T", "just a body", "silent", "AT", "silent", "only android", "WT", "plain text", "silent",
-                                                "undecryptable: noPrivateKey: why", "E1", "E1", "single", "Relayed to a real browser"])
-        XCTAssertEqual(rows[14], "", "a token request addresses no device: nothing said")
-        XCTAssertEqual(rows[15].count, 80)
-        XCTAssertTrue(rows[15].hasPrefix("word word") && rows[15].hasSuffix("…"), rows[15])
-        XCTAssertEqual(rows[16], "", "no notification recorded, nothing said")
+        XCTAssertEqual(Array(rows.prefix(16)), ["T", "just a body", "silent", "AT", "silent", "only android", "WT", "plain text", "silent",
+                                                "undecryptable: noPrivateKey: why", "E1", "E1", "single", "Relayed to a real browser",
+                                                "DT", #"{"web_push":8030,"notification":{"title":"FT"}}"#])
+        XCTAssertEqual(rows[16], "", "a token request addresses no device: nothing said")
+        XCTAssertEqual(rows[17].count, 80)
+        XCTAssertTrue(rows[17].hasPrefix("word word") && rows[17].hasSuffix("…"), rows[17])
+        XCTAssertEqual(rows[18], "", "no notification recorded, nothing said")
     }
 
     /// The auth verdict is the fake's (`AuthIdentity.valid`) with its recorded reason, or "not

@@ -57,4 +57,26 @@ final class WebPushDeclarativeTests: XCTestCase {
         XCTAssertEqual(try h.push(chrome, valid).status, 201)
         XCTAssertNil(h.last?.notification?["declarative"], "only Safari reads declarative messages")
     }
+
+    /// A sender's view: the fallback reason, or the members the browser ignores for their type.
+    func testProblemsNameWhatTheBrowserWouldNotShow() {
+        XCTAssertEqual(WebPushDeclarativeMessage.problems(valid), [])
+        XCTAssertEqual(WebPushDeclarativeMessage.problems("hello"), ["not a declarative message (no JSON object with web_push)"])
+        XCTAssertEqual(WebPushDeclarativeMessage.problems(#"{"web_push":8030,"notification":{"title":"t"}}"#),
+                       ["notification.navigate is missing or not a string"])
+        XCTAssertEqual(WebPushDeclarativeMessage.problems(#"{"web_push":8030,"notification":{"title":"t","navigate":"https://e.com/","mutable":1},"app_badge":"2"}"#),
+                       ["notification.mutable is 1, not a boolean (ignored)", "app_badge is \"2\", not an integer from 0 to 2^63-1 (ignored)"])
+    }
+
+    /// A subscription device may be marked `declarative` (a boolean) for the conformance feature.
+    func testTheDeclarativeMarkIsABoolean() throws {
+        let sub = try WebPushSubscription(service: .apple, origin: "https://127.0.0.1:8726")
+        var attributes = try WebPushDeviceSchema.attributes(of: sub)
+        attributes["declarative"] = .bool(true)
+        var ok = Device(id: "s", provider: .webpush, token: "", attributes: attributes)
+        XCTAssertNoThrow(try WebPushDeviceSchema.validate(&ok))
+        attributes["declarative"] = "yes"
+        var bad = Device(id: "s", provider: .webpush, token: "", attributes: attributes)
+        XCTAssertThrowsError(try WebPushDeviceSchema.validate(&bad)) { XCTAssertTrue("\($0)".contains("declarative"), "\($0)") }
+    }
 }

@@ -42,12 +42,17 @@ public enum SenderFeature {
     /// Instance ID API's `batchAdd`), in batches of at most 1000 tokens, removing the tokens a
     /// batch reports `NOT_FOUND` and retrying 429/5xx answers.
     public static let subscribe = "subscribe"
+    /// The sender sends declarative Web Push messages to a subscription the application marked
+    /// so (the device's `"declarative": true`): `{"web_push": 8030, "notification": {…}}` with the
+    /// notification's title and body and its `link` as `navigate` (docs/webpush.md "Declarative Web Push").
+    public static let declarative = "declarative"
     /// Every feature this runner knows, for `--list` and the docs.
     public static let all: [(name: String, meaning: String)] = [
         (registeredAt, "devices carry registeredAt; a dead token registered again later is used again"),
         (register, "the runner calls register(devices) when the app registers tokens again"),
         (subscribe, "the runner calls subscribe(topic, devices): the sender subscribes the tokens to an FCM topic"),
         (certificate, "authenticates with the client certificate providers.apns.certFile instead of the key"),
+        (declarative, "sends declarative Web Push messages (web_push 8030) to subscriptions marked \"declarative\": true"),
     ]
 }
 

@@ -97,10 +97,14 @@ public final class ConformanceRunner: Sendable {
 
     /// The optional features the case needs and the sender did not declare: re-registered
     /// tokens need `registeredAt` or `register` (either one serves); a provider configuration
-    /// with a client certificate (`certFile`) needs `certificate`; a `subscribe` step needs `subscribe`.
+    /// with a client certificate (`certFile`) needs `certificate`; a `subscribe` step needs
+    /// `subscribe`; a Web Push device marked `"declarative": true` needs `declarative`.
     static func missingFeatures(_ registrations: Registrations, _ id: SenderIdentity, _ configuration: SenderConfiguration,
-                                steps: [ScenarioStep] = []) -> [String] {
+                                steps: [ScenarioStep] = [], devices: [ScenarioDevice] = []) -> [String] {
         var missing: [String] = []
+        if devices.contains(where: { $0.wantsDeclarativeWebPush }), !id.supports(SenderFeature.declarative) {
+            missing.append(SenderFeature.declarative)
+        }
         if steps.contains(where: { $0.kind == "subscribe" }), !id.supports(SenderFeature.subscribe) {
             missing.append(SenderFeature.subscribe)
         }
@@ -168,7 +172,7 @@ public final class ConformanceRunner: Sendable {
             record.identity = id
             let missing = scenario.providers.filter { !id.providers.contains($0) }
                 + scenario.targetKinds.filter { !(id.targets ?? []).contains($0) }.map { "\($0) targets" }
-                + Self.missingFeatures(registrations, id, session.configuration, steps: scenario.steps).map { "the \($0) feature (declare it in the initialize result's \"features\")" }
+                + Self.missingFeatures(registrations, id, session.configuration, steps: scenario.steps, devices: scenario.devices).map { "the \($0) feature (declare it in the initialize result's \"features\")" }
             if !missing.isEmpty {
                 if ownsProcess { _ = client.shutdown() }
                 record.log = Self.caseLog(client, from: logStart)

@@ -71,6 +71,11 @@ public struct ScenarioDevice: Sendable, Equatable {
             && JSONValue.object(a.attributes) == JSONValue.object(b.attributes)
     }
 
+    /// A Web Push subscription the application sends declarative messages (`"declarative": true`).
+    public var wantsDeclarativeWebPush: Bool {
+        provider == "webpush" && attributes.contains { $0.0 == "declarative" && $0.1 == .bool(true) }
+    }
+
     /// Device JSON members the sender is never told (the fake's own state of the device).
     static let fakeOnlyKeys: Set<String> = ["state", "unregisteredAt", "transitions", "deliveries"]
     static let coreKeys: Set<String> = ["id", "provider", "token", "environment", "topic"]

@@ -3,6 +3,10 @@
 // Web Push: the payload the double's browser decrypted (`{data, base64}`), JSON with
 // title/body shown as such, other text as the body; `{error, detail}` = could not decrypt;
 // `{browser: "autopush"}` = relayed to a real browser (its delivery and ack: annotation `browser`).
+// `declarative` (Apple-style subscriptions, docs/webpush.md "Declarative Web Push"): a valid
+// declarative message is drawn as the notification the browser itself shows (title, body, the
+// app badge as the badge bubble, navigate, icon…); an invalid one as the service worker gets it:
+// the text of an ordinary push, with the reason the browser did not show it.
 (window.PushDoubleInboxViews = window.PushDoubleInboxViews || {})['webpush'] = function (ex, index, inbox) {
   var str = inbox.str, isObject = inbox.isObject, otherKeys = inbox.otherKeys;
   var n = isObject(ex.notification) ? ex.notification : {};
@@ -19,6 +23,11 @@
     v.body = 'end-to-end encrypted: only the browser decrypts it';
     if (leg.delivery !== undefined) v.meta.push(['browser delivery', str(leg.delivery) + (leg.code !== undefined ? ' (code ' + str(leg.code) + ')' : '')]);
     if (leg.channelID !== undefined) v.meta.push(['channel', str(leg.channelID)]);
+  } else if (isObject(n.declarative) && n.declarative.shown === 'notification' && isObject(n.declarative.notification)) {
+    declarativeNotification(v, n.declarative);
+  } else if (isObject(n.declarative) && n.declarative.shown === 'serviceWorkerPush') {
+    v.body = isObject(pl) ? str(pl.data) : '';
+    v.meta.push(['shown by', "the service worker's push event (not a valid declarative message: " + str(n.declarative.fallback) + ')']);
   } else if (isObject(pl) && pl.base64 === true) {
     v.body = '(binary payload, base64) ' + str(pl.data);
   } else if (isObject(pl)) {
@@ -38,6 +47,19 @@
   if (n.topic) v.meta.push(['topic', n.topic]);
   if (n.encoding) v.meta.push(['encoding', n.encoding]);
   return v;
+
+  // A valid declarative message (WebKit, "Meet Declarative Web Push"; the Push API's declarative
+  // push message): the browser shows `notification` itself; `app_badge` sets the app's badge.
+  // URLs are listed, never loaded (the page's CSP allows no remote image).
+  function declarativeNotification(v, d) {
+    var dn = d.notification, shown = ['title', 'body', 'navigate', 'icon', 'image', 'badge'];
+    v.title = str(dn.title); v.body = str(dn.body);
+    if (typeof d.app_badge === 'number') v.badge = d.app_badge;
+    v.meta.push(['shown by', 'the browser (declarative Web Push, no service worker)'], ['navigate', str(dn.navigate)]);
+    ['icon', 'image', 'badge'].forEach(function (k) { if (dn[k] !== undefined) v.meta.push([k + ' (not loaded)', str(dn[k])]); });
+    otherKeys(dn, shown).forEach(function (k) { v.meta.push([k, typeof dn[k] === 'string' ? dn[k] : JSON.stringify(dn[k])]); });
+    v.meta.push(['mutable', d.mutable === true ? 'yes (a service worker may replace it)' : 'no']);
+  }
 };
 // Hooks (docs/inbox.md, "Provider hooks").
 // The request's credential: VAPID (RFC 8292 §3: `Authorization: vapid t=<JWT>, k=<public key>`)

@@ -136,12 +136,13 @@ final class DriverServer {
 
     /// The optional driver-protocol features this sender declares: `registeredAt` (the
     /// default), `register` instead (the `register-call` variant), none (`v1-no-features`);
-    /// and `certificate` (APNs `certFile`) and `subscribe` (FCM topic subscriptions) but in `v1-no-features`.
+    /// and `certificate` (APNs `certFile`), `subscribe` (FCM topic subscriptions) and
+    /// `declarative` (declarative Web Push) but in `v1-no-features`.
     var features: [String] {
         switch context.variant {
         case .v1NoFeatures?: return []
-        case .registerCall?: return ["register", "certificate", "subscribe"]
-        default: return ["registeredAt", "certificate", "subscribe"]
+        case .registerCall?: return ["register", "certificate", "subscribe", "declarative"]
+        default: return ["registeredAt", "certificate", "subscribe", "declarative"]
         }
     }
 

@@ -33,8 +33,11 @@ extension Mutant {
     static let webpushMissingSubject = Mutant("webpush-missing-subject",
         "signs VAPID JWTs without the sub claim",
         fails: ["webpush.vapid"])
+    static let webpushDeclarativeRelativeNavigate = Mutant("webpush-declarative-relative-navigate",
+        "sends a declarative Web Push message's navigate as the link's path, a relative URL the browser refuses",
+        fails: ["webpush.declarative"])
 }
 
 extension WebPushSenderProvider {
-    static var mutants: [Mutant] { [.webpushTTLChanged, .webpushWrongAuthSecret, .webpushAESGCM, .webpushAudienceWithPath, .webpushLongExpiry, .webpushNoTTL, .webpushUrgencyIgnored, .webpushRawTopic, .webpushOversized, .webpushNoVAPID, .webpushMissingSubject] }
+    static var mutants: [Mutant] { [.webpushTTLChanged, .webpushWrongAuthSecret, .webpushAESGCM, .webpushAudienceWithPath, .webpushLongExpiry, .webpushNoTTL, .webpushUrgencyIgnored, .webpushRawTopic, .webpushOversized, .webpushNoVAPID, .webpushMissingSubject, .webpushDeclarativeRelativeNavigate] }
 }

@@ -112,6 +112,22 @@ final class WebPushSender: Sendable {
         return JSON.object(o).bytes
     }
 
+    /// The declarative push message (docs/webpush.md "Declarative Web Push") for a subscription
+    /// the application marked `"declarative": true`: `web_push` 8030, the title, body and the
+    /// link as `navigate`, the data as the notification's `data`, the badge as `app_badge`.
+    /// Without a title or a link it cannot be one: the ordinary payload then.
+    func declarativePayload(_ n: NeutralNotification) -> [UInt8]? {
+        guard let title = n.title, var link = n.link else { return nil }
+        if mutant.contains(.webpushDeclarativeRelativeNavigate), let url = URL(string: link) { link = url.path.isEmpty ? "/" : url.path }
+        var notification: JSONObject = ["title": .string(title), "navigate": .string(link)]
+        if let b = n.body { notification["body"] = .string(b) }
+        if let d = n.data { notification["data"] = .object(d) }
+        if let i = n.imageUrl { notification["image"] = .string(i) }
+        var o: JSONObject = ["web_push": .int(8030), "notification": .object(notification)]
+        if let badge = n.badge, badge >= 0 { o["app_badge"] = .int(badge) }
+        return JSON.object(o).bytes
+    }
+
     /// `Topic` from the collapse key when it has the recorded form (≤ 32 base64url characters,
     /// webpush.md §1.1); otherwise none (a collapse key is optional).
     static func topic(_ key: String?) -> String? {
@@ -133,7 +149,7 @@ final class WebPushSender: Sendable {
         if !mutant.contains(.retryDeadTokens), let reason = dead.reason(for: key) {
             return DeviceResult(device: device.id, outcome: .skipped, reason: reason)
         }
-        let plaintext = Self.payload(n)
+        let plaintext = json["declarative"]?.boolValue == true ? declarativePayload(n) ?? Self.payload(n) : Self.payload(n)
         if plaintext.count > Self.maxPlaintextBytes && !mutant.contains(.webpushOversized) {
             return DeviceResult(device: device.id, outcome: .rejected, reason: "PayloadTooLarge")
         }

@@ -31,7 +31,7 @@ public struct WebPushConformance: ConformanceProvider {
 
     public var checks: [CheckDefinition] {
         [WebPushChecks.decryptable, WebPushChecks.payloadContent, WebPushChecks.vapid, WebPushChecks.ttl, WebPushChecks.urgency,
-         WebPushChecks.topic, WebPushChecks.aes128gcm, WebPushChecks.payloadLimits]
+         WebPushChecks.topic, WebPushChecks.aes128gcm, WebPushChecks.payloadLimits, WebPushChecks.declarative]
     }
 
     /// Web Push shipped no checks before the seam.

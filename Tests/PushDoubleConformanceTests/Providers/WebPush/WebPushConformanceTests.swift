@@ -99,8 +99,9 @@ final class WebPushConformanceTests: XCTestCase {
         XCTAssertEqual(try s.push("d1"), 201)
         XCTAssertEqual(try s.push("d2"), 201)
         let v = verdicts(s.context())
-        for (id, verdict) in v where id != "webpush.topic" { XCTAssertEqual(verdict, .pass, id) }
+        for (id, verdict) in v where id != "webpush.topic" && id != "webpush.declarative" { XCTAssertEqual(verdict, .pass, id) }
         XCTAssertEqual(v["webpush.topic"], .notApplicable)
+        XCTAssertEqual(v["webpush.declarative"], .notApplicable, "no declarative message, no subscription marked declarative")
         let attempts = WebPushConformance().attempts(s.context())
         XCTAssertEqual(attempts.map(\.device), ["d1", "d2"])
         XCTAssertEqual(attempts.map(\.classification), [.accepted, .accepted])
@@ -128,6 +129,58 @@ final class WebPushConformanceTests: XCTestCase {
         let attempts = WebPushConformance().attempts(ctx)
         XCTAssertEqual(Set(attempts.map(\.device)), Set(services.map(\.rawValue)))
         XCTAssertEqual(Set(attempts.map(\.token)), Set(devices.map(\.token)))
+    }
+
+    /// `webpush.declarative`: judged for messages that claim to be declarative and for
+    /// subscriptions marked declarative; each way a browser would not show it fails.
+    func testDeclarativeMessagesAreWellFormedWhenUsed() throws {
+        let link = "https://example.com/trips/42"
+        func verdict(_ text: String, marked: Bool = false) throws -> (Verdict, String) {
+            let s = try Sender()
+            try s.subscribe("safari", .apple)
+            XCTAssertEqual(try s.push("safari", text), 201)
+            let device = ScenarioDevice(id: "safari", provider: "webpush", token: "", attributes: marked ? [("declarative", .bool(true))] : [])
+            let step = StepRecord(index: 0, type: "send", devices: ["safari"], notification: ["title": "Gate", "link": .string(link)],
+                                  startedAt: s.stepStart, endedAt: Date())
+            let ctx = CheckContext(scenario: ConformanceScenario(id: "webpush.test", title: "t", references: [], devices: [device], steps: [], checks: []),
+                                   history: s.double.history.all, steps: [step], configuration: nil)
+            let f = WebPushChecks.declarative.run(ctx)
+            return (f.verdict, f.evidence.map(\.note).joined(separator: "; "))
+        }
+        let good = #"{"web_push":8030,"notification":{"title":"Gate","navigate":"https://example.com/trips/42","mutable":true},"app_badge":2}"#
+        XCTAssertEqual(try verdict(good).0, .pass)
+        XCTAssertEqual(try verdict(good, marked: true).0, .pass)
+        XCTAssertEqual(try verdict(#"{"title":"Gate"}"#).0, .notApplicable, "an ordinary message to an unmarked subscription")
+        let bad: [(String, Bool, String)] = [
+            (#"{"title":"Gate"}"#, true, "not a declarative message"),
+            (#"{"web_push":8030,"notification":{"title":"Gate","navigate":"/trips/42"}}"#, false, "not an absolute http(s) URL: /trips/42"),
+            (#"{"web_push":9001,"notification":{"title":"Gate","navigate":"https://example.com/trips/42"}}"#, false, "web_push is 9001"),
+            (#"{"web_push":8030,"notification":{"navigate":"https://example.com/trips/42"}}"#, false, "title is missing"),
+            (#"{"web_push":8030,"notification":{"title":"Gate","navigate":"https://example.com/trips/42","mutable":"yes"}}"#, false, "mutable is \"yes\", not a boolean"),
+            (#"{"web_push":8030,"notification":{"title":"Gate","navigate":"https://example.com/trips/42"},"app_badge":-1}"#, false, "app_badge is -1"),
+            (#"{"web_push":8030,"notification":{"title":"Gate","navigate":"https://example.com/other"}}"#, false, "is not the notification's link"),
+        ]
+        for (text, marked, why) in bad {
+            let (v, finding) = try verdict(text, marked: marked)
+            XCTAssertEqual(v, .fail, text)
+            XCTAssertTrue(finding.contains(why), "\(text): \(finding)")
+        }
+    }
+
+    /// A subscription marked `"declarative": true` makes the case need the `declarative`
+    /// feature (n/a for a sender without it); `false` or no mark does not.
+    func testAMarkedSubscriptionNeedsTheDeclarativeFeature() throws {
+        let sub = #"{"endpoint":"/wpY5o6FlJGlBnyoKeTLj55EKg1ItYZ4d","keys":{"p256dh":"BFFnAg3wmYsF4f9yUrRHWuqMLvhBy7SQAgXO_Oy1utjVV792Ld4YDM1yJpo_wkH9kAtmqwECOFg_TA50hnG2Pv4","auth":"9v5nW2z8p5Gk8USIpQlIPw"}}"#
+        func missing(_ mark: String, features: [String]? = nil) throws -> [String] {
+            let json = #"{"id":"x","devices":[{"id":"s","provider":"webpush","subscription":\#(sub)\#(mark)}],"steps":[]}"#
+            let s = try ConformanceScenario.decode(Data(json.utf8), file: "x.json")
+            return ConformanceRunner.missingFeatures(try Registrations(s), SenderIdentity(name: "a", version: "1", providers: ["webpush"], features: features),
+                                                     SenderConfiguration(caFile: "", providers: [], environment: []), devices: s.devices)
+        }
+        XCTAssertEqual(try missing(#","declarative":true"#), [SenderFeature.declarative])
+        XCTAssertEqual(try missing(#","declarative":true"#, features: ["declarative"]), [])
+        XCTAssertEqual(try missing(#","declarative":false"#), [])
+        XCTAssertEqual(try missing(""), [])
     }
 
     func testJudgeClassifiesTheServicesAnswers() throws {
