@@ -72,7 +72,10 @@ final class APNsBroadcastTests: XCTestCase {
         XCTAssertEqual(reason(broadcast(channel: id, extra: [("apns-priority", "7")])), "BadPriority")
         XCTAssertEqual(reason(broadcast(channel: id, extra: [("apns-expiration", "soon")])), "BadExpirationDate")
         XCTAssertEqual(reason(broadcast(channel: id, body: "")), "PayloadEmpty")
-        let big = #"{"aps":{"event":"update","timestamp":1,"content-state":{"x":""# + String(repeating: "a", count: 4100) + #""}}}"#
+        let big = #"{"aps":{"event":"update","timestamp":1,"content-state":{"x":""# + String(repeating: "a", count: 5100) + #""}}}"#
+        // Apple's broadcast limit is 5120 bytes: a 4.1 KB payload is fine.
+        let fits = #"{"aps":{"event":"update","timestamp":1,"content-state":{"x":""# + String(repeating: "a", count: 4100) + #""}}}"#
+        XCTAssertEqual(broadcast(channel: id, body: fits).status, 200)
         let tooLarge = broadcast(channel: id, body: big)
         XCTAssertEqual(tooLarge.status, 413)
         XCTAssertEqual(reason(tooLarge), "PayloadTooLarge")
@@ -95,6 +98,17 @@ final class APNsBroadcastTests: XCTestCase {
         XCTAssertEqual(APNsBroadcastRequest.liveActivityProblems(try APNsPayloadDecoder.decode(Array(#"{"aps":{"event":"update","timestamp":1}}"#.utf8)).get()),
                        ["aps.content-state missing on update"])
         XCTAssertEqual(APNsBroadcastRequest.liveActivityProblems(try APNsPayloadDecoder.decode(Array(#"{"aps":{"event":"end","timestamp":1}}"#.utf8)).get()), [])
+    }
+
+    /// Apple: a nonzero expiration on a No Message Stored channel is rejected; 0 is fine, and a
+    /// Most Recent Message Stored channel takes any expiration.
+    func testNonzeroExpirationOnANoStorageChannelIsRefused() throws {
+        let none = try createChannel(policy: 0), stored = try createChannel(policy: 1)
+        let refused = broadcast(channel: none, extra: [("apns-expiration", "1900000000")])
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertEqual(reason(refused), "BadExpirationDate")
+        XCTAssertEqual(broadcast(channel: none, extra: [("apns-expiration", "0")]).status, 200)
+        XCTAssertEqual(broadcast(channel: stored, extra: [("apns-expiration", "1900000000")]).status, 200)
     }
 
     func testDevicePushesAreUnchanged() {

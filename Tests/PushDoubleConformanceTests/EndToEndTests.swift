@@ -28,9 +28,10 @@ extension EndToEndTests {
         // A sequential sender has nothing in flight to resend after a GOAWAY (nor an unprocessed
         // stream to give up); the adapter speaks APNs only (no FCM, Expo or Web Push mutants) and
         // does not play the 429-without-Retry-After bug (the reference sender's mutant tests do);
-        // it authenticates with JWTs only, so the certificate cases are n/a for it.
+        // it authenticates with JWTs only and sends no broadcasts, so the certificate and broadcast cases are n/a for it.
         let notPlayed: Set<String> = ["resend-all-after-goaway", "fail-pending-at-goaway", "give-up-unprocessed", "give-up-429-without-retry-after",
-                                      "certificate-error-kills-token"]
+                                      "certificate-error-kills-token", "broadcast-device-path", "broadcast-no-channel-id", "broadcast-alert-push-type",
+                                      "broadcast-stored-expiration", "channel-per-broadcast"]
         let playable = MutantTable.entries.filter {
             !notPlayed.contains($0.mutant) && !$0.mutant.hasPrefix("fcm-") && !$0.mutant.hasPrefix("webpush-") && !$0.mutant.hasPrefix("expo-")
         }

@@ -20,6 +20,11 @@ public enum DriverProtocol {
     /// Runner → sender, only to a sender declaring the `subscribe` feature: "subscribe these
     /// devices to this FCM topic" (params `{"topic": "news", "devices": […]}`, result `{"results": […]}`).
     public static let subscribe = "subscribe"
+    /// Runner → sender, only to a sender declaring the `broadcast` feature: "send this Live
+    /// Activity update on this broadcast channel" (params `{"provider", "channel",
+    /// "environment", "messageStoragePolicy", "event", …}`, result `{"results": [one entry
+    /// whose "device" is the channel name]}`; docs/conformance.md "broadcast").
+    public static let broadcast = "broadcast"
 }
 
 /// The optional parts of driver protocol v1 a sender declares in its `initialize` result
@@ -42,12 +47,17 @@ public enum SenderFeature {
     /// Instance ID API's `batchAdd`), in batches of at most 1000 tokens, removing the tokens a
     /// batch reports `NOT_FOUND` and retrying 429/5xx answers.
     public static let subscribe = "subscribe"
+    /// The sender sends APNs broadcast pushes for Live Activities: it implements the
+    /// `broadcast` method, creating each channel once on the channel management host with the
+    /// storage policy asked for, reusing it, deleting it after an `end` event.
+    public static let broadcast = "broadcast"
     /// Every feature this runner knows, for `--list` and the docs.
     public static let all: [(name: String, meaning: String)] = [
         (registeredAt, "devices carry registeredAt; a dead token registered again later is used again"),
         (register, "the runner calls register(devices) when the app registers tokens again"),
         (subscribe, "the runner calls subscribe(topic, devices): the sender subscribes the tokens to an FCM topic"),
         (certificate, "authenticates with the client certificate providers.apns.certFile instead of the key"),
+        (broadcast, "the runner calls broadcast(channel, event, …): the sender sends an APNs Live Activity broadcast on a channel it manages"),
     ]
 }
 

@@ -97,12 +97,16 @@ public final class ConformanceRunner: Sendable {
 
     /// The optional features the case needs and the sender did not declare: re-registered
     /// tokens need `registeredAt` or `register` (either one serves); a provider configuration
-    /// with a client certificate (`certFile`) needs `certificate`; a `subscribe` step needs `subscribe`.
+    /// with a client certificate (`certFile`) needs `certificate`; a `subscribe` step needs `subscribe`;
+    /// a `broadcast` step needs `broadcast`.
     static func missingFeatures(_ registrations: Registrations, _ id: SenderIdentity, _ configuration: SenderConfiguration,
                                 steps: [ScenarioStep] = []) -> [String] {
         var missing: [String] = []
         if steps.contains(where: { $0.kind == "subscribe" }), !id.supports(SenderFeature.subscribe) {
             missing.append(SenderFeature.subscribe)
+        }
+        if steps.contains(where: { $0.kind == "broadcast" }), !id.supports(SenderFeature.broadcast) {
+            missing.append(SenderFeature.broadcast)
         }
         if !registrations.byStep.isEmpty, !id.supports(SenderFeature.registeredAt), !id.supports(SenderFeature.register) {
             missing.append(SenderFeature.registeredAt)
@@ -290,6 +294,11 @@ struct StepDriver {
                 let params = JSONValue.object([("topic", .string(topic)), ("devices", devices)])
                 if let f = request(DriverProtocol.subscribe, params: params, into: &steps, record: { index, t, end in
                     StepRecord(index: index, type: "subscribe", devices: deviceIDs, startedAt: t, endedAt: end)
+                }) { return (steps, f) }
+            case let .broadcast(channel, params):
+                // The channel name is the step's target; its params are its notification.
+                if let f = request(DriverProtocol.broadcast, params: params, into: &steps, record: { index, t, end in
+                    StepRecord(index: index, type: "broadcast", targets: [channel], notification: params, startedAt: t, endedAt: end)
                 }) { return (steps, f) }
             }
         }

@@ -34,5 +34,13 @@ extension APNsConformance {
         MutantTable.Entry(mutant: "report-sent-always", bug: "reports every device as sent", failingChecks: ["outcome", "outcome-truthful"]),
         MutantTable.Entry(mutant: "never-revive-dead-tokens", bug: "skips a dead token forever, even after it was registered again",
               failingChecks: ["reregistered-token-used"]),
+        MutantTable.Entry(mutant: "broadcast-device-path", bug: "sends a Live Activity broadcast to /3/device/<channel id> instead of /4/broadcasts/apps/<bundle id>",
+              failingChecks: ["apns.broadcast.path"]),
+        MutantTable.Entry(mutant: "broadcast-no-channel-id", bug: "sends a broadcast without apns-channel-id", failingChecks: ["apns.broadcast.headers"]),
+        MutantTable.Entry(mutant: "broadcast-alert-push-type", bug: "sends a broadcast with apns-push-type alert", failingChecks: ["apns.broadcast.headers"]),
+        MutantTable.Entry(mutant: "broadcast-stored-expiration", bug: "sends a nonzero apns-expiration on a No Message Stored channel",
+              failingChecks: ["apns.broadcast.headers"]),
+        MutantTable.Entry(mutant: "channel-per-broadcast", bug: "creates a new channel for every broadcast instead of reusing the event's channel",
+              failingChecks: ["apns.broadcast.channel"]),
     ]
 }
