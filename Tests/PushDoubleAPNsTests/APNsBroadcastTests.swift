@@ -111,6 +111,24 @@ final class APNsBroadcastTests: XCTestCase {
         XCTAssertEqual(broadcast(channel: stored, extra: [("apns-expiration", "1900000000")]).status, 200)
     }
 
+    /// A fault rule with `channel` fires on that channel's broadcasts only (and on its read
+    /// and delete requests when the rule names no endpoint but theirs).
+    func testFaultRulesMatchAChannel() throws {
+        let hit = try createChannel(), other = try createChannel()
+        try h.double.faults.add(FaultRule(id: "c", match: FaultMatch(endpoint: APNsFake.broadcastEndpoint, channel: hit),
+                                          action: .respond(ResponseSpec(reason: "ServiceUnavailable"))))
+        let refused = broadcast(channel: hit)
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertEqual(reason(refused), "ServiceUnavailable")
+        XCTAssertNotNil(refused.headers.first(name: "apns-request-id"))
+        XCTAssertEqual(broadcast(channel: other).status, 200)
+        let rule = try JSONDecoder().decode(FaultRule.self, from: Data(#"{"id":"r","match":{"endpoint":"apns.channels.delete","channel":"\#(other)"},"action":{"type":"respond","reason":"InternalServerError"}}"#.utf8))
+        XCTAssertEqual(rule.match.channel, other)
+        try h.double.faults.add(rule)
+        XCTAssertEqual(h.send(path: "/1/apps/\(Fixture.topic)/channels", method: "DELETE", headers: [("apns-channel-id", hit)], body: "", connection: manage).status, 204)
+        XCTAssertEqual(h.send(path: "/1/apps/\(Fixture.topic)/channels", method: "DELETE", headers: [("apns-channel-id", other)], body: "", connection: manage).status, 500)
+    }
+
     func testDevicePushesAreUnchanged() {
         XCTAssertEqual(h.send(connection: FakeConnection(id: 25)).status, 200)
         XCTAssertEqual(h.double.history.all.last?.endpoint, "apns.push")
