@@ -35,6 +35,7 @@ final class APNsBroadcastTests: XCTestCase {
         XCTAssertEqual(r.status, 200)
         XCTAssertEqual(r.headers.first(name: "apns-request-id"), rid)
         XCTAssertNil(r.headers.first(name: "apns-id"))
+        XCTAssertEqual(r.headers.first(name: "apns-unique-id")?.count, 36, "a server-generated UUID")
         XCTAssertTrue(r.body.isEmpty)
         let e = try XCTUnwrap(h.double.history.all.last)
         XCTAssertEqual(e.endpoint, "apns.broadcast")

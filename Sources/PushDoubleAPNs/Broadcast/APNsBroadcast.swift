@@ -96,7 +96,7 @@ extension APNsFake {
     /// Answers an admitted broadcast: `ChannelNotRegistered` for a channel the app does not
     /// have in this environment (never created, or deleted); `BadExpirationDate` for a nonzero
     /// `apns-expiration` on a No Message Stored channel (Apple: "results in message rejection";
-    /// the reason is UNCONFIRMED); else 200 with `apns-request-id`.
+    /// the reason is UNCONFIRMED); else 200 with `apns-request-id` and `apns-unique-id`.
     func deliverBroadcast(_ request: HTTPRequest, admission: Admission, environment: APNsEnvironment, now: Date) -> ProviderResponse {
         let requestID = admission.messageID ?? APNsMessageID.generate()
         guard case .success(let bundleID) = APNsBroadcastRequest.route(request),
@@ -116,6 +116,8 @@ extension APNsFake {
         channels.recordBroadcast(record, channel: channel.id, bundleID: bundleID, environment: environment)
         var headers = HTTPHeaders()
         headers.add(name: Self.requestIDHeader, value: requestID)
+        // Apple's success table for broadcasts lists a server-generated `apns-unique-id`.
+        headers.add(name: "apns-unique-id", value: APNsMessageID.generate())
         return ProviderResponse(HTTPResponse(status: 200, headers: headers, body: [], framing: .headersOnly),
                                 decidedBy: Decision(.accepted, "broadcast on \(channel.id) (storage policy \(channel.storagePolicy.rawValue))"))
     }
