@@ -101,7 +101,7 @@ final class BroadcastChecksTests: XCTestCase {
         XCTAssertEqual(Set(run.verdicts().values), [.notApplicable], "no broadcast step: n/a")
         good(run)
         XCTAssertEqual(run.verdicts(), ["apns.broadcast.path": .pass, "apns.broadcast.headers": .pass,
-                                        "apns.broadcast.payload": .pass, "apns.broadcast.channel": .pass])
+                                        "apns.broadcast.payload": .pass, "apns.broadcast.channel": .pass, "apns.broadcast.retried": .pass])
     }
 
     func testEachBrokenRuleViolatesItsCheck() throws {
@@ -142,6 +142,21 @@ final class BroadcastChecksTests: XCTestCase {
             r.step("m") { r.broadcast(r.create(policy: 0)) }
         }
         try only("apns.broadcast.channel") { r in r.step("m", event: "end") { r.broadcast(r.create(policy: 0), event: "end") } }
+    }
+
+    /// A 503 on a broadcast followed by its retry holds `apns.broadcast.retried`; left alone, it fails it.
+    func testATransientBroadcastErrorMustBeRetried() throws {
+        for retry in [true, false] {
+            let run = try Run()
+            try run.double.faults.add(FaultRule(id: "u", match: FaultMatch(endpoint: APNsFake.broadcastEndpoint),
+                                                action: .respond(ResponseSpec(reason: "ServiceUnavailable")), times: 1))
+            run.step("m") {
+                let id = run.create(policy: 0)
+                XCTAssertEqual(run.broadcast(id).status, 503)
+                if retry { XCTAssertEqual(run.broadcast(id).status, 200) }
+            }
+            XCTAssertEqual(BroadcastChecks.retried.run(run.context()).verdict, retry ? .pass : .fail)
+        }
     }
 
     /// A `broadcast` step is read from a scenario (its params as the sender gets them), bad

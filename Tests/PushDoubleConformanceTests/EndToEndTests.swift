@@ -31,7 +31,7 @@ extension EndToEndTests {
         // it authenticates with JWTs only and sends no broadcasts, so the certificate and broadcast cases are n/a for it.
         let notPlayed: Set<String> = ["resend-all-after-goaway", "fail-pending-at-goaway", "give-up-unprocessed", "give-up-429-without-retry-after",
                                       "certificate-error-kills-token", "broadcast-device-path", "broadcast-no-channel-id", "broadcast-alert-push-type",
-                                      "broadcast-stored-expiration", "channel-per-broadcast"]
+                                      "broadcast-stored-expiration", "channel-per-broadcast", "broadcast-no-retry"]
         let playable = MutantTable.entries.filter {
             !notPlayed.contains($0.mutant) && !$0.mutant.hasPrefix("fcm-") && !$0.mutant.hasPrefix("webpush-") && !$0.mutant.hasPrefix("expo-")
         }

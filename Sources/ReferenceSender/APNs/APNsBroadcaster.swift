@@ -9,6 +9,8 @@ extension Mutant {
     static let broadcastAlertPushType = Mutant("broadcast-alert-push-type", "sends broadcasts with apns-push-type alert (apns.broadcast.headers)")
     static let broadcastStoredExpiration = Mutant("broadcast-stored-expiration",
         "sends a nonzero apns-expiration on a No Message Stored channel (apns.broadcast.headers)")
+    static let broadcastNoRetry = Mutant("broadcast-no-retry",
+        "gives up on a broadcast or channel request answered 429/5xx at once instead of retrying it (apns.broadcast.retried)")
     static let channelPerBroadcast = Mutant("channel-per-broadcast",
         "creates a new channel for every broadcast instead of reusing the event's channel (apns.broadcast.channel)")
 }
@@ -154,6 +156,8 @@ final class APNsBroadcaster: Sendable {
             case .finish(let outcome, let reason, _):
                 Log.info("\(label): \(outcome.rawValue) (\(reason ?? "-"))")
                 return .failure(Failure(outcome: outcome == .sent ? .failed : outcome, reason: reason))
+            case .retry(let action) where mutant.contains(.broadcastNoRetry):
+                return .failure(Failure(outcome: .failed, reason: action.reason))
             case .retry(let action):
                 if action.retireConnection, let connection { await sender.pool.retire(connection) }
                 if action.refreshToken, let token {

@@ -25,5 +25,5 @@ extension Mutant {
 }
 
 extension APNsSenderProvider {
-    static var mutants: [Mutant] { [.giveUpUnprocessed, .pushTypeDropped, .jwtPerRequest, .connectionPerPush, .oversizedPayloads, .wrongTopicSuffix, .backgroundPriority10, .resendAllAfterGoaway, .failPendingAtGoaway, .certificateErrorKillsToken, .remintOnTokenUpdateError, .broadcastDevicePath, .broadcastNoChannelId, .broadcastAlertPushType, .broadcastStoredExpiration, .channelPerBroadcast] }
+    static var mutants: [Mutant] { [.giveUpUnprocessed, .pushTypeDropped, .jwtPerRequest, .connectionPerPush, .oversizedPayloads, .wrongTopicSuffix, .backgroundPriority10, .resendAllAfterGoaway, .failPendingAtGoaway, .certificateErrorKillsToken, .remintOnTokenUpdateError, .broadcastDevicePath, .broadcastNoChannelId, .broadcastAlertPushType, .broadcastStoredExpiration, .channelPerBroadcast, .broadcastNoRetry] }
 }

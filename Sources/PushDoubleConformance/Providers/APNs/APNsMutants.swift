@@ -40,6 +40,8 @@ extension APNsConformance {
         MutantTable.Entry(mutant: "broadcast-alert-push-type", bug: "sends a broadcast with apns-push-type alert", failingChecks: ["apns.broadcast.headers"]),
         MutantTable.Entry(mutant: "broadcast-stored-expiration", bug: "sends a nonzero apns-expiration on a No Message Stored channel",
               failingChecks: ["apns.broadcast.headers"]),
+        MutantTable.Entry(mutant: "broadcast-no-retry", bug: "gives up on a broadcast or channel request answered 429/5xx at once",
+              failingChecks: ["apns.broadcast.retried"]),
         MutantTable.Entry(mutant: "channel-per-broadcast", bug: "creates a new channel for every broadcast instead of reusing the event's channel",
               failingChecks: ["apns.broadcast.channel"]),
     ]

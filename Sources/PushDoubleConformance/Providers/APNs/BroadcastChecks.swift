@@ -188,5 +188,20 @@ enum BroadcastChecks {
         }
     }
 
-    static let all = [path, headers, payload, channel]
+    static let retried = CheckDefinition(
+        id: "apns.broadcast.retried",
+        title: "A broadcast or channel request answered 429 or 5xx is sent again, as a push would be",
+        reference: "Apple, Handling error responses from APNs (429 TooManyRequests, 500, 503: retry later); docs/apns.md §7.2, §13", severity: .must
+    ) { ctx in
+        perStep(ctx, summary: "with every 429/5xx answer retried", violation: "a transient broadcast error not retried") { d, s in
+            let requests = d.during(s).filter { $0.endpoint == APNsFake.broadcastEndpoint || $0.endpoint.hasPrefix("apns.channels.") }
+            return requests.enumerated().compactMap { i, e in
+                guard let status = e.response.status, status == 429 || status >= 500 else { return nil }
+                let again = requests.dropFirst(i + 1).contains { $0.endpoint == e.endpoint }
+                return again ? nil : d.evidence(e, "\(status) answered, never sent again during the step")
+            }
+        }
+    }
+
+    static let all = [path, headers, payload, channel, retried]
 }
