@@ -162,6 +162,8 @@ public struct APNsInstance: ProviderInstance {
         environment += try certificateLines(context)
         var parameters: [(String, JSONValue)] = [("url", .string(url))]
         if let s = sandbox { parameters.append(("sandboxUrl", .string(s))) }
+        if let m = context.url(APNsEnvironment.production.managementListenerName) { parameters.append(("manageUrl", .string(m))) }
+        if let m = context.url(APNsEnvironment.sandbox.managementListenerName) { parameters.append(("manageSandboxUrl", .string(m))) }
         if let ca = context.caFile { parameters.append(("caFile", .string(ca))) }
         parameters += [("keyFile", .string(keyFile)), ("keyId", .string(keyID)),
                        ("teamId", .string(APNsTestCredentials.teamID)), ("topic", .string(APNsTestCredentials.topic))]

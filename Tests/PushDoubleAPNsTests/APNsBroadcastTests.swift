@@ -35,6 +35,7 @@ final class APNsBroadcastTests: XCTestCase {
         XCTAssertEqual(r.status, 200)
         XCTAssertEqual(r.headers.first(name: "apns-request-id"), rid)
         XCTAssertNil(r.headers.first(name: "apns-id"))
+        XCTAssertEqual(r.headers.first(name: "apns-unique-id")?.count, 36, "a server-generated UUID")
         XCTAssertTrue(r.body.isEmpty)
         let e = try XCTUnwrap(h.double.history.all.last)
         XCTAssertEqual(e.endpoint, "apns.broadcast")
@@ -72,7 +73,10 @@ final class APNsBroadcastTests: XCTestCase {
         XCTAssertEqual(reason(broadcast(channel: id, extra: [("apns-priority", "7")])), "BadPriority")
         XCTAssertEqual(reason(broadcast(channel: id, extra: [("apns-expiration", "soon")])), "BadExpirationDate")
         XCTAssertEqual(reason(broadcast(channel: id, body: "")), "PayloadEmpty")
-        let big = #"{"aps":{"event":"update","timestamp":1,"content-state":{"x":""# + String(repeating: "a", count: 4100) + #""}}}"#
+        let big = #"{"aps":{"event":"update","timestamp":1,"content-state":{"x":""# + String(repeating: "a", count: 5100) + #""}}}"#
+        // Apple's broadcast limit is 5120 bytes: a 4.1 KB payload is fine.
+        let fits = #"{"aps":{"event":"update","timestamp":1,"content-state":{"x":""# + String(repeating: "a", count: 4100) + #""}}}"#
+        XCTAssertEqual(broadcast(channel: id, body: fits).status, 200)
         let tooLarge = broadcast(channel: id, body: big)
         XCTAssertEqual(tooLarge.status, 413)
         XCTAssertEqual(reason(tooLarge), "PayloadTooLarge")
@@ -95,6 +99,35 @@ final class APNsBroadcastTests: XCTestCase {
         XCTAssertEqual(APNsBroadcastRequest.liveActivityProblems(try APNsPayloadDecoder.decode(Array(#"{"aps":{"event":"update","timestamp":1}}"#.utf8)).get()),
                        ["aps.content-state missing on update"])
         XCTAssertEqual(APNsBroadcastRequest.liveActivityProblems(try APNsPayloadDecoder.decode(Array(#"{"aps":{"event":"end","timestamp":1}}"#.utf8)).get()), [])
+    }
+
+    /// Apple: a nonzero expiration on a No Message Stored channel is rejected; 0 is fine, and a
+    /// Most Recent Message Stored channel takes any expiration.
+    func testNonzeroExpirationOnANoStorageChannelIsRefused() throws {
+        let none = try createChannel(policy: 0), stored = try createChannel(policy: 1)
+        let refused = broadcast(channel: none, extra: [("apns-expiration", "1900000000")])
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertEqual(reason(refused), "BadExpirationDate")
+        XCTAssertEqual(broadcast(channel: none, extra: [("apns-expiration", "0")]).status, 200)
+        XCTAssertEqual(broadcast(channel: stored, extra: [("apns-expiration", "1900000000")]).status, 200)
+    }
+
+    /// A fault rule with `channel` fires on that channel's broadcasts only (and on its read
+    /// and delete requests when the rule names no endpoint but theirs).
+    func testFaultRulesMatchAChannel() throws {
+        let hit = try createChannel(), other = try createChannel()
+        try h.double.faults.add(FaultRule(id: "c", match: FaultMatch(endpoint: APNsFake.broadcastEndpoint, channel: hit),
+                                          action: .respond(ResponseSpec(reason: "ServiceUnavailable"))))
+        let refused = broadcast(channel: hit)
+        XCTAssertEqual(refused.status, 503)
+        XCTAssertEqual(reason(refused), "ServiceUnavailable")
+        XCTAssertNotNil(refused.headers.first(name: "apns-request-id"))
+        XCTAssertEqual(broadcast(channel: other).status, 200)
+        let rule = try JSONDecoder().decode(FaultRule.self, from: Data(#"{"id":"r","match":{"endpoint":"apns.channels.delete","channel":"\#(other)"},"action":{"type":"respond","reason":"InternalServerError"}}"#.utf8))
+        XCTAssertEqual(rule.match.channel, other)
+        try h.double.faults.add(rule)
+        XCTAssertEqual(h.send(path: "/1/apps/\(Fixture.topic)/channels", method: "DELETE", headers: [("apns-channel-id", hit)], body: "", connection: manage).status, 204)
+        XCTAssertEqual(h.send(path: "/1/apps/\(Fixture.topic)/channels", method: "DELETE", headers: [("apns-channel-id", other)], body: "", connection: manage).status, 500)
     }
 
     func testDevicePushesAreUnchanged() {

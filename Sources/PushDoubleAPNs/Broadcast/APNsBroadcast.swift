@@ -12,6 +12,10 @@ struct APNsBroadcastRequest {
     var priority: Int
     var expiration: Int64?
 
+    /// A broadcast payload's limit: 5 KB, 5120 bytes (Apple, *Sending broadcast push
+    /// notification requests to APNs*).
+    static let payloadLimit = 5120
+
     /// True for a path under `/4/` (one prefix test on the push path).
     static func isBroadcastPath(_ path: String) -> Bool { path.hasPrefix("/4/") }
 
@@ -71,7 +75,7 @@ extension APNsFake {
 
     /// Admits a broadcast: path and method, authentication as on pushes (certificate or JWT,
     /// the path's bundle id as the topic), the header checks of ``APNsBroadcastRequest``, then
-    /// the payload (`PayloadEmpty`, `PayloadTooLarge` over 4096 bytes). Whether the channel
+    /// the payload (`PayloadEmpty`, `PayloadTooLarge` over 5120 bytes). Whether the channel
     /// exists is decided in ``deliverBroadcast``, after fault rules.
     func admitBroadcast(_ request: HTTPRequest, context: RequestContext, now: Date) -> Admission {
         let parsed = APNsBroadcastRequest.route(request)
@@ -84,13 +88,15 @@ extension APNsFake {
         }
         if case .failure(let reason) = APNsBroadcastRequest.parse(request, bundleID: bundleID) { return refuse(reason, .validation) }
         if request.body.isEmpty { return refuse(.payloadEmpty, .validation) }
-        let limit = APNsPushType.liveactivity.payloadLimit
+        let limit = APNsBroadcastRequest.payloadLimit
         if request.body.count > limit { return refuse(.payloadTooLarge, .validation, "\(request.body.count) bytes > \(limit)") }
         return admission
     }
 
     /// Answers an admitted broadcast: `ChannelNotRegistered` for a channel the app does not
-    /// have in this environment (never created, or deleted), else 200 with `apns-request-id`.
+    /// have in this environment (never created, or deleted); `BadExpirationDate` for a nonzero
+    /// `apns-expiration` on a No Message Stored channel (Apple: "results in message rejection";
+    /// the reason is UNCONFIRMED); else 200 with `apns-request-id` and `apns-unique-id`.
     func deliverBroadcast(_ request: HTTPRequest, admission: Admission, environment: APNsEnvironment, now: Date) -> ProviderResponse {
         let requestID = admission.messageID ?? APNsMessageID.generate()
         guard case .success(let bundleID) = APNsBroadcastRequest.route(request),
@@ -101,11 +107,17 @@ extension APNsFake {
             return refusal(.channelNotRegistered, apnsID: requestID, stage: .device,
                            detail: "no channel \(broadcast.channelID) for \(bundleID) in \(environment.rawValue)", idHeader: Self.requestIDHeader)
         }
+        if channel.storagePolicy == .noStorage, let e = broadcast.expiration, e != 0 {
+            return refusal(.badExpirationDate, apnsID: requestID, stage: .validation,
+                           detail: "apns-expiration \(e) on a No Message Stored channel", idHeader: Self.requestIDHeader)
+        }
         let record = APNsBroadcastRecord(requestID: requestID, receivedAt: now, priority: broadcast.priority, expiration: broadcast.expiration,
                                          payload: try? APNsPayloadDecoder.decode(request.body).get())
         channels.recordBroadcast(record, channel: channel.id, bundleID: bundleID, environment: environment)
         var headers = HTTPHeaders()
         headers.add(name: Self.requestIDHeader, value: requestID)
+        // Apple's success table for broadcasts lists a server-generated `apns-unique-id`.
+        headers.add(name: "apns-unique-id", value: APNsMessageID.generate())
         return ProviderResponse(HTTPResponse(status: 200, headers: headers, body: [], framing: .headersOnly),
                                 decidedBy: Decision(.accepted, "broadcast on \(channel.id) (storage policy \(channel.storagePolicy.rawValue))"))
     }

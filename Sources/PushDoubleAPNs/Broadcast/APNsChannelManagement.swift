@@ -130,6 +130,8 @@ extension APNsFake {
         var admission = Admission(endpoint: endpoint, environment: environment.rawValue)
         admission.messageID = request.headers.first(name: Self.requestIDHeader).flatMap(APNsMessageID.canonical) ?? APNsMessageID.generate()
         admission.notificationMaker = notification
+        // Fault rules may name the channel (`"match": {"channel": …}`).
+        admission.channel = request.headers.first(name: "apns-channel-id")
         let bundleID: String
         switch route {
         case .failure(let reason): return refuseBundleRequest(admission, reason, .validation, "\(request.method) \(request.path)")

@@ -61,7 +61,8 @@ extension Finding {
 /// One timed step of a run as the runner drove it (the "replies" a check may read).
 public struct StepRecord: Sendable, Codable, Equatable {
     public var index: Int
-    /// "send", "settle", "wait", "admin" or "subscribe".
+    /// "send", "settle", "wait", "admin", "subscribe" or "broadcast" (its `targets` hold the
+    /// channel name, its `notification` the params the sender was given).
     public var type: String
     /// For `send` with `repeat`: which repetition (0-based).
     public var repetition: Int

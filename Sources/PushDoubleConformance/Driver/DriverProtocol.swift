@@ -20,6 +20,11 @@ public enum DriverProtocol {
     /// Runner → sender, only to a sender declaring the `subscribe` feature: "subscribe these
     /// devices to this FCM topic" (params `{"topic": "news", "devices": […]}`, result `{"results": […]}`).
     public static let subscribe = "subscribe"
+    /// Runner → sender, only to a sender declaring the `broadcast` feature: "send this Live
+    /// Activity update on this broadcast channel" (params `{"provider", "channel",
+    /// "environment", "messageStoragePolicy", "event", …}`, result `{"results": [one entry
+    /// whose "device" is the channel name]}`; docs/conformance.md "broadcast").
+    public static let broadcast = "broadcast"
 }
 
 /// The optional parts of driver protocol v1 a sender declares in its `initialize` result
@@ -46,6 +51,10 @@ public enum SenderFeature {
     /// so (the device's `"declarative": true`): `{"web_push": 8030, "notification": {…}}` with the
     /// notification's title and body and its `link` as `navigate` (docs/webpush.md "Declarative Web Push").
     public static let declarative = "declarative"
+    /// The sender sends APNs broadcast pushes for Live Activities: it implements the
+    /// `broadcast` method, creating each channel once on the channel management host with the
+    /// storage policy asked for, reusing it, deleting it after an `end` event.
+    public static let broadcast = "broadcast"
     /// Every feature this runner knows, for `--list` and the docs.
     public static let all: [(name: String, meaning: String)] = [
         (registeredAt, "devices carry registeredAt; a dead token registered again later is used again"),
@@ -53,6 +62,7 @@ public enum SenderFeature {
         (subscribe, "the runner calls subscribe(topic, devices): the sender subscribes the tokens to an FCM topic"),
         (certificate, "authenticates with the client certificate providers.apns.certFile instead of the key"),
         (declarative, "sends declarative Web Push messages (web_push 8030) to subscriptions marked \"declarative\": true"),
+        (broadcast, "the runner calls broadcast(channel, event, …): the sender sends an APNs Live Activity broadcast on a channel it manages"),
     ]
 }
 

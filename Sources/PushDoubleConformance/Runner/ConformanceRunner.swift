@@ -98,7 +98,8 @@ public final class ConformanceRunner: Sendable {
     /// The optional features the case needs and the sender did not declare: re-registered
     /// tokens need `registeredAt` or `register` (either one serves); a provider configuration
     /// with a client certificate (`certFile`) needs `certificate`; a `subscribe` step needs
-    /// `subscribe`; a Web Push device marked `"declarative": true` needs `declarative`.
+    /// `subscribe`; a Web Push device marked `"declarative": true` needs `declarative`; a
+    /// `broadcast` step needs `broadcast`.
     static func missingFeatures(_ registrations: Registrations, _ id: SenderIdentity, _ configuration: SenderConfiguration,
                                 steps: [ScenarioStep] = [], devices: [ScenarioDevice] = []) -> [String] {
         var missing: [String] = []
@@ -107,6 +108,9 @@ public final class ConformanceRunner: Sendable {
         }
         if steps.contains(where: { $0.kind == "subscribe" }), !id.supports(SenderFeature.subscribe) {
             missing.append(SenderFeature.subscribe)
+        }
+        if steps.contains(where: { $0.kind == "broadcast" }), !id.supports(SenderFeature.broadcast) {
+            missing.append(SenderFeature.broadcast)
         }
         if !registrations.byStep.isEmpty, !id.supports(SenderFeature.registeredAt), !id.supports(SenderFeature.register) {
             missing.append(SenderFeature.registeredAt)
@@ -294,6 +298,11 @@ struct StepDriver {
                 let params = JSONValue.object([("topic", .string(topic)), ("devices", devices)])
                 if let f = request(DriverProtocol.subscribe, params: params, into: &steps, record: { index, t, end in
                     StepRecord(index: index, type: "subscribe", devices: deviceIDs, startedAt: t, endedAt: end)
+                }) { return (steps, f) }
+            case let .broadcast(channel, params):
+                // The channel name is the step's target; its params are its notification.
+                if let f = request(DriverProtocol.broadcast, params: params, into: &steps, record: { index, t, end in
+                    StepRecord(index: index, type: "broadcast", targets: [channel], notification: params, startedAt: t, endedAt: end)
                 }) { return (steps, f) }
             }
         }

@@ -136,11 +136,15 @@ public enum ScenarioStep: Sendable, Equatable {
     /// `subscribe` these device ids to an FCM topic (only for a sender declaring the
     /// `subscribe` feature; the case is n/a for any other).
     case subscribe(topic: String, devices: [String])
+    /// `broadcast` a Live Activity update on a named channel (only for a sender declaring the
+    /// `broadcast` feature; the case is n/a for any other). `params` is what the sender is
+    /// given: the step's members but `type`, with `provider` and `channel`.
+    case broadcast(channel: String, params: JSONValue)
 
     public var kind: String {
         switch self {
         case .send: return "send"; case .settle: return "settle"; case .wait: return "wait"; case .admin: return "admin"
-        case .subscribe: return "subscribe"
+        case .subscribe: return "subscribe"; case .broadcast: return "broadcast"
         }
     }
 }
@@ -193,7 +197,7 @@ extension ConformanceScenario {
         let targets = try decodeTargets(root["targets"], devices: devices, fail: fail)
         var steps: [ScenarioStep] = []
         for (i, s) in (root["steps"]?.arrayValue ?? []).enumerated() {
-            guard let type = s["type"]?.stringValue else { throw fail("steps[\(i)] has no \"type\" (send, settle, wait, admin or subscribe)") }
+            guard let type = s["type"]?.stringValue else { throw fail("steps[\(i)] has no \"type\" (send, settle, wait, admin, subscribe or broadcast)") }
             switch type {
             case "send":
                 guard let n = s["notification"], case .object = n else { throw fail("steps[\(i)]: send needs a \"notification\" object") }
@@ -237,7 +241,9 @@ extension ConformanceScenario {
                 }
                 guard !ids.isEmpty else { throw fail("steps[\(i)]: subscribe needs a non-empty \"devices\" array of device ids") }
                 steps.append(.subscribe(topic: topic, devices: ids))
-            default: throw fail("steps[\(i)]: unknown step type \"\(type)\" (send, settle, wait, admin or subscribe)")
+            case "broadcast":
+                steps.append(try decodeBroadcast(s, index: i, fail: fail))
+            default: throw fail("steps[\(i)]: unknown step type \"\(type)\" (send, settle, wait, admin, subscribe or broadcast)")
             }
         }
         var checks: [CheckInvocation] = []

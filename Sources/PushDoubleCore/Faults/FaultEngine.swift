@@ -15,6 +15,8 @@ public struct FaultRequest: Sendable, Equatable {
     /// a rule naming a token or device matches when any recipient is it.
     public var otherTokens: [String] = []
     public var otherDeviceIDs: [String] = []
+    /// The broadcast channel the request addresses (``Admission/channel``).
+    public var channel: String? = nil
     public init(provider: ProviderID, endpoint: String, token: String? = nil, deviceID: String? = nil,
                 topic: String? = nil, environment: String? = nil) {
         self.provider = provider; self.endpoint = endpoint; self.token = token; self.deviceID = deviceID
@@ -230,7 +232,7 @@ public final class FaultEngine: Sendable {
     }
 
     /// The static criteria: provider, endpoint (a named-only endpoint only when named), token,
-    /// device, topic, environment, time window.
+    /// device, topic, environment, channel, time window.
     private static func matchesStatically(_ r: RuleState, _ q: FaultRequest, namedOnly: Set<String>, now: Date) -> Bool {
         let m = r.rule.match
         if let p = m.provider, p != q.provider { return false }
@@ -239,6 +241,7 @@ public final class FaultEngine: Sendable {
         if let d = m.device, d != q.deviceID, !q.otherDeviceIDs.contains(d) { return false }
         if let t = m.topic, t != q.topic { return false }
         if let e = m.environment, e != q.environment { return false }
+        if let c = m.channel, c != q.channel { return false }
         let elapsed = now.timeIntervalSince(r.loadedAt)
         if let f = m.from, elapsed < f { return false }
         if let u = m.until, elapsed >= u { return false }

@@ -55,17 +55,19 @@ public struct FaultMatch: Sendable, Equatable, Codable {
     public var until: Double?
     /// Chance in [0, 1] that a request passing everything else is hit.
     public var probability: Double?
+    /// The broadcast channel the request addresses (APNs `apns-channel-id`).
+    public var channel: String?
 
     public init(provider: ProviderID? = nil, endpoint: String? = nil, token: String? = nil, device: String? = nil,
                 topic: String? = nil, environment: String? = nil, nth: Int? = nil, everyNth: Int? = nil,
-                from: Double? = nil, until: Double? = nil, probability: Double? = nil) {
+                from: Double? = nil, until: Double? = nil, probability: Double? = nil, channel: String? = nil) {
         self.provider = provider; self.endpoint = endpoint; self.token = token; self.device = device; self.topic = topic
         self.environment = environment; self.nth = nth; self.everyNth = everyNth; self.from = from; self.until = until
-        self.probability = probability
+        self.probability = probability; self.channel = channel
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case provider, endpoint, token, device, topic, environment, nth, everyNth, from, until, probability
+        case provider, endpoint, token, device, topic, environment, nth, everyNth, from, until, probability, channel
     }
 
     public init(from decoder: Decoder) throws {
@@ -82,6 +84,7 @@ public struct FaultMatch: Sendable, Equatable, Codable {
         from = try c.decodeNumberIfPresent(forKey: .from, in: InputLimits.elapsedSeconds)
         until = try c.decodeNumberIfPresent(forKey: .until, in: InputLimits.elapsedSeconds)
         probability = try c.decodeNumberIfPresent(forKey: .probability, in: 0...1)
+        channel = try c.decodeIfPresent(String.self, forKey: .channel)
         if let f = from, let u = until, u <= f {
             throw DecodingError.dataCorruptedError(forKey: .until, in: c, debugDescription: "must be greater than \"from\"")
         }

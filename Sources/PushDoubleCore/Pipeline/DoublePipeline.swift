@@ -108,6 +108,7 @@ public final class DoublePipeline: Responder {
         func faultRequest(provider: ProviderID, admission: Admission) -> FaultRequest {
             var q = FaultRequest(provider: provider, endpoint: admission.endpoint, token: admission.token,
                                  deviceID: firstRegisteredID, topic: admission.topic, environment: admission.environment)
+            q.channel = admission.channel
             if all.count > 1 {
                 q.otherTokens = all.dropFirst().map(\.token)
                 q.otherDeviceIDs = all.dropFirst().compactMap(\.registeredID)

@@ -116,6 +116,8 @@ public struct Admission: Sendable {
     public var topic: Optional<String>
     /// Provider environment the request arrived at ("production" / "sandbox").
     public var environment: Optional<String>
+    /// The broadcast channel the request addresses (APNs `apns-channel-id`), for fault rules' `channel`.
+    public var channel: String? = nil
     /// The decoded identity the request authenticated with (or tried to).
     public var auth: Optional<AuthIdentity>
     /// The decoded notification (payload JSON plus provider headers), for history and checks.

@@ -34,8 +34,27 @@ extension Mutant {
     static let remintOnTokenUpdateError = Mutant("remint-on-token-update-error",
         "treats 429 TooManyProviderTokenUpdates like ExpiredProviderToken: mints a new JWT and retries at once",
         fails: ["apns.token-updates-keep-jwt"])
+    // Live Activity broadcasts (APNsBroadcaster).
+    static let broadcastDevicePath = Mutant("broadcast-device-path",
+        "sends a Live Activity broadcast to /3/device/<channel id> instead of /4/broadcasts/apps/<bundle id>",
+        fails: ["apns.broadcast.path"])
+    static let broadcastNoChannelId = Mutant("broadcast-no-channel-id",
+        "sends broadcasts without apns-channel-id",
+        fails: ["apns.broadcast.headers"])
+    static let broadcastAlertPushType = Mutant("broadcast-alert-push-type",
+        "sends broadcasts with apns-push-type alert",
+        fails: ["apns.broadcast.headers"])
+    static let broadcastStoredExpiration = Mutant("broadcast-stored-expiration",
+        "sends a nonzero apns-expiration on a No Message Stored channel",
+        fails: ["apns.broadcast.headers"])
+    static let broadcastNoRetry = Mutant("broadcast-no-retry",
+        "gives up on a broadcast or channel request answered 429/5xx at once instead of retrying it",
+        fails: ["apns.broadcast.retried"])
+    static let channelPerBroadcast = Mutant("channel-per-broadcast",
+        "creates a new channel for every broadcast instead of reusing the event's channel",
+        fails: ["apns.broadcast.channel"])
 }
 
 extension APNsSenderProvider {
-    static var mutants: [Mutant] { [.giveUpUnprocessed, .pushTypeDropped, .jwtPerRequest, .connectionPerPush, .oversizedPayloads, .wrongTopicSuffix, .backgroundPriority10, .resendAllAfterGoaway, .failPendingAtGoaway, .certificateErrorKillsToken, .remintOnTokenUpdateError] }
+    static var mutants: [Mutant] { [.giveUpUnprocessed, .pushTypeDropped, .jwtPerRequest, .connectionPerPush, .oversizedPayloads, .wrongTopicSuffix, .backgroundPriority10, .resendAllAfterGoaway, .failPendingAtGoaway, .certificateErrorKillsToken, .remintOnTokenUpdateError, .broadcastDevicePath, .broadcastNoChannelId, .broadcastAlertPushType, .broadcastStoredExpiration, .channelPerBroadcast, .broadcastNoRetry] }
 }

@@ -3,9 +3,13 @@
 final class APNsSenderProvider: SenderProvider {
     static let id = "apns"
     let sender: APNsSender
+    let broadcaster: APNsBroadcaster
     private let mutant: MutantSet
 
-    init(sender: APNsSender, mutant: MutantSet) { self.sender = sender; self.mutant = mutant }
+    init(sender: APNsSender, mutant: MutantSet, manage: [TargetDevice.Environment: HTTPSEndpoint] = [:]) {
+        self.sender = sender; self.mutant = mutant
+        broadcaster = APNsBroadcaster(sender: sender, manage: manage)
+    }
 
     /// `--scripted-apns`: an in-memory APNs with scripted answers and virtual time (ScriptedAPNs.swift).
     static func scriptedMode() -> (any ScriptedMode)? { ScriptedAPNs() }
@@ -17,7 +21,10 @@ final class APNsSenderProvider: SenderProvider {
         let sender = try makeSender(config, context: context)
         let auth = config.certFile.map { "certificate \($0)" } ?? "team \(config.teamId ?? "-") key \(config.keyId ?? "-")"
         Log.info("initialize: apns \(config.url) sandbox \(config.sandboxUrl) \(auth)" + context.logSuffix)
-        return APNsSenderProvider(sender: sender, mutant: context.mutant)
+        var manage: [TargetDevice.Environment: HTTPSEndpoint] = [:]
+        manage[.production] = config.manageUrl.flatMap(HTTPSEndpoint.init(url:))
+        manage[.sandbox] = (config.manageSandboxUrl ?? config.manageUrl).flatMap(HTTPSEndpoint.init(url:))
+        return APNsSenderProvider(sender: sender, mutant: context.mutant, manage: manage)
     }
 
     static func makeSender(_ config: APNsConfiguration, context: SenderContext) throws(DriverError) -> APNsSender {
@@ -62,6 +69,10 @@ final class APNsSenderProvider: SenderProvider {
         await sender.send(notification, to: devices.map(\.device))
     }
 
+    func broadcast(_ params: JSON) async throws(DriverError) -> DeviceResult? {
+        await broadcaster.broadcast(try BroadcastRequest(params))
+    }
+
     func shutdown() async { await sender.shutdown() }
 }
 
@@ -85,6 +96,10 @@ struct APNsConfiguration: Sendable, Equatable {
     var keyId: String?
     var teamId: String?
     var topic: String?
+    /// The channel management hosts (`manageUrl`, `manageSandboxUrl`; `APNS_MANAGE_URL`,
+    /// `APNS_MANAGE_SANDBOX_URL`), for broadcasts.
+    var manageUrl: String?
+    var manageSandboxUrl: String?
 
     /// Nil when neither the params nor the environment configure APNs at all.
     init?(_ p: ProviderParameters) throws(DriverError) {
@@ -104,5 +119,7 @@ struct APNsConfiguration: Sendable, Equatable {
             keyFile = nil; keyId = nil; teamId = nil
         }
         topic = try p.string("topic", "APNS_TOPIC")
+        manageUrl = try p.string("manageUrl", "APNS_MANAGE_URL")
+        manageSandboxUrl = try p.string("manageSandboxUrl", "APNS_MANAGE_SANDBOX_URL")
     }
 }

@@ -107,6 +107,7 @@ final class DriverServer {
             for (i, d) in list.enumerated() { registered[try TargetDevice(json: d, index: i).id] = now }
             return .object(JSONObject())
         case "subscribe" where features.contains("subscribe"): return try await subscribe(params)
+        case "broadcast" where features.contains("broadcast"): return try await broadcast(params)
         case "shutdown": return .object(JSONObject())
         default:
             if method.hasPrefix("test/"), let scripted { return try await scripted.handle(method: method, params: params, server: self) }
@@ -136,13 +137,13 @@ final class DriverServer {
 
     /// The optional driver-protocol features this sender declares: `registeredAt` (the
     /// default), `register` instead (the `register-call` variant), none (`v1-no-features`);
-    /// and `certificate` (APNs `certFile`), `subscribe` (FCM topic subscriptions) and
-    /// `declarative` (declarative Web Push) but in `v1-no-features`.
+    /// and `certificate` (APNs `certFile`), `subscribe` (FCM topic subscriptions), `declarative`
+    /// (declarative Web Push) and `broadcast` (APNs Live Activity broadcasts) but in `v1-no-features`.
     var features: [String] {
         switch context.variant {
         case .v1NoFeatures?: return []
-        case .registerCall?: return ["register", "certificate", "subscribe", "declarative"]
-        default: return ["registeredAt", "certificate", "subscribe", "declarative"]
+        case .registerCall?: return ["register", "certificate", "subscribe", "declarative", "broadcast"]
+        default: return ["registeredAt", "certificate", "subscribe", "declarative", "broadcast"]
         }
     }
 
@@ -226,6 +227,17 @@ final class DriverServer {
             for (k, i) in di.enumerated() where k < r.count { results[i] = r[k] }
         }
         return .object(["results": .array(results.map(\.json))])
+    }
+
+    /// `broadcast`: the provider named by `params.provider` (APNs) sends it; one result.
+    private func broadcast(_ params: JSON) async throws(DriverError) -> JSON {
+        let provider = params["provider"]?.stringValue ?? "apns"
+        let name = params["channel"]?.stringValue ?? ""
+        var result = DeviceResult(device: name, outcome: .skipped, reason: "ProviderNotConfigured")
+        for p in configured where type(of: p).id == provider {
+            if let r = try await p.broadcast(params) { result = r }
+        }
+        return .object(["results": .array([result.json])])
     }
 
     // MARK: replies

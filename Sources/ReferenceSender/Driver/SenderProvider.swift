@@ -62,6 +62,9 @@ protocol SenderProvider: AnyObject, Sendable {
     /// Subscribes its devices to a topic (driver `subscribe`): one result per device, in
     /// order; nil when the provider has no topic subscriptions.
     func subscribe(topic: String, devices: [TargetDevice]) async -> [DeviceResult]?
+    /// Sends a broadcast (driver `broadcast`): one result whose `device` is the channel name;
+    /// nil when the provider has no broadcasts.
+    func broadcast(_ params: JSON) async throws(DriverError) -> DeviceResult?
     /// Closes its connections.
     func shutdown() async
 }
@@ -72,5 +75,6 @@ extension SenderProvider {
     static func expressibleFields(variant: Variant?) -> [String]? { nil }
     func settle() async -> [DeviceResult] { [] }
     func subscribe(topic: String, devices: [TargetDevice]) async -> [DeviceResult]? { nil }
+    func broadcast(_ params: JSON) async throws(DriverError) -> DeviceResult? { nil }
     static func scriptedMode() -> (any ScriptedMode)? { nil }
 }

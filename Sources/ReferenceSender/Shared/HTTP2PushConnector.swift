@@ -52,7 +52,7 @@ final class HTTP2PushConnection: PushConnection {
     func send(_ request: WireRequest) async -> AttemptResult {
         var headers = HTTPHeaders()
         for h in request.headers { headers.add(name: h.name, value: h.value) }
-        let req = HTTPClientRequest(method: "POST", path: request.path, authority: request.authority, scheme: "https",
+        let req = HTTPClientRequest(method: request.method, path: request.path, authority: request.authority, scheme: "https",
                                     headers: headers, body: request.body)
         do {
             let r = try await client.send(req)

@@ -43,6 +43,8 @@ struct WireRequest: Sendable {
     var authority: String
     var headers: [(name: String, value: String)]
     var body: [UInt8]
+    /// `POST` for every push; APNs channel management also reads (`GET`) and deletes.
+    var method = "POST"
 }
 
 /// An open HTTP/2 connection to a provider. Implementations are thread-safe: many pushes send

@@ -28,9 +28,10 @@ extension EndToEndTests {
         // A sequential sender has nothing in flight to resend after a GOAWAY (nor an unprocessed
         // stream to give up); the adapter speaks APNs only (the shared and APNs rows only) and
         // does not play the 429-without-Retry-After bug (the reference sender's mutant tests do);
-        // it authenticates with JWTs only, so the certificate cases are n/a for it.
+        // it authenticates with JWTs only and sends no broadcasts, so the certificate and broadcast cases are n/a for it.
         let notPlayed: Set<String> = ["resend-all-after-goaway", "fail-pending-at-goaway", "give-up-unprocessed", "give-up-429-without-retry-after",
-                                      "certificate-error-kills-token"]
+                                      "certificate-error-kills-token", "broadcast-device-path", "broadcast-no-channel-id", "broadcast-alert-push-type",
+                                      "broadcast-stored-expiration", "channel-per-broadcast", "broadcast-no-retry"]
         let playable = SenderMutants.all.filter { ($0.provider == nil || $0.provider == "apns") && !notPlayed.contains($0.name) }
         for e in playable {
             let v = try verdicts(command: "MUTANT=\(e.name) python3 \(Self.httpxAdapter)", checks: e.failingChecks)

@@ -36,7 +36,7 @@ public struct APNsConformance: ConformanceProvider {
             HeaderChecks.topicSuffix, HeaderChecks.background, HeaderChecks.expiration, HeaderChecks.collapseID,
             HeaderChecks.apnsID, HeaderChecks.noDuplicateHeaders, HeaderChecks.payloadLimits, HeaderChecks.environmentHost,
             MappingCheck.check,
-        ]
+        ] + BroadcastChecks.all
     }
 
     /// The generic checks shipped as `apns.<id>` before the provider seam (ids
