@@ -157,11 +157,14 @@ final class RuntimeFloodTests: XCTestCase {
         /// The bounds both flood tests assert. On this shared 2-core machine single requests
         /// stall for tens of milliseconds whenever the scheduler runs something else, so the
         /// maximum gets a wide margin; the median and the 90th percentile are what a starved
-        /// loop (hundreds of milliseconds to seconds without the budgets) cannot meet.
+        /// loop (hundreds of milliseconds to seconds without the budgets) cannot meet. Their
+        /// slack (50 and 100 ms) stays well below that, and above what a busy machine alone
+        /// does: with the whole run's three test processes sharing the two cores, the median
+        /// during a fair flood reached 19 ms against a 0.27 ms baseline.
         func assertWithinBounds(of baseline: Latencies, file: StaticString = #filePath, line: UInt = #line) {
             let ctx = "during flood \(self) vs baseline \(baseline)"
-            XCTAssertLessThan(p50, 20 * baseline.p50 + 0.01, ctx, file: file, line: line)
-            XCTAssertLessThan(p90, 20 * baseline.p90 + 0.05, ctx, file: file, line: line)
+            XCTAssertLessThan(p50, 20 * baseline.p50 + 0.05, ctx, file: file, line: line)
+            XCTAssertLessThan(p90, 20 * baseline.p90 + 0.1, ctx, file: file, line: line)
             XCTAssertLessThan(max, 20 * baseline.max + 0.5, ctx, file: file, line: line)
         }
     }
