@@ -6,7 +6,7 @@ import PushDoubleCore
 
 /// False failures are tested as seriously as missed mutants: every *correct* variant of the
 /// reference sender (`--variant NAME`, listed by `--list-variants`) runs the whole shipped
-/// suite over five seeds and three repeats; no check may fail, none may warn but the SHOULD a
+/// suite over several seeds and repeats (the tier sets how many, ``runs``); no check may fail, none may warn but the SHOULD a
 /// variant's real pattern earns (``expectedWarnings``), and every verdict must be the same in
 /// every run. Each variant's
 /// run must also show its own behaviour on the wire, so a variant that silently fell back to
@@ -126,14 +126,19 @@ final class CorrectVariantsTests: XCTestCase {
     static let stabilitySeeds: [UInt64] = [1, 2, 3, 4, 5]
     static let repeats = 3
 
-    /// The runs per sender: every seed once and the first seed `repeats` times in all (7 runs, the
-    /// CI tier), or with `PUSHDOUBLE_STABILITY_FULL=1` every seed `repeats` times (15 runs: the
-    /// full 5 seeds × 3 repeats, about 14 minutes on two cores; docs/testing.md).
-    static var runs: [UInt64] {
-        if ProcessInfo.processInfo.environment["PUSHDOUBLE_STABILITY_FULL"] == "1" {
-            return stabilitySeeds.flatMap { Array(repeating: $0, count: repeats) }
+    /// The runs per sender, by tier (`PUSHDOUBLE_STABILITY`, docs/testing.md "Stability tiers"):
+    /// - unset (the CI tier): seeds 1 and 2, then seed 1 again — two seeds and a repeat, so a
+    ///   verdict that depends on the seed or flips between identical runs fails (3 runs);
+    /// - `seeds`: every seed once and seed 1 `repeats` times in all (7 runs);
+    /// - `full`: every seed `repeats` times (5 seeds × 3 repeats, 15 runs).
+    /// Any other value is an error (nil), not a silent fallback to a shorter tier.
+    static var runs: [UInt64]? {
+        switch ProcessInfo.processInfo.environment["PUSHDOUBLE_STABILITY"] ?? "" {
+        case "": return [stabilitySeeds[0], stabilitySeeds[1], stabilitySeeds[0]]
+        case "seeds": return stabilitySeeds + Array(repeating: stabilitySeeds[0], count: repeats - 1)
+        case "full": return stabilitySeeds.flatMap { Array(repeating: $0, count: repeats) }
+        default: return nil
         }
-        return stabilitySeeds + Array(repeating: stabilitySeeds[0], count: repeats - 1)
     }
 
     /// Collects results from the concurrent runs.
@@ -219,7 +224,7 @@ final class CorrectVariantsTests: XCTestCase {
                                        "fcm-cold-start-stampede", "fcm-http1-pool", "expo-too-big-from-receipt", "fcm-refresh-margin", "apns-no-push-type"],
                        "the variants this test knows the wire signature of")
         let all = try ConformanceScenario.loadDirectory(shippedScenarioDirectory, knownChecks: CheckCatalogue.ids)
-        let runs = Self.runs
+        let runs = try XCTUnwrap(Self.runs, "PUSHDOUBLE_STABILITY is unset, seeds or full")
         let jobs: [(variant: String, seed: UInt64)] = (["default"] + variants).flatMap { v in runs.map { (v, $0) } }
         let collector = Collector()
         let start = Date()
