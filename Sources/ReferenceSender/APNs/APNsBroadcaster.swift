@@ -125,7 +125,7 @@ final class APNsBroadcaster: Sendable {
                 token = t
                 headers.append((APNs.Header.authorization, "bearer " + t.jwt))
             }
-            let key = ConnectionPool.Key(endpoint: endpoint, account: settings.usesCertificate ? "certificate" : settings.teamId, generation: 0)
+            let key = sender.poolKey(endpoint, token: token)
             var connection: (any PushConnection)?
             let result: AttemptResult
             switch await sender.pool.connection(for: key) {

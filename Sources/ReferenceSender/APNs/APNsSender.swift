@@ -115,6 +115,14 @@ final class APNsSender: Sendable {
         }
     }
 
+    /// The pool key of a request to `endpoint` carrying `token`: jwt-refresh-50min binds
+    /// connections to a token, so a new token means a new connection. Pushes and broadcasts
+    /// share it, so a connection never carries two of the team's tokens.
+    func poolKey(_ endpoint: HTTPSEndpoint, token: ProviderTokenCache.Token?) -> ConnectionPool.Key {
+        ConnectionPool.Key(endpoint: endpoint, account: settings.usesCertificate ? "certificate" : settings.teamId,
+                           generation: variant == .jwtRefresh50min ? token?.generation ?? 0 : 0)
+    }
+
     /// The attempt loop for one prepared push (same apns-id on every attempt).
     private func deliver(_ push: PreparedPush, deviceID: String) async -> Delivery {
         let endpoint = push.environment == .sandbox ? settings.sandbox : settings.production
@@ -133,9 +141,7 @@ final class APNsSender: Sendable {
                     return Delivery(result: DeviceResult(device: deviceID, outcome: .failed, reason: "ProviderTokenSigningFailed"))
                 }
             }
-            // jwt-refresh-50min binds connections to a token: a new token, a new connection.
-            let key = ConnectionPool.Key(endpoint: endpoint, account: settings.usesCertificate ? "certificate" : settings.teamId,
-                                         generation: variant == .jwtRefresh50min ? token?.generation ?? 0 : 0)
+            let key = poolKey(endpoint, token: token)
             let connected = mutant.contains(.connectionPerPush)
                 ? await pool.unpooledConnection(for: key)
                 : await pool.connection(for: key)
