@@ -138,12 +138,12 @@ enum ExpoChecks {
     }
 
     /// Tokens whose served receipt said `kind`, with when it was fetched.
-    static func receiptErrors(_ h: ExpoHistory, _ kind: String) -> [(token: String, message: String, at: Date)] {
+    static func receiptErrors(_ h: ExpoHistory, _ kind: String) -> [(token: String, message: String, at: Date, sendSeq: UInt64)] {
         h.sends.flatMap { s in
-            s.recipients.compactMap { r -> (String, String, Date)? in
+            s.recipients.compactMap { r -> (String, String, Date, UInt64)? in
                 guard let id = r.ticketID, s.served[id]?["details"]?["error"]?.stringValue == kind,
                       let at = s.exchange.annotations?["receipts"]?[id]?["fetchedAt"]?.stringValue.flatMap(DateFormats.parseISO8601) else { return nil }
-                return (r.token, ExpoHistory.comparable(r.message), at)
+                return (r.token, ExpoHistory.comparable(r.message), at, s.exchange.seq)
             }
         }
     }
@@ -155,7 +155,9 @@ enum ExpoChecks {
         let hits = receiptErrors(h, kind)
         let offending = h.sends.compactMap { s -> Evidence? in
             let bad = s.recipients.filter { r in
-                hits.contains { $0.token == r.token && s.exchange.transport.headReceivedAt > $0.at
+                // A later send only: `fetchedAt` is kept to the millisecond, so the send that got
+                // the ticket can look "after" its own receipt when both fall in one millisecond.
+                hits.contains { $0.token == r.token && s.exchange.seq > $0.sendSeq && s.exchange.transport.headReceivedAt > $0.at
                     && (!sameMessage || $0.message == ExpoHistory.comparable(r.message)) }
             }
             return bad.isEmpty ? nil : Evidence("sent again to " + bad.map(\.token).joined(separator: ", "), seqs: [s.exchange.seq])
