@@ -74,16 +74,20 @@ final class ScriptedAPNs: ScriptedMode {
         let connectionID: Int
         let server: ScriptedAPNs
         private let flags = Mutex<(usable: Bool, goAway: Bool)>((true, false))
+        private let inFlight = Mutex(0)
 
         init(id: Int, server: ScriptedAPNs) { connectionID = id; self.server = server }
         var isUsable: Bool { flags.withLock { $0.usable } }
         var receivedGoAway: Bool { flags.withLock { $0.goAway } }
+        var hasSendsInFlight: Bool { inFlight.withLock { $0 > 0 } }
         func close() async { flags.withLock { $0.usable = false } }
         func markGoAway() { flags.withLock { $0 = (false, true) } }
         func markDead() { flags.withLock { $0.usable = false } }
 
         func send(_ request: WireRequest) async -> AttemptResult {
             guard isUsable else { return .failure(.notProcessed("connection already closed")) }
+            inFlight.withLock { $0 += 1 }
+            defer { inFlight.withLock { $0 -= 1 } }
             return await server.answer(request, on: self)
         }
     }

@@ -107,11 +107,14 @@ actor ConnectionPool {
         if !retired.contains(where: { $0 === connection }) { retired.append(connection) }
     }
 
-    /// Closes retired connections (called when a send has finished).
+    /// Closes the retired connections no push is still using (called when a send has
+    /// finished). Another send may still wait on a retired connection for the answer to a
+    /// stream the server processed (at or below a GOAWAY's last-stream-id); closing it would
+    /// fail that push, so it stays retired until a later call, or ``closeAll()``.
     func closeRetired() async {
-        let list = retired
-        retired.removeAll()
-        for c in list { await c.close() }
+        let idle = retired.filter { !$0.hasSendsInFlight }
+        retired.removeAll { c in idle.contains { $0 === c } }
+        for c in idle { await c.close() }
     }
 
     /// Closes everything (shutdown).

@@ -40,6 +40,7 @@ final class HTTP2PushConnection: PushConnection {
     let connectionID: Int
     let client: HTTPClientConnection
     private let goAway = Mutex(false)
+    private let inFlight = Mutex(0)
 
     init(id: Int, client: HTTPClientConnection) {
         self.connectionID = id
@@ -48,8 +49,11 @@ final class HTTP2PushConnection: PushConnection {
 
     var isUsable: Bool { !receivedGoAway && client.isUsable }
     var receivedGoAway: Bool { goAway.withLock { $0 } }
+    var hasSendsInFlight: Bool { inFlight.withLock { $0 > 0 } }
 
     func send(_ request: WireRequest) async -> AttemptResult {
+        inFlight.withLock { $0 += 1 }
+        defer { inFlight.withLock { $0 -= 1 } }
         var headers = HTTPHeaders()
         for h in request.headers { headers.add(name: h.name, value: h.value) }
         let req = HTTPClientRequest(method: request.method, path: request.path, authority: request.authority, scheme: "https",

@@ -57,6 +57,9 @@ protocol PushConnection: AnyObject, Sendable {
     var isUsable: Bool { get }
     /// True once a GOAWAY arrived on it.
     var receivedGoAway: Bool { get }
+    /// True while a `send` on it has not returned: closing the connection then would fail a
+    /// push the server may still answer (a stream at or below a GOAWAY's last-stream-id).
+    var hasSendsInFlight: Bool { get }
     func send(_ request: WireRequest) async -> AttemptResult
     func close() async
 }
