@@ -302,7 +302,7 @@ public final class APNsFake: ProviderFake {
         let now = services.now
         switch admission.endpoint {
         case Self.endpoint: break
-        case Self.broadcastEndpoint: return deliverBroadcast(request, admission: admission, environment: environment, now: now)
+        case Self.broadcastEndpoint: return deliverBroadcast(request, admission: admission, environment: environment, now: now, devices: services.devices)
         default: return deliverChannelRequest(request, admission: admission, environment: environment, now: now)
         }
         let apnsID = admission.messageID ?? APNsMessageID.generate()

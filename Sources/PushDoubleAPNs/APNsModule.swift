@@ -87,7 +87,7 @@ public struct APNsModule: ProviderModule {
                                     message: "more than \(fake.channels.limit) channels for \(seed.bundleID) in \(seed.environment.rawValue)")
             }
         }
-        return APNsInstance(fake: fake)
+        return APNsInstance(fake: fake, devices: context.double?.devices)
     }
 
     /// The fake's settings for `options` (defaults: Apple's figures, the shipped key and topic).
@@ -135,10 +135,16 @@ public struct APNsModule: ProviderModule {
 /// The APNs fake built for one double: its two listeners and what a sender is told.
 public struct APNsInstance: ProviderInstance {
     public let fake: APNsFake
-    public init(fake: APNsFake) { self.fake = fake }
+    /// The double's devices, for the Live Activity subscriptions of `/apns/devices/{id}/channels`.
+    let devices: DeviceRegistry?
+    public init(fake: APNsFake, devices: DeviceRegistry? = nil) { self.fake = fake; self.devices = devices }
 
-    /// `/apns/channels`: the broadcast channels and what each received.
-    public var adminRoutes: [AdminRoute] { APNsChannelAdmin.routes(fake) }
+    /// `/apns/channels`: the broadcast channels and what each received;
+    /// `/apns/devices/{id}/channels`: the channels a device's Live Activity subscribed to and
+    /// the updates it received.
+    public var adminRoutes: [AdminRoute] {
+        APNsChannelAdmin.routes(fake) + APNsLiveActivityAdmin(fake: fake, devices: devices).routes
+    }
 
     public var listeners: [FakeListenerSpec] {
         fake.listenerSpecs(productionPort: APNsModule.productionPort, sandboxPort: APNsModule.sandboxPort)

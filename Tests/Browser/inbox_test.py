@@ -544,6 +544,43 @@ class InboxSession:
         inner = self.driver.execute_script("return window.innerWidth")
         return f"innerWidth {inner}: " + "; ".join(results)
 
+    def check_live_activity(self):
+        """A device whose Live Activity subscribed to a broadcast channel (admin API) shows the
+        broadcast it received: the alert, the channel and the content-state, linked to the
+        broadcast's exchange."""
+        browser.set_viewport(self.driver, *browser.WIDE)
+        device = "zz-live-activity"  # sorts after the other APNs devices (export-replay pushes to the first)
+        status, _ = pushes.admin_call(self.admin, "PUT", f"/devices/{device}",
+                                      {"id": device, "provider": "apns", "token": "1a" * 32, "environment": "production"})
+        assert status in (200, 201), status
+        status, channel = pushes.admin_call(self.admin, "POST", "/apns/channels",
+                                            {"bundleId": self.kit.apns_topic, "environment": "production", "messageStoragePolicy": 0})
+        assert status == 201, (status, channel)
+        cid = channel["channelId"]
+        status, sub = pushes.admin_call(self.admin, "POST", f"/apns/devices/{device}/channels", {"channelId": cid})
+        assert status == 201, (status, sub)
+        payload = {"aps": {"event": "update", "timestamp": int(time.time()), "content-state": {"score": "2-1"},
+                           "alert": {"title": "Goal!", "body": "Home team leads 2-1"}}}
+        status, reason = pushes.send_broadcast(self.kit, cid, payload)
+        assert status == 200, (status, reason)
+        updates = pushes.admin_call(self.admin, "GET", f"/apns/devices/{device}/channels")[1]["updates"]
+        assert [u["payload"]["aps"]["content-state"] for u in updates] == [{"score": "2-1"}], updates
+        self.open_page("/")
+        box = self.open_device(device)
+        note = wait(self.driver, lambda d: [n for n in find_all(box, "notification") if "Goal!" in n.text], 10,
+                    f"the broadcast in {device}'s inbox")[0]
+        assert note.get_attribute("data-platform") == "ios", note.get_attribute("data-platform")
+        assert find_all(note, "notification-title")[0].text == "Goal!", note.text
+        assert find_all(note, "notification-body")[0].text == "Home team leads 2-1", note.text
+        meta = " ".join(note.text.split())
+        for part in (f"channel: {cid}", 'content-state: {"score":"2-1"}', "event: update"):
+            assert part in meta, f"{part!r} not in {meta!r}"
+        seq = note.get_attribute("data-seq")
+        assert seq and self.row(seq) is not None and self.row(seq).get_attribute("data-provider") == "apns", \
+            f"the notification is not linked to the broadcast's exchange row (data-seq {seq!r})"
+        self.checks.screenshot("device-inbox-live-activity")
+        return f"{device} subscribed to {cid}: the broadcast shows as {find_all(note, 'notification-title')[0].text!r}, exchange #{seq}"
+
     def check_clear_history(self):
         """`clear-history` forgets the history only: the timeline empties, devices and rules stay
         (the admin API agrees)."""
@@ -661,7 +698,8 @@ def main():
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
             ("faults-live", session.check_faults_live),
             ("export-replay", session.check_export_replay), ("reconnect", session.check_reconnect), ("layout-1280", session.check_wide_layout),
-            ("layout-400", session.check_narrow), ("clear-history", session.check_clear_history),
+            ("layout-400", session.check_narrow), ("live-activity", session.check_live_activity),
+            ("clear-history", session.check_clear_history),
             ("reset", session.check_reset),
             ("dropped-banner", session.check_dropped),
             ("console", session.check_console)]

@@ -80,6 +80,18 @@ def send_apns(kit, token, title, body, background=False):
     return r.status_code, reason, token_jwt
 
 
+def send_broadcast(kit, channel_id, payload):
+    """POST /4/broadcasts/apps/<topic> (a Live Activity broadcast on a channel, docs/apns.md
+    "Broadcast push") over HTTP/2 with a fresh provider JWT; returns (status, reason)."""
+    token_jwt = make_jwt(open(kit.apns_key_file).read(), kit.apns_key_id, kit.apns_team_id)
+    headers = {"authorization": f"bearer {token_jwt}", "apns-channel-id": channel_id, "apns-push-type": "liveactivity",
+               "apns-priority": "10", "apns-expiration": "0"}
+    with httpx.Client(http2=True, verify=kit.ca, timeout=10) as c:
+        r = c.post(f"{kit.apns_url}/4/broadcasts/apps/{kit.apns_topic}", json=payload, headers=headers)
+    assert r.http_version == "HTTP/2", r.http_version
+    return r.status_code, (r.json().get("reason") if r.content else None)
+
+
 def send_fcm(kit, token, title, body):
     """messages:send with an OAuth2 token from the fake's token endpoint; returns (status, JSON)."""
     import google.auth.transport.requests

@@ -46,8 +46,8 @@ final class APNsChannelAdminTests: XCTestCase {
         let id = try XCTUnwrap(created["channelId"]?.stringValue)
         let record = APNsBroadcastRecord(requestID: "r1", receivedAt: Date(timeIntervalSince1970: 0), priority: 10, expiration: nil,
                                          payload: .object([("aps", .object([("event", .string("end"))]))]))
-        XCTAssertTrue(instance.fake.channels.recordBroadcast(record, channel: id, bundleID: APNsTestCredentials.topic, environment: .sandbox))
-        XCTAssertFalse(instance.fake.channels.recordBroadcast(record, channel: id, bundleID: APNsTestCredentials.topic, environment: .production))
+        XCTAssertNotNil(instance.fake.channels.recordBroadcast(record, channel: id, bundleID: APNsTestCredentials.topic, environment: .sandbox))
+        XCTAssertNil(instance.fake.channels.recordBroadcast(record, channel: id, bundleID: APNsTestCredentials.topic, environment: .production))
         let (_, listed) = try route(instance, "GET", "/apns/channels?environment=sandbox")
         let channel = try XCTUnwrap(listed["channels"]?.arrayValue?.first)
         XCTAssertEqual(channel["channelId"]?.stringValue, id)

@@ -30,7 +30,8 @@ final class InboxBrowserTests: XCTestCase {
     /// The timeline lists each provider's pushes, filters narrow it, the device inboxes render
     /// title and body, the APNs detail shows the decoded JWT, a device-state change through the
     /// UI makes the next push 410, the fault form adds a rule, the exported scenario replays in
-    /// a fresh `pushdouble replay`; keyboard and narrow-window checks; a second double past its
+    /// a fresh `pushdouble replay`; keyboard and narrow-window checks; a device subscribed to an
+    /// APNs broadcast channel shows the broadcast its Live Activity got; a second double past its
     /// history cap shows the dropped-entries banner.
     func testInboxPageInHeadlessChromium() throws {
         try requireBrowser()

@@ -268,6 +268,31 @@ final class InboxScriptNodeTests: XCTestCase {
         XCTAssertEqual(meta(15, "shown by"), "the service worker's push event (not a valid declarative message: notification.navigate is missing or not a string)")
     }
 
+    /// An APNs broadcast (its recorded notification names a channel) is drawn as the Live
+    /// Activity shows it: the alert, else "Live Activity <event>" with the content-state; the
+    /// channel, event, content-state and the stored-message mark as facts; never silent.
+    func testAPNsBroadcastIsDrawnAsALiveActivityUpdate() throws {
+        let cases = #"""
+        [[{"provider":"apns","endpoint":"apns.broadcast","topic":"com.example.app","notification":{"bundleId":"com.example.app","channelId":"Y2g=",
+           "pushType":"liveactivity","priority":10,"payload":{"aps":{"event":"update","timestamp":1700000000,"content-state":{"score":"2-1"},
+           "alert":{"title":"Goal!","body":"2-1"}}}}}, -1],
+         [{"provider":"apns","notification":{"bundleId":"com.example.app","channelId":"Y2g=","priority":5,"fromStorage":true,
+           "payload":{"aps":{"event":"end","timestamp":1700000000,"content-state":{"score":"3-1"},"dismissal-date":1700003600}}}}, -1]]
+        """#
+        let views = try XCTUnwrap(try runHarness(mode: "views", cases: cases) as? [[String: Any]])
+        func v(_ i: Int, _ key: String) -> String? { views[i][key].map { "\($0)" } }
+        func meta(_ i: Int, _ key: String) -> String? { (views[i]["meta"] as? [String: String])?[key] }
+        XCTAssertEqual([v(0, "platform"), v(0, "title"), v(0, "body")], ["ios", "Goal!", "2-1"])
+        XCTAssertEqual([meta(0, "channel"), meta(0, "event"), meta(0, "content-state"), meta(0, "timestamp")],
+                       ["Y2g=", "update", #"{"score":"2-1"}"#, "2023-11-14T22:13:20.000Z"])
+        XCTAssertEqual(views[0]["silent"] as? Bool, false)
+        XCTAssertNil(meta(0, "delivered"))
+        XCTAssertEqual([v(1, "title"), v(1, "body"), meta(1, "dismissal-date"), meta(1, "priority")],
+                       ["Live Activity end", #"{"score":"3-1"}"#, "1700003600", "5"])
+        XCTAssertEqual(meta(1, "delivered"), "from the channel's stored message, when the device subscribed")
+        XCTAssertEqual(views[1]["silent"] as? Bool, false)
+    }
+
     /// A timeline row says what its notification says, as a mail list shows a subject: the
     /// title, else the body (Web Push's decrypted text), else "silent", else why it could not be
     /// read; nothing for an exchange without a notification; long text cut at 80 characters.

@@ -97,7 +97,8 @@ extension APNsFake {
     /// have in this environment (never created, or deleted); `BadExpirationDate` for a nonzero
     /// `apns-expiration` on a No Message Stored channel (Apple: "results in message rejection";
     /// the reason is UNCONFIRMED); else 200 with `apns-request-id` and `apns-unique-id`.
-    func deliverBroadcast(_ request: HTTPRequest, admission: Admission, environment: APNsEnvironment, now: Date) -> ProviderResponse {
+    func deliverBroadcast(_ request: HTTPRequest, admission: Admission, environment: APNsEnvironment, now: Date,
+                          devices: DeviceRegistry) -> ProviderResponse {
         let requestID = admission.messageID ?? APNsMessageID.generate()
         guard case .success(let bundleID) = APNsBroadcastRequest.route(request),
               case .success(let broadcast) = APNsBroadcastRequest.parse(request, bundleID: bundleID) else {
@@ -113,13 +114,16 @@ extension APNsFake {
         }
         let record = APNsBroadcastRecord(requestID: requestID, receivedAt: now, priority: broadcast.priority, expiration: broadcast.expiration,
                                          payload: try? APNsPayloadDecoder.decode(request.body).get())
-        channels.recordBroadcast(record, channel: channel.id, bundleID: bundleID, environment: environment)
+        let reached = channels.recordBroadcast(record, channel: channel.id, bundleID: bundleID, environment: environment) { id in
+            APNsLiveActivityReach.refusal(devices.device(id: id), bundleID: bundleID, environment: environment, requireActive: true) == nil
+        } ?? []
         var headers = HTTPHeaders()
         headers.add(name: Self.requestIDHeader, value: requestID)
         // Apple's success table for broadcasts lists a server-generated `apns-unique-id`.
         headers.add(name: "apns-unique-id", value: APNsMessageID.generate())
         return ProviderResponse(HTTPResponse(status: 200, headers: headers, body: [], framing: .headersOnly),
-                                decidedBy: Decision(.accepted, "broadcast on \(channel.id) (storage policy \(channel.storagePolicy.rawValue))"))
+                                decidedBy: Decision(.accepted, "broadcast on \(channel.id) (storage policy \(channel.storagePolicy.rawValue)), "
+                                                    + "delivered to \(reached.count) subscribed device(s)"))
     }
 
     /// A broadcast as the history records it: the channel, push type, priority, expiration,

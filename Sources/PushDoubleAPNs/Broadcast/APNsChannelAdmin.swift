@@ -54,18 +54,27 @@ enum APNsChannelAdmin {
 }
 
 /// A channel declared by a scenario file (`fakeOptions.apns.channels`) or the admin API:
-/// `{"bundleId":"…","environment":"production"|"sandbox","messageStoragePolicy":0|1,"channelId":"…"}`
-/// (`bundleId` defaults to the shipped topic, `environment` to production, the policy to 0,
-/// `channelId` to a fresh one; a given id must be base64).
+/// `{"bundleId":"…","environment":"production"|"sandbox","messageStoragePolicy":0|1,"channelId":"…",
+/// "subscribers":["<device id>",…]}` (`bundleId` defaults to the shipped topic, `environment` to
+/// production, the policy to 0, `channelId` to a fresh one, a given id must be base64;
+/// `subscribers` are registered device ids whose Live Activity listens on the channel, judged
+/// when a broadcast is delivered, as the devices may be loaded after the channel).
 public struct APNsChannelSeed: Sendable, Equatable {
     public var bundleID: String
     public var environment: APNsEnvironment
     public var policy: APNsMessageStoragePolicy
     public var channelID: String?
+    public var subscribers: [String]
 
     /// A problem with a declared channel.
     public struct Invalid: Error, CustomStringConvertible {
         public var description: String
+    }
+
+    public init(bundleID: String, environment: APNsEnvironment, policy: APNsMessageStoragePolicy, channelID: String? = nil,
+                subscribers: [String] = []) {
+        self.bundleID = bundleID; self.environment = environment; self.policy = policy
+        self.channelID = channelID; self.subscribers = subscribers
     }
 
     public init(_ value: JSONValue) throws {
@@ -83,9 +92,19 @@ public struct APNsChannelSeed: Sendable, Equatable {
         if let id = channelID, !APNsChannelStore.isWellFormedChannelID(id) {
             throw Invalid(description: "channelId must be base64 (as APNs issues them), got \(id)")
         }
+        let listed = value["subscribers"]?.arrayValue ?? []
+        subscribers = listed.compactMap(\.stringValue)
+        if (value["subscribers"] != nil && value["subscribers"]?.arrayValue == nil) || subscribers.count != listed.count {
+            throw Invalid(description: "subscribers must be an array of device ids")
+        }
     }
 
     func create(in store: APNsChannelStore, now: Date) -> APNsChannelStore.CreateResult {
-        store.create(bundleID: bundleID, environment: environment, policy: policy, now: now, id: channelID)
+        let result = store.create(bundleID: bundleID, environment: environment, policy: policy, now: now, id: channelID)
+        if case .created(let c) = result {
+            for device in subscribers { store.subscribe(device: device, channel: c.id, bundleID: bundleID, environment: environment, now: now) }
+            return .created(store.channel(c.id, bundleID: bundleID, environment: environment) ?? c)
+        }
+        return result
     }
 }

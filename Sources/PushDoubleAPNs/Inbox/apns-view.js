@@ -5,6 +5,7 @@
 (window.PushDoubleInboxViews = window.PushDoubleInboxViews || {})['apns'] = function (ex, index, inbox) {
   var str = inbox.str, isObject = inbox.isObject, otherKeys = inbox.otherKeys;
   var n = isObject(ex.notification) ? ex.notification : {};
+  if (n.channelId !== undefined) return window.PushDoubleInboxViews['apns'].liveActivity(ex, n, inbox);
   var h = isObject(n.headers) ? n.headers : {};
   var p = isObject(n.payload) ? n.payload : {};
   var aps = isObject(p.aps) ? p.aps : {};
@@ -38,4 +39,44 @@ window.PushDoubleInboxViews['apns'].credentialDetails = function (ex, inbox) {
   return [{ label: 'TLS client certificate (certificate-based provider authentication)',
             text: (ex.auth.subject || '(unreadable)') + (ce.environment ? '\nenvironment ' + ce.environment : '') +
               (ce.topics ? '\ntopics ' + ce.topics : '') }];
+};
+// A broadcast (endpoint apns.broadcast: `{bundleId, channelId, pushType, priority, expiration,
+// payload}`) as the Live Activity that got it shows it: the alert when there is one, else the
+// event; the content-state and the other Live Activity keys as facts (docs/apns.md "Devices
+// subscribed to channels"). A Live Activity updates on screen, so it is never "silent".
+window.PushDoubleInboxViews['apns'].liveActivity = function (ex, n, inbox) {
+  var str = inbox.str, isObject = inbox.isObject, otherKeys = inbox.otherKeys;
+  var p = isObject(n.payload) ? n.payload : {};
+  var aps = isObject(p.aps) ? p.aps : {};
+  var event = str(aps.event || 'update');
+  var v = { platform: 'ios', app: n.bundleId || ex.topic || '(no bundle id)', title: 'Live Activity ' + event, subtitle: '', body: '', meta: [] };
+  if (typeof aps.alert === 'string') v.body = aps.alert;
+  else if (isObject(aps.alert)) { v.title = str(aps.alert.title) || v.title; v.body = str(aps.alert.body); }
+  if (!v.body && isObject(aps['content-state'])) v.body = JSON.stringify(aps['content-state']);
+  v.silent = false;
+  v.meta.push(['channel', n.channelId], ['event', aps.event], ['priority', n.priority]);
+  if (aps.timestamp !== undefined) v.meta.push(['timestamp', typeof aps.timestamp === 'number' ? new Date(aps.timestamp * 1000).toISOString() : aps.timestamp]);
+  if (aps['content-state'] !== undefined) v.meta.push(['content-state', JSON.stringify(aps['content-state'])]);
+  ['stale-date', 'dismissal-date', 'relevance-score'].forEach(function (k) { if (aps[k] !== undefined) v.meta.push([k, aps[k]]); });
+  otherKeys(aps, ['alert', 'event', 'timestamp', 'content-state', 'stale-date', 'dismissal-date', 'relevance-score'])
+    .forEach(function (k) { v.meta.push(['aps.' + k, JSON.stringify(aps[k])]); });
+  if (n.fromStorage) v.meta.push(['delivered', 'from the channel\'s stored message, when the device subscribed']);
+  if (Array.isArray(n.liveActivityProblems)) v.meta.push(['payload problems', n.liveActivityProblems.join('; ')]);
+  return v;
+};
+// Hook (docs/inbox.md, "Provider hooks"): the Live Activity updates a registered device received
+// on the channels it subscribed to (GET /apns/devices/{id}/channels), each linked to its
+// broadcast's exchange (matched by apns-request-id) when the page holds it.
+window.PushDoubleInboxViews['apns'].deviceNotifications = function (entry, h) {
+  if (!entry.device) return [];
+  return h.get('/apns/devices/' + encodeURIComponent(entry.device.id) + '/channels').then(function (doc) {
+    return (doc && Array.isArray(doc.updates) ? doc.updates : []).map(function (u) {
+      var sent = h.findExchange(function (x) {
+        if (x.endpoint !== 'apns.broadcast' || !x.response || !Array.isArray(x.response.headers)) return false;
+        return x.response.headers.some(function (kv) { return kv[0] === 'apns-request-id' && kv[1] === u.requestId; });
+      });
+      return { seq: sent ? sent.seq : null, provider: 'apns', endpoint: 'apns.broadcast', topic: u.bundleId, receivedAt: u.deliveredAt,
+               notification: { bundleId: u.bundleId, channelId: u.channelId, priority: u.priority, payload: u.payload, fromStorage: u.fromStorage } };
+    });
+  });
 };

@@ -30,7 +30,8 @@
     deviceListDirty: false,
     devicesTimer: null,
     faultsShown: null,     // JSON of the GET /faults the panel shows
-    faultsTimer: null
+    faultsTimer: null,
+    extrasTicket: 0        // the device inbox's latest deviceNotifications call (older answers are dropped)
   };
 
   // ---------------------------------------------------------------- DOM helpers
@@ -142,6 +143,7 @@
     state.pending = [];
     var fragment = document.createDocumentFragment();
     var touchedDevices = new Set();
+    var touchedProviders = new Set();
     batch.sort(function (a, b) { return a.seq - b.seq; });
     batch.forEach(function (ex) {
       if (state.exchanges.has(ex.seq)) return;
@@ -149,6 +151,7 @@
       state.order.push(ex.seq);
       if (ex.seq > state.lastSeq) state.lastSeq = ex.seq;
       if (!state.providers.has(ex.provider)) { state.providers.add(ex.provider); addProviderOption(ex.provider); }
+      touchedProviders.add(ex.provider);
       targetsOf(ex).forEach(function (t) {
         if (!t.key) return;
         if (!state.byDevice.has(t.key)) { state.byDevice.set(t.key, []); state.deviceListDirty = true; }
@@ -164,7 +167,7 @@
     forgetOldest();
     updateSummary();
     if (state.deviceListDirty || touchedDevices.size) renderDeviceList();
-    if (state.selectedDevice && touchedDevices.has(state.selectedDevice)) renderDeviceInbox();
+    if (state.selectedDevice && (touchedDevices.has(state.selectedDevice) || extrasMayHaveChanged(touchedProviders))) renderDeviceInbox();
     // A delivery may have moved a registered device (deliveries, transitions), or named one
     // registered since the last read: reread the registry.
     var registered = false;
@@ -498,6 +501,14 @@
     return delivers ? delivers(ex, index, viewHelpers) !== false : true;
   }
 
+  // Whether an exchange of these providers may have reached the selected device in a way no
+  // exchange names it (its provider's `deviceNotifications` hook: an APNs broadcast on a channel
+  // the device subscribed to).
+  function extrasMayHaveChanged(providers) {
+    var e = state.selectedDevice ? entryFor(state.selectedDevice) : null;
+    return !!(e && providers.has(e.provider) && viewHook(e.provider, 'deviceNotifications'));
+  }
+
   function renderDeviceInbox() {
     var box = $('device-inbox');
     var e = state.selectedDevice ? entryFor(state.selectedDevice) : null;
@@ -528,7 +539,25 @@
     select.value = current;
     $('device-state-note').textContent = e.device ? '' : (e.token ? 'Applying a state registers this token as device "' + newDeviceID(e) + '".'
       : 'The device is gone and its token is unknown: it cannot be registered again from here.');
-    var items = deliveredOf(e.key).map(function (d) { return renderNotification(d.ex, d.index); });
+    var delivered = deliveredOf(e.key);
+    showDeviceNotifications(delivered);
+    // More the device received without an exchange naming it, from its provider's view
+    // (docs/inbox.md, "Provider hooks": deviceNotifications).
+    var more = viewHook(e.provider, 'deviceNotifications');
+    if (!more) return;
+    var ticket = ++state.extrasTicket;
+    Promise.resolve(more(e, viewHelpers)).then(function (extra) {
+      if (ticket !== state.extrasTicket || state.selectedDevice !== e.key || !Array.isArray(extra) || !extra.length) return;
+      showDeviceNotifications(delivered.concat(extra.map(function (x) { return { ex: x, index: -1 }; })));
+    }).catch(function () { /* the exchanges' notifications stay */ });
+  }
+
+  // The device inbox's notifications, newest first (by receivedAt; equal times keep their order).
+  function showDeviceNotifications(entries) {
+    var at = function (d) { var t = Date.parse(d.ex.receivedAt); return isNaN(t) ? 0 : t; };
+    var items = entries.map(function (d, i) { return { d: d, i: i }; })
+      .sort(function (a, b) { return (at(b.d) - at(a.d)) || (a.i - b.i); })
+      .map(function (x) { return renderNotification(x.d.ex, x.d.index); });
     var list = $('device-notifications');
     list.replaceChildren.apply(list, items);
     if (!items.length) list.append(el('li', { class: 'note', text: 'No notification delivered to this device in the kept history.' }));
@@ -591,7 +620,18 @@
 
   // What a provider's view and its hooks may use (InboxView in docs/inbox.md). decodeJWT is a
   // function declaration further down (hoisted).
-  var viewHelpers = { str: str, isObject: isObject, pick: pick, otherKeys: otherKeys, pretty: pretty, decodeJWT: decodeJWT };
+  // `get(path)` reads the admin JSON API (a promise), `findExchange(test)` the newest exchange
+  // the page holds that passes `test` (deviceNotifications links what it returns to one).
+  var viewHelpers = { str: str, isObject: isObject, pick: pick, otherKeys: otherKeys, pretty: pretty, decodeJWT: decodeJWT,
+    get: function (path) { return api('GET', path); }, findExchange: findExchange };
+
+  function findExchange(test) {
+    for (var i = state.order.length - 1; i >= 0; i--) {
+      var ex = state.exchanges.get(state.order[i]);
+      if (ex && test(ex)) return ex;
+    }
+    return null;
+  }
 
   function renderNotification(ex, index) {
     var v = notificationView(ex, index);
@@ -612,7 +652,9 @@
       v.meta.length ? el('div', { class: 'n-meta' }, v.meta.filter(function (m) { return m[1] !== undefined && m[1] !== null; }).map(function (m) {
         return el('span', { text: m[0] + ': ' + str(m[1]) });
       })) : null,
-      el('button', { type: 'button', class: 'n-open', text: 'Exchange #' + ex.seq, onclick: function () { openDetail(ex.seq, this); } })
+      typeof ex.seq === 'number'
+        ? el('button', { type: 'button', class: 'n-open', text: 'Exchange #' + ex.seq, onclick: function () { openDetail(ex.seq, this); } })
+        : null
     ]);
     return li;
   }
