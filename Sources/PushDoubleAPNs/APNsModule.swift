@@ -81,12 +81,21 @@ public struct APNsModule: ProviderModule {
     public func instantiate(options: JSONValue?, context: ProviderBuildContext) throws -> any ProviderInstance {
         let configuration = try self.configuration(options: options, context: context)
         let fake = APNsFake(configuration: configuration, clock: context.clock)
-        for seed in configuration.channels {
-            guard case .created = seed.create(in: fake.channels, now: context.clock.now()) else {
-                throw ScenarioError(file: context.file, path: context.optionsPath + ".channels",
-                                    message: "more than \(fake.channels.limit) channels for \(seed.bundleID) in \(seed.environment.rawValue)")
+        let clock = context.clock
+        /// Creates the configured channels; the first one over the limit, if any.
+        @Sendable func seedChannels() -> APNsChannelSeed? {
+            for seed in configuration.channels {
+                guard case .created = seed.create(in: fake.channels, now: clock.now()) else { return seed }
             }
+            return nil
         }
+        if let seed = seedChannels() {
+            throw ScenarioError(file: context.file, path: context.optionsPath + ".channels",
+                                message: "more than \(fake.channels.limit) channels for \(seed.bundleID) in \(seed.environment.rawValue)")
+        }
+        // A reset forgets every channel, its subscriptions and stored message, and the
+        // configured channels start again (as the double started).
+        context.double?.onReset(of: provider) { fake.channels.removeAll(); _ = seedChannels() }
         return APNsInstance(fake: fake, devices: context.double?.devices)
     }
 

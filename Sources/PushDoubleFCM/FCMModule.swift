@@ -79,7 +79,10 @@ public struct FCMModule: ProviderModule {
     }
 
     public func instantiate(options: JSONValue?, context: ProviderBuildContext) throws -> any ProviderInstance {
-        FCMInstance(fake: try FCMFake(configuration: try configuration(options: options, context: context)))
+        let fake = try FCMFake(configuration: try configuration(options: options, context: context))
+        // A reset forgets the topic subscriptions made through the topic-management APIs.
+        context.double?.onReset(of: provider) { fake.subscriptions.reset() }
+        return FCMInstance(fake: fake)
     }
 
     /// The fake's settings for `options` (defaults: the shipped account, Google's figures).

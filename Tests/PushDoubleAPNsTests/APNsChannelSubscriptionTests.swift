@@ -205,6 +205,20 @@ final class APNsChannelSubscriptionTests: XCTestCase {
                                                           context: context))
     }
 
+    func testResetForgetsChannelsAndStartsTheConfiguredOnesAgain() throws {
+        let options = try JSONValue.parse(Array(#"{"channels":[{"channelId":"c2NlbmFyaW8tY2hhbm5lbA==","messageStoragePolicy":1}]}"#.utf8))
+        let context = ProviderBuildContext(clock: h.clock, file: "s.json", optionsPath: "fakeOptions.apns", double: h.double)
+        let built = try XCTUnwrap(APNsModule().instantiate(options: options, context: context) as? APNsInstance)
+        _ = APNsChannelSeed(bundleID: Fixture.topic, environment: .sandbox, policy: .noStorage, channelID: "b3RoZXItY2hhbm5lbA==",
+                            subscribers: []).create(in: built.fake.channels, now: h.clock.now())
+        XCTAssertEqual(built.fake.channels.all().count, 2)
+        h.double.reset(provider: ProviderID(rawValue: "fcm"))
+        XCTAssertEqual(built.fake.channels.all().count, 2, "another provider's reset kept the channels")
+        h.double.reset()
+        XCTAssertEqual(built.fake.channels.all().map(\.id), ["c2NlbmFyaW8tY2hhbm5lbA=="])
+        XCTAssertEqual(built.fake.channels.all().first?.storagePolicy, .mostRecentMessage)
+    }
+
     /// Every APNs admin route is documented in docs/admin-openapi.yaml under its path and method.
     func testEveryAPNsAdminRouteIsInTheOpenAPIFile() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -161,6 +161,17 @@ final class FCMTopicTests: XCTestCase {
         XCTAssertThrowsError(try FCMModule().validateDevice(&bad), "declared topics are bare names")
     }
 
+    func testResetForgetsTopicSubscriptions() throws {
+        let double = DoubleState(clock: ManualClock())
+        let context = ProviderBuildContext(clock: double.clock, optionsPath: "fakeOptions.fcm", double: double)
+        let instance = try XCTUnwrap(FCMModule().instantiate(options: nil, context: context) as? FCMInstance)
+        XCTAssertEqual(instance.fake.subscriptions.subscribe("tok", to: "news", declared: [], now: 0), .added)
+        double.reset(provider: ProviderID(rawValue: "apns"))
+        XCTAssertEqual(instance.fake.subscriptions.topics(of: "tok", declared: []).map(\.topic), ["news"])
+        double.reset()
+        XCTAssertEqual(instance.fake.subscriptions.topics(of: "tok", declared: []).map(\.topic), [])
+    }
+
     func testSubscriptionStoreLimitsAndDeclaredTopics() {
         let s = FCMTopicSubscriptions(maxTokens: 2)
         XCTAssertEqual(s.subscribe("x", to: "declared", declared: ["declared"], now: 0), .alreadySubscribed)

@@ -15,6 +15,9 @@ public final class DoubleState: Sendable {
     public let names = NameCatalogue()
     private let fakes = Locked<[ProviderID: any ProviderFake]>([:])
     private let loaded = Locked<[String]>([])
+    /// What `reset` also forgets, per provider: state a fake keeps beside devices, rules and
+    /// history (``onReset(of:_:)``).
+    private let resetActions = Locked<[(provider: ProviderID, action: @Sendable () -> Void)]>([])
     /// Every pipeline made, held weakly: a pipeline holds its double, and the listener that
     /// owns the pipeline decides how long it lives (a strong list here made a cycle that kept
     /// every stopped server's state alive).
@@ -122,5 +125,13 @@ public final class DoubleState: Sendable {
             history.clear()
             loaded.withLock { $0.removeAll() }
         }
+        for r in resetActions.withLock({ $0 }) where provider == nil || r.provider == provider { r.action() }
+    }
+
+    /// Registers what `reset` (of `provider`, or of everything) must also forget: state a
+    /// provider's fake keeps beside devices, rules and history (APNs broadcast channels, FCM
+    /// topic subscriptions), so a reset double is as a fresh one.
+    public func onReset(of provider: ProviderID, _ action: @escaping @Sendable () -> Void) {
+        resetActions.withLock { $0.append((provider, action)) }
     }
 }
