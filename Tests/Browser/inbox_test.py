@@ -481,7 +481,9 @@ class InboxSession:
         box = find(detail, "detail-preview")
         fig = wait(self.driver, lambda d: (lambda f: f[0] if f and f[0].get_attribute("data-kind") == kind else None)(
             find_all(box, "preview")), 5, f"detail-preview of #{seq} with data-kind {kind!r}")
-        self.driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", box)
+        # Its heading just under the detail's sticky header.
+        self.driver.execute_script("arguments[0].parentElement.scrollIntoView({block: 'start'});"
+                                   "document.getElementById('exchange-detail').scrollTop -= 48", box)
         wait(self.driver, lambda d: all(p.get_attribute("data-truncated") for p in find_all(fig, "preview-part")
                                         if p.get_attribute("data-lines") != "all"), 5, "the clamped parts to be measured")
         self.checks.screenshot(name)

@@ -87,7 +87,8 @@
     var broadcast = ex.endpoint === 'apns.broadcast';
     var cs = isObject(aps['content-state']) ? aps['content-state'] : null;
     var state = cs ? Object.keys(cs).map(function (k) { return k + ': ' + (typeof cs[k] === 'string' ? cs[k] : JSON.stringify(cs[k])); }).join('\n') : '';
-    var app = broadcast ? str(n.bundleId || v.app) : v.app;
+    // The topic of a Live Activity push is the app's bundle id + `.push-type.liveactivity`.
+    var app = broadcast ? str(n.bundleId || v.app) : str(v.app).replace(/\.push-type\.liveactivity$/, '');
     // Not a silent push: the activity on the lock screen changes. The row says so.
     v.silent = false; delete v.silentWhy;
     if (!v.title) { v.title = 'Live Activity ' + event; v.body = state; }
