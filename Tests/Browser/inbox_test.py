@@ -660,6 +660,13 @@ class InboxSession:
         assert shown == expected, f"copy-curl text differs:\n shown    {shown}\n expected {expected}"
         copied = wait(self.driver, lambda _: find(attempt(), "copy-curl").get_attribute("data-copied") in ("true", "false")
                       and find(attempt(), "copy-curl").get_attribute("data-copied"), 5, "the copy to finish")
+        assert copied == "true", f"the page could not write the clipboard (data-copied {copied})"
+        # What the clipboard holds (Chromium grants the page clipboard access through DevTools).
+        self.driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": self.origin,
+                                                                 "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+        clip = self.driver.execute_async_script(
+            "const done = arguments[0]; navigator.clipboard.readText().then(done, e => done('clipboard refused: ' + e))")
+        assert clip == expected, f"the clipboard holds {clip!r}"
         before = self.last_seq()
         run = subprocess.run(["bash", "-c", shown], capture_output=True, text=True, timeout=20,
                              env=dict(os.environ, PUSHDOUBLE_CA_FILE=self.kit.ca))
@@ -670,7 +677,7 @@ class InboxSession:
         assert len(again) == 1, [x["seq"] for x in again]
         assert same_request(recorded, again[0]), f"the replayed request differs:\n {request_facts(recorded)}\n {request_facts(again[0])}"
         self.checks.screenshot("copy-curl")
-        return f"#{seq}: curl text as expected (clipboard {copied}); run → {status_line.strip()!r}, recorded as #{again[0]['seq']} with the same request"
+        return f"#{seq}: curl text and clipboard as expected; run → {status_line.strip()!r}, recorded as #{again[0]['seq']} with the same request"
 
     def check_copy_curl_binary(self):
         """A Web Push request (binary aes128gcm body) copied from the detail: decoded from base64
