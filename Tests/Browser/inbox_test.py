@@ -555,6 +555,26 @@ class InboxSession:
         assert chip and chip[0].text == "Live Activity update", [c.text for c in chip]
         return f"#{seq}: event update, content-state driver/minutesAway, alert drawn; row chip {chip[0].text!r}"
 
+    def check_preview_broadcast(self):
+        """A Live Activity broadcast on a channel (made through the channel-management listener):
+        drawn as a Live Activity end with its alert and the channel; its row names the kind."""
+        assert self.kit.apns_manage_url, "no APNS_MANAGE_URL in the sender environment"
+        channel = pushes.create_channel(self.kit, self.kit.apns_manage_url)
+        payload = {"aps": {"timestamp": int(time.time()), "event": "end", "content-state": {"score": "3-1"},
+                           "alert": {"title": "Full time", "body": "Rovers 3-1 United"}}}
+        status = pushes.broadcast(self.kit, channel, payload)
+        assert status == 200, status
+        seq = self.last_seq()
+        fig = self.detail_preview(seq, "live-activity", "preview-live-activity-broadcast")
+        assert self.surface_parts(fig, "live-activity")["event"][0] == "ended"
+        assert self.surface_parts(fig, "live-activity-alert")["body"][0] == "Rovers 3-1 United"
+        facts = " ".join(find(fig, "preview-facts").text.split())
+        assert f"channel {channel}" in facts, facts
+        self.close_detail()
+        chip = find_all(self.row(seq), "row-kind")
+        assert chip and chip[0].text == "Live Activity end (broadcast)", [c.text for c in chip]
+        return f"#{seq} on channel {channel}: Live Activity ended, alert drawn; row chip {chip[0].text!r}"
+
     def check_preview_android(self):
         """An FCM message with android.notification (channel, image): the shade cuts title and
         text to one line each; the image is listed, never loaded."""
@@ -1033,7 +1053,7 @@ def main():
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
             ("faults-live", session.check_faults_live),
-            ("preview-ios", session.check_preview_ios), ("preview-live-activity", session.check_preview_live_activity),
+            ("preview-ios", session.check_preview_ios), ("preview-live-activity", session.check_preview_live_activity), ("preview-broadcast", session.check_preview_broadcast),
             ("preview-android", session.check_preview_android), ("preview-browser", session.check_preview_browser),
             ("open-world", session.check_open_world), ("story-retry", session.check_story_retry),
             ("copy-curl", session.check_copy_curl), ("copy-curl-binary", session.check_copy_curl_binary),

@@ -43,6 +43,7 @@ class Kit:
         self.apns_key_id = e["APNS_KEY_ID"]
         self.apns_team_id = e["APNS_TEAM_ID"]
         self.apns_topic = e["APNS_TOPIC"]
+        self.apns_manage_url = e.get("APNS_MANAGE_URL")
         self.fcm_url = e["FCM_URL"].rstrip("/")
         self.fcm_project = e["FCM_PROJECT_ID"]
         self.fcm_service_account = e["FCM_SERVICE_ACCOUNT_FILE"]
@@ -85,6 +86,26 @@ def send_apns_payload(kit, token, payload, push_type, priority, topic=None):
     assert r.http_version == "HTTP/2", r.http_version
     reason = r.json().get("reason") if r.content else None
     return r.status_code, reason, token_jwt
+
+
+def create_channel(kit, manage_url):
+    """A broadcast channel (no message storage) for the app on the channel-management listener;
+    returns its apns-channel-id."""
+    jwt = make_jwt(open(kit.apns_key_file).read(), kit.apns_key_id, kit.apns_team_id)
+    with httpx.Client(http2=True, verify=kit.ca, timeout=10) as c:
+        r = c.post(f"{manage_url}/1/apps/{kit.apns_topic}/channels", json={"message-storage-policy": 0, "push-type": "LiveActivity"},
+                   headers={"authorization": f"bearer {jwt}"})
+    assert r.status_code == 201, (r.status_code, r.text)
+    return r.headers["apns-channel-id"]
+
+
+def broadcast(kit, channel, payload):
+    """A Live Activity broadcast on `channel`; returns its status."""
+    jwt = make_jwt(open(kit.apns_key_file).read(), kit.apns_key_id, kit.apns_team_id)
+    headers = {"authorization": f"bearer {jwt}", "apns-channel-id": channel, "apns-push-type": "liveactivity",
+               "apns-priority": "10", "apns-expiration": "0"}
+    with httpx.Client(http2=True, verify=kit.ca, timeout=10) as c:
+        return c.post(f"{kit.apns_url}/4/broadcasts/apps/{kit.apns_topic}", json=payload, headers=headers).status_code
 
 
 def send_fcm(kit, token, title, body):

@@ -26,7 +26,7 @@
   if (n.payloadError) v.meta.push(['payload error', n.payloadError]);
   // The preview (docs/inbox.md "Previews"): a push to a device or a broadcast; a channel
   // management request shows nothing on any screen.
-  if (ex.endpoint !== 'apns.channels') {
+  if (String(ex.endpoint || '').indexOf('apns.channels') !== 0) {
     v.preview = ex.endpoint === 'apns.broadcast' || n.pushType === 'liveactivity' ? liveActivity(v, aps, n, ex)
       : (v.silent ? silentPreview(v, aps, n) : alertPreview(v, aps, n, ex));
   }

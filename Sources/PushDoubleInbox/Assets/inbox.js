@@ -217,8 +217,9 @@
     var who = ex.deviceID || ex.token || (Array.isArray(ex.recipients) ? ex.recipients.length + ' recipients' : '');
     var said = rowText(ex);
     var what = el('span', { class: 'what' }, [
-      // The kind of a delivered notification ("iOS alert", "silent"); a refused row keeps its room for the reason.
-      said && status !== null && status >= 200 && status < 300 ? previewChip(ex) : null,
+      // The kind of a delivered notification ("iOS alert", "silent", a broadcast's "Live Activity
+      // update"); a refused row keeps its room for the reason.
+      status !== null && status >= 200 && status < 300 && ex.notification !== undefined && ex.notification !== null ? previewChip(ex) : null,
       said ? el('span', { class: 'said' + (said === 'silent' ? ' silent' : ''), 'data-testid': 'row-text', text: said }) : null,
       el('span', { class: 'endpoint', text: ex.request ? ex.request.method + ' ' + ex.endpoint : ex.endpoint }),
       reasons.length ? el('span', { class: 'reason', text: reasons.join(', ') }) : null,
