@@ -31,3 +31,26 @@ extension InboxAsset {
     public static let timelineStyle = InboxAsset(path: "/inbox/timeline.css", contentType: "text/css; charset=utf-8",
                                                  bytes: PackageResources.timeline_css)
 }
+
+extension InboxAsset {
+    /// `Assets/preview.js` at `/inbox/preview.js`: draws a notification as its platform shows it
+    /// (`window.PushDoublePreview`) from the surfaces a provider's view describes; knows no provider.
+    static let previewScript = script("preview.js", PackageResources.preview_js)
+    /// `Assets/preview.css` at `/inbox/preview.css`: the previews' shared layout and line clamps.
+    static let previewStyle = style("preview.css", PackageResources.preview_css)
+    /// `Assets/story.js` at `/inbox/story.js`: a device's story (`window.PushDoubleStory`), every
+    /// attempt of each notification to it, with "Copy as curl".
+    static let storyScript = script("story.js", PackageResources.story_js)
+    /// `Assets/story.css` at `/inbox/story.css`: the story's styles.
+    static let storyStyle = style("story.css", PackageResources.story_css)
+
+    /// A script under `/inbox/`.
+    static func script(_ name: String, _ bytes: [UInt8]) -> InboxAsset {
+        InboxAsset(path: "/inbox/" + name, contentType: "text/javascript; charset=utf-8", bytes: bytes)
+    }
+
+    /// A style sheet under `/inbox/`.
+    static func style(_ name: String, _ bytes: [UInt8]) -> InboxAsset {
+        InboxAsset(path: "/inbox/" + name, contentType: "text/css; charset=utf-8", bytes: bytes)
+    }
+}

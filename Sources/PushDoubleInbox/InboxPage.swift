@@ -16,9 +16,11 @@ public enum InboxPage {
     /// The page.
     public static let page = InboxAsset.page
 
-    /// The inbox's own assets under ``assetPrefix``, by path: the page's script and style, and
-    /// the retry-timeline renderer shared with the HTML report.
-    public static let assets: [InboxAsset] = [.inboxScript, .inboxStyle, .timelineScript, .timelineStyle]
+    /// The inbox's own assets under ``assetPrefix``, by path: the page's script and style, the
+    /// retry-timeline renderer shared with the HTML report, the notification preview and the
+    /// device story renderers.
+    public static let assets: [InboxAsset] = [.inboxScript, .inboxStyle, .timelineScript, .timelineStyle,
+                                              .previewScript, .previewStyle, .storyScript, .storyStyle]
 
     /// The inbox's own asset at `path` ("/inbox/inbox.js"), if there is one.
     public static func asset(at path: String) -> InboxAsset? { assets.first { $0.path == path } }

@@ -131,6 +131,16 @@ class InboxSession:
         browser.click(self.driver, item, f'device-item data-device-id="{device_id}"')
         return wait_visible(self.driver, "device-inbox", 10)
 
+    def tab_to(self, name, limit):
+        """Presses Tab until an element with data-testid `name` has the focus; returns the number
+        of presses and the element."""
+        for presses in range(1, limit + 1):
+            self.driver.switch_to.active_element.send_keys(Keys.TAB)
+            active = self.driver.switch_to.active_element
+            if active.get_attribute("data-testid") == name:
+                return presses, active
+        raise AssertionError(f"{limit} Tab presses never focused a {name}")
+
     def no_horizontal_scroll(self):
         sw, iw = self.driver.execute_script(
             "return [document.documentElement.scrollWidth, window.innerWidth]")
@@ -378,13 +388,7 @@ class InboxSession:
         self.close_detail()
         self.driver.find_element(By.TAG_NAME, "body").click()
         self.driver.execute_script("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
-        for presses in range(1, 301):
-            self.driver.switch_to.active_element.send_keys(Keys.TAB)
-            active = self.driver.switch_to.active_element
-            if active.get_attribute("data-testid") == "exchange-row":
-                break
-        else:
-            raise AssertionError("300 Tab presses never focused an exchange-row")
+        presses, active = self.tab_to("exchange-row", 300)
         seq = active.get_attribute("data-seq")
         active.send_keys(Keys.ENTER)
         detail = wait_visible(self.driver, "exchange-detail", 5)
@@ -468,6 +472,338 @@ class InboxSession:
         assert status in (200, 204), f"DELETE /faults/{rule['id']}: {status}"
         wait(self.driver, lambda d: item(d) is None, 10, f"fault-item {rule['id']} to go after DELETE /faults")
         return f"{rule['id']} appeared, counted the push (429 TooManyRequests), showed used up and went, with no click in the panel"
+
+    # ------------------------------------------------------------------ previews and device stories
+    def detail_preview(self, seq, kind, name):
+        """Opens the detail of `seq`; returns its preview (data-kind `kind`) after a screenshot
+        `name` with the preview scrolled into view."""
+        detail = self.open_detail(seq)
+        box = find(detail, "detail-preview")
+        fig = wait(self.driver, lambda d: (lambda f: f[0] if f and f[0].get_attribute("data-kind") == kind else None)(
+            find_all(box, "preview")), 5, f"detail-preview of #{seq} with data-kind {kind!r}")
+        # Its heading just under the detail's sticky header.
+        self.driver.execute_script("arguments[0].parentElement.scrollIntoView({block: 'start'});"
+                                   "document.getElementById('exchange-detail').scrollTop -= 48", box)
+        wait(self.driver, lambda d: all(p.get_attribute("data-truncated") for p in find_all(fig, "preview-part")
+                                        if p.get_attribute("data-lines") != "all"), 5, "the clamped parts to be measured")
+        self.checks.screenshot(name)
+        return fig
+
+    @staticmethod
+    def surface_parts(fig, surface):
+        """{role: (text, data-lines, data-truncated)} of one surface of a preview."""
+        found = [x for x in find_all(fig, "preview-surface") if x.get_attribute("data-surface") == surface]
+        assert found, f"no preview-surface {surface!r}: {[x.get_attribute('data-surface') for x in find_all(fig, 'preview-surface')]}"
+        return {p.get_attribute("data-role"): (p.get_attribute("textContent"), p.get_attribute("data-lines"), p.get_attribute("data-truncated"))
+                for p in find_all(found[0], "preview-part")}
+
+    def last_seq(self):
+        return max(x["seq"] for x in pushes.history(self.admin))
+
+    def check_preview_ios(self):
+        """An iOS alert whose body is longer than 4 lines: banner and lock screen cut it (title,
+        subtitle 1 line, body 4, data-truncated), the expanded form shows it all; badge, sound and
+        interruption level listed. The APNs background push: kind silent, nothing on screen."""
+        token = PREVIEW_TOKENS["apns"]
+        payload = {"aps": {"alert": {"title": "Your table is ready — party of four, window seat by the garden",
+                                     "subtitle": "Trattoria da Enzo", "body": LONG_BODY},
+                           "badge": 3, "sound": "chime.caf", "interruption-level": "time-sensitive"}}
+        status, reason, _ = pushes.send_apns_payload(self.kit, token, payload, "alert", 10)
+        assert status == 200, (status, reason)
+        fig = self.detail_preview(self.last_seq(), "alert", "preview-ios-alert")
+        assert fig.get_attribute("data-platform") == "ios", fig.get_attribute("data-platform")
+        for surface in ("banner", "lock-screen"):
+            parts = self.surface_parts(fig, surface)
+            assert parts["title"][1:] == ("1", "true"), f"{surface} title {parts['title']}"
+            assert parts["subtitle"][1] == "1", f"{surface} subtitle {parts['subtitle']}"
+            assert parts["body"][0] == LONG_BODY and parts["body"][1:] == ("4", "true"), f"{surface} body {parts['body'][1:]}"
+        expanded = self.surface_parts(fig, "expanded")
+        assert expanded["body"][1] == "all" and expanded["body"][2] is None, f"expanded body {expanded['body'][1:]}"
+        facts = " ".join(find(fig, "preview-facts").text.split())
+        for part in ("app icon badge 3", "sound chime.caf", "interruption level time-sensitive"):
+            assert part in facts, f"{part!r} not in {facts!r}"
+        self.close_detail()
+        silent = self.detail_preview(self.sent["apns"]["silentSeq"], "silent", "preview-ios-silent")
+        hidden = find(silent, "preview-hidden").text
+        assert "Nothing on screen" in hidden and "content-available" in hidden, hidden
+        assert not find_all(silent, "preview-surface"), "a silent push drawn on a surface"
+        self.close_detail()
+        row = self.row(self.sent["apns"]["silentSeq"])
+        chip = find_all(row, "row-kind")
+        assert chip and chip[0].get_attribute("data-kind") == "silent", [c.text for c in chip]
+        return "iOS alert: banner and lock screen cut title/subtitle at 1 line and the body at 4 (truncated), expanded whole; " \
+               f"badge, sound, interruption level listed; background push #{self.sent['apns']['silentSeq']}: silent, {hidden!r}"
+
+    def check_preview_live_activity(self):
+        """A Live Activity update (apns-push-type liveactivity): event, content-state and its alert drawn."""
+        token = PREVIEW_TOKENS["liveactivity"]
+        payload = {"aps": {"timestamp": int(time.time()), "event": "update",
+                           "content-state": {"driver": "Ana", "minutesAway": 4},
+                           "alert": {"title": "Ana is 4 minutes away", "body": "Your ride is arriving"}}}
+        status, reason, _ = pushes.send_apns_payload(self.kit, token, payload, "liveactivity", 10,
+                                                     topic=self.kit.apns_topic + ".push-type.liveactivity")
+        assert status == 200, (status, reason)
+        seq = self.last_seq()
+        fig = self.detail_preview(seq, "live-activity", "preview-live-activity")
+        activity = self.surface_parts(fig, "live-activity")
+        assert activity["event"][0] == "update", activity
+        assert "driver: Ana" in activity["state"][0] and "minutesAway: 4" in activity["state"][0], activity
+        alert = self.surface_parts(fig, "live-activity-alert")
+        assert alert["title"][0] == "Ana is 4 minutes away", alert
+        self.close_detail()
+        chip = find_all(self.row(seq), "row-kind")
+        assert chip and chip[0].text == "Live Activity update", [c.text for c in chip]
+        return f"#{seq}: event update, content-state driver/minutesAway, alert drawn; row chip {chip[0].text!r}"
+
+    def check_preview_broadcast(self):
+        """A Live Activity broadcast on a channel (made through the channel-management listener):
+        drawn as a Live Activity end with its alert and the channel; its row names the kind."""
+        assert self.kit.apns_manage_url, "no APNS_MANAGE_URL in the sender environment"
+        channel = pushes.create_channel(self.kit, self.kit.apns_manage_url)
+        payload = {"aps": {"timestamp": int(time.time()), "event": "end", "content-state": {"score": "3-1"},
+                           "alert": {"title": "Full time", "body": "Rovers 3-1 United"}}}
+        status = pushes.broadcast(self.kit, channel, payload)
+        assert status == 200, status
+        seq = self.last_seq()
+        fig = self.detail_preview(seq, "live-activity", "preview-live-activity-broadcast")
+        assert self.surface_parts(fig, "live-activity")["event"][0] == "ended"
+        assert self.surface_parts(fig, "live-activity-alert")["body"][0] == "Rovers 3-1 United"
+        facts = " ".join(find(fig, "preview-facts").text.split())
+        assert f"channel {channel}" in facts, facts
+        self.close_detail()
+        chip = find_all(self.row(seq), "row-kind")
+        assert chip and chip[0].text == "Live Activity end (broadcast)", [c.text for c in chip]
+        return f"#{seq} on channel {channel}: Live Activity ended, alert drawn; row chip {chip[0].text!r}"
+
+    def check_preview_android(self):
+        """An FCM message with android.notification (channel, image): the shade cuts title and
+        text to one line each; the image is listed, never loaded."""
+        message = {"token": PREVIEW_TOKENS["fcm"], "notification": {"title": "Flight LH 402 is boarding now at gate B12",
+                                                                    "body": LONG_BODY},
+                   "android": {"priority": "high", "notification": {"channel_id": "boarding", "image": "https://example.com/gate.png"}}}
+        status, answer = pushes.send_fcm_message(self.kit, message)
+        assert status == 200, (status, answer)
+        seq = self.last_seq()
+        fig = self.detail_preview(seq, "alert", "preview-android")
+        assert fig.get_attribute("data-platform") == "android", fig.get_attribute("data-platform")
+        shade = self.surface_parts(fig, "shade")
+        assert shade["title"][1] == "1" and shade["body"][1:] == ("1", "true"), shade
+        assert "not loaded" in find_all(fig, "preview-image")[0].text
+        facts = " ".join(find(fig, "preview-facts").text.split())
+        assert "channel boarding" in facts and "message priority high" in facts, facts
+        resources = self.driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+        assert not [r for r in resources if "example.com" in r], "the image was loaded"
+        self.close_detail()
+        return f"#{seq}: shade title/text 1 line (text truncated), channel boarding, image listed and not loaded"
+
+    def check_preview_browser(self):
+        """The Web Push message (JSON title/body) as a desktop browser notification; the
+        declarative one as the browser shows it itself, with its app badge."""
+        fig = self.detail_preview(self.sent["webpush"]["seqs"][0], "alert", "preview-browser")
+        assert fig.get_attribute("data-platform") == "browser", fig.get_attribute("data-platform")
+        desktop = self.surface_parts(fig, "desktop")
+        assert desktop["title"][0] == self.sent["webpush"]["title"] and desktop["body"][0] == self.sent["webpush"]["body"], desktop
+        self.close_detail()
+        seqs = [x["seq"] for x in pushes.history(self.admin) if x.get("deviceID") == self.manifest["declarative"]["id"]]
+        fig = self.detail_preview(seqs[0], "alert", "preview-browser-declarative")
+        badge = find_all(fig, "preview-badge")
+        assert badge and badge[0].text == str(self.manifest["declarative"]["valid"]["app_badge"]), [b.text for b in badge]
+        assert "declarative" in find(fig, "preview-facts").text
+        self.close_detail()
+        return f"#{self.sent['webpush']['seqs'][0]} desktop notification; declarative #{seqs[0]} with app badge {badge[0].get_attribute('textContent')}"
+
+    def check_open_world(self):
+        """A token the double did not know, accepted as the real service accepts any well-formed
+        unknown token, is listed as open world, not in the error colour."""
+        token = PREVIEW_TOKENS["liveactivity"]
+        def item(d):
+            items = find_all(find(d, "device-list"), "device-item", f'[data-device-id="{token}"]')
+            return items[0] if items else None
+        state = find(wait(self.driver, item, 10, f"device-item {token}"), "device-item-state")
+        assert state.text.startswith("open world"), state.text
+        assert "dead" not in state.get_attribute("class"), state.get_attribute("class")
+        colour, bad = self.driver.execute_script(
+            "const probe = document.createElement('span'); probe.style.color = 'var(--bad)'; document.body.append(probe);"
+            "const bad = getComputedStyle(probe).color; probe.remove(); return [getComputedStyle(arguments[0]).color, bad]", state)
+        assert colour != bad, f"open-world state drawn in the error colour {colour}"
+        return f"{token[:12]}…: {state.text!r} in {colour} (error colour {bad})"
+
+    def check_story_retry(self):
+        """A notification answered 503 twice (a fault rule with Retry-After) and then accepted: the
+        device's story shows one notification with its three attempts, answers and waits."""
+        d = STORY_FCM
+        status, _ = pushes.admin_call(self.admin, "POST", "/devices", {"id": d["id"], "provider": "fcm", "token": d["token"]})
+        assert status == 201, status
+        rule = {"id": "browser-story-retry", "match": {"provider": "fcm", "device": d["id"]},
+                "action": {"type": "respond", "status": 503, "retryAfter": 1}, "times": 2}
+        status, _ = pushes.admin_call(self.admin, "POST", "/faults", rule)
+        assert status == 201, status
+        answers = []
+        for _ in range(3):
+            answers.append(pushes.send_fcm(self.kit, d["token"], "Retried until it got through", "third time lucky")[0])
+            if answers[-1] != 200:
+                time.sleep(1.05)
+        pushes.admin_call(self.admin, "DELETE", "/faults/" + rule["id"])
+        assert answers == [503, 503, 200], answers
+        self.settle()
+        self.open_device(d["id"])
+
+        def story(_):
+            """(attempt labels, text, seqs) of the story's notification with 3 attempts; read in
+            one go, again if the page re-rendered it meanwhile (a stale element)."""
+            notes = [n for n in find_all(find(self.driver, "device-story"), "story-notification") if n.get_attribute("data-attempts") == "3"]
+            if not notes:
+                return None
+            attempts = find_all(notes[0], "story-attempt")
+            return ([find(a, "story-label").text for a in attempts], " ".join(notes[0].text.split()),
+                    [int(a.get_attribute("data-seq")) for a in attempts])
+        labels, text, self.story_seqs = wait(self.driver, story, 10, "a story-notification with 3 attempts")
+        assert [x.split()[0] for x in labels] == ["503", "503", "200"], labels
+        assert "retry-after 1" in text and "after the previous answer" in text and "decided by fault rule" in text, text
+        self.driver.execute_script("document.querySelector('[data-testid=\"device-story\"]').scrollIntoView({block: 'start'})")
+        self.checks.screenshot("device-story-retry")
+        return f"{d['id']}: one notification, attempts {self.story_seqs} answered {labels}"
+
+    def check_copy_curl(self):
+        """Copy as curl on the story's accepted attempt: the command equals the one built here from
+        the recorded request, and running it sends the same request again (same method, path,
+        headers and body; answered 200)."""
+        seq = self.story_seqs[-1]
+        self.open_device(STORY_FCM["id"])
+        self.settle()
+        attempt = lambda: [a for a in find_all(self.driver, "story-attempt") if a.get_attribute("data-seq") == str(seq)][0]  # noqa: E731
+        browser.click(self.driver, lambda: find(attempt(), "copy-curl"), f"copy-curl of #{seq}")
+        shown = wait(self.driver, lambda _: visible(find_all(attempt(), "curl-text")) and find(attempt(), "curl-text").get_attribute("textContent"),
+                     5, f"curl-text of #{seq}")
+        recorded = exchange(self.admin, seq)
+        expected = expected_curl(recorded)
+        assert shown == expected, f"copy-curl text differs:\n shown    {shown}\n expected {expected}"
+        copied = wait(self.driver, lambda _: find(attempt(), "copy-curl").get_attribute("data-copied") in ("true", "false")
+                      and find(attempt(), "copy-curl").get_attribute("data-copied"), 5, "the copy to finish")
+        assert copied == "true", f"the page could not write the clipboard (data-copied {copied})"
+        # What the clipboard holds (Chromium grants the page clipboard access through DevTools).
+        self.driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": self.origin,
+                                                                 "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+        clip = self.driver.execute_async_script(
+            "const done = arguments[0]; navigator.clipboard.readText().then(done, e => done('clipboard refused: ' + e))")
+        assert clip == expected, f"the clipboard holds {clip!r}"
+        before = self.last_seq()
+        run = subprocess.run(["bash", "-c", shown], capture_output=True, text=True, timeout=20,
+                             env=dict(os.environ, PUSHDOUBLE_CA_FILE=self.kit.ca))
+        assert run.returncode == 0, f"curl exited {run.returncode}: {run.stderr}"
+        status_line = run.stdout.splitlines()[0] if run.stdout else ""
+        assert " 200" in status_line, f"curl got {status_line!r}"
+        again = [x for x in pushes.history(self.admin) if x["seq"] > before]
+        assert len(again) == 1, [x["seq"] for x in again]
+        assert same_request(recorded, again[0]), f"the replayed request differs:\n {request_facts(recorded)}\n {request_facts(again[0])}"
+        self.checks.screenshot("copy-curl")
+        return f"#{seq}: curl text and clipboard as expected; run → {status_line.strip()!r}, recorded as #{again[0]['seq']} with the same request"
+
+    def check_copy_curl_binary(self):
+        """A Web Push request (binary aes128gcm body) copied from the detail: decoded from base64
+        into curl, the service takes the same bytes again."""
+        seq = self.sent["webpush"]["seqs"][0]
+        detail = self.open_detail(seq)
+        button = find(detail, "detail-copy-curl")
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", button)
+        button.click()
+        shown = wait(self.driver, lambda d: find(d, "detail-curl").get_attribute("textContent") if find(d, "detail-curl").is_displayed() else None,
+                     5, "detail-curl to open")
+        recorded = exchange(self.admin, seq)
+        assert shown == expected_curl(recorded), f"detail-curl differs:\n shown    {shown}\n expected {expected_curl(recorded)}"
+        self.close_detail()
+        before = self.last_seq()
+        run = subprocess.run(["bash", "-c", shown], capture_output=True, text=True, timeout=20,
+                             env=dict(os.environ, PUSHDOUBLE_CA_FILE=self.kit.ca))
+        assert run.returncode == 0, f"curl exited {run.returncode}: {run.stderr}"
+        again = [x for x in pushes.history(self.admin) if x["seq"] > before]
+        assert len(again) == 1 and same_request(recorded, again[0]), f"{request_facts(recorded)}\n{[request_facts(x) for x in again]}"
+        return f"#{seq}: {recorded['request'].get('bodySize')}-byte binary body piped through base64 -d; replayed as #{again[0]['seq']}, status {again[0]['response']['status']}"
+
+    def check_expo_receipt(self):
+        """An Expo device whose receipts say DeviceNotRegistered: after the sender fetched the
+        receipt, the device's own inbox and story show it (not only the send's detail)."""
+        d = STORY_EXPO
+        status, _ = pushes.admin_call(self.admin, "POST", "/devices", {"id": d["id"], "provider": "expo", "token": d["token"],
+                                                                       "receipt": "DeviceNotRegistered"})
+        assert status == 201, status
+        status, answer = pushes.send_expo(self.kit, d["token"], "Receipt will say gone", "ticket ok, receipt not")
+        ticket = answer["data"][0]
+        assert status == 200 and ticket["status"] == "ok", answer
+        self.settle()
+        self.open_device(d["id"])
+        outcomes = lambda name, part: [(o.text, o.get_attribute("data-bad")) for o in find_all(self.driver, name) if part in o.text]  # noqa: E731
+        wait(self.driver, lambda _: outcomes("notification-outcome", "not fetched yet"), 10, "the receipt not fetched yet")
+        status, receipts = pushes.get_expo_receipts(self.kit, [ticket["id"]])
+        assert status == 200 and receipts["data"][ticket["id"]]["details"]["error"] == "DeviceNotRegistered", receipts
+        text, bad = wait(self.driver, lambda _: outcomes("notification-outcome", "DeviceNotRegistered"), 10,
+                         "the fetched receipt on the device")[0]
+        assert bad == "true", bad
+        story = wait(self.driver, lambda _: outcomes("story-outcome", "DeviceNotRegistered"), 5, "the receipt in the story")
+        facts = wait(self.driver, lambda d: " ".join(find(d, "device-inbox").text.split()), 5, "the device facts")
+        assert "receipt DeviceNotRegistered" in facts, facts[:400]
+        self.checks.screenshot("device-expo-receipt")
+        return f"{d['id']}: {text!r} on the notification and {len(story)} story attempt(s); device fact receipt DeviceNotRegistered"
+
+    def check_state_keeps_history(self):
+        """Applying a state to an unregistered token registers it; its earlier notification stays in
+        its inbox and story."""
+        token = PREVIEW_TOKENS["fcm"]
+        box = self.open_device(token)
+        before = len(find_all(box, "notification"))
+        assert before >= 1, "no notification before applying a state"
+        browser.choose(find(box, "device-state"), "unregistered")
+        find(box, "device-state-apply").click()
+        heading = lambda d: d.find_element(By.ID, "device-inbox-heading").text  # noqa: E731
+        wait(self.driver, lambda d: heading(d).startswith("Device "), 10, "the token to become a device")
+        box = find(self.driver, "device-inbox")
+        after = wait(self.driver, lambda _: len(find_all(box, "notification")) >= before and find_all(box, "notification"), 10,
+                     "the earlier notifications to stay")
+        assert any("Flight LH 402" in n.text for n in after), [n.text[:60] for n in after]
+        assert find_all(box, "story-attempt"), "the story lost the earlier attempts"
+        return f"{heading(self.driver)}: {len(after)} notification(s) kept after Apply"
+
+    def check_story_keyboard(self):
+        """Tab reaches a story's Copy as curl (visible focus ring); Space presses it; Tab to the
+        next Exchange button and Enter opens the detail."""
+        self.open_device(STORY_FCM["id"])
+        find(self.driver, "device-state").click()  # start inside the device inbox
+        presses, active = self.tab_to("copy-curl", 80)
+        outline = self.driver.execute_script("const s = getComputedStyle(arguments[0]); return [s.outlineStyle, s.outlineWidth]", active)
+        assert outline[0] != "none" and outline[1] != "0px", f"no visible focus: outline {outline}"
+        seq = active.get_attribute("data-seq")
+        active.send_keys(Keys.SPACE)
+        attempt = [a for a in find_all(self.driver, "story-attempt") if a.get_attribute("data-seq") == seq][0]
+        wait_visible(self.driver, "curl-text", 5, attempt)
+        self.driver.switch_to.active_element.send_keys(Keys.SHIFT, Keys.TAB)
+        back = self.driver.switch_to.active_element
+        assert back.get_attribute("data-testid") == "story-open", back.get_attribute("data-testid")
+        back.send_keys(Keys.ENTER)
+        self.checks.screenshot("keyboard-story")
+        detail = wait_visible(self.driver, "exchange-detail", 5)
+        assert f"#{seq}" in detail.text.split("\n")[0] or f"#{seq}" in detail.text, detail.text[:80]
+        self.close_detail()
+        return f"{presses} Tab press(es) → copy-curl of #{seq} (outline {outline[0]} {outline[1]}); Space showed the command; Shift+Tab, Enter opened #{seq}"
+
+    def check_narrow_previews(self):
+        """At 400 px (the ≤ 480 px layout): a preview's surfaces stack inside the window, the story
+        fits, no horizontal scroll."""
+        w, h = browser.NARROW
+        browser.set_viewport(self.driver, w, h)
+        self.open_page("/")
+        results = []
+        fig = self.detail_preview(self.sent["apns"]["seqs"][0], "alert", f"preview-ios-alert-{w}x{h}")
+        results.append("detail " + self.no_horizontal_scroll() + ", " + self.inside_window("detail-preview"))
+        lefts = {round(s.rect["x"]) for s in find_all(fig, "preview-surface")}
+        assert len(lefts) == 1, f"surfaces side by side at {w} px: x {lefts}"
+        self.close_detail()
+        self.open_device(STORY_FCM["id"])
+        results.append("story " + self.no_horizontal_scroll() + ", " + self.inside_window("device-story"))
+        self.driver.execute_script("arguments[0].scrollIntoView({block: 'start'})", find(self.driver, "device-story"))
+        self.checks.screenshot(f"device-story-{w}x{h}")
+        browser.set_viewport(self.driver, *browser.WIDE)
+        self.open_page("/")
+        return "; ".join(results) + "; surfaces stacked"
 
     def check_export_replay(self):
         """export-scenario's JSON replays in a fresh `pushdouble replay` with the same devices and rules."""
@@ -646,6 +982,63 @@ class InboxSession:
         return f"{len(entries)} console entries, no error"
 
 
+# Previews and stories: tokens no other check pushes to.
+PREVIEW_TOKENS = {"apns": "a11e" * 16, "liveactivity": "1a1a" * 16, "fcm": "browser-preview-fcm-token:APA91bPREVIEW"}
+STORY_FCM = {"id": "browser-story-fcm", "token": "browser-story-fcm-token:APA91bSTORY"}
+STORY_EXPO = {"id": "browser-story-expo", "token": "ExponentPushToken[browserstoryreceipt01]"}
+LONG_BODY = ("Your order of three items has left our warehouse in Leipzig and is now with the courier. "
+             "It should reach you tomorrow between 9:00 and 13:00; you can change the delivery slot, "
+             "choose a neighbour or a parcel locker, or ask the driver to leave it at the door. "
+             "Reply STOP to stop these messages. Track it in the app under Orders → Deliveries.")
+CURL_FRAMING = ("host", "content-length", "connection", "transfer-encoding")
+
+
+def exchange(admin, seq):
+    """The history entry `seq`."""
+    status, doc = pushes.admin_call(admin, "GET", f"/history?after={seq - 1}&limit=1")
+    assert status == 200 and doc["exchanges"] and doc["exchanges"][0]["seq"] == seq, (status, doc)
+    return doc["exchanges"][0]
+
+
+def expected_curl(ex):
+    """The curl command line docs/inbox.md "Copy as curl" specifies for a recorded request."""
+    r, h2 = ex["request"], ex["transport"]["version"] == "HTTP/2"
+    q = lambda v: "'" + str(v).replace("'", "'\\''") + "'"  # noqa: E731
+    parts = ["curl", "-sS", "-i"]
+    if h2:
+        parts.append("--http2" if r["scheme"] == "https" else "--http2-prior-knowledge")
+    if r["scheme"] == "https":
+        parts += ["--cacert", '"$PUSHDOUBLE_CA_FILE"']
+    parts += ["-X", q(r["method"])]
+    names = []
+    for name, value in r["headers"]:
+        if name.startswith(":") or name.lower() in CURL_FRAMING:
+            continue
+        names.append(name.lower())
+        parts += ["-H", q(f"{name}: {value}")]
+    text, binary = bool(r.get("body")), not r.get("body") and bool(r.get("bodyBase64"))
+    unset = ["Accept", "User-Agent"] + (["Content-Type"] if text or binary else []) + (["Expect"] if (text or binary) and not h2 else [])
+    parts += [x for name in unset if name.lower() not in names for x in ("-H", q(name + ":"))]
+    if text:
+        parts += ["--data-binary", q(r["body"])]
+    elif binary:
+        parts += ["--data-binary", "@-"]
+    parts.append(q(f"{r['scheme']}://{r['authority']}{r['path']}"))
+    command = " ".join(parts)
+    return f"printf '%s' {q(r['bodyBase64'])} | base64 -d | {command}" if binary else command
+
+
+def request_facts(ex):
+    """What a replay must reproduce: method, path, the headers but the framing ones, the body."""
+    r = ex["request"]
+    headers = [(n.lower(), v) for n, v in r["headers"] if not n.startswith(":") and n.lower() not in CURL_FRAMING]
+    return (r["method"], r["path"], sorted(headers), r.get("body"), r.get("bodyBase64"))
+
+
+def same_request(a, b):
+    return request_facts(a) == request_facts(b)
+
+
 def device_summary(devices):
     """(id, provider, token, state) of each device, sorted: what a replay must reproduce."""
     return sorted((d["id"], d["provider"], d.get("token", ""), d.get("state", "active")) for d in devices)
@@ -697,6 +1090,12 @@ def main():
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
             ("faults-live", session.check_faults_live),
+            ("preview-ios", session.check_preview_ios), ("preview-live-activity", session.check_preview_live_activity), ("preview-broadcast", session.check_preview_broadcast),
+            ("preview-android", session.check_preview_android), ("preview-browser", session.check_preview_browser),
+            ("open-world", session.check_open_world), ("story-retry", session.check_story_retry),
+            ("copy-curl", session.check_copy_curl), ("copy-curl-binary", session.check_copy_curl_binary),
+            ("expo-receipt", session.check_expo_receipt), ("state-keeps-history", session.check_state_keeps_history),
+            ("story-keyboard", session.check_story_keyboard), ("narrow-previews", session.check_narrow_previews),
             ("export-replay", session.check_export_replay), ("reconnect", session.check_reconnect), ("layout-1280", session.check_wide_layout),
             ("layout-400", session.check_narrow), ("live-activity", session.check_live_activity),
             ("clear-history", session.check_clear_history),

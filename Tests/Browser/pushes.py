@@ -28,6 +28,7 @@ loopback.drop_proxies()
 
 FCM_SCOPE = "https://www.googleapis.com/auth/firebase.messaging"
 EXPO_SEND_PATH = "/--/api/v2/push/send"  # ExpoService.sendPath
+EXPO_RECEIPTS_PATH = "/--/api/v2/push/getReceipts"  # ExpoService.receiptsPath
 
 
 class Kit:
@@ -42,6 +43,7 @@ class Kit:
         self.apns_key_id = e["APNS_KEY_ID"]
         self.apns_team_id = e["APNS_TEAM_ID"]
         self.apns_topic = e["APNS_TOPIC"]
+        self.apns_manage_url = e.get("APNS_MANAGE_URL")
         self.fcm_url = e["FCM_URL"].rstrip("/")
         self.fcm_project = e["FCM_PROJECT_ID"]
         self.fcm_service_account = e["FCM_SERVICE_ACCOUNT_FILE"]
@@ -67,12 +69,18 @@ def send_apns(kit, token, title, body, background=False):
     """POST /3/device/<token> over HTTP/2 with a fresh provider JWT; returns (status, reason, jwt).
     background: a silent push instead (push type background, priority 5, content-available 1
     and no alert, badge or sound: docs/apns.md sections 3 and 9)."""
-    key = open(kit.apns_key_file).read()
-    token_jwt = make_jwt(key, kit.apns_key_id, kit.apns_team_id)
-    headers = {"authorization": f"bearer {token_jwt}", "apns-topic": kit.apns_topic,
-               "apns-push-type": "background" if background else "alert", "apns-priority": "5" if background else "10"}
     payload = ({"aps": {"content-available": 1}, "sync": body} if background else
                {"aps": {"alert": {"title": title, "body": body}, "sound": "default", "badge": 1}})
+    return send_apns_payload(kit, token, payload, "background" if background else "alert", 5 if background else 10)
+
+
+def send_apns_payload(kit, token, payload, push_type, priority, topic=None):
+    """POST /3/device/<token> with `payload` (JSON) and the given push type and priority (topic:
+    the app's bundle id unless given); returns (status, reason, jwt)."""
+    key = open(kit.apns_key_file).read()
+    token_jwt = make_jwt(key, kit.apns_key_id, kit.apns_team_id)
+    headers = {"authorization": f"bearer {token_jwt}", "apns-topic": topic or kit.apns_topic,
+               "apns-push-type": push_type, "apns-priority": str(priority)}
     with httpx.Client(http2=True, verify=kit.ca, timeout=10) as c:
         r = c.post(f"{kit.apns_url}/3/device/{token}", json=payload, headers=headers)
     assert r.http_version == "HTTP/2", r.http_version
@@ -92,8 +100,29 @@ def send_broadcast(kit, channel_id, payload):
     return r.status_code, (r.json().get("reason") if r.content else None)
 
 
+def create_channel(kit, manage_url):
+    """A broadcast channel (no message storage) for the app on the channel-management listener;
+    returns its apns-channel-id."""
+    jwt = make_jwt(open(kit.apns_key_file).read(), kit.apns_key_id, kit.apns_team_id)
+    with httpx.Client(http2=True, verify=kit.ca, timeout=10) as c:
+        r = c.post(f"{manage_url}/1/apps/{kit.apns_topic}/channels", json={"message-storage-policy": 0, "push-type": "LiveActivity"},
+                   headers={"authorization": f"bearer {jwt}"})
+    assert r.status_code == 201, (r.status_code, r.text)
+    return r.headers["apns-channel-id"]
+
+
+def broadcast(kit, channel, payload):
+    """A Live Activity broadcast on `channel`; returns its status."""
+    return send_broadcast(kit, channel, payload)[0]
+
+
 def send_fcm(kit, token, title, body):
     """messages:send with an OAuth2 token from the fake's token endpoint; returns (status, JSON)."""
+    return send_fcm_message(kit, {"token": token, "notification": {"title": title, "body": body}})
+
+
+def send_fcm_message(kit, message):
+    """messages:send of `message` (the v1 `message` object); returns (status, JSON)."""
     import google.auth.transport.requests
     from google.oauth2 import service_account
     os.environ["REQUESTS_CA_BUNDLE"] = kit.ca
@@ -101,17 +130,27 @@ def send_fcm(kit, token, title, body):
     session = google.auth.transport.requests.AuthorizedSession(creds)
     session.verify = kit.ca
     r = session.post(f"{kit.fcm_url}/v1/projects/{kit.fcm_project}/messages:send",
-                     json={"message": {"token": token, "notification": {"title": title, "body": body}}})
+                     json={"message": message})
     return r.status_code, r.json()
 
 
 def send_expo(kit, token, title, body):
     """One Expo push message; returns (status, JSON)."""
+    return expo_post(kit, EXPO_SEND_PATH, [{"to": token, "title": title, "body": body}])
+
+
+def get_expo_receipts(kit, ids):
+    """POST getReceipts for the ticket ids; returns (status, JSON)."""
+    return expo_post(kit, EXPO_RECEIPTS_PATH, {"ids": ids})
+
+
+def expo_post(kit, path, body):
+    """POST of JSON `body` to the Expo service's `path` (with the access token when one is required)."""
     headers = {"accept": "application/json"}
     if kit.expo_access_token:
         headers["authorization"] = f"Bearer {kit.expo_access_token}"
     with httpx.Client(verify=kit.ca, timeout=10) as c:
-        r = c.post(kit.expo_url + EXPO_SEND_PATH, json=[{"to": token, "title": title, "body": body}], headers=headers)
+        r = c.post(kit.expo_url + path, json=body, headers=headers)
     return r.status_code, r.json()
 
 

@@ -13,7 +13,7 @@ import XCTest
 /// `$PUSHDOUBLE_TEST_OUTPUT/browser` or `.build/browser-output/`.
 /// Needs chromium, chromedriver, python3 and selenium (installed by `bash Tests/run.sh`).
 final class InboxBrowserTests: XCTestCase {
-    override func setUpWithError() throws { try requireInteropTier(needs: "chromium", "chromedriver", "python3 (selenium)") }
+    override func setUpWithError() throws { try requireInteropTier(needs: "chromium", "chromedriver", "python3 (selenium)", "curl") }
 
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
@@ -30,11 +30,15 @@ final class InboxBrowserTests: XCTestCase {
     /// The timeline lists each provider's pushes, filters narrow it, the device inboxes render
     /// title and body, the APNs detail shows the decoded JWT, a device-state change through the
     /// UI makes the next push 410, the fault form adds a rule, the exported scenario replays in
-    /// a fresh `pushdouble replay`; keyboard and narrow-window checks; a device subscribed to an
-    /// APNs broadcast channel shows the broadcast its Live Activity got; a second double past its
-    /// history cap shows the dropped-entries banner.
+    /// a fresh `pushdouble replay`; each platform's notification preview (iOS alert and silent,
+    /// Live Activity, Android, browser), a device's story of a retried notification, Copy as curl
+    /// whose command, run with curl, sends the recorded request again, an Expo receipt on its
+    /// device; keyboard and narrow-window checks; a device subscribed to an APNs broadcast channel
+    /// shows the broadcast its Live Activity got; a second double past its history cap shows the
+    /// dropped-entries banner.
     func testInboxPageInHeadlessChromium() throws {
         try requireBrowser()
+        try requireTool("curl")  // the copy-curl checks run the copied command
         let pushdouble = try built("pushdouble")
         let out = try outputDirectory("inbox")
         let (server, kit) = try startDouble()

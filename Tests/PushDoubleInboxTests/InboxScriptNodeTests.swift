@@ -23,9 +23,11 @@ final class InboxScriptNodeTests: XCTestCase {
     /// "verdicts", or nil for the markup render) and returns the JSON it prints.
     private func runHarness(mode: String?, cases: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> Any {
         try requireTool("node")
-        // The providers' views (views.js) first, as the page loads them, then inbox.js.
+        // The providers' views (views.js) first, as the page loads them, then the preview and
+        // story renderers, then inbox.js.
         let views = InboxAssetChecks.views.first { $0.path == "/inbox/views.js" }?.text ?? ""
-        let script = try write(views + "\n" + (try XCTUnwrap(InboxPage.asset(at: "/inbox/inbox.js")).text), "inbox.js")
+        let scripts = try ["/inbox/preview.js", "/inbox/story.js", "/inbox/inbox.js"].map { try XCTUnwrap(InboxPage.asset(at: $0)).text }
+        let script = try write(([views] + scripts).joined(separator: "\n"), "inbox.js")
         let dir = script.deletingLastPathComponent()
         defer { try? FileManager.default.removeItem(at: dir) }
         let harness = dir.appendingPathComponent("harness.js")
@@ -56,7 +58,10 @@ final class InboxScriptNodeTests: XCTestCase {
     /// copies: what an editor saves is what is checked.
     func testEverySourceScriptFileParses() throws {
         try requireTool("node")
-        XCTAssertEqual(InboxAssetChecks.scriptFiles.count, 3 + FakeRegistry.modules.count)
+        // The inbox's own scripts (inbox, timeline, preview, story), one view per provider, the report's.
+        XCTAssertEqual(InboxAssetChecks.scriptFiles.count, InboxPage.assets.filter { $0.contentType.hasPrefix("text/javascript") }.count
+                       + FakeRegistry.modules.count + 1)
+        XCTAssertGreaterThanOrEqual(InboxPage.assets.filter { $0.contentType.hasPrefix("text/javascript") }.count, 4)
         for file in InboxAssetChecks.scriptFiles {
             XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), file.path)
             let r = try runCommand(["node", "--check", file.path])
@@ -83,6 +88,8 @@ final class InboxScriptNodeTests: XCTestCase {
       setAttribute(k, v) { this.attrs[k] = String(v); } getAttribute(k) { return k in this.attrs ? this.attrs[k] : null; }
       addEventListener() {} remove() {}
       append(...cs) { cs.forEach(c => this.children.push(c)); }
+      appendChild(c) { this.children.push(c); return c; }
+      get childNodes() { return this.children; }
       prepend(...cs) { this.children.unshift(...cs); }
       replaceChildren(...cs) { this.own = ''; this.children = cs; }
     }
@@ -108,7 +115,9 @@ final class InboxScriptNodeTests: XCTestCase {
         P.curlCommand({ transport: { version: 'HTTP/2' }, request: { method: 'POST', scheme: 'https', authority: '127.0.0.1:8721', path: '/3/device/ab',
           headers: [[':method', 'POST'], ['apns-topic', "it's"], ['content-length', '9']], body: '{"a":"b"}' } }),
         P.curlCommand({ transport: { version: 'HTTP/1.1' }, request: { method: 'POST', scheme: 'http', authority: 'h:1', path: '/p',
-          headers: [['Host', 'h:1']], body: null, bodyBase64: 'AAE=', bodySize: 2 } })
+          headers: [['Host', 'h:1']], body: null, bodyBase64: 'AAE=', bodySize: 2 } }),
+        P.curlCommand({ transport: { version: 'HTTP/2' }, request: { method: 'GET', scheme: 'http', authority: 'h:2', path: '/q',
+          headers: [[':path', '/q'], ['user-agent', 'ua/1'], ['accept', '*/*']], body: '' } })
       ]));
       process.exit(0);
     }
@@ -152,6 +161,20 @@ final class InboxScriptNodeTests: XCTestCase {
           P.credentialDetails(ex('zz-no-view', {})),
         ],
       }));
+      process.exit(0);
+    }
+    if (process.argv[3] === 'previews') {
+      const t = '2026-12-01T00:00:00.000Z';
+      const cases = JSON.parse(require('fs').readFileSync(process.argv[4], 'utf8'));
+      console.log(JSON.stringify(cases.map(([ex, index]) => {
+        const v = window.PushDoubleInbox.notificationView(Object.assign({ receivedAt: t }, ex), index);
+        const p = v.preview;
+        if (!p) return null;
+        return { kind: p.kind, label: p.label, hidden: p.hidden || null, outcome: v.outcome || null,
+                 surfaces: (p.surfaces || []).map(s => ({ id: s.id, parts: s.parts.filter(x => x.text).map(x => x.role + ':' + (x.lines || 'all') + ':' + x.text) })),
+                 facts: Object.fromEntries((p.facts || []).filter(f => f[1] !== undefined && f[1] !== null && f[1] !== '').map(f => [f[0], String(f[1])])),
+                 drawn: window.PushDoublePreview.render(p, { platform: v.platform }).attrs['data-kind'] };
+      })));
       process.exit(0);
     }
     if (process.argv[3] === 'views') {
@@ -225,6 +248,88 @@ final class InboxScriptNodeTests: XCTestCase {
        "declarative":{"shown":"serviceWorkerPush","fallback":"notification.navigate is missing or not a string"}}}, -1]
     ]
     """#
+
+    /// Exchanges as the fakes record them, for the previews: an iOS alert with an interruption
+    /// level, a background push, a Live Activity update to a token and one broadcast on a channel,
+    /// FCM with android.notification, data-only and validate_only, Expo with a fetched error
+    /// receipt, Web Push JSON, binary and declarative, a channel-management request.
+    static let previewCases = #"""
+    [
+     [{"seq":1,"provider":"apns","endpoint":"apns.push","notification":{"headers":{"apns-topic":"com.example.app"},"pushType":"alert","priority":10,
+       "payload":{"aps":{"alert":{"title":"T","subtitle":"S","body":"B"},"badge":0,"sound":{"critical":1,"name":"alarm.caf","volume":0.5},"interruption-level":"critical"}}}}, -1],
+     [{"seq":2,"provider":"apns","endpoint":"apns.push","notification":{"headers":{},"pushType":"background","priority":5,"payload":{"aps":{"content-available":1}}}}, -1],
+     [{"seq":3,"provider":"apns","endpoint":"apns.push","notification":{"headers":{},"pushType":"liveactivity","priority":10,
+       "payload":{"aps":{"timestamp":1700000000,"event":"update","content-state":{"score":"2-1"},"stale-date":1700000600}}}}, -1],
+     [{"seq":4,"provider":"apns","endpoint":"apns.broadcast","notification":{"bundleId":"com.example.app","channelId":"dHN0","pushType":"liveactivity","priority":10,
+       "payload":{"aps":{"timestamp":1700000000,"event":"end","content-state":{"score":"3-1"},"alert":{"title":"Full time","body":"3-1"}}}}}, -1],
+     [{"seq":5,"provider":"fcm","endpoint":"fcm.send","notification":{"project":"p","notification":{"title":"MT","body":"MB"},
+       "android":{"priority":"high","notification":{"channel_id":"news","image":"https://example.invalid/i.png"}}}}, -1],
+     [{"seq":6,"provider":"fcm","endpoint":"fcm.send","notification":{"project":"p","data":{"k":"v"}}}, -1],
+     [{"seq":7,"provider":"fcm","endpoint":"fcm.send","notification":{"project":"p","validateOnly":true,"notification":{"title":"V"}}}, -1],
+     [{"seq":8,"provider":"expo","endpoint":"expo.send","notification":[{"to":"ExponentPushToken[a]","title":"E","subtitle":"ES","body":"EB","badge":2}],
+       "recipients":[{"token":"ExponentPushToken[a]","accepted":true,"detail":{"status":"ok","id":"tk1"}}],
+       "annotations":{"receipts":{"tk1":{"receipt":{"status":"error","message":"gone","details":{"error":"DeviceNotRegistered"}},"fetchedAt":"2026-12-01T00:00:01.000Z","fetches":1}}}}, 0],
+     [{"seq":9,"provider":"expo","endpoint":"expo.send","notification":[{"to":"ExponentPushToken[b]","title":"E2"}],
+       "recipients":[{"token":"ExponentPushToken[b]","accepted":true,"detail":{"status":"ok","id":"tk2"}}]}, 0],
+     [{"seq":10,"provider":"webpush","endpoint":"webpush.push","notification":{"service":"mozilla","ttl":60,"urgency":"high","payload":{"data":"{\"title\":\"WT\",\"body\":\"WB\"}","base64":false}}}, -1],
+     [{"seq":11,"provider":"webpush","endpoint":"webpush.push","notification":{"service":"mozilla","ttl":60,"urgency":"high","payload":{"data":"AAE=","base64":true}}}, -1],
+     [{"seq":12,"provider":"webpush","endpoint":"webpush.push","notification":{"service":"apple","ttl":60,"urgency":"normal","payload":{"data":"{}","base64":false},
+       "declarative":{"shown":"notification","notification":{"title":"DT","navigate":"https://example.com/n","body":"DB"},"app_badge":5}}}, -1],
+     [{"seq":13,"provider":"apns","endpoint":"apns.channels","notification":{"headers":{},"pushType":"alert","priority":10,"payload":null}}, -1]
+    ]
+    """#
+
+    /// Each provider's preview description (docs/inbox.md "Previews") as preview.js draws it:
+    /// the kind, the surfaces with their line limits, what is hidden and why, the facts.
+    func testEachProvidersPreview() throws {
+        let out = try XCTUnwrap(try runHarness(mode: "previews", cases: Self.previewCases) as? [Any])
+        XCTAssertEqual(out.count, 13)
+        func p(_ i: Int) -> [String: Any] { out[i] as? [String: Any] ?? [:] }
+        func surfaces(_ i: Int) -> [String: [String]] {
+            Dictionary(uniqueKeysWithValues: (p(i)["surfaces"] as? [[String: Any]] ?? []).map { ($0["id"] as? String ?? "", $0["parts"] as? [String] ?? []) })
+        }
+        func facts(_ i: Int) -> [String: String] { p(i)["facts"] as? [String: String] ?? [:] }
+        XCTAssertEqual((0..<12).map { p($0)["kind"] as? String },
+                       ["alert", "silent", "live-activity", "live-activity", "alert", "silent", "silent", "alert", "alert", "alert", "data", "alert"])
+        XCTAssertEqual((0..<12).map { p($0)["drawn"] as? String }, (0..<12).map { p($0)["kind"] as? String }, "preview.js draws the kind it is given")
+        // iOS: title and subtitle 1 line, body 4 on the banner and the lock screen; all when expanded.
+        XCTAssertEqual(surfaces(0)["banner"], ["title:1:T", "subtitle:1:S", "body:4:B"])
+        XCTAssertEqual(surfaces(0)["lock-screen"], ["title:1:T", "subtitle:1:S", "body:4:B"])
+        XCTAssertEqual(surfaces(0)["expanded"], ["title:all:T", "subtitle:all:S", "body:all:B"])
+        XCTAssertEqual(facts(0)["app icon badge"], "0 (badge removed)")
+        XCTAssertEqual(facts(0)["sound"], "critical alarm.caf at volume 0.5")
+        XCTAssertTrue(facts(0)["interruption level"]?.hasPrefix("critical — ") ?? false, "\(facts(0))")
+        XCTAssertTrue((p(1)["hidden"] as? String)?.contains("content-available: 1") ?? false, "\(p(1))")
+        XCTAssertEqual(surfaces(1), [:])
+        // Live Activity: to a token, and a broadcast with its alert.
+        XCTAssertEqual(p(2)["label"] as? String, "Live Activity update")
+        XCTAssertEqual(surfaces(2)["live-activity"], ["event:all:update", "state:all:score: 2-1"])
+        XCTAssertEqual(facts(2)["stale date"], "1700000600 (2023-11-14T22:23:20.000Z)")
+        XCTAssertEqual(p(3)["label"] as? String, "Live Activity end (broadcast)")
+        XCTAssertEqual(surfaces(3)["live-activity-alert"], ["title:1:Full time", "body:4:3-1"])
+        XCTAssertEqual(facts(3)["channel"], "dHN0 (every activity subscribed to it)")
+        // Android: collapsed title and text 1 line each.
+        XCTAssertEqual(surfaces(4)["shade"], ["title:1:MT", "body:1:MB"])
+        XCTAssertEqual(surfaces(4)["expanded"], ["title:1:MT", "body:all:MB"])
+        XCTAssertEqual(facts(4)["channel"], "news")
+        XCTAssertEqual(facts(4)["message priority"], "high")
+        XCTAssertEqual(p(5)["label"] as? String, "data message (silent)")
+        XCTAssertEqual(p(6)["label"] as? String, "validate only")
+        // Expo: both platforms; the fetched receipt is the device's outcome.
+        XCTAssertEqual(surfaces(7)["ios-banner"], ["title:1:E", "subtitle:1:ES", "body:4:EB"])
+        XCTAssertEqual(surfaces(7)["android-shade"], ["title:1:E", "body:1:EB"])
+        let outcome = try XCTUnwrap(p(7)["outcome"] as? [String: Any])
+        XCTAssertEqual(outcome["text"] as? String, "error DeviceNotRegistered: gone")
+        XCTAssertEqual(outcome["bad"] as? Bool, true)
+        XCTAssertEqual((p(8)["outcome"] as? [String: Any])?["text"] as? String, "not fetched yet (ticket tk2)")
+        // Web Push: JSON title/body as the service worker would show it; binary data not drawn; declarative with its badge.
+        XCTAssertEqual(surfaces(9)["desktop"], ["title:1:WT", "body:4:WB"])
+        XCTAssertTrue((p(10)["hidden"] as? String)?.contains("binary") ?? false, "\(p(10))")
+        XCTAssertEqual(p(11)["label"] as? String, "browser notification (declarative)")
+        XCTAssertEqual(facts(11)["on click"], "https://example.com/n")
+        // A channel-management request is no notification.
+        XCTAssertTrue(out[12] is NSNull, "\(out[12])")
+    }
 
     func testEachPlatformViewReadsWhatItsFakeRecords() throws {
         let views = try XCTUnwrap(try runHarness(mode: "views", cases: Self.viewCases) as? [[String: Any]])
@@ -335,8 +440,15 @@ final class InboxScriptNodeTests: XCTestCase {
         XCTAssertEqual((jwt["claims"] as? [String: Any])?["iat"] as? Int, 1_700_000_000)
         XCTAssertTrue(out[6] is NSNull)
         XCTAssertEqual(out[7..<10].map { $0 as? String }, ["fault rule: busy", "validation rule: BadTopic", "not recorded"])
-        XCTAssertEqual(out[10] as? String, #"curl -sS -i --http2 --cacert "$PUSHDOUBLE_CA_FILE" -X 'POST' -H 'apns-topic: it'\''s' --data-binary '{"a":"b"}' 'https://127.0.0.1:8721/3/device/ab'"#)
-        XCTAssertEqual(out[11] as? String, "curl -sS -i -X 'POST' 'http://h:1/p'\n# the 2-byte binary body is not included")
+        // curl's own Accept, User-Agent, Content-Type (with a body) and Expect (HTTP/1.1 with a
+        // body) are removed where the request had none; the framing headers are curl's to write.
+        XCTAssertEqual(out[10] as? String, #"curl -sS -i --http2 --cacert "$PUSHDOUBLE_CA_FILE" -X 'POST' -H 'apns-topic: it'\''s' "#
+                       + #"-H 'Accept:' -H 'User-Agent:' -H 'Content-Type:' --data-binary '{"a":"b"}' 'https://127.0.0.1:8721/3/device/ab'"#)
+        // A binary body: decoded from its base64 onto curl's standard input.
+        XCTAssertEqual(out[11] as? String, "printf '%s' 'AAE=' | base64 -d | curl -sS -i -X 'POST' -H 'Accept:' -H 'User-Agent:' "
+                       + "-H 'Content-Type:' -H 'Expect:' --data-binary @- 'http://h:1/p'")
+        // Cleartext HTTP/2 (h2c), no body, the request's own user-agent and accept kept.
+        XCTAssertEqual(out[12] as? String, "curl -sS -i --http2-prior-knowledge -X 'GET' -H 'user-agent: ua/1' -H 'accept: */*' 'http://h:2/q'")
     }
 
     /// The providers' hooks as the inbox uses them: `delivers` (FCM: a validate_only send
@@ -381,7 +493,9 @@ final class InboxScriptNodeTests: XCTestCase {
         for item in out {
             let seq = item["seq"] as? Int ?? 0
             let tags = Set(item["tags"] as? [String] ?? [])
-            XCTAssertTrue(tags.isSubset(of: ["li", "div", "span", "button", "#text"]), "seq \(seq) made \(tags)")
+            XCTAssertTrue(tags.isSubset(of: ["li", "div", "span", "button", "#text", "figure", "figcaption", "p", "dl", "dt", "dd"]),
+                          "seq \(seq) made \(tags)")
+            XCTAssertTrue(tags.contains("figure"), "seq \(seq): no preview drawn")
             XCTAssertTrue((item["texts"] as? [String] ?? []).contains { $0.contains(markup) }, "seq \(seq): the markup is shown as text")
             for a in item["attrs"] as? [String] ?? [] { XCTAssertFalse(a.contains("<"), "seq \(seq): attribute \(a)") }
         }

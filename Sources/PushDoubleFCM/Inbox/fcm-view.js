@@ -30,7 +30,38 @@
   if (isObject(data)) v.meta.push(['data', JSON.stringify(data)]);
   if (isObject(n.target)) v.meta.push(['target', JSON.stringify(n.target)]);
   ['apns', 'webpush'].forEach(function (k) { if (n[k] !== undefined) v.meta.push([k + ' block', 'present (other platforms)']); });
+  if (ex.endpoint === 'fcm.send' || (!ex.endpoint && !n.claims)) v.preview = preview(v, n, an, android, image, ex);
   return v;
+
+  // Android (docs/inbox.md "Previews"): collapsed in the notification shade, the title and the
+  // text on one line each (Android, "Create a notification": the text is truncated to fit one
+  // line); expanded, the whole text (as a BigTextStyle would show it; that the FCM SDK's own
+  // notification expands so: UNCONFIRMED). The image is listed, never loaded.
+  function preview(v, n, an, android, image, ex) {
+    var facts = [], f = function (label) {
+      var val = pick.apply(null, [an].concat(Array.prototype.slice.call(arguments, 1)));
+      if (val !== undefined) facts.push([label, isObject(val) ? JSON.stringify(val) : val]);
+      return val;
+    };
+    if (n.validateOnly === true) return { kind: 'silent', label: 'validate only', surfaces: [], hidden: 'validate_only: checked by FCM, delivered to no device', facts: facts };
+    if (v.silent) {
+      return { kind: 'silent', label: 'data message (silent)', surfaces: [], facts: [['data', isObject(n.data) ? JSON.stringify(n.data) : ''], ['android priority', android.priority]],
+        hidden: 'a data-only message: the app gets it (onMessageReceived), the system draws nothing' };
+    }
+    var channel = f('channel', 'channel_id', 'channelId');
+    if (channel === undefined) facts.push(['channel', "the app's default channel (manifest), else FCM's fallback channel"]);
+    f('small icon', 'icon'); f('colour', 'color'); f('sound', 'sound'); f('tag (replaces the one with the same tag)', 'tag');
+    f('on tap', 'click_action', 'clickAction'); f('count', 'notification_count', 'notificationCount');
+    f('notification priority', 'notification_priority', 'notificationPriority'); f('visibility on the lock screen', 'visibility');
+    if (android.priority !== undefined) facts.push(['message priority', android.priority]);
+    if (android.ttl !== undefined) facts.push(['ttl', android.ttl]);
+    var app = v.app, when = inbox.timeOfDay(ex.receivedAt);
+    var parts = function (limit) { return [{ role: 'title', text: v.title, lines: 1 }, { role: 'body', text: v.body, lines: limit ? 1 : 0 }]; };
+    return { kind: 'alert', label: 'Android notification', facts: facts, surfaces: [
+      { id: 'shade', label: 'Notification shade (collapsed)', app: app, time: when, parts: parts(true), image: image },
+      { id: 'expanded', label: 'Expanded', app: app, time: when, parts: parts(false), image: image }] };
+  }
+
 };
 // Hooks (docs/inbox.md, "Provider hooks").
 // A validate_only send (docs/fcm.md) is checked and answered but delivers nothing.

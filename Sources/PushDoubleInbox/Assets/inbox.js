@@ -8,6 +8,8 @@
   var MAX_KEPT = 5000;         // exchanges kept in the page (oldest forgotten first)
   var HEALTH_EVERY_MS = 5000;  // /health poll: counts and the dropped-entries banner
   var DEVICE_STATES = ['active', 'unregistered', 'expired', 'invalid', 'otherApp', 'rateLimited'];
+  // The device fields the inbox shows by name; any other is a provider's attribute, listed as is.
+  var DEVICE_FIELDS = ['id', 'provider', 'token', 'state', 'unregisteredAt', 'environment', 'topic', 'deliveries', 'transitions'];
 
   var state = {
     exchanges: new Map(),  // seq -> exchange
@@ -31,7 +33,8 @@
     devicesTimer: null,
     faultsShown: null,     // JSON of the GET /faults the panel shows
     faultsTimer: null,
-    extrasTicket: 0        // the device inbox's latest deviceNotifications call (older answers are dropped)
+    extrasTicket: 0,       // the device inbox's latest deviceNotifications call (older answers are dropped)
+    deviceRefreshTimer: null
   };
 
   // ---------------------------------------------------------------- DOM helpers
@@ -144,6 +147,7 @@
     var fragment = document.createDocumentFragment();
     var touchedDevices = new Set();
     var touchedProviders = new Set();
+    var untargeted = false;
     batch.sort(function (a, b) { return a.seq - b.seq; });
     batch.forEach(function (ex) {
       if (state.exchanges.has(ex.seq)) return;
@@ -153,7 +157,7 @@
       if (!state.providers.has(ex.provider)) { state.providers.add(ex.provider); addProviderOption(ex.provider); }
       touchedProviders.add(ex.provider);
       targetsOf(ex).forEach(function (t) {
-        if (!t.key) return;
+        if (!t.key) { untargeted = true; return; }
         if (!state.byDevice.has(t.key)) { state.byDevice.set(t.key, []); state.deviceListDirty = true; }
         state.byDevice.get(t.key).push({ seq: ex.seq, index: t.index });
         touchedDevices.add(t.key);
@@ -168,6 +172,7 @@
     updateSummary();
     if (state.deviceListDirty || touchedDevices.size) renderDeviceList();
     if (state.selectedDevice && (touchedDevices.has(state.selectedDevice) || extrasMayHaveChanged(touchedProviders))) renderDeviceInbox();
+    else if (state.selectedDevice && untargeted) refreshDeviceExchangesSoon();
     // A delivery may have moved a registered device (deliveries, transitions), or named one
     // registered since the last read: reread the registry.
     var registered = false;
@@ -215,6 +220,9 @@
     var who = ex.deviceID || ex.token || (Array.isArray(ex.recipients) ? ex.recipients.length + ' recipients' : '');
     var said = rowText(ex);
     var what = el('span', { class: 'what' }, [
+      // The kind of a delivered notification ("iOS alert", "silent", a broadcast's "Live Activity
+      // update"); a refused row keeps its room for the reason.
+      status !== null && status >= 200 && status < 300 && ex.notification !== undefined && ex.notification !== null ? previewChip(ex) : null,
       said ? el('span', { class: 'said' + (said === 'silent' ? ' silent' : ''), 'data-testid': 'row-text', text: said }) : null,
       el('span', { class: 'endpoint', text: ex.request ? ex.request.method + ' ' + ex.endpoint : ex.endpoint }),
       reasons.length ? el('span', { class: 'reason', text: reasons.join(', ') }) : null,
@@ -453,7 +461,8 @@
     var entries = deviceEntries();
     ul.replaceChildren.apply(ul, entries.map(function (e) {
       var count = deliveredOf(e.key).length;
-      var st = e.device ? e.device.state : (e.gone ? 'no longer registered' : 'not registered');
+      var st = e.device ? e.device.state : (e.gone ? 'no longer registered' : unknownTokenState(e.key).text);
+      var stateClass = e.device || e.gone ? (st === 'active' ? '' : ' dead') : unknownTokenState(e.key).cls;
       return el('li', {
         class: 'device-item' + (e.key === state.selectedDevice ? ' selected' : ''), tabindex: '0', 'data-testid': 'device-item',
         'data-device-id': e.id || e.token, 'data-key': e.key, 'aria-label': 'device ' + (e.id || e.token)
@@ -461,7 +470,7 @@
         el('span', { class: 'provider', text: e.provider }),
         el('span', { class: 'id', text: e.id || shortToken(e.token) }),
         el('span', { class: 'note', text: String(count) }),
-        el('span', { class: 'state' + (st === 'active' ? '' : ' dead'), text: st })
+        el('span', { class: 'state' + stateClass, 'data-testid': 'device-item-state', text: st })
       ]);
     }));
     if (!entries.length) ul.append(el('li', { class: 'note', text: 'No device registered and none seen yet.' }));
@@ -482,13 +491,53 @@
   // Accepted deliveries to a device, newest first: 2xx decided `accepted` (per recipient for a
   // batch), unless the provider's view says the send delivers nothing (its `delivers` hook).
   function deliveredOf(key) {
-    var list = state.byDevice.get(key) || [];
+    var list = deviceHistory(key);
     var out = [];
     for (var i = list.length - 1; i >= 0; i--) {
       var ex = state.exchanges.get(list[i].seq);
       if (ex && delivered(ex, list[i].index)) out.push({ ex: ex, index: list[i].index });
     }
     return out;
+  }
+
+  // The keys a device's exchanges are indexed under: its id, and its token as a token no
+  // registered device had (the exchanges from before it was registered, e.g. through Apply).
+  function keysOf(key) {
+    var keys = [key];
+    if (key && key.indexOf('id:') === 0) {
+      var id = key.slice(3);
+      state.devices.forEach(function (d) { if (d.id === id && d.token) keys.push('token:' + d.provider + ':' + d.token); });
+    }
+    return keys;
+  }
+
+  // Every {seq, index} of a device, in seq order, under all its keys.
+  function deviceHistory(key) {
+    var all = [];
+    keysOf(key).forEach(function (k) { (state.byDevice.get(k) || []).forEach(function (x) { all.push(x); }); });
+    all.sort(function (a, b) { return a.seq - b.seq; });
+    return all;
+  }
+
+  // What the list says of a token no registered device has, from the last answer to it: a token
+  // the fake accepted because the real service accepts any well-formed unknown token (decided
+  // `accepted` by `openWorld`) is not an error; neither is an accepted magic token.
+  function unknownTokenState(key) {
+    var list = state.byDevice.get(key) || [];
+    var last = list.length ? list[list.length - 1] : null;
+    var ex = last ? state.exchanges.get(last.seq) : null;
+    if (!ex) return { text: 'not registered', cls: ' dead' };
+    var ok = index2xx(ex, last.index);
+    var how = ex.decidedBy && ex.decidedBy.detail;
+    if (ok && how === 'magic') return { text: 'magic token (accepted)', cls: ' open-world' };
+    if (ok) return { text: 'open world (accepted)', cls: ' open-world' };
+    return { text: 'not registered (refused)', cls: ' dead' };
+  }
+
+  function index2xx(ex, index) {
+    var status = statusOf(ex);
+    if (status === null || status < 200 || status > 299) return false;
+    return index >= 0 ? !!(ex.recipients[index] && ex.recipients[index].accepted) : true;
   }
 
   function delivered(ex, index) {
@@ -524,8 +573,12 @@
       if (e.device.topic) facts.push(['topic', e.device.topic]);
       facts.push(['deliveries', String(e.device.deliveries)]);
       if (e.device.transitions && e.device.transitions.length) facts.push(['transitions', JSON.stringify(e.device.transitions)]);
+      // The provider's own attributes (an Expo device's `receipt`, …), as the registry holds them.
+      otherKeys(e.device, DEVICE_FIELDS).forEach(function (k) {
+        facts.push([k, typeof e.device[k] === 'string' ? e.device[k] : JSON.stringify(e.device[k])]);
+      });
     } else {
-      facts.push(['state', e.gone ? 'no longer registered' : 'not registered (a magic token or the open world decides)']);
+      facts.push(['state', e.gone ? 'no longer registered' : unknownTokenState(e.key).text + ' (a magic token or the open world decides)']);
     }
     $('device-facts').replaceChildren.apply($('device-facts'), facts.reduce(function (acc, f) {
       acc.push(el('dt', { text: f[0] }), el('dd', { text: f[1] }));
@@ -561,6 +614,42 @@
     var list = $('device-notifications');
     list.replaceChildren.apply(list, items);
     if (!items.length) list.append(el('li', { class: 'note', text: 'No notification delivered to this device in the kept history.' }));
+    renderDeviceStory(e.key);
+  }
+
+  // The device's story (story.js): every exchange addressed to it, grouped into notifications
+  // with all their attempts; the row text, the preview chip and the view's outcome of each.
+  function renderDeviceStory(key) {
+    var box = $('device-story');
+    if (!window.PushDoubleStory) { box.replaceChildren(); return; }
+    var indexOf = new Map();
+    var exchanges = [];
+    deviceHistory(key).forEach(function (x) {
+      var ex = state.exchanges.get(x.seq);
+      if (ex && !indexOf.has(x.seq)) { indexOf.set(x.seq, x.index); exchanges.push(ex); }
+    });
+    window.PushDoubleStory.render(box, exchanges, {
+      el: el,
+      describe: function (ex) {
+        var v = ex.notification === undefined || ex.notification === null ? null : notificationView(ex, indexOf.get(ex.seq));
+        return { text: rowText(ex) || ex.endpoint, chip: v ? previewChip(ex, v) : null, outcome: v ? v.outcome : null };
+      },
+      decision: decisionText, curlOf: curlCommand, clock: clock,
+      onOpen: function (seq, from) { openDetail(seq, from); }
+    });
+    if (!exchanges.length) box.append(el('li', { class: 'note', text: 'No exchange addressed to this device in the kept history.' }));
+  }
+
+  // A fake may annotate an entry after the fact (an Expo receipt fetched later, by an exchange
+  // addressed to no device): reread the selected device's latest entries.
+  var REFRESHED_PER_DEVICE = 20;
+  function refreshDeviceExchangesSoon() {
+    if (state.deviceRefreshTimer) return;
+    state.deviceRefreshTimer = setTimeout(function () {
+      state.deviceRefreshTimer = null;
+      if (!state.selectedDevice) return;
+      deviceHistory(state.selectedDevice).slice(-REFRESHED_PER_DEVICE).forEach(function (x) { refreshExchange(x.seq); });
+    }, 300);
   }
 
   // The id a state change registers an unregistered token (or a removed device) under.
@@ -623,7 +712,7 @@
   // `get(path)` reads the admin JSON API (a promise), `findExchange(test)` the newest exchange
   // the page holds that passes `test` (deviceNotifications links what it returns to one).
   var viewHelpers = { str: str, isObject: isObject, pick: pick, otherKeys: otherKeys, pretty: pretty, decodeJWT: decodeJWT,
-    get: function (path) { return api('GET', path); }, findExchange: findExchange };
+    get: function (path) { return api('GET', path); }, findExchange: findExchange, timeOfDay: timeOfDay };
 
   function findExchange(test) {
     for (var i = state.order.length - 1; i >= 0; i--) {
@@ -632,6 +721,9 @@
     }
     return null;
   }
+
+  // "14:05" (UTC) of an ISO time, as a notification's corner shows when it came; '' if unreadable.
+  function timeOfDay(iso) { var d = new Date(iso); return isNaN(d) ? '' : d.toISOString().slice(11, 16); }
 
   function renderNotification(ex, index) {
     var v = notificationView(ex, index);
@@ -648,15 +740,48 @@
       v.subtitle ? el('div', { class: 'n-subtitle', 'data-testid': 'notification-subtitle', text: v.subtitle }) : null,
       el('div', { class: 'n-body', 'data-testid': 'notification-body', text: v.body || '' }),
       v.silent ? el('div', { class: 'n-silent', text: 'Silent: ' + v.silentWhy }) : null,
+      v.outcome ? el('div', { class: 'n-outcome' + (v.outcome.bad ? ' bad' : ''), 'data-testid': 'notification-outcome',
+        'data-bad': v.outcome.bad ? 'true' : 'false', text: str(v.outcome.label) + ': ' + str(v.outcome.text) }) : null,
       v.decryptError ? el('div', { class: 'decrypt-error', 'data-testid': 'decrypt-error', text: v.decryptError }) : null,
       v.meta.length ? el('div', { class: 'n-meta' }, v.meta.filter(function (m) { return m[1] !== undefined && m[1] !== null; }).map(function (m) {
         return el('span', { text: m[0] + ': ' + str(m[1]) });
       })) : null,
+      previewOf(v, ex),
       typeof ex.seq === 'number'
         ? el('button', { type: 'button', class: 'n-open', text: 'Exchange #' + ex.seq, onclick: function () { openDetail(ex.seq, this); } })
         : null
     ]);
     return li;
+  }
+
+  // The notification as its platform shows it (preview.js), from the view's `preview`; null
+  // when the view describes none or preview.js is not loaded.
+  function previewOf(v, ex, caption) {
+    var P = window.PushDoublePreview;
+    return P && v && v.preview ? P.render(v.preview, { platform: v.platform, caption: caption, when: ex && ex.receivedAt }) : null;
+  }
+
+  // The short kind label of a row ("iOS alert", "silent", "Live Activity update").
+  function previewChip(ex, view) {
+    var P = window.PushDoublePreview;
+    if (!P) return null;
+    var v = view || notificationView(ex, -1);
+    return v && v.preview ? P.chip(v.preview) : null;
+  }
+
+  // The detail's previews: one per recipient of a batch (the first few), else the request's.
+  var DETAIL_PREVIEWS = 5;
+  function renderDetailPreview(ex) {
+    var box = $('detail-preview');
+    if (ex.notification === undefined || ex.notification === null) { box.replaceChildren(el('p', { class: 'note', text: 'No notification in this exchange.' })); return; }
+    var indexes = Array.isArray(ex.recipients) && ex.recipients.length
+      ? ex.recipients.slice(0, DETAIL_PREVIEWS).map(function (r, i) { return i; }) : [-1];
+    var shown = indexes.map(function (i) {
+      var v = notificationView(ex, i);
+      return previewOf(v, ex, i >= 0 ? 'recipient ' + i + ' ' + str(ex.recipients[i].token) : '');
+    }).filter(Boolean);
+    if (!shown.length) shown = [el('p', { class: 'note', text: 'This provider\'s view draws no preview.' })];
+    box.replaceChildren.apply(box, shown);
   }
 
   // ---------------------------------------------------------------- exchange detail
@@ -804,27 +929,45 @@
   // POSIX shell single quoting.
   function shellQuote(v) { return "'" + str(v).replace(/'/g, "'\\''") + "'"; }
 
-  // The request again as a curl command line (to replay it by hand): method, URL from
-  // scheme + authority + path, every header but the framing ones, a text body; the CA the
-  // sender environment names for https. A binary body is left out (said so).
+  // The request again as one curl command line, as recorded: the method; the URL from scheme +
+  // authority + path; every recorded header in its order but the pseudo-headers and the framing
+  // ones curl writes itself (host, content-length, connection, transfer-encoding); the body byte
+  // for byte; and none of curl's own headers: an empty `-H 'Accept:'`, `-H 'User-Agent:'`,
+  // (with a body) `-H 'Content-Type:'` and, over HTTP/1.1, `-H 'Expect:'` remove its defaults
+  // where the request had no such header. HTTP/2: --http2 over TLS (ALPN h2),
+  // --http2-prior-knowledge in cleartext. https: the test CA named by the sender environment
+  // ("$PUSHDOUBLE_CA_FILE"). A binary body (base64 in the history) is decoded onto curl's
+  // standard input: printf '%s' '<base64>' | base64 -d | curl … --data-binary @- ….
+  var CURL_FRAMING = ['host', 'content-length', 'connection', 'transfer-encoding'];
+  var CURL_DEFAULTS = ['accept', 'user-agent'];
   function curlCommand(ex) {
     var r = ex.request || {};
-    var skip = ['host', 'content-length', 'connection', 'transfer-encoding'];
+    var h2 = !!(ex.transport && ex.transport.version === 'HTTP/2');
     var parts = ['curl', '-sS', '-i'];
-    if (ex.transport && ex.transport.version === 'HTTP/2') parts.push('--http2');
+    if (h2) parts.push(r.scheme === 'https' ? '--http2' : '--http2-prior-knowledge');
     if (r.scheme === 'https') parts.push('--cacert', '"$PUSHDOUBLE_CA_FILE"');
     parts.push('-X', shellQuote(r.method));
+    var present = [];
     (r.headers || []).forEach(function (h) {
-      var name = str(h[0]);
-      if (name.charAt(0) === ':' || skip.indexOf(name.toLowerCase()) >= 0) return;
+      var name = str(h[0]), lower = name.toLowerCase();
+      if (name.charAt(0) === ':' || CURL_FRAMING.indexOf(lower) >= 0) return;
+      present.push(lower);
       parts.push('-H', shellQuote(name + ': ' + str(h[1])));
     });
-    var note = '';
-    if (r.body !== null && r.body !== undefined && r.body.length) parts.push('--data-binary', shellQuote(r.body));
-    else if (r.bodyBase64) note = '\n# the ' + r.bodySize + '-byte binary body is not included';
+    var hasText = r.body !== null && r.body !== undefined && r.body.length > 0, hasBinary = !hasText && !!r.bodyBase64;
+    var unset = CURL_DEFAULTS.slice();
+    if (hasText || hasBinary) unset.push('content-type');
+    if ((hasText || hasBinary) && !h2) unset.push('expect');
+    unset.forEach(function (name) {
+      if (present.indexOf(name) < 0) parts.push('-H', shellQuote(CURL_HEADER_NAMES[name] + ':'));
+    });
+    if (hasText) parts.push('--data-binary', shellQuote(r.body));
+    else if (hasBinary) parts.push('--data-binary', '@-');
     parts.push(shellQuote(str(r.scheme || 'http') + '://' + str(r.authority || '127.0.0.1') + str(r.path)));
-    return parts.join(' ') + note;
+    var command = parts.join(' ');
+    return hasBinary ? "printf '%s' " + shellQuote(r.bodyBase64) + ' | base64 -d | ' + command : command;
   }
+  var CURL_HEADER_NAMES = { accept: 'Accept', 'user-agent': 'User-Agent', 'content-type': 'Content-Type', expect: 'Expect' };
 
   function renderResponse(ex) {
     var r = ex.response || {};
@@ -945,6 +1088,7 @@
     $('detail-decided').textContent = decisionText(ex.decidedBy);
     renderTiming(ex);
     renderRetryTimeline(ex);
+    renderDetailPreview(ex);
     $('detail-notification').textContent = ex.notification === undefined || ex.notification === null ? '(no decoded notification)' : pretty(ex.notification);
     var d = $('exchange-detail');
     var wasOpen = !d.hidden;
@@ -967,6 +1111,21 @@
       if (state.openSeq === seq) openDetail(seq, null, true);
       if (state.selectedDevice) renderDeviceInbox();
     }).catch(function () { /* the copy in hand stays */ });
+  }
+
+  // "Copy as curl" of the open exchange: the command into the clipboard (story.js's copy) and
+  // shown, the curl details opened.
+  function copyDetailCommand() {
+    var ex = state.openSeq === null ? null : state.exchanges.get(state.openSeq);
+    if (!ex) return;
+    var text = curlCommand(ex), button = $('detail-copy-curl');
+    $('detail-curl').textContent = text;
+    $('detail-curl').parentElement.open = true;
+    var copy = window.PushDoubleStory ? window.PushDoubleStory.copyText(text) : Promise.resolve(false);
+    copy.then(function (ok) {
+      button.setAttribute('data-copied', ok ? 'true' : 'false');
+      say(ok ? 'Exchange #' + ex.seq + ' copied as a curl command.' : 'The clipboard refused: select the command under "As a curl command".', !ok);
+    });
   }
 
   function closeDetail() {
@@ -1090,6 +1249,7 @@
     listKeys($('timeline'), '.row', function (row) { openDetail(Number(row.getAttribute('data-seq')), row); });
     listKeys($('device-list'), '.device-item', function (li) { selectDevice(li.getAttribute('data-key')); });
     $('detail-close').addEventListener('click', closeDetail);
+    $('detail-copy-curl').addEventListener('click', copyDetailCommand);
     document.addEventListener('keydown', function (ev) { if (ev.key === 'Escape') closeDetail(); });
     $('device-state-apply').addEventListener('click', applyDeviceState);
     $('fault-form').addEventListener('submit', addFault);
@@ -1119,7 +1279,8 @@
   // For tests and the console: the page's views of one exchange (no page state).
   window.PushDoubleInbox = {
     notificationView: notificationView, renderNotification: renderNotification, rowText: rowText, decodeJWT: decodeJWT, verdict: verdict,
-    decisionText: decisionText, curlCommand: curlCommand, delivered: delivered, credentials: credentials, credentialDetails: credentialDetails
+    decisionText: decisionText, curlCommand: curlCommand, delivered: delivered, credentials: credentials, credentialDetails: credentialDetails,
+    previewChip: previewChip
   };
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

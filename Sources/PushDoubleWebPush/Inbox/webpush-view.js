@@ -46,7 +46,44 @@
   if (ex.auth && ex.auth.subject) v.meta.push(['VAPID sub', ex.auth.subject]);
   if (n.topic) v.meta.push(['topic', n.topic]);
   if (n.encoding) v.meta.push(['encoding', n.encoding]);
+  v.preview = preview(v, n, pl, ex);
   return v;
+
+  // The browser (docs/inbox.md "Previews"). A push message goes to the page's service worker,
+  // which decides what to show (Push API: the push event; Notifications API: showNotification);
+  // a valid declarative message the browser shows itself. Line limits of a desktop browser
+  // notification (the title on 1 line, the body on up to 4): UNCONFIRMED, they vary by browser
+  // and operating system.
+  function preview(v, n, pl, ex) {
+    var facts = [['ttl', n.ttl], ['urgency', n.urgency], ['topic (replaces a pending message with the same topic)', n.topic]];
+    if (v.silent) return { kind: 'silent', label: 'empty push (silent)', surfaces: [], facts: facts, hidden: v.silentWhy };
+    if (v.decryptError) return { kind: 'unreadable', label: 'undecryptable', surfaces: [], facts: facts,
+      hidden: 'the browser cannot decrypt it, so no push event reaches the service worker (' + v.decryptError + ')' };
+    if (isObject(pl) && pl.browser === 'autopush') return { kind: 'relayed', label: 'relayed to a real browser', surfaces: [], facts: facts,
+      hidden: 'encrypted end to end: what the real browser shows is not known here' };
+    var declarative = isObject(n.declarative) && n.declarative.shown === 'notification';
+    // A declarative message the browser did not show goes to the service worker as any push.
+    var json = !declarative && !isObject(n.declarative) && !(isObject(pl) && pl.base64 === true) && (v.title || hasTitleOrBody(pl));
+    if (!declarative && !json) {
+      return { kind: 'data', label: 'push event (service worker)', surfaces: [], facts: facts,
+        hidden: 'the service worker gets the data (' + (isObject(pl) && pl.base64 === true ? 'binary' : 'text') + '); what it shows is up to its code' };
+    }
+    var d = declarative && isObject(n.declarative.notification) ? n.declarative.notification : {};
+    if (declarative) facts.unshift(['shown by', 'the browser itself (declarative)'], ['on click', str(d.navigate)]);
+    else facts.unshift(['shown by', 'the service worker, if it calls showNotification(title, {body}) with the JSON it got (the usual convention, not the protocol)']);
+    var origin = 'browser · ' + (n.service || 'web push');
+    return { kind: 'alert', label: declarative ? 'browser notification (declarative)' : 'browser notification', facts: facts, surfaces: [
+      { id: 'desktop', label: 'Desktop notification', app: origin, time: inbox.timeOfDay(ex.receivedAt), badge: v.badge,
+        parts: [{ role: 'title', text: v.title, lines: 1 }, { role: 'body', text: v.body, lines: 4 }],
+        image: declarative ? d.image : undefined }] };
+  }
+
+  function hasTitleOrBody(pl) {
+    var parsed = null;
+    try { parsed = JSON.parse(str(isObject(pl) ? pl.data : '')); } catch (e) { return false; }
+    var src = isObject(parsed) && isObject(parsed.notification) ? parsed.notification : parsed;
+    return isObject(src) && (src.title !== undefined || src.body !== undefined);
+  }
 
   // A valid declarative message (WebKit, "Meet Declarative Web Push"; the Push API's declarative
   // push message): the browser shows `notification` itself; `app_badge` sets the app's badge.
