@@ -5,7 +5,13 @@
 (window.PushDoubleInboxViews = window.PushDoubleInboxViews || {})['apns'] = function (ex, index, inbox) {
   var str = inbox.str, isObject = inbox.isObject, otherKeys = inbox.otherKeys;
   var n = isObject(ex.notification) ? ex.notification : {};
-  if (n.channelId !== undefined) return window.PushDoubleInboxViews['apns'].liveActivity(ex, n, inbox);
+  // A broadcast (a channel's exchange, or an update a subscribed device received): its facts
+  // from `liveActivity` below, its preview as the Live Activity shows it.
+  if (n.channelId !== undefined) {
+    var la = window.PushDoubleInboxViews['apns'].liveActivity(ex, n, inbox);
+    la.preview = liveActivity(la, isObject(n.payload) && isObject(n.payload.aps) ? n.payload.aps : {}, n, ex);
+    return la;
+  }
   var h = isObject(n.headers) ? n.headers : {};
   var p = isObject(n.payload) ? n.payload : {};
   var aps = isObject(p.aps) ? p.aps : {};

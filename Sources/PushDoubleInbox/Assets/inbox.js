@@ -594,6 +594,7 @@
       : 'The device is gone and its token is unknown: it cannot be registered again from here.');
     var delivered = deliveredOf(e.key);
     showDeviceNotifications(delivered);
+    renderDeviceStory(e.key);
     // More the device received without an exchange naming it, from its provider's view
     // (docs/inbox.md, "Provider hooks": deviceNotifications).
     var more = viewHook(e.provider, 'deviceNotifications');
@@ -614,7 +615,6 @@
     var list = $('device-notifications');
     list.replaceChildren.apply(list, items);
     if (!items.length) list.append(el('li', { class: 'note', text: 'No notification delivered to this device in the kept history.' }));
-    renderDeviceStory(e.key);
   }
 
   // The device's story (story.js): every exchange addressed to it, grouped into notifications
