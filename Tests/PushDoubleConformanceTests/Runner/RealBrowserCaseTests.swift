@@ -46,6 +46,20 @@ final class RealBrowserCaseTests: XCTestCase {
         XCTAssertTrue(c.history.contains { $0.provider == .webpush && $0.response.status == 201 })
     }
 
+    /// The runner's profile and the Python kit's launcher (`pushdouble.browser`) set the same
+    /// preferences (the runner adds `network.proxy.type`; the kit adds `marionette.port` and
+    /// `browser.startup.page`: the runner's start-up page is its test page).
+    func testProfileMatchesThePythonKitsLauncher() throws {
+        let kit = URL(fileURLWithPath: shippedScenarioDirectory).deletingLastPathComponent().appendingPathComponent("python/src").path
+        let script = "import json, pushdouble.browser as b; d = dict(b.OFFLINE_PREFS); d.update(b.PUSH_PREFS); print(json.dumps(d))"
+        let r = try runCommand(["env", "PYTHONPATH=\(kit)", "python3", "-c", script])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        guard case .object(let members)? = try? JSONValue.parse(r.stdout) else { return XCTFail(r.stdout) }
+        let python = Dictionary(uniqueKeysWithValues: members.filter { !["marionette.port", "browser.startup.page"].contains($0.0) }.map { ($0.0, $0.1.compactJSON) })
+        let swift = Dictionary(uniqueKeysWithValues: FirefoxProcess.preferences.filter { $0.0 != "network.proxy.type" })
+        XCTAssertEqual(swift, python)
+    }
+
     /// Without Firefox (an empty PATH, no PUSHDOUBLE_FIREFOX) the case is n/a with the reason.
     func testNotApplicableWithoutFirefox() throws {
         let json = FileManager.default.temporaryDirectory.appendingPathComponent("real-browser-\(UUID().uuidString).json").path

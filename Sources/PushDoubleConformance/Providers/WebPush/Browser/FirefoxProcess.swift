@@ -4,7 +4,9 @@ import PushDouble
 /// A headless Firefox whose push service is a double's autopush listener, opened on one page
 /// (docs/webpush.md "Browsers over the autopush WebSocket protocol"). The profile carries the
 /// preferences the Python kit's launcher writes (`pushdouble.browser.PUSH_PREFS`,
-/// `OFFLINE_PREFS`); no Marionette: the page itself subscribes and reports over HTTP.
+/// `OFFLINE_PREFS`, kept equal by `RealBrowserCaseTests`) but `marionette.port` and
+/// `browser.startup.page` (no Marionette: the start-up page itself subscribes and reports over
+/// HTTP), plus `network.proxy.type`.
 final class FirefoxProcess: Sendable {
     /// Preferences that make Firefox use the double as its push service, headless and offline
     /// (`dom.push.connection.enabled` must be set: automation turns it off otherwise).
