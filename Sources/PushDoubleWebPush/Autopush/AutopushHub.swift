@@ -75,9 +75,11 @@ public final class AutopushHub: Sendable {
 
     private let context = Locked<Context?>(nil)
     private let agents = Locked<[String: Agent]>([:])
-    /// Per channel, the exchanges of messages sent to the browser whose service worker has not
-    /// yet reported what it read (``serviceWorkerRead(endpoint:text:)``), oldest first.
-    private let awaitingRead = Locked<[String: [WeakHistoryOutcome]]>([:])
+    /// Per channel, the messages sent to the browser (version, exchange) whose service worker
+    /// has not yet reported what it read (``serviceWorkerRead(endpoint:text:)``), oldest first.
+    /// A message Firefox acks with another code than 100 or nacks never fires a push event
+    /// that reports, so it leaves the list then.
+    private let awaitingRead = Locked<[String: [(version: String, outcome: WeakHistoryOutcome)]]>([:])
     /// Most messages kept per agent (oldest dropped first).
     static let maxUnacked = 1000
 
@@ -195,6 +197,7 @@ public final class AutopushHub: Sendable {
                     guard let i = all[key]?.unacked.firstIndex(where: { $0.version == u.version && $0.channelID == channel }) else { continue }
                     var m = all[key]!.unacked.remove(at: i)
                     m.note("acked", [("code", .int(Int64(u.code ?? 100)))], at: now)
+                    if (u.code ?? 100) != 100 { unawaitRead(m) }
                     break
                 }
             }
@@ -208,6 +211,7 @@ public final class AutopushHub: Sendable {
             guard let i = all[uaid]?.unacked.firstIndex(where: { $0.version == version }) else { return }
             var m = all[uaid]!.unacked.remove(at: i)
             m.note("nacked", [("code", code.map { .int(Int64($0)) } ?? .null)], at: now)
+            unawaitRead(m)
         }
     }
 
@@ -255,9 +259,14 @@ public final class AutopushHub: Sendable {
     private func awaitRead(_ m: Message) {
         guard let outcome = m.outcome else { return }
         awaitingRead.withLock { all in
-            all[m.channelID, default: []].append(outcome)
+            all[m.channelID, default: []].append((m.version, outcome))
             if all[m.channelID]!.count > Self.maxUnacked { all[m.channelID]!.removeFirst() }
         }
+    }
+
+    /// `m` will not be read (a decryption error, not delivered, the service worker failed).
+    private func unawaitRead(_ m: Message) {
+        awaitingRead.withLock { all in all[m.channelID]?.removeAll { $0.version == m.version } }
     }
 
     // MARK: what the browser's service worker read
@@ -276,7 +285,7 @@ public final class AutopushHub: Sendable {
             guard var list = all[channel], !list.isEmpty else { return nil }
             let first = list.removeFirst()
             all[channel] = list
-            return first
+            return first.outcome
         }
         guard let outcome else { return false }
         outcome.annotate("serviceWorker", ["text": text.map(JSONValue.string) ?? .null,
