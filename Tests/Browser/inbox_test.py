@@ -313,6 +313,21 @@ class InboxSession:
         self.checks.screenshot("device-inbox-webpush-decrypt-error")
         return f"{u['id']}: decrypt-error {text[:120]!r}"
 
+    def check_browser_device(self):
+        """A browser on the autopush listener is a device: its inbox shows the message relayed to
+        it with Firefox's ack (acked, code 100) and the text its service worker read."""
+        b = self.manifest["autopush"]
+        box = self.open_device(b["id"])
+        note = wait(self.driver, lambda d: find_all(box, "notification"), 5, f"a notification in {b['id']}'s inbox")[0]
+        text = " ".join(note.text.split())
+        assert find_all(note, "notification-title")[0].text == "Relayed to a real browser", text
+        assert find_all(note, "notification-body")[0].text == b["text"], text
+        for part in ("browser delivery: acked (code 100)", "channel: " + b["channelID"], "read by: the browser's service worker"):
+            assert part in text, f"{part!r} not in {text!r}"
+        assert note.get_attribute("data-platform") == "browser", note.get_attribute("data-platform")
+        self.checks.screenshot("device-inbox-webpush-real-browser")
+        return f"{b['id']}: relayed, acked (code 100), read {b['text']!r}"
+
     def check_declarative(self):
         """Declarative Web Push: the valid message is drawn as the notification the browser shows
         (title, body, the app badge, navigate); the malformed one as the service worker's push,
@@ -1085,7 +1100,7 @@ def main():
             ("filter-provider", session.check_provider_filter),
             ("filter-search", session.check_search_filter), ("filter-device", session.check_device_filter),
             ("device-inbox", session.check_device_inbox), ("decrypt-error", session.check_decrypt_error),
-            ("declarative", session.check_declarative),
+            ("declarative", session.check_declarative), ("browser-device", session.check_browser_device),
             ("detail-auth", session.check_detail), ("detail-credentials", session.check_detail_credentials),
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),

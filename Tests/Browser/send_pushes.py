@@ -15,6 +15,7 @@ import json
 import sys
 
 import pushes
+from autopush_client import AutopushClient
 
 # One device per provider; titles and bodies are distinct per provider (and not ASCII-only)
 # so the inbox checks can tell which notification they are looking at.
@@ -95,6 +96,35 @@ def send_declarative(kit):
     return dict(DECLARATIVE, statuses=statuses)
 
 
+# A browser on the autopush listener (what Firefox does, spoken by autopush_client.py): its
+# channel is a device of the double, the push to its endpoint is relayed to it and acked.
+AUTOPUSH_TEXT = "Relayed to the browser — acked ✓"
+
+
+def send_autopush(kit):
+    """hello, register (VAPID key), a pywebpush push to the endpoint (encrypted to a key this
+    client made: the double relays the body, only the browser decrypts), the notification acked
+    with code 100, and what a service worker would have read reported (POST /webpush/browsers/read)."""
+    import os
+    _, endpoints = pushes.admin_call(kit.admin, "GET", "/endpoints")
+    url = [e["url"] for e in endpoints if e["name"] == "webpush-autopush"][0]
+    client = AutopushClient("ws://" + url.split("://", 1)[1])
+    try:
+        client.hello()
+        channel, endpoint = client.register(os.environ["VAPID_PUBLIC_KEY"])
+        sub = pushes.with_foreign_key({"endpoint": endpoint, "keys": {"p256dh": "", "auth": "dGVzdC1hdXRoLXNlY3JldA"}})
+        status, text = pushes.send_webpush(kit, sub, "", "", text=AUTOPUSH_TEXT)
+        note = client.ack_next(100) if status == 201 else None
+    finally:
+        client.close()
+    read, _ = pushes.admin_call(kit.admin, "POST", "/webpush/browsers/read", {"endpoint": endpoint, "text": AUTOPUSH_TEXT})
+    device = "browser-" + channel
+    acked = pushes.wait_for(lambda: [x for x in pushes.history(kit.admin) if x.get("deviceID") == device
+                                     and ((x.get("annotations") or {}).get("browser") or {}).get("delivery") == "acked"])
+    return {"id": device, "channelID": channel, "status": status, "answer": text, "text": AUTOPUSH_TEXT,
+            "notified": note is not None, "readStatus": read, "seqs": [x["seq"] for x in acked or []]}
+
+
 def accepted(provider, s):
     if provider == "expo":
         return s["status"] == 200 and s["ticket"].get("status") == "ok"
@@ -112,6 +142,7 @@ def main():
     sent = send_all(kit, subscription)
     undecryptable = send_undecryptable(kit)
     declarative = send_declarative(kit)
+    autopush = send_autopush(kit)
     exchanges = pushes.history(kit.admin)
     account = json.load(open(kit.fcm_service_account))["client_email"]
     # What each provider's credential says, as the exchange detail must show it decoded.
@@ -119,8 +150,10 @@ def main():
                 "credentials": {"apns": [kit.apns_key_id, kit.apns_team_id], "fcm": [account],
                                 "webpush": [kit.vapid_subject]},
                 "providers": {},
-                "undecryptable": undecryptable, "declarative": declarative}
+                "undecryptable": undecryptable, "declarative": declarative, "autopush": autopush}
     failures = [] if undecryptable["status"] == 201 else [f"webpush: undecryptable message not accepted: {undecryptable}"]
+    if autopush["status"] != 201 or not autopush["notified"] or autopush["readStatus"] != 204 or not autopush["seqs"]:
+        failures.append(f"webpush: the autopush browser's push was not relayed, acked and read: {autopush}")
     if declarative["statuses"] != [201, 201]:
         failures.append(f"webpush: declarative messages not accepted: {declarative['statuses']}")
     for provider, d in DEVICES.items():

@@ -143,6 +143,30 @@ final class AutopushTests: XCTestCase {
         XCTAssertEqual(h.last?.notification?["payload"]?["browser"], "autopush")
     }
 
+    /// What a service worker read is noted on the oldest message sent to that channel and not
+    /// yet read; a message Firefox could not decrypt (ack 101) fires no push event, so it is
+    /// skipped. The endpoint may be given as a URL or a path.
+    func testServiceWorkerReadGoesToTheMessageItRead() throws {
+        let (h, service) = harness()
+        let b = ScriptedBrowser(service)
+        _ = try b.hello()
+        let channel = "8d0f3c4e-5b6a-4c7d-9e8f-0a1b2c3d4e5f"
+        let endpoint = try XCTUnwrap(try b.register(channel, key: try paddedKey())["pushEndpoint"]?.stringValue)
+        XCTAssertFalse(h.fake.autopush.serviceWorkerRead(endpoint: endpoint, text: "early"), "nothing sent yet")
+        XCTAssertEqual(try push(h, endpoint, text: "one").0.status, 201)
+        XCTAssertEqual(try push(h, endpoint, text: "two").0.status, 201)
+        let versions = try b.messages().compactMap { $0["version"]?.stringValue }
+        XCTAssertEqual(versions.count, 2)
+        b.send(["messageType": "ack", "updates": [["channelID": .string(channel), "version": .string(versions[0]), "code": 101]]])
+        XCTAssertTrue(h.fake.autopush.serviceWorkerRead(endpoint: AutopushHub.path(of: endpoint), text: "two"))
+        let exchanges = h.double.history.all.filter { $0.annotations?["browser"] != nil }
+        XCTAssertEqual(exchanges.count, 2)
+        XCTAssertNil(exchanges[0].annotations?["serviceWorker"], "the undecryptable message was not read")
+        XCTAssertEqual(exchanges[1].annotations?["serviceWorker"]?["text"], "two")
+        XCTAssertFalse(h.fake.autopush.serviceWorkerRead(endpoint: endpoint, text: "again"), "every sent message is read")
+        XCTAssertFalse(h.fake.autopush.serviceWorkerRead(endpoint: "/wpush/v2/unknown", text: nil))
+    }
+
     func testQueuedWhileOfflineThenDeliveredAfterHelloTTLZeroDroppedExpiredNotSent() throws {
         let (h, service) = harness()
         let b = ScriptedBrowser(service)

@@ -28,11 +28,15 @@ public protocol ConformanceProvider: Sendable {
     /// the cases that involve this provider (``CheckCatalogue/reference(of:providers:)``), so a
     /// Web Push failure cites the Web Push rule, not Apple's. Default: none.
     var ruleReferences: [String: String] { get }
+    /// The scenario's devices a real client of this provider plays (``LiveDevices``), nil when
+    /// it has none. Default: none.
+    func liveDevices(for scenario: ConformanceScenario) -> (any LiveDevices)?
 }
 
 extension ConformanceProvider {
     public func senderDevice(_ device: JSONValue, configuration: SenderConfiguration?) -> JSONValue { device }
     public var ruleReferences: [String: String] { [:] }
+    public func liveDevices(for scenario: ConformanceScenario) -> (any LiveDevices)? { nil }
 
     /// ``ruleReferences`` from a provider's citations of each rule: `permanent` for
     /// no-retry-permanent, `dead` for dead-token-not-reused, `retry` for every check of

@@ -19,7 +19,8 @@ struct CaseRecord {
 /// Judges one driven case: the driver-protocol check, the scenario's checks (or every one
 /// not applicable), the history excerpt the report keeps, and the verdict.
 struct CaseJudge {
-    let scenario: ConformanceScenario
+    /// The case as driven (live devices' devices in place of the scenario's).
+    var scenario: ConformanceScenario
     /// When the case started (its duration runs to the judging).
     let started: Date
     /// Exchanges kept in the report (``RunOptions/historyExcerpt``).

@@ -25,11 +25,14 @@ public protocol FakeSession: AnyObject, Sendable {
     /// Calls a provider admin route (an `admin` step); returns the HTTP status and body, or
     /// nil when no provider has that route.
     func admin(method: String, path: String, body: [UInt8]) -> (status: Int, body: String)?
+    /// The URL of the fakes' listener `name` (e.g. `webpush-autopush`), nil when none.
+    func listenerURL(_ name: String) -> String?
 }
 
 extension FakeSession {
     public func quiesce() {}
     public func admin(method: String, path: String, body: [UInt8]) -> (status: Int, body: String)? { nil }
+    public func listenerURL(_ name: String) -> String? { nil }
 }
 
 /// Options of one run (the CLI fills them from its flags).
@@ -126,7 +129,7 @@ public final class ConformanceRunner: Sendable {
     /// then judging (``CaseJudge``), while the fakes still run.
     public func runCase(_ scenario: ConformanceScenario, shared: SharedSender? = nil) -> CaseResult {
         let seed = options.seed ?? scenario.seed ?? 1
-        let judge = CaseJudge(scenario: scenario, started: Date(), historyExcerpt: options.historyExcerpt, seed: seed)
+        var judge = CaseJudge(scenario: scenario, started: Date(), historyExcerpt: options.historyExcerpt, seed: seed)
         var record = CaseRecord()
 
         // 1. Fakes (after the runner's own scenario parts are read).
@@ -145,16 +148,22 @@ public final class ConformanceRunner: Sendable {
         defer { session.stop() }
         record.configuration = session.configuration
 
-        drive(scenario, registrations: registrations, session: session, shared: shared, into: &record)
+        // Devices a real client plays (``LiveDevices``) get theirs once it made them.
+        let live = ConformanceProviders.all.lazy.compactMap { $0.liveDevices(for: scenario) }.first
+        defer { live?.stop() }
+        var driven = scenario
+        drive(&driven, live: live, registrations: registrations, session: session, shared: shared, into: &record)
+        judge.scenario = driven
         return judge.result(record)
     }
 
     /// Phases 2 to 5 of a case against running fakes: the sender started (its own process or
-    /// the shared one), initialized, driven through the steps (``StepDriver``) and shut down;
-    /// then the fakes' history and the sender's log collected. A driver failure kills the
-    /// sender (and makes a shared one be replaced) and skips the phases after it.
-    private func drive(_ scenario: ConformanceScenario, registrations: Registrations, session: any FakeSession, shared: SharedSender?,
-                       into record: inout CaseRecord) {
+    /// the shared one), initialized, the live devices started (their devices replace the
+    /// scenario's), driven through the steps (``StepDriver``) and shut down; then the fakes'
+    /// history and the sender's log collected. A driver failure kills the sender (and makes a
+    /// shared one be replaced) and skips the phases after it.
+    private func drive(_ scenario: inout ConformanceScenario, live: (any LiveDevices)?, registrations: Registrations, session: any FakeSession,
+                       shared: SharedSender?, into record: inout CaseRecord) {
         // 2. Sender.
         let client: DriverClient
         switch startSender(session.configuration.environment, shared: shared) {
@@ -185,6 +194,24 @@ public final class ConformanceRunner: Sendable {
             }
         }
 
+        // 3b. Live devices, now that the case applies.
+        if record.failureText == nil, let live {
+            switch live.start(session: session) {
+            case .ready(let devices):
+                scenario.devices = scenario.devices.map { d in devices.first { $0.id == d.id } ?? d }
+            case .notApplicable(let reason):
+                if ownsProcess { _ = client.shutdown() }
+                record.log = Self.caseLog(client, from: logStart)
+                record.notApplicableReason = reason
+                return
+            case .failed(let text):
+                if ownsProcess { _ = client.shutdown() }
+                record.log = Self.caseLog(client, from: logStart)
+                record.failureText = text
+                return
+            }
+        }
+
         // 4. Steps.
         if record.failureText == nil {
             let outcome = StepDriver(scenario: scenario, client: client, registrations: registrations,
@@ -197,9 +224,10 @@ public final class ConformanceRunner: Sendable {
         if record.failureText == nil && ownsProcess {
             if let f = client.shutdown() { record.failureText = f.description }
         }
-        // Every request in flight recorded, with its final outcome, before the history is read;
-        // an exited sender's log read to its end.
+        // Every request in flight recorded, with its final outcome, and what live devices made
+        // of it, before the history is read; an exited sender's log read to its end.
         session.quiesce()
+        live?.settle(session: session)
         if ownsProcess && client.process.exitDescription != nil { client.process.waitForLogEnd(timeout: 1) }
         record.history = session.history()
         record.log = Self.caseLog(client, from: logStart)

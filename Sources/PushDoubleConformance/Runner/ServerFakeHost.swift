@@ -84,6 +84,7 @@ final class ServerFakeSession: FakeSession, Sendable {
         self.server = server; self.kit = kit; self.configuration = configuration
     }
     func history() -> [Exchange] { server.history.all }
+    func listenerURL(_ name: String) -> String? { server.endpoint(named: name)?.url }
     func quiesce() { server.double.quiesce(timeout: 1) }
     /// A provider admin route of exactly this method and path (no path parameters).
     func admin(method: String, path: String, body: [UInt8]) -> (status: Int, body: String)? {

@@ -76,6 +76,12 @@ public struct ScenarioDevice: Sendable, Equatable {
         provider == "webpush" && attributes.contains { $0.0 == "declarative" && $0.1 == .bool(true) }
     }
 
+    /// A device a real client plays (`"browser": "firefox"`): the runner starts the client,
+    /// which registers itself with the fake (``LiveDevices``); the fake never loads it.
+    public var isLive: Bool { attributes.contains { $0.0 == Self.liveKey } }
+    /// The member that names the real client playing a device.
+    public static let liveKey = "browser"
+
     /// Device JSON members the sender is never told (the fake's own state of the device).
     static let fakeOnlyKeys: Set<String> = ["state", "unregisteredAt", "transitions", "deliveries"]
     static let coreKeys: Set<String> = ["id", "provider", "token", "environment", "topic"]

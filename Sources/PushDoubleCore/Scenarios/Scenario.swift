@@ -50,7 +50,7 @@ public struct Scenario: Sendable, Equatable, Codable {
         references = try c.decodeIfPresent([String].self, forKey: .references) ?? []
         providers = try c.decodeIfPresent([String: ProviderOptions].self, forKey: .providers) ?? [:]
         seed = try c.decodeIntegerIfPresent(UInt64.self, forKey: .seed, in: 0...UInt64.max)
-        devices = try c.decodeIfPresent([Device].self, forKey: .devices) ?? []
+        devices = try (c.decodeIfPresent([FileDevice].self, forKey: .devices) ?? []).compactMap(\.device)
         faults = try c.decodeIfPresent([FaultRule].self, forKey: .faults) ?? []
         quotas = try c.decodeIfPresent([QuotaRule].self, forKey: .quotas) ?? []
         fakeOptions = try c.decodeIfPresent([String: JSONValue].self, forKey: .fakeOptions) ?? [:]
@@ -160,6 +160,20 @@ public struct ScenarioError: Error, Equatable, CustomStringConvertible {
     public var message: String
     public init(file: String, path: String, message: String) { self.file = file; self.path = path; self.message = message }
     public var description: String { path.isEmpty ? "\(file): \(message)" : "\(file): \(path): \(message)" }
+}
+
+/// A device of a scenario file, or nil for one a real client plays (`"browser"`, e.g. a
+/// Firefox subscribing through the Web Push fake's autopush listener): the conformance runner
+/// starts that client, which registers itself, so the fake has nothing to load for it.
+struct FileDevice: Decodable {
+    var device: Device?
+
+    private enum LiveKey: String, CodingKey { case browser }
+
+    init(from decoder: Decoder) throws {
+        if let c = try? decoder.container(keyedBy: LiveKey.self), c.contains(.browser) { device = nil; return }
+        device = try Device(from: decoder)
+    }
 }
 
 /// Reads scenario files with typed decoding and turns `DecodingError`s into ``ScenarioError``s.

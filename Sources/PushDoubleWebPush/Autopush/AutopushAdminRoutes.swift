@@ -8,6 +8,10 @@ import PushDoubleTransport
 /// - `POST /webpush/browsers/:uaid/disconnect` with `{}` (cut the TCP connection: the browser
 ///   reconnects) or `{"code":4774}` (close frame 4774: the browser does not reconnect until it
 ///   next needs the service) → 204, or 404 when that agent is not connected.
+/// - `POST /webpush/browsers/read` with `{"endpoint","text"}`: what a test page's service
+///   worker read from a push to its subscription (`text` null: no data), noted on that
+///   message's exchange as the annotation `serviceWorker` → 204, or 404 when no message sent
+///   to that subscription awaits it (``AutopushHub/serviceWorkerRead(endpoint:text:)``).
 public struct AutopushAdminRoutes: Sendable {
     let hub: AutopushHub
 
@@ -30,6 +34,16 @@ public struct AutopushAdminRoutes: Sendable {
                 }
                 let uaid = p["uaid"] ?? ""
                 guard hub.disconnect(uaid: uaid, code: code) else { return AdminRoute.error(404, "no connected browser \"\(uaid)\"") }
+                return HTTPResponse(status: 204, headers: HTTPHeaders(), body: [])
+            },
+            AdminRoute("POST", "/webpush/browsers/read") { request, _ in
+                guard let body = try? JSONValue.parse(request.body), let endpoint = body["endpoint"]?.stringValue,
+                      let text = body["text"], text.isNull || text.stringValue != nil else {
+                    return AdminRoute.error(400, "expected {\"endpoint\": string, \"text\": string or null}")
+                }
+                guard hub.serviceWorkerRead(endpoint: endpoint, text: text.stringValue) else {
+                    return AdminRoute.error(404, "no message sent to \(endpoint) awaits a read")
+                }
                 return HTTPResponse(status: 204, headers: HTTPHeaders(), body: [])
             },
         ]

@@ -75,6 +75,11 @@ public final class AutopushHub: Sendable {
 
     private let context = Locked<Context?>(nil)
     private let agents = Locked<[String: Agent]>([:])
+    /// Per channel, the messages sent to the browser (version, exchange) whose service worker
+    /// has not yet reported what it read (``serviceWorkerRead(endpoint:text:)``), oldest first.
+    /// A message Firefox acks with another code than 100 or nacks never fires a push event
+    /// that reports, so it leaves the list then.
+    private let awaitingRead = Locked<[String: [(version: String, outcome: WeakHistoryOutcome)]]>([:])
     /// Most messages kept per agent (oldest dropped first).
     static let maxUnacked = 1000
 
@@ -110,6 +115,7 @@ public final class AutopushHub: Sendable {
                     continue
                 }
                 m.sends += 1
+                if m.sends == 1 { awaitRead(m) }
                 session.send(text: m.text)
                 m.note("sent", [("sends", .int(Int64(m.sends)))], at: now)
                 kept.append(m)
@@ -166,6 +172,7 @@ public final class AutopushHub: Sendable {
             device.state = .unregistered(since: ctx.clock.now())
             _ = try? ctx.devices.upsert(device)
         }
+        awaitingRead.withLock { $0[channelID] = nil }
         let now = self.now
         agents.withLock { all in
             for uaid in all.keys {
@@ -190,6 +197,7 @@ public final class AutopushHub: Sendable {
                     guard let i = all[key]?.unacked.firstIndex(where: { $0.version == u.version && $0.channelID == channel }) else { continue }
                     var m = all[key]!.unacked.remove(at: i)
                     m.note("acked", [("code", .int(Int64(u.code ?? 100)))], at: now)
+                    if (u.code ?? 100) != 100 { unawaitRead(m) }
                     break
                 }
             }
@@ -203,6 +211,7 @@ public final class AutopushHub: Sendable {
             guard let i = all[uaid]?.unacked.firstIndex(where: { $0.version == version }) else { return }
             var m = all[uaid]!.unacked.remove(at: i)
             m.note("nacked", [("code", code.map { .int(Int64($0)) } ?? .null)], at: now)
+            unawaitRead(m)
         }
     }
 
@@ -229,6 +238,7 @@ public final class AutopushHub: Sendable {
                 var agent = all[channel.uaid] ?? Agent()
                 if let session = agent.session {
                     m.sends = 1
+                    awaitRead(m)
                     session.send(text: text)
                     m.note("sent", [("sends", 1)], at: now)
                 } else if ttl == 0 {
@@ -242,6 +252,52 @@ public final class AutopushHub: Sendable {
                 all[channel.uaid] = agent
             }
         }
+    }
+
+    /// Notes that `m` went to the browser for the first time: the next read its service worker
+    /// reports for the channel is this message's.
+    private func awaitRead(_ m: Message) {
+        guard let outcome = m.outcome else { return }
+        awaitingRead.withLock { all in
+            all[m.channelID, default: []].append((m.version, outcome))
+            if all[m.channelID]!.count > Self.maxUnacked { all[m.channelID]!.removeFirst() }
+        }
+    }
+
+    /// `m` will not be read (a decryption error, not delivered, the service worker failed).
+    private func unawaitRead(_ m: Message) {
+        awaitingRead.withLock { all in all[m.channelID]?.removeAll { $0.version == m.version } }
+    }
+
+    // MARK: what the browser's service worker read
+
+    /// A service worker reports the text it read from a push (`nil`: the push had no data) for
+    /// the subscription `endpoint` (its URL, or only its path): the oldest message sent to that
+    /// channel and not yet reported gets the annotation `serviceWorker` =
+    /// `{"text","at"}`. Firefox fires the push events of a channel in the order it received
+    /// them and only for what it decrypted. False when no message of that channel awaits it.
+    public func serviceWorkerRead(endpoint: String, text: String?) -> Bool {
+        guard let ctx = context.withLock({ $0 }),
+              let token = WebPushEndpointPath.parse(Self.path(of: endpoint))?.token,
+              let device = ctx.devices.list(provider: .webpush).first(where: { $0.token == token }),
+              let channel = device.attributes["autopush"]?["channelID"]?.stringValue else { return false }
+        let outcome = awaitingRead.withLock { all -> WeakHistoryOutcome? in
+            guard var list = all[channel], !list.isEmpty else { return nil }
+            let first = list.removeFirst()
+            all[channel] = list
+            return first.outcome
+        }
+        guard let outcome else { return false }
+        outcome.annotate("serviceWorker", ["text": text.map(JSONValue.string) ?? .null,
+                                           "at": .string(WebPushReceivedMessage.timestamp(ctx.clock.now()))])
+        return true
+    }
+
+    /// The path (and query) of an endpoint URL; a path stays as it is.
+    public static func path(of endpoint: String) -> String {
+        guard let scheme = endpoint.range(of: "://") else { return endpoint }
+        let rest = endpoint[scheme.upperBound...]
+        return rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
     }
 
     // MARK: control

@@ -2,7 +2,8 @@
 // PushDoubleCore, docs/inbox.md). Vanilla JS; data reaches the DOM only as text, through the inbox.
 // Web Push: the payload the double's browser decrypted (`{data, base64}`), JSON with
 // title/body shown as such, other text as the body; `{error, detail}` = could not decrypt;
-// `{browser: "autopush"}` = relayed to a real browser (its delivery and ack: annotation `browser`).
+// `{browser: "autopush"}` = relayed to a real browser (its delivery and ack: annotation `browser`;
+// what its service worker read, when reported: annotation `serviceWorker`).
 // `declarative` (Apple-style subscriptions, docs/webpush.md "Declarative Web Push"): a valid
 // declarative message is drawn as the notification the browser itself shows (title, body, the
 // app badge as the badge bubble, navigate, icon…); an invalid one as the service worker gets it:
@@ -19,8 +20,11 @@
     v.decryptError = str(pl.error) + (pl.detail ? ': ' + str(pl.detail) : '');
   } else if (isObject(pl) && pl.browser === 'autopush') {
     var leg = isObject(ex.annotations) && isObject(ex.annotations.browser) ? ex.annotations.browser : {};
+    var read = isObject(ex.annotations) && isObject(ex.annotations.serviceWorker) ? ex.annotations.serviceWorker : null;
     v.title = 'Relayed to a real browser';
-    v.body = 'end-to-end encrypted: only the browser decrypts it';
+    // What the browser's service worker read, when a test page reported it (POST /webpush/browsers/read).
+    v.body = read ? (read.text === null ? '(no data)' : str(read.text)) : 'end-to-end encrypted: only the browser decrypts it';
+    if (read) v.meta.push(['read by', "the browser's service worker"]);
     if (leg.delivery !== undefined) v.meta.push(['browser delivery', str(leg.delivery) + (leg.code !== undefined ? ' (code ' + str(leg.code) + ')' : '')]);
     if (leg.channelID !== undefined) v.meta.push(['channel', str(leg.channelID)]);
   } else if (isObject(n.declarative) && n.declarative.shown === 'notification' && isObject(n.declarative.notification)) {

@@ -6,6 +6,9 @@ extension Mutant {
     static let webpushWrongAuthSecret = Mutant("webpush-wrong-auth-secret",
         "encrypts Web Push messages with the wrong auth secret: the service accepts, the browser cannot decrypt",
         fails: ["webpush.decryptable"])
+    static let webpushWrongReceiverKey = Mutant("webpush-wrong-receiver-key",
+        "encrypts Web Push messages to another public key than the subscription's p256dh: the service accepts, the browser (the fake's and a real Firefox) cannot decrypt",
+        fails: ["webpush.decryptable", "webpush.browser-decrypted"])
     static let webpushAESGCM = Mutant("webpush-aesgcm",
         "encrypts Web Push messages with the legacy aesgcm draft instead of aes128gcm",
         fails: ["webpush.aes128gcm"])
@@ -39,5 +42,5 @@ extension Mutant {
 }
 
 extension WebPushSenderProvider {
-    static var mutants: [Mutant] { [.webpushTTLChanged, .webpushWrongAuthSecret, .webpushAESGCM, .webpushAudienceWithPath, .webpushLongExpiry, .webpushNoTTL, .webpushUrgencyIgnored, .webpushRawTopic, .webpushOversized, .webpushNoVAPID, .webpushMissingSubject, .webpushDeclarativeRelativeNavigate] }
+    static var mutants: [Mutant] { [.webpushTTLChanged, .webpushWrongAuthSecret, .webpushWrongReceiverKey, .webpushAESGCM, .webpushAudienceWithPath, .webpushLongExpiry, .webpushNoTTL, .webpushUrgencyIgnored, .webpushRawTopic, .webpushOversized, .webpushNoVAPID, .webpushMissingSubject, .webpushDeclarativeRelativeNavigate] }
 }

@@ -209,14 +209,16 @@ final class WebPushSender: Sendable {
         var headers: [(name: String, value: String)] = []
         do {
             let auth = mutant.contains(.webpushWrongAuthSecret) ? Array(target.authSecret.reversed()) : target.authSecret
+            // webpush-wrong-receiver-key: encrypted to a fresh key pair's public key, not the subscription's p256dh.
+            let receiver = mutant.contains(.webpushWrongReceiverKey) ? try P256PrivateKey.generate().publicKey : target.userAgentKey
             if mutant.contains(.webpushAESGCM) {
-                let m = try WebPushCipher.encryptLegacyAESGCM(plaintext: plaintext, uaPublicKey: target.userAgentKey, authSecret: auth)
+                let m = try WebPushCipher.encryptLegacyAESGCM(plaintext: plaintext, uaPublicKey: receiver, authSecret: auth)
                 body = m.body
                 headers += [("content-encoding", "aesgcm"), ("encryption", m.encryptionHeader), ("crypto-key", m.cryptoKeyHeader)]
             } else {
                 // The oversized mutant grows the record to fit, as a sender without the size check would.
                 let rs = max(WebPushCipher.defaultRecordSize, plaintext.count + 18)
-                body = try WebPushCipher.encrypt(plaintext: plaintext, uaPublicKey: target.userAgentKey, authSecret: auth, recordSize: rs)
+                body = try WebPushCipher.encrypt(plaintext: plaintext, uaPublicKey: receiver, authSecret: auth, recordSize: rs)
                 headers.append(("content-encoding", "aes128gcm"))
             }
             if !mutant.contains(.webpushNoVAPID) {

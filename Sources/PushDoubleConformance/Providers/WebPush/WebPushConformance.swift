@@ -31,7 +31,13 @@ public struct WebPushConformance: ConformanceProvider {
 
     public var checks: [CheckDefinition] {
         [WebPushChecks.decryptable, WebPushChecks.payloadContent, WebPushChecks.vapid, WebPushChecks.ttl, WebPushChecks.urgency,
-         WebPushChecks.topic, WebPushChecks.aes128gcm, WebPushChecks.payloadLimits, WebPushChecks.declarative]
+         WebPushChecks.topic, WebPushChecks.aes128gcm, WebPushChecks.payloadLimits, WebPushChecks.declarative,
+         WebPushChecks.browserDecrypted]
+    }
+
+    /// A subscription a real Firefox makes (a device with `"browser": "firefox"`).
+    public func liveDevices(for scenario: ConformanceScenario) -> (any LiveDevices)? {
+        scenario.devices.first { $0.provider == provider.rawValue && $0.isLive }.map { WebPushBrowserDevices(device: $0) }
     }
 
     /// Web Push shipped no checks before the seam.
@@ -95,8 +101,10 @@ public struct WebPushRequestRecord: Sendable {
     public func responseHeader(_ name: String) -> String? {
         exchange.response.headers.first { $0.count == 2 && $0[0].lowercased() == name }?[1]
     }
-    /// The decrypted text, when the browser half could read the message as UTF-8.
+    /// The decrypted text, when the browser half could read the message as UTF-8: the fake's
+    /// own decryption, or for a message relayed to a real browser what its service worker read.
     public var plaintext: String? {
+        if let read = exchange.annotations?["serviceWorker"] { return read["text"]?.stringValue }
         guard notification?["payload"]?["base64"]?.boolValue == false else { return nil }
         return notification?["payload"]?["data"]?.stringValue
     }
@@ -127,6 +135,7 @@ public struct WebPushHistory: Sendable {
     static func records(_ ctx: CheckContext, endpoint: String) -> [WebPushRequestRecord] {
         var byToken: [String: String] = [:]
         for d in ctx.scenario.devices where d.provider == ProviderID.webpush.rawValue { byToken[d.token] = d.id }
+        let ids = Set(byToken.values)
         return ctx.history.filter { $0.provider == .webpush && $0.endpoint == endpoint }.map { e in
             // A refused request was never admitted: its token is read from its endpoint path as
             // the fake reads it (every service's shape, WNS's `?token=` too).
@@ -135,7 +144,10 @@ public struct WebPushHistory: Sendable {
             var end = e.respondedAt
             if let d = e.response.delaySeconds { end = max(end, e.receivedAt.addingTimeInterval(d)) }
             let headers = e.request.headers.compactMap { $0.count == 2 ? ($0[0].lowercased(), $0[1]) : nil }
-            return WebPushRequestRecord(exchange: e, token: token, device: e.deviceID ?? byToken[token] ?? token,
+            // A real browser's channel is the fake's device `browser-<channelID>`; the case names
+            // it by the scenario device the browser plays (found by its token).
+            let device = e.deviceID.flatMap { ids.contains($0) ? $0 : nil } ?? byToken[token] ?? e.deviceID ?? token
+            return WebPushRequestRecord(exchange: e, token: token, device: device,
                                         step: AttemptLog.step(at: start, ctx.steps), end: end, reason: e.response.reason, headers: headers)
         }.sorted { ($0.start, $0.seq) < ($1.start, $1.seq) }
     }
@@ -185,8 +197,22 @@ enum WebPushChecks {
                 .compactMap { n?[$0.rawValue]?.stringValue }
             guard !wanted.isEmpty else { return nil }
             guard let text = r.plaintext else { return "no decrypted text (\(r.notification?["payload"].map { $0.compactJSON } ?? "nothing"))" }
-            let missing = wanted.filter { !text.contains($0) && !text.contains(JSONValue.string($0).compactJSON.dropFirst().dropLast()) }
+            // A JSON payload may escape any character (`\u00e9`): its decoded strings count too.
+            let decoded = (try? JSONValue.parse(text)).map(WebPushChecks.strings) ?? []
+            let missing = wanted.filter { w in
+                !text.contains(w) && !text.contains(JSONValue.string(w).compactJSON.dropFirst().dropLast()) && !decoded.contains { $0.contains(w) }
+            }
             return missing.isEmpty ? nil : "decrypted text \(text.prefix(120)) lacks \(missing)"
+        }
+    }
+
+    /// Every string value in a JSON document (object members' values and array elements, nested).
+    static func strings(_ v: JSONValue) -> [String] {
+        switch v {
+        case .string(let s): return [s]
+        case .array(let a): return a.flatMap(strings)
+        case .object(let o): return o.flatMap { strings($0.1) }
+        default: return []
         }
     }
 
