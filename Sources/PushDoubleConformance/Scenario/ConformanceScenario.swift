@@ -14,6 +14,8 @@ public struct ConformanceScenario: Sendable {
     /// Spec references this case enforces (e.g. "A1", "G4", "apns.md §7.2").
     public var references: [String]
     public var devices: [ScenarioDevice]
+    /// Whether a real client plays one of the devices (``ScenarioDevice/isLive``).
+    public var hasLiveDevices: Bool { devices.contains { $0.isLive } }
     /// Recipients that are not devices (FCM topics and conditions), named by send steps'
     /// `targets`; their ids share one space with the device ids.
     public var targets: [ScenarioTarget]

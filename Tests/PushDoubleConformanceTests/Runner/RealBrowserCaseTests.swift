@@ -74,3 +74,36 @@ final class RealBrowserCaseTests: XCTestCase {
         XCTAssertEqual(c["notApplicableReason"]?.stringValue, "Firefox not found (firefox-esr)")
     }
 }
+
+/// A case a real client plays a device in runs after the run's other cases, by itself
+/// (docs/conformance.md "A real browser as the device"); results keep the scenarios' order.
+final class LiveCaseSchedulingTests: XCTestCase {
+    /// Records the order in which cases start their fakes, and starts none.
+    final class RecordingHost: FakeHost, @unchecked Sendable {
+        private let lock = NSLock()
+        private var started: [String] = []
+        var order: [String] { lock.lock(); defer { lock.unlock() }; return started }
+        func validate(_ scenario: ConformanceScenario) throws {}
+        func start(_ scenario: ConformanceScenario, seed: UInt64) throws -> any FakeSession {
+            lock.lock(); started.append(scenario.id); lock.unlock()
+            Thread.sleep(forTimeInterval: 0.02)
+            throw CocoaError(.featureUnsupported)
+        }
+    }
+
+    func testALiveCaseRunsAfterTheOthersAndAlone() {
+        func scenario(_ id: String, live: Bool) -> ConformanceScenario {
+            let device = ScenarioDevice(id: "d", provider: "webpush", token: "", attributes: live ? [(ScenarioDevice.liveKey, .string("firefox"))] : [])
+            return ConformanceScenario(id: id, title: id, references: [], devices: [device], steps: [], checks: [])
+        }
+        let scenarios = [scenario("live", live: true)] + (1...6).map { scenario("c\($0)", live: false) }
+        XCTAssertTrue(scenarios[0].hasLiveDevices)
+        XCTAssertFalse(scenarios[1].hasLiveDevices)
+        let host = RecordingHost()
+        var o = RunOptions(senderCommand: "true"); o.jobs = 4
+        let report = ConformanceRunner(host: host, options: o).run(scenarios)
+        XCTAssertEqual(host.order.last, "live", "\(host.order)")
+        XCTAssertEqual(host.order.count, 7)
+        XCTAssertEqual(report.cases.map(\.id), scenarios.map(\.id))
+    }
+}
