@@ -58,3 +58,29 @@ public enum ExpoPushTokenForm: String, Sendable, Equatable, CaseIterable {
         return true
     }
 }
+
+/// A set of ``ExpoPushTokenForm`` as bits: the accepted forms, asked about on every recipient
+/// (a `Set` of a `String`-backed enum hashes the raw value on every lookup).
+struct ExpoTokenForms: Sendable {
+    private let bits: UInt8
+
+    init(_ forms: Set<ExpoPushTokenForm>) {
+        bits = forms.reduce(0) { $0 | Self.bit($1) }
+    }
+
+    private static func bit(_ form: ExpoPushTokenForm) -> UInt8 {
+        switch form {
+        case .exponentPushToken: return 1
+        case .expoPushToken: return 2
+        case .bareUUID: return 4
+        }
+    }
+
+    func contains(_ form: ExpoPushTokenForm) -> Bool { bits & Self.bit(form) != 0 }
+
+    /// The form of `token` when it is one of these, else nil.
+    func form(of token: String) -> ExpoPushTokenForm? {
+        guard let form = ExpoPushTokenForm.of(token), contains(form) else { return nil }
+        return form
+    }
+}
