@@ -46,16 +46,20 @@ enum ExpoField: Int, CaseIterable {
 final class ExpoFieldReader {
     let tape: JSONTape
     let decoder: ExpoSendRequestDecoder
+    /// False: every check is made, but string, number and object values are not built (nil
+    /// is returned for them; ``ExpoMessageDetail/checked``).
+    let keepValues: Bool
     private(set) var messageIndex: Int?
     /// The value node of each ``ExpoField`` (its first occurrence), -1 when absent.
     private var slots = [Int](repeating: -1, count: ExpoField.allCases.count)
     /// Member names §2 does not list, in order, each once.
     private(set) var unknown: [String] = []
 
-    init(tape: JSONTape, decoder: ExpoSendRequestDecoder) {
+    init(tape: JSONTape, decoder: ExpoSendRequestDecoder, keepValues: Bool = true) {
         precondition(ExpoField.allCases.count == ExpoPushMessage.fieldNames.count, "one slot per §2 field")
         self.tape = tape
         self.decoder = decoder
+        self.keepValues = keepValues
     }
 
     /// Reads the members of the message object `object`.
@@ -82,8 +86,8 @@ final class ExpoFieldReader {
         let v = slots[field.rawValue]
         return v < 0 ? nil : v
     }
-    /// The member as a value, nil when absent or `null`.
-    func value(_ field: ExpoField) -> JSONValue? { node(field).map(tape.value) }
+    /// The member as a value, nil when absent or `null` (or not kept).
+    func value(_ field: ExpoField) -> JSONValue? { keepValues ? node(field).map(tape.value) : nil }
 
     func problem(_ path: [String], _ kind: ExpoFieldProblem.Kind, _ rule: ExpoRule) -> ExpoRequestError {
         decoder.fail(ExpoFieldProblem(messageIndex: messageIndex, path: path, kind: kind), rule)
@@ -91,8 +95,8 @@ final class ExpoFieldReader {
 
     func string(_ field: ExpoField) throws(ExpoRequestError) -> String? {
         guard let v = node(field) else { return nil }
-        guard let s = tape.string(v) else { throw problem([field.name], .wrongType(expected: "a string"), .fieldType) }
-        return s
+        guard tape.kind(v) == .string else { throw problem([field.name], .wrongType(expected: "a string"), .fieldType) }
+        return keepValues ? tape.string(v) : nil
     }
     func bool(_ field: ExpoField) throws(ExpoRequestError) -> Bool? {
         guard let v = node(field) else { return nil }
@@ -101,8 +105,9 @@ final class ExpoFieldReader {
     }
     func number(_ field: ExpoField) throws(ExpoRequestError) -> Double? {
         guard let v = node(field) else { return nil }
-        guard let d = Self.number(tape.value(v)) else { throw problem([field.name], .wrongType(expected: "a number"), .fieldType) }
-        return d
+        let kind = tape.kind(v)
+        guard kind == .int || kind == .double else { throw problem([field.name], .wrongType(expected: "a number"), .fieldType) }
+        return keepValues ? Self.number(tape.value(v)) : nil
     }
     /// The member's object node; a member of another type is a problem.
     func objectNode(_ field: ExpoField) throws(ExpoRequestError) -> JSONTape.Index? {
@@ -111,7 +116,8 @@ final class ExpoFieldReader {
         return v
     }
     func object(_ field: ExpoField) throws(ExpoRequestError) -> JSONValue? {
-        try objectNode(field).map(tape.value)
+        guard let v = try objectNode(field), keepValues else { return nil }
+        return tape.value(v)
     }
     func oneOf<E: RawRepresentable & CaseIterable>(_ field: ExpoField, _ type: E.Type) throws(ExpoRequestError) -> E? where E.RawValue == String {
         guard let v = node(field) else { return nil }

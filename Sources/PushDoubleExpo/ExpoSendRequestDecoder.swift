@@ -1,5 +1,16 @@
 import PushDoubleJSON
 
+/// How much of each message a decode keeps; the checks are the same.
+enum ExpoMessageDetail {
+    /// Every field, as ``ExpoPushMessage`` describes.
+    case full
+    /// What the recipients, the size limit and the history need: `to`, `toWasArray`,
+    /// `unknownFields`, `payloadBytes`, `raw` (read from the tape when asked), and the
+    /// booleans, enumerations and `sound`; the strings, numbers and objects (`title`, `data`,
+    /// …) are checked and left nil. For the fake, which answers from the recipients alone.
+    case checked
+}
+
 /// Decodes and checks the body of `POST /--/api/v2/push/send` (docs/expo.md §1, §2) and returns the
 /// ``ExpoSendRequest`` or the exact request-level ``ExpoRequestError``.
 ///
@@ -26,12 +37,18 @@ public struct ExpoSendRequestDecoder: Sendable {
     /// `projectOf` gives the project (e.g. `@username/project`) of a well-formed token, nil if unknown.
     public func decode(body: [UInt8], contentEncoding: String? = nil,
                        projectOf: (String) -> String?) throws(ExpoRequestError) -> ExpoSendRequest {
+        try decode(body: body, contentEncoding: contentEncoding, detail: .full, projectOf: projectOf)
+    }
+
+    /// ``decode(body:contentEncoding:projectOf:)`` keeping `detail` of each message.
+    func decode(body: [UInt8], contentEncoding: String?, detail: ExpoMessageDetail,
+                projectOf: (String) -> String?) throws(ExpoRequestError) -> ExpoSendRequest {
         let tape = try ExpoRequestBody.tape(body, contentEncoding: contentEncoding, limits: configuration.body,
                                             statuses: configuration.statuses)
         let (objects, wasArray) = try shape(tape)
         var messages: [ExpoPushMessage] = []
         messages.reserveCapacity(objects.count)
-        let reader = ExpoFieldReader(tape: tape, decoder: self)
+        let reader = ExpoFieldReader(tape: tape, decoder: self, keepValues: detail == .full)
         for (i, object) in objects.enumerated() {
             reader.read(object, messageIndex: wasArray ? i : nil)
             messages.append(try decodeMessage(reader, object))

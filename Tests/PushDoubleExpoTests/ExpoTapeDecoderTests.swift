@@ -6,7 +6,8 @@ import PushDoubleJSON
 /// The send decoder reads the body once into a ``JSONTape``; every body must give the same
 /// request (messages, recipients, sizes) or the same error, byte for byte, as the decoder
 /// written over a ``JSONValue`` tree (``ExpoTreeReferenceDecoder``), under every configuration
-/// that changes a check. The corpus: hand-written bodies for each field and error, the
+/// that changes a check; the fake's decode (``ExpoMessageDetail/checked``) must decide the
+/// same recipients and errors. The corpus: hand-written bodies for each field and error, the
 /// libFuzzer JSON corpus (Tests/Fuzz/corpus/FuzzJSON, mostly not a send body: shape and JSON
 /// errors), and seeded mutations of valid bodies (truncated, a byte changed, a byte dropped).
 final class ExpoTapeDecoderTests: XCTestCase {
@@ -87,6 +88,20 @@ final class ExpoTapeDecoderTests: XCTestCase {
                 let new = Result { () throws(ExpoRequestError) in try tape.decode(body: body, projectOf: testProject) }
                 let old = Result { () throws(ExpoRequestError) in try tree.decode(body: body, projectOf: testProject) }
                 let text = String(decoding: body.prefix(200), as: UTF8.self)
+                // The fake's decode (values checked, not kept) decides the same.
+                let checked = Result { () throws(ExpoRequestError) in
+                    try tape.decode(body: body, contentEncoding: nil, detail: .checked, projectOf: testProject)
+                }
+                switch (checked, new) {
+                case (.success(let a), .success(let b)):
+                    XCTAssertEqual(a.recipients, b.recipients, "\(name): \(text)")
+                    XCTAssertEqual(a.project, b.project); XCTAssertEqual(a.bodyWasArray, b.bodyWasArray)
+                    XCTAssertEqual(a.messages.map(\.raw), b.messages.map(\.raw))
+                    XCTAssertEqual(a.messages.map(\.payloadBytes), b.messages.map(\.payloadBytes))
+                    XCTAssertEqual(a.messages.map(\.unknownFields), b.messages.map(\.unknownFields))
+                case (.failure(let a), .failure(let b)): XCTAssertEqual(a, b, "\(name): \(text)")
+                default: XCTFail("\(name): checked \(checked), full \(new): \(text)")
+                }
                 switch (new, old) {
                 case (.success(let a), .success(let b)):
                     accepted += 1

@@ -40,7 +40,7 @@ public struct ExpoSendFake: ProviderFake {
         }
         let decoded: ExpoSendRequest
         do {
-            decoded = try service.decoder.decode(body: request.body, contentEncoding: request.headers["content-encoding"]) { token in
+            decoded = try service.decoder.decode(body: request.body, contentEncoding: request.headers["content-encoding"], detail: .checked) { token in
                 services.devices.lookup(provider: .expo, token: token, fake: self, now: services.now).topic
             }
         } catch {
@@ -124,7 +124,7 @@ public struct ExpoSendFake: ProviderFake {
             state.send = nil
             return d
         }
-        return try? service.decoder.decode(body: request.body, contentEncoding: request.headers["content-encoding"]) { token in
+        return try? service.decoder.decode(body: request.body, contentEncoding: request.headers["content-encoding"], detail: .checked) { token in
             services.devices.lookup(provider: .expo, token: token, fake: self, now: services.now).topic
         }
     }
