@@ -50,8 +50,10 @@ final class ExpoFieldReader {
     /// is returned for them; ``ExpoMessageDetail/checked``).
     let keepValues: Bool
     private(set) var messageIndex: Int?
-    /// The value node of each ``ExpoField`` (its first occurrence), -1 when absent.
-    private var slots = [Int](repeating: -1, count: ExpoField.allCases.count)
+    /// The value node of each ``ExpoField`` (its first occurrence), -1 when absent. Raw
+    /// memory, so the reads and writes of every message make no exclusivity checks (a class's
+    /// stored `var` would check each access).
+    private let slots = UnsafeMutableBufferPointer<Int>.allocate(capacity: ExpoField.allCases.count)
     /// Member names §2 does not list, in order, each once.
     private(set) var unknown: [String] = []
 
@@ -60,12 +62,15 @@ final class ExpoFieldReader {
         self.tape = tape
         self.decoder = decoder
         self.keepValues = keepValues
+        slots.initialize(repeating: -1)
     }
+
+    deinit { slots.deallocate() }
 
     /// Reads the members of the message object `object`.
     func read(_ object: JSONTape.Index, messageIndex: Int?) {
         self.messageIndex = messageIndex
-        for i in slots.indices { slots[i] = -1 }
+        slots.update(repeating: -1)
         if !unknown.isEmpty { unknown = [] }
         for member in tape.members(object) {
             if let field = ExpoField.of(key: member.key, in: tape) {

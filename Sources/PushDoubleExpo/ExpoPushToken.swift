@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Foundation
+#endif
+
 /// The push-token forms of docs/expo.md §5 [L].
 public enum ExpoPushTokenForm: String, Sendable, Equatable, CaseIterable {
     /// `ExponentPushToken[<opaque>]`: the classic form, accepted by both SDKs.
@@ -26,9 +32,15 @@ public enum ExpoPushTokenForm: String, Sendable, Equatable, CaseIterable {
     /// recipient of every request).
     static func bracketed(_ u: UnsafeBufferPointer<UInt8>) -> ExpoPushTokenForm? {
         guard u.count > expoPrefix.count + 1, u[u.count - 1] == UInt8(ascii: "]") else { return nil }
-        if u.count > exponentPrefix.count + 1, u.starts(with: exponentPrefix) { return .exponentPushToken }
-        if u.starts(with: expoPrefix) { return .expoPushToken }
+        if u.count > exponentPrefix.count + 1, hasPrefix(u, exponentPrefix) { return .exponentPushToken }
+        if hasPrefix(u, expoPrefix) { return .expoPushToken }
         return nil
+    }
+
+    /// Whether `u` starts with `prefix` (one `memcmp`; `Sequence.starts(with:)` walks element by element).
+    private static func hasPrefix(_ u: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
+        guard u.count >= prefix.count, let base = u.baseAddress else { return false }
+        return prefix.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, $0.count) == 0 }
     }
 
     /// The length of the prefix of a bracketed form (`ExponentPushToken[` / `ExpoPushToken[`).

@@ -88,7 +88,7 @@ public final class ExpoReceiptStore: Sendable {
             // Written into the new string's storage (no intermediate arrays).
             return String(unsafeUninitializedCapacity: 36) { out in
                 var i = 0
-                for word in [a, b] {
+                func hex(_ word: UInt64) {
                     for d in 0..<16 {
                         if i == 8 || i == 13 || i == 18 || i == 23 { out[i] = UInt8(ascii: "-"); i += 1 }
                         let v = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * d)) & 0xF
@@ -96,6 +96,7 @@ public final class ExpoReceiptStore: Sendable {
                         i += 1
                     }
                 }
+                hex(a); hex(b)
                 return 36
             }
         }
