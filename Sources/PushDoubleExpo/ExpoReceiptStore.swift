@@ -72,7 +72,9 @@ public final class ExpoReceiptStore: Sendable {
     /// uppercase version-4 UUID, the form of the §3.1 capture (`XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`).
     public init(configuration: ExpoReceiptStoreConfiguration = .init(), idGenerator: (@Sendable () -> String)? = nil) {
         self.configuration = configuration
-        self.generate = idGenerator ?? Self.uuidGenerator()
+        // Not `idGenerator ?? …`: a closure taken out of an `Optional` is called through two
+        // reabstraction thunks, on every id.
+        if let idGenerator { self.generate = idGenerator } else { self.generate = Self.uuidGenerator() }
     }
 
     /// Uppercase version-4 UUIDs from a SplitMix64 stream seeded once from the system generator:
