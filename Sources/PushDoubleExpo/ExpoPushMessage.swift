@@ -62,8 +62,13 @@ public struct ExpoPushMessage: Sendable, Equatable {
     public var displayInForeground: Bool?
     /// Member names §2 does not list, in order (accepted by default).
     public var unknownFields: [String] = []
-    /// The message object as received.
-    public var raw: JSONValue = .object([])
+    /// The message object as received (built from the request's JSON when read).
+    public var raw: JSONValue {
+        get { source.value }
+        set { source = ExpoMessageSource(newValue) }
+    }
+    /// Where ``raw`` comes from.
+    var source = ExpoMessageSource(.object([]))
     /// The size measured against the 4096-byte limit (``ExpoPayloadMeasure``).
     public var payloadBytes = 0
 
@@ -73,4 +78,27 @@ public struct ExpoPushMessage: Sendable, Equatable {
     public static let fieldNames = ["to", "data", "title", "body", "subtitle", "sound", "ttl", "expiration", "priority",
                                     "badge", "channelId", "categoryId", "mutableContent", "interruptionLevel", "icon",
                                     "richContent", "collapseId", "tag", "_contentAvailable", "_displayInForeground"]
+}
+
+/// One message object as received: its node in the request's ``JSONTape`` (no value tree is
+/// built for a message unless ``value`` is read), or a value set directly. Equal when the
+/// values are.
+struct ExpoMessageSource: Sendable, Equatable {
+    private enum Storage: Sendable {
+        case tape(JSONTape, JSONTape.Index)
+        case value(JSONValue)
+    }
+    private let storage: Storage
+
+    init(_ value: JSONValue) { storage = .value(value) }
+    init(tape: JSONTape, node: JSONTape.Index) { storage = .tape(tape, node) }
+
+    var value: JSONValue {
+        switch storage {
+        case .tape(let tape, let node): return tape.value(node)
+        case .value(let v): return v
+        }
+    }
+
+    static func == (a: Self, b: Self) -> Bool { a.value == b.value }
 }

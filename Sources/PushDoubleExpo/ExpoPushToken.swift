@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#else
+import Foundation
+#endif
+
 /// The push-token forms of docs/expo.md §5 [L].
 public enum ExpoPushTokenForm: String, Sendable, Equatable, CaseIterable {
     /// `ExponentPushToken[<opaque>]`: the classic form, accepted by both SDKs.
@@ -26,9 +32,15 @@ public enum ExpoPushTokenForm: String, Sendable, Equatable, CaseIterable {
     /// recipient of every request).
     static func bracketed(_ u: UnsafeBufferPointer<UInt8>) -> ExpoPushTokenForm? {
         guard u.count > expoPrefix.count + 1, u[u.count - 1] == UInt8(ascii: "]") else { return nil }
-        if u.count > exponentPrefix.count + 1, u.starts(with: exponentPrefix) { return .exponentPushToken }
-        if u.starts(with: expoPrefix) { return .expoPushToken }
+        if u.count > exponentPrefix.count + 1, hasPrefix(u, exponentPrefix) { return .exponentPushToken }
+        if hasPrefix(u, expoPrefix) { return .expoPushToken }
         return nil
+    }
+
+    /// Whether `u` starts with `prefix` (one `memcmp`; `Sequence.starts(with:)` walks element by element).
+    private static func hasPrefix(_ u: UnsafeBufferPointer<UInt8>, _ prefix: [UInt8]) -> Bool {
+        guard u.count >= prefix.count, let base = u.baseAddress else { return false }
+        return prefix.withUnsafeBufferPointer { memcmp($0.baseAddress!, base, $0.count) == 0 }
     }
 
     /// The length of the prefix of a bracketed form (`ExponentPushToken[` / `ExpoPushToken[`).
@@ -56,5 +68,31 @@ public enum ExpoPushTokenForm: String, Sendable, Equatable, CaseIterable {
             }
         }
         return true
+    }
+}
+
+/// A set of ``ExpoPushTokenForm`` as bits: the accepted forms, asked about on every recipient
+/// (a `Set` of a `String`-backed enum hashes the raw value on every lookup).
+struct ExpoTokenForms: Sendable {
+    private let bits: UInt8
+
+    init(_ forms: Set<ExpoPushTokenForm>) {
+        bits = forms.reduce(0) { $0 | Self.bit($1) }
+    }
+
+    private static func bit(_ form: ExpoPushTokenForm) -> UInt8 {
+        switch form {
+        case .exponentPushToken: return 1
+        case .expoPushToken: return 2
+        case .bareUUID: return 4
+        }
+    }
+
+    func contains(_ form: ExpoPushTokenForm) -> Bool { bits & Self.bit(form) != 0 }
+
+    /// The form of `token` when it is one of these, else nil.
+    func form(of token: String) -> ExpoPushTokenForm? {
+        guard let form = ExpoPushTokenForm.of(token), contains(form) else { return nil }
+        return form
     }
 }

@@ -72,7 +72,9 @@ public final class ExpoReceiptStore: Sendable {
     /// uppercase version-4 UUID, the form of the §3.1 capture (`XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX`).
     public init(configuration: ExpoReceiptStoreConfiguration = .init(), idGenerator: (@Sendable () -> String)? = nil) {
         self.configuration = configuration
-        self.generate = idGenerator ?? Self.uuidGenerator()
+        // Not `idGenerator ?? …`: a closure taken out of an `Optional` is called through two
+        // reabstraction thunks, on every id.
+        if let idGenerator { self.generate = idGenerator } else { self.generate = Self.uuidGenerator() }
     }
 
     /// Uppercase version-4 UUIDs from a SplitMix64 stream seeded once from the system generator:
@@ -88,7 +90,7 @@ public final class ExpoReceiptStore: Sendable {
             // Written into the new string's storage (no intermediate arrays).
             return String(unsafeUninitializedCapacity: 36) { out in
                 var i = 0
-                for word in [a, b] {
+                func hex(_ word: UInt64) {
                     for d in 0..<16 {
                         if i == 8 || i == 13 || i == 18 || i == 23 { out[i] = UInt8(ascii: "-"); i += 1 }
                         let v = UInt8(truncatingIfNeeded: word >> UInt64(60 - 4 * d)) & 0xF
@@ -96,6 +98,7 @@ public final class ExpoReceiptStore: Sendable {
                         i += 1
                     }
                 }
+                hex(a); hex(b)
                 return 36
             }
         }
@@ -118,32 +121,56 @@ public final class ExpoReceiptStore: Sendable {
         return .ok(id: id)
     }
 
-    /// Records (or replaces) the receipt of ticket `id`.
-    public func record(id: String, _ outcome: ExpoReceiptOutcome, now: Double, owner: (any ExpoReceiptOwner)? = nil) {
-        let phase: Phase
-        switch configuration.availability {
-        case .afterDelay(let seconds): phase = .waiting(until: now + seconds)
-        case .heldUntilReleased: phase = .held
-        }
-        let charge = Self.charge(id: id, outcome)
+    /// ``issue(_:now:owner:)`` for several receipts of one send: fresh ids in order, recorded
+    /// under one acquisition of the store's lock; returns the ids.
+    public func issue(_ outcomes: [ExpoReceiptOutcome], now: Double, owner: (any ExpoReceiptOwner)? = nil) -> [String] {
+        let ids = outcomes.map { _ in generate() }
+        let phase = phase(now: now)
+        let charges = zip(ids, outcomes).map { Self.charge(id: $0, $1) }
         state.withLock { s in
             Self.purge(&s, now: now, retention: configuration.retention)
-            if let old = s.entries.updateValue(Entry(outcome: outcome, recordedAt: now, phase: phase, owner: owner, charge: charge), forKey: id) {
-                s.bytes -= old.charge
-                if let i = s.order[s.head...].firstIndex(of: id) {
-                    // A replaced receipt starts a new life: move it to the back of the order.
-                    s.order.remove(at: i)
-                    s.order.append(id)
-                }
-            } else {
-                s.order.append(id)
-            }
-            s.bytes += charge
-            while s.entries.count > configuration.capacity || s.bytes > configuration.maxBytes, s.head < s.order.count {
-                s.remove(s.order[s.head])
-                s.head += 1
+            for i in ids.indices {
+                insert(&s, id: ids[i], Entry(outcome: outcomes[i], recordedAt: now, phase: phase, owner: owner, charge: charges[i]))
             }
             Self.compact(&s)
+        }
+        return ids
+    }
+
+    /// Records (or replaces) the receipt of ticket `id`.
+    public func record(id: String, _ outcome: ExpoReceiptOutcome, now: Double, owner: (any ExpoReceiptOwner)? = nil) {
+        let entry = Entry(outcome: outcome, recordedAt: now, phase: phase(now: now), owner: owner, charge: Self.charge(id: id, outcome))
+        state.withLock { s in
+            Self.purge(&s, now: now, retention: configuration.retention)
+            insert(&s, id: id, entry)
+            Self.compact(&s)
+        }
+    }
+
+    /// The phase a receipt recorded at `now` starts in.
+    private func phase(now: Double) -> Phase {
+        switch configuration.availability {
+        case .afterDelay(let seconds): return .waiting(until: now + seconds)
+        case .heldUntilReleased: return .held
+        }
+    }
+
+    /// Adds (or replaces) one receipt, then evicts the oldest beyond the caps.
+    private func insert(_ s: inout State, id: String, _ entry: Entry) {
+        if let old = s.entries.updateValue(entry, forKey: id) {
+            s.bytes -= old.charge
+            if let i = s.order[s.head...].firstIndex(of: id) {
+                // A replaced receipt starts a new life: move it to the back of the order.
+                s.order.remove(at: i)
+                s.order.append(id)
+            }
+        } else {
+            s.order.append(id)
+        }
+        s.bytes += entry.charge
+        while s.entries.count > configuration.capacity || s.bytes > configuration.maxBytes, s.head < s.order.count {
+            s.remove(s.order[s.head])
+            s.head += 1
         }
     }
 

@@ -30,9 +30,19 @@ public enum ExpoRequestBody {
     public static func json(_ body: [UInt8], contentEncoding: String?, limits: ExpoBodyLimits = .init(),
                             statuses: ExpoErrorStatuses = .init()) throws(ExpoRequestError) -> JSONValue {
         let bytes = try decoded(body, contentEncoding: contentEncoding, limits: limits, statuses: statuses)
-        do { return try JSONValue.parse(bytes) } catch {
-            throw .apiError(.bodyNotJSON, "The request body is not valid JSON: \(error.description).", statuses: statuses)
-        }
+        do { return try JSONValue.parse(bytes) } catch { throw notJSON(error, statuses) }
+    }
+
+    /// ``json(_:contentEncoding:limits:statuses:)`` read into a ``JSONTape`` (the same parser,
+    /// so the same errors), for the send path that reads each message once.
+    static func tape(_ body: [UInt8], contentEncoding: String?, limits: ExpoBodyLimits,
+                     statuses: ExpoErrorStatuses) throws(ExpoRequestError) -> JSONTape {
+        let bytes = try decoded(body, contentEncoding: contentEncoding, limits: limits, statuses: statuses)
+        do { return try JSONTape.parse(bytes) } catch { throw notJSON(error, statuses) }
+    }
+
+    static func notJSON(_ error: JSONParseError, _ statuses: ExpoErrorStatuses) -> ExpoRequestError {
+        .apiError(.bodyNotJSON, "The request body is not valid JSON: \(error.description).", statuses: statuses)
     }
 
     /// The body with its content codings removed, never more than `limits.maxBodyBytes`.

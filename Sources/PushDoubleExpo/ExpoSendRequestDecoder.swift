@@ -1,10 +1,23 @@
 import PushDoubleJSON
 
+/// How much of each message a decode keeps; the checks are the same.
+enum ExpoMessageDetail {
+    /// Every field, as ``ExpoPushMessage`` describes.
+    case full
+    /// What the recipients, the size limit and the history need: `to`, `toWasArray`,
+    /// `unknownFields`, `payloadBytes`, `raw` (read from the tape when asked), and the
+    /// booleans, enumerations and `sound`; the strings, numbers and objects (`title`, `data`,
+    /// …) are checked and left nil. For the fake, which answers from the recipients alone.
+    case checked
+}
+
 /// Decodes and checks the body of `POST /--/api/v2/push/send` (docs/expo.md §1, §2) and returns the
 /// ``ExpoSendRequest`` or the exact request-level ``ExpoRequestError``.
 ///
 /// Phases, in order (the first failure answers):
-/// 1. **Body** (``ExpoRequestBody``): `Content-Encoding` (plain or gzip, §1), bounded inflate, JSON.
+/// 1. **Body** (``ExpoRequestBody``): `Content-Encoding` (plain or gzip, §1), bounded inflate, JSON
+///    read once into a ``JSONTape`` (no value tree; a message's strings are made when its
+///    fields are read, ``ExpoPushMessage/raw`` only when asked for).
 /// 2. **Shape** (§2): one message object or an array of them → `"value" must be of type object.` (§3.2 [O]).
 /// 3. **Fields** (§2 table): each message's members and their types, message by message → `API_ERROR`.
 /// 4. **Recipient count** (§1: ≤ 100, each `to` entry counts) → `PUSH_TOO_MANY_NOTIFICATIONS` (§3.2 [O]).
@@ -24,13 +37,21 @@ public struct ExpoSendRequestDecoder: Sendable {
     /// `projectOf` gives the project (e.g. `@username/project`) of a well-formed token, nil if unknown.
     public func decode(body: [UInt8], contentEncoding: String? = nil,
                        projectOf: (String) -> String?) throws(ExpoRequestError) -> ExpoSendRequest {
-        let root = try ExpoRequestBody.json(body, contentEncoding: contentEncoding, limits: configuration.body,
+        try decode(body: body, contentEncoding: contentEncoding, detail: .full, projectOf: projectOf)
+    }
+
+    /// ``decode(body:contentEncoding:projectOf:)`` keeping `detail` of each message.
+    func decode(body: [UInt8], contentEncoding: String?, detail: ExpoMessageDetail,
+                projectOf: (String) -> String?) throws(ExpoRequestError) -> ExpoSendRequest {
+        let tape = try ExpoRequestBody.tape(body, contentEncoding: contentEncoding, limits: configuration.body,
                                             statuses: configuration.statuses)
-        let (objects, wasArray) = try shape(root)
+        let (objects, wasArray) = try shape(tape)
         var messages: [ExpoPushMessage] = []
         messages.reserveCapacity(objects.count)
-        for (i, members) in objects.enumerated() {
-            messages.append(try decodeMessage(members, index: wasArray ? i : nil))
+        let reader = ExpoFieldReader(tape: tape, decoder: self, keepValues: detail == .full)
+        for (i, object) in objects.enumerated() {
+            reader.read(object, messageIndex: wasArray ? i : nil)
+            messages.append(try decodeMessage(reader, object))
         }
         let total = messages.reduce(0) { $0 + $1.to.count }
         guard total <= configuration.maxRecipients else {
@@ -49,18 +70,15 @@ public struct ExpoSendRequestDecoder: Sendable {
 
     // MARK: Phase 2: shape
 
-    func shape(_ root: JSONValue) throws(ExpoRequestError) -> ([[(String, JSONValue)]], Bool) {
-        switch root {
-        case .object(let members): return ([members], false)
-        case .array(let items):
-            var out: [[(String, JSONValue)]] = []
-            for (i, item) in items.enumerated() {
-                guard case .object(let members) = item else {
-                    throw fail(ExpoFieldProblem(messageIndex: i, path: [], kind: .wrongType(expected: "an object")), .bodyShape)
-                }
-                out.append(members)
+    func shape(_ tape: JSONTape) throws(ExpoRequestError) -> ([JSONTape.Index], Bool) {
+        switch tape.kind(tape.root) {
+        case .object: return ([tape.root], false)
+        case .array:
+            let items = tape.elements(tape.root)
+            for (i, item) in items.enumerated() where tape.kind(item) != .object {
+                throw fail(ExpoFieldProblem(messageIndex: i, path: [], kind: .wrongType(expected: "an object")), .bodyShape)
             }
-            return (out, true)
+            return (items, true)
         default:
             throw fail(ExpoFieldProblem(messageIndex: nil, path: [], kind: .wrongType(expected: "an object")), .bodyShape)
         }
@@ -72,71 +90,79 @@ public struct ExpoSendRequestDecoder: Sendable {
 
     // MARK: Phase 3: fields (docs/expo.md §2)
 
-    func decodeMessage(_ members: [(String, JSONValue)], index: Int?) throws(ExpoRequestError) -> ExpoPushMessage {
+    /// The message `f` has read (node `object` of its tape), its fields checked in §2 table order.
+    func decodeMessage(_ f: ExpoFieldReader, _ object: JSONTape.Index) throws(ExpoRequestError) -> ExpoPushMessage {
         var m = ExpoPushMessage()
-        m.raw = .object(members)
-        let f = ExpoFieldReader(members: members, messageIndex: index, decoder: self)
+        m.source = ExpoMessageSource(tape: f.tape, node: object)
         for name in f.unknown {
             if configuration.unknownFields == .reject { throw f.problem([name], .notAllowed, .unknownField) }
             m.unknownFields.append(name)
         }
         try decodeTo(f, &m)
-        m.data = try f.object("data")
-        m.title = try f.string("title")
-        m.body = try f.string("body")
-        m.subtitle = try f.string("subtitle")
+        m.data = try f.object(.data)
+        m.title = try f.string(.title)
+        m.body = try f.string(.body)
+        m.subtitle = try f.string(.subtitle)
         m.sound = try decodeSound(f)
-        m.ttl = try f.number("ttl")
-        m.expiration = try f.number("expiration")
-        m.priority = try f.oneOf("priority", ExpoPriority.self)
-        m.badge = try f.number("badge")
-        m.channelId = try f.string("channelId")
-        m.categoryId = try f.string("categoryId")
-        m.mutableContent = try f.bool("mutableContent")
-        m.interruptionLevel = try f.oneOf("interruptionLevel", ExpoInterruptionLevel.self)
+        m.ttl = try f.number(.ttl)
+        m.expiration = try f.number(.expiration)
+        m.priority = try f.oneOf(.priority, ExpoPriority.self)
+        m.badge = try f.number(.badge)
+        m.channelId = try f.string(.channelId)
+        m.categoryId = try f.string(.categoryId)
+        m.mutableContent = try f.bool(.mutableContent)
+        m.interruptionLevel = try f.oneOf(.interruptionLevel, ExpoInterruptionLevel.self)
         try decodeSDKOnlyFields(f, &m)
-        m.contentAvailable = try f.bool("_contentAvailable")
-        m.displayInForeground = try f.bool("_displayInForeground")
-        m.payloadBytes = payloadBytes(members)
+        m.contentAvailable = try f.bool(.contentAvailable)
+        m.displayInForeground = try f.bool(.displayInForeground)
+        m.payloadBytes = payloadBytes(f.tape, object)
         return m
     }
 
     /// `to`: a string or an array of strings, required (§2).
     func decodeTo(_ f: ExpoFieldReader, _ m: inout ExpoPushMessage) throws(ExpoRequestError) {
-        switch f["to"] {
-        case nil: throw f.problem(["to"], .required, .missingTo)
-        case .string(let s)?: m.to = [s]
-        case .array(let items)?:
+        guard let v = f.node(.to) else { throw f.problem(["to"], .required, .missingTo) }
+        switch f.tape.kind(v) {
+        case .string: m.to = [f.tape.string(v)!]
+        case .array:
             m.toWasArray = true
-            for (i, item) in items.enumerated() {
-                guard case .string(let s) = item else { throw f.problem(["to", String(i)], .wrongType(expected: "a string"), .fieldType) }
+            for (i, item) in f.tape.elements(v).enumerated() {
+                guard let s = f.tape.string(item) else { throw f.problem(["to", String(i)], .wrongType(expected: "a string"), .fieldType) }
                 m.to.append(s)
             }
-        case _?: throw f.problem(["to"], .wrongType(expected: "a string"), .fieldType)
+        default: throw f.problem(["to"], .wrongType(expected: "a string"), .fieldType)
         }
     }
 
     /// `"default"` | null | `{critical?: bool, name?: string|null, volume?: number}` (§2).
     func decodeSound(_ f: ExpoFieldReader) throws(ExpoRequestError) -> ExpoSound? {
-        guard let v = f.rawValue("sound") else { return nil }
-        switch v {
+        guard let v = f.rawNode(.sound) else { return nil }
+        let tape = f.tape
+        switch tape.kind(v) {
         case .null: return ExpoSound.none
-        case .string("default"): return .default
-        case .string(let s) where configuration.acceptCustomSoundNames: return .named(s)
-        case .string: throw f.problem(["sound"], .notOneOf(["default"]), .fieldType)
-        case .object(let members):
+        case .string:
+            let s = tape.string(v)!
+            if s == "default" { return .default }
+            if configuration.acceptCustomSoundNames { return .named(s) }
+            throw f.problem(["sound"], .notOneOf(["default"]), .fieldType)
+        case .object:
             var critical: Bool?, name: String?, volume: Double?
-            for (k, value) in members {
-                switch (k, value) {
-                case ("critical", .bool(let b)): critical = b
-                case ("critical", .null): break
-                case ("critical", _): throw f.problem(["sound", k], .wrongType(expected: "a boolean"), .fieldType)
-                case ("name", .string(let s)): name = s
-                case ("name", .null): break
-                case ("name", _): throw f.problem(["sound", k], .wrongType(expected: "a string"), .fieldType)
-                case ("volume", .null): break
-                case ("volume", _):
-                    guard let d = ExpoFieldReader.number(value) else { throw f.problem(["sound", k], .wrongType(expected: "a number"), .fieldType) }
+            for member in tape.members(v) {
+                let k = tape.string(member.key)!, value = member.value
+                switch k {
+                case "critical":
+                    if tape.isNull(value) { break }
+                    guard let b = tape.bool(value) else { throw f.problem(["sound", k], .wrongType(expected: "a boolean"), .fieldType) }
+                    critical = b
+                case "name":
+                    if tape.isNull(value) { break }
+                    guard let s = tape.string(value) else { throw f.problem(["sound", k], .wrongType(expected: "a string"), .fieldType) }
+                    name = s
+                case "volume":
+                    if tape.isNull(value) { break }
+                    guard let d = ExpoFieldReader.number(tape.value(value)) else {
+                        throw f.problem(["sound", k], .wrongType(expected: "a number"), .fieldType)
+                    }
                     volume = d
                 default:
                     if configuration.unknownFields == .reject { throw f.problem(["sound", k], .notAllowed, .unknownField) }
@@ -150,20 +176,31 @@ public struct ExpoSendRequestDecoder: Sendable {
     /// `icon`, `richContent {image}`, `collapseId`, `tag` (§2: SDK types, server semantics
     /// UNCONFIRMED): kept as sent, type-checked only with `checkSDKOnlyFields`.
     func decodeSDKOnlyFields(_ f: ExpoFieldReader, _ m: inout ExpoPushMessage) throws(ExpoRequestError) {
-        m.icon = f["icon"]; m.richContent = f["richContent"]; m.collapseId = f["collapseId"]; m.tag = f["tag"]
+        m.icon = f.value(.icon); m.richContent = f.value(.richContent); m.collapseId = f.value(.collapseId); m.tag = f.value(.tag)
         guard configuration.checkSDKOnlyFields else { return }
-        for name in ["icon", "collapseId", "tag"] { _ = try f.string(name) }
-        if case .object(let members)? = try f.object("richContent") {
-            for (k, v) in members where k == "image" && !v.isNull {
-                guard case .string = v else { throw f.problem(["richContent", "image"], .wrongType(expected: "a string"), .fieldType) }
+        for field in [ExpoField.icon, .collapseId, .tag] { _ = try f.string(field) }
+        if let rich = try f.objectNode(.richContent) {
+            for member in f.tape.members(rich) where f.tape.string(member.key) == "image" && !f.tape.isNull(member.value) {
+                guard f.tape.kind(member.value) == .string else {
+                    throw f.problem(["richContent", "image"], .wrongType(expected: "a string"), .fieldType)
+                }
             }
         }
     }
 
-    func payloadBytes(_ members: [(String, JSONValue)]) -> Int {
+    /// The compact JSON length of the message (node `object`), with or without its `to`
+    /// members (``ExpoPayloadMeasure``), counted on the tape without writing it.
+    func payloadBytes(_ tape: JSONTape, _ object: JSONTape.Index) -> Int {
         switch configuration.payloadMeasure {
-        case .wholeMessage: return JSONWriter.compactLength(.object(members))
-        case .messageWithoutTo: return JSONWriter.compactLength(.object(members.filter { $0.0 != "to" }))
+        case .wholeMessage: return tape.compactLength(object)
+        case .messageWithoutTo:
+            var count = 0, n = 0
+            for member in tape.members(object) where ExpoField.of(key: member.key, in: tape) != .to {
+                count += 1
+                n += tape.compactLength(member.key) + 1 + tape.compactLength(member.value)
+            }
+            // `{` `}`, a comma between members, a colon in each (``JSONWriter/compactLength(_:)``).
+            return count == 0 ? 2 : 1 + count + n
         }
     }
 
@@ -172,13 +209,17 @@ public struct ExpoSendRequestDecoder: Sendable {
     func recipientsOf(_ messages: [ExpoPushMessage], wasArray: Bool,
                       projectOf: (String) -> String?) throws(ExpoRequestError) -> [ExpoRecipient] {
         var out: [ExpoRecipient] = []
-        for (mi, m) in messages.enumerated() {
-            for (ti, token) in m.to.enumerated() {
-                let form = ExpoPushTokenForm.of(token).flatMap { configuration.acceptedTokenForms.contains($0) ? $0 : nil }
+        out.reserveCapacity(messages.count)
+        let accepted = ExpoTokenForms(configuration.acceptedTokenForms)
+        // By index: iterating the messages would copy each one.
+        for mi in messages.indices {
+            for ti in messages[mi].to.indices {
+                let token = messages[mi].to[ti]
+                let form = accepted.form(of: token)
                 var r = ExpoRecipient(index: out.count, messageIndex: mi, token: token, form: form, project: nil, verdict: .deliverable)
                 if form == nil {
                     if configuration.invalidToken == .requestError {
-                        let path = m.toWasArray ? ["to", String(ti)] : ["to"]
+                        let path = messages[mi].toWasArray ? ["to", String(ti)] : ["to"]
                         throw fail(ExpoFieldProblem(messageIndex: wasArray ? mi : nil, path: path,
                                                     kind: .wrongType(expected: "a valid push token")), .tokenFormat)
                     }
@@ -217,79 +258,5 @@ public struct ExpoSendRequestDecoder: Sendable {
             case .ticket: recipients[i].verdict = .refused(.messageTooBig(limit: configuration.maxPayloadBytes), .messageSize)
             }
         }
-    }
-}
-
-/// The typed reads of one message's members. The first occurrence of a member wins; `null`
-/// counts as absent for every member but `sound` (docs/expo.md records nothing about `null`;
-/// absent is the accepting reading).
-struct ExpoFieldReader {
-    /// The known members in order, repeats kept (the first occurrence is the one read). A
-    /// message has a handful of members, so a scan beats hashing each of the ~20 names read.
-    private var known: [(String, JSONValue)] = []
-    /// Member names §2 does not list, in order.
-    private(set) var unknown: [String] = []
-    let messageIndex: Int?
-    let decoder: ExpoSendRequestDecoder
-
-    init(members: [(String, JSONValue)], messageIndex: Int?, decoder: ExpoSendRequestDecoder) {
-        self.messageIndex = messageIndex
-        self.decoder = decoder
-        known.reserveCapacity(members.count)
-        for (k, v) in members {
-            if Self.knownFields.contains(k) { known.append((k, v)) } else if !unknown.contains(k) { unknown.append(k) }
-        }
-    }
-
-    /// ``ExpoPushMessage/fieldNames`` as a set, built once.
-    static let knownFields = Set(ExpoPushMessage.fieldNames)
-
-    /// The member, nil when absent or `null`.
-    subscript(name: String) -> JSONValue? {
-        guard let v = rawValue(name), !v.isNull else { return nil }
-        return v
-    }
-    /// The member, `null` included.
-    func rawValue(_ name: String) -> JSONValue? {
-        // By index: iterating the pairs copies (retains and releases) every name and value passed.
-        for i in known.indices where known[i].0 == name { return known[i].1 }
-        return nil
-    }
-
-    func problem(_ path: [String], _ kind: ExpoFieldProblem.Kind, _ rule: ExpoRule) -> ExpoRequestError {
-        decoder.fail(ExpoFieldProblem(messageIndex: messageIndex, path: path, kind: kind), rule)
-    }
-
-    func string(_ name: String) throws(ExpoRequestError) -> String? {
-        guard let v = self[name] else { return nil }
-        guard case .string(let s) = v else { throw problem([name], .wrongType(expected: "a string"), .fieldType) }
-        return s
-    }
-    func bool(_ name: String) throws(ExpoRequestError) -> Bool? {
-        guard let v = self[name] else { return nil }
-        guard case .bool(let b) = v else { throw problem([name], .wrongType(expected: "a boolean"), .fieldType) }
-        return b
-    }
-    func number(_ name: String) throws(ExpoRequestError) -> Double? {
-        guard let v = self[name] else { return nil }
-        guard let d = Self.number(v) else { throw problem([name], .wrongType(expected: "a number"), .fieldType) }
-        return d
-    }
-    func object(_ name: String) throws(ExpoRequestError) -> JSONValue? {
-        guard let v = self[name] else { return nil }
-        guard case .object = v else { throw problem([name], .wrongType(expected: "an object"), .fieldType) }
-        return v
-    }
-    func oneOf<E: RawRepresentable & CaseIterable>(_ name: String, _ type: E.Type) throws(ExpoRequestError) -> E? where E.RawValue == String {
-        guard let v = self[name] else { return nil }
-        guard case .string(let s) = v, let e = E(rawValue: s) else {
-            throw problem([name], .notOneOf(E.allCases.map(\.rawValue)), .fieldType)
-        }
-        return e
-    }
-
-    /// A JSON number (integer or not).
-    static func number(_ v: JSONValue) -> Double? {
-        switch v { case .int(let i): return Double(i); case .double(let d): return d; default: return nil }
     }
 }

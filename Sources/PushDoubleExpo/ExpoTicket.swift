@@ -75,10 +75,13 @@ public enum ExpoTicket: Sendable, Equatable {
     /// Appends ``json`` as compact JSON text; an ok ticket without building its ``JSONValue``.
     func write(into out: inout [UInt8]) {
         guard case .ok(let id) = self else { return JSONWriter().write(json, into: &out) }
-        out.append(contentsOf: #"{"status":"ok","id":"#.utf8)
+        out.append(contentsOf: Self.okPrefix)
         JSONWriter.writeString(id, into: &out)
         out.append(UInt8(ascii: "}"))
     }
+
+    /// `{"status":"ok","id":` as bytes (appending a `String`'s UTF-8 view goes element by element).
+    static let okPrefix = Array(#"{"status":"ok","id":"#.utf8)
 
     /// The ticket object, keys in the captured order.
     public var json: JSONValue {
@@ -110,7 +113,8 @@ public enum ExpoSendResponse {
     /// text ``JSONValue/compactJSONBytes`` gives for the same tickets.
     public static func body(_ tickets: [ExpoTicket], singleObject: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(12 + tickets.count * 56)
+        // An ok ticket with a UUID id is 59 bytes.
+        out.reserveCapacity(12 + tickets.count * 60)
         out.append(contentsOf: #"{"data":"#.utf8)
         if singleObject && tickets.count == 1 {
             tickets[0].write(into: &out)

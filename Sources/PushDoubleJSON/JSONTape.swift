@@ -160,6 +160,31 @@ public struct JSONTape: Sendable {
         }
     }
 
+    /// The length of node `i` as compact JSON text: ``JSONWriter/compactLength(_:)`` of
+    /// ``value(_:)``, without building it. An ASCII string without escapes is written as read
+    /// (the parser let no quote, backslash or control character through unescaped).
+    public func compactLength(_ i: Index) -> Int {
+        let e = entries[i]
+        switch e.tag {
+        case .null: return 4
+        case .bool: return e.a != 0 ? 4 : 5
+        case .int: return JSONWriter.intLength(Int64(e.a))
+        case .double: return JSONWriter.compactLength(value(i))
+        case .asciiString: return 2 + e.b - e.a
+        case .decodedString: return JSONWriter.stringLength(decoded[e.a])
+        case .array:
+            guard e.a > 0 else { return 2 }
+            var n = 1 + e.a, k = i + 1
+            for _ in 0..<e.a { n += compactLength(k); k = end(k) }
+            return n
+        case .object:
+            guard e.a > 0 else { return 2 }
+            var n = 1 + e.a
+            for m in members(i) { n += compactLength(m.key) + 1 + compactLength(m.value) }
+            return n
+        }
+    }
+
     /// Node `i` as the value tree ``JSONValue/parse(_:maxDepth:rejectDuplicateKeys:)`` gives.
     public func value(_ i: Index) -> JSONValue {
         let e = entries[i]

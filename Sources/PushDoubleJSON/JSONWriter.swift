@@ -125,13 +125,20 @@ public struct JSONWriter: Sendable {
         switch v {
         case .null: return 4
         case .bool(let b): return b ? 4 : 5
-        case .int(let n): return n >= 0 && n < 10 ? 1 : String(n).utf8.count
+        case .int(let n): return intLength(n)
         case .double(let d): return d.isFinite ? d.description.utf8.count : 4
         case .string(let s): return stringLength(s)
         // `[` `]` and a comma between elements; `{` `}`, a comma between members, a colon in each.
         case .array(let a): return a.isEmpty ? 2 : a.reduce(1 + a.count) { $0 + compactLength($1) }
         case .object(let o): return o.isEmpty ? 2 : o.reduce(1 + o.count) { $0 + stringLength($1.0) + 1 + compactLength($1.1) }
         }
+    }
+
+    /// The number of characters of `n` in decimal, its sign included (no string made).
+    static func intLength(_ n: Int64) -> Int {
+        var k = n.magnitude, digits = 1
+        while k >= 10 { k /= 10; digits += 1 }
+        return digits + (n < 0 ? 1 : 0)
     }
 
     /// The length of `s` as ``writeString(_:into:)`` writes it: quotes, and 2 bytes for

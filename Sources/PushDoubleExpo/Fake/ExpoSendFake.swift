@@ -40,7 +40,7 @@ public struct ExpoSendFake: ProviderFake {
         }
         let decoded: ExpoSendRequest
         do {
-            decoded = try service.decoder.decode(body: request.body, contentEncoding: request.headers["content-encoding"]) { token in
+            decoded = try service.decoder.decode(body: request.body, contentEncoding: request.headers["content-encoding"], detail: .checked) { token in
                 services.devices.lookup(provider: .expo, token: token, fake: self, now: services.now).topic
             }
         } catch {
@@ -88,20 +88,32 @@ public struct ExpoSendFake: ProviderFake {
         }
         let now = services.now
         let record = ExpoSendRecord()
-        var tickets: [ExpoTicket] = []
-        var outcomes: [RecipientOutcome] = []
-        tickets.reserveCapacity(decoded.recipients.count)
-        outcomes.reserveCapacity(decoded.recipients.count)
+        // The tickets decided at once, and the receipts to issue (all in one go, below).
+        var planned: [ExpoTicket?] = []
+        var receipts: [ExpoReceiptOutcome] = []
+        planned.reserveCapacity(decoded.recipients.count)
+        receipts.reserveCapacity(decoded.recipients.count)
         for (i, r) in decoded.recipients.enumerated() {
             let lookup = i < devices.count ? devices[i] : DeviceLookup(deviceID: nil, state: .active, source: .openWorld)
-            let ticket = self.ticket(r, lookup: lookup, services: services, now: now, record: record)
+            switch plan(r, lookup: lookup, services: services) {
+            case .ticket(let ticket): planned.append(ticket)
+            case .receipt(let outcome): planned.append(nil); receipts.append(outcome)
+            }
+        }
+        var ids = service.receipts.issue(receipts, now: now.timeIntervalSince1970, owner: record).makeIterator()
+        var tickets: [ExpoTicket] = []
+        var outcomes: [RecipientOutcome] = []
+        tickets.reserveCapacity(planned.count)
+        outcomes.reserveCapacity(planned.count)
+        for (i, p) in planned.enumerated() {
+            let ticket = p ?? .ok(id: ids.next()!)
             tickets.append(ticket)
-            outcomes.append(RecipientOutcome(token: r.token, accepted: ticket.isOK, reason: ticket.errorKind, detail: ticket.json))
+            outcomes.append(RecipientOutcome(token: decoded.recipients[i].token, accepted: ticket.isOK, reason: ticket.errorKind, detail: ticket.json))
         }
         let single = service.configuration.singleTicket == .object && decoded.allowsSingleTicketObject
         var answer = ProviderResponse(ExpoService.json(200, ExpoSendResponse.body(tickets, singleObject: single)), decidedBy: Decision(.accepted))
         answer.recipients = outcomes
-        if tickets.contains(where: \.isOK) { answer.onRecorded = { entry in record.attach(entry) } }
+        if !receipts.isEmpty { answer.onRecorded = { entry in record.attach(entry) } }
         return answer
     }
 
@@ -112,26 +124,31 @@ public struct ExpoSendFake: ProviderFake {
             state.send = nil
             return d
         }
-        return try? service.decoder.decode(body: request.body, contentEncoding: request.headers["content-encoding"]) { token in
+        return try? service.decoder.decode(body: request.body, contentEncoding: request.headers["content-encoding"], detail: .checked) { token in
             services.devices.lookup(provider: .expo, token: token, fake: self, now: services.now).topic
         }
     }
 
-    /// One recipient's ticket (and, when ok, its recorded receipt).
-    func ticket(_ r: ExpoRecipient, lookup: DeviceLookup, services: ProviderServices, now: Date, record: ExpoSendRecord) -> ExpoTicket {
+    /// What one recipient gets: a ticket decided now, or an ok ticket with this receipt.
+    enum Plan {
+        case ticket(ExpoTicket)
+        case receipt(ExpoReceiptOutcome)
+    }
+
+    /// One recipient's ticket, or the receipt its ok ticket records.
+    func plan(_ r: ExpoRecipient, lookup: DeviceLookup, services: ProviderServices) -> Plan {
         var decided: ExpoReceiptOutcome? = nil
         switch r.verdict {
-        case .refused(let ticket, _): return ticket
+        case .refused(let ticket, _): return .ticket(ticket)
         case .acceptedWithReceipt(let outcome, _): decided = outcome
         case .deliverable: break
         }
-        if ExpoDeviceOutcome.isDeadAtTicket(lookup) { return .deviceNotRegistered(token: r.token) }
+        if ExpoDeviceOutcome.isDeadAtTicket(lookup) { return .ticket(.deviceNotRegistered(token: r.token)) }
         var attribute: String? = nil
         if lookup.source == .registered, let id = lookup.deviceID {
             attribute = services.devices.device(id: id)?.attributes[ExpoDeviceOutcome.receiptAttribute]?.stringValue
         }
-        let outcome = ExpoDeviceOutcome.receipt(token: r.token, decided: decided, attribute: attribute, lookup: lookup)
-        return service.receipts.issue(outcome, now: now.timeIntervalSince1970, owner: record)
+        return .receipt(ExpoDeviceOutcome.receipt(token: r.token, decided: decided, attribute: attribute, lookup: lookup))
     }
 
     // MARK: fault rules and tokens

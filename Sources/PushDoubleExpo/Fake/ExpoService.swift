@@ -20,6 +20,8 @@ public final class ExpoService: Sendable {
     let decoder: ExpoSendRequestDecoder
     let accessCheck: ExpoAccessTokenCheck
     let receiptsHandler: ExpoGetReceiptsHandler
+    /// `configuration.decoder.acceptedTokenForms`, asked on every device lookup.
+    let acceptedTokenForms: ExpoTokenForms
 
     public static let sendPath = "/--/api/v2/push/send"
     public static let receiptsPath = "/--/api/v2/push/getReceipts"
@@ -35,6 +37,7 @@ public final class ExpoService: Sendable {
                                     idGenerator: idGenerator)
         rateLimiter = configuration.rateLimitPerSecond > 0 ? ExpoRateLimiter(limit: configuration.rateLimitPerSecond) : nil
         decoder = ExpoSendRequestDecoder(configuration: configuration.decoder)
+        acceptedTokenForms = ExpoTokenForms(configuration.decoder.acceptedTokenForms)
         accessCheck = ExpoAccessTokenCheck(required: configuration.requireAccessToken, statuses: configuration.decoder.statuses,
                                            refuseInvalidBearer: configuration.refuseInvalidAccessToken)
         receiptsHandler = ExpoGetReceiptsHandler(store: receipts, body: configuration.decoder.body, statuses: configuration.decoder.statuses)
@@ -52,7 +55,7 @@ public final class ExpoService: Sendable {
 
     /// A push token of an accepted form (docs/expo.md §5).
     public func isWellFormedToken(_ token: String) -> Bool {
-        ExpoPushTokenForm.of(token).map { configuration.decoder.acceptedTokenForms.contains($0) } ?? false
+        acceptedTokenForms.form(of: token) != nil
     }
 
     // MARK: shared answers
