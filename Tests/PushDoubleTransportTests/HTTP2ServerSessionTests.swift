@@ -202,4 +202,27 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(completions(answered).map(\.1), [.reset])
         XCTAssertEqual(output(session).compactMap(\.rstCode), [.cancel])
     }
+
+    /// Through the adapter: a peer that reads nothing and sends a request between its PINGs
+    /// (each request waits for the responder, then the turn goes on) still gets GOAWAY
+    /// ENHANCE_YOUR_CALM once more than `maxOwedAcks` acknowledgements are queued.
+    func testUnreadAcknowledgementsWithRequestsBetweenThemGetEnhanceYourCalm() {
+        var limits = ServerLimits()
+        limits.maxOwedAcks = 100
+        limits.maxFramesPerTurn = 16
+        let c = H2TestClient(limits: limits)
+        c.handshake()
+        c.io.pendingWriteBytes = 1
+        var stream: UInt32 = 1
+        for round in 0..<5 where !c.io.closed {
+            var frames: [HTTP2Frame] = (0..<40).map { .ping(UInt64(round * 1000 + $0)) }
+            frames.append(c.headersFrame(stream, H2TestClient.requestFields()))
+            stream += 2
+            c.send(frames)
+            c.io.advance(by: 0)
+        }
+        XCTAssertEqual(c.readFrames().compactMap(\.goAwayInfo).first?.code, .enhanceYourCalm)
+        XCTAssertTrue(c.io.closed)
+        XCTAssertEqual(c.responder.requests.count, 2, "the third request comes after the 100th acknowledgement")
+    }
 }
