@@ -23,10 +23,14 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     /// callback runs between two calls).
     let session: HTTP2ServerSession
 
+    // The adapter's state is read or written on every event, each access a single load or
+    // store on the loop thread (none is held across a call), so as in the session the dynamic
+    // exclusivity checks (`swift_beginAccess`) are off for it.
+
     /// Timers scheduled for the session, by the session's id.
-    var timers: [HTTP2ServerTimerID: TimerToken] = [:]
+    @exclusivity(unchecked) var timers: [HTTP2ServerTimerID: TimerToken] = [:]
     /// Sinks of streamed responses, by stream id.
-    var sinks: [UInt32: HTTP2ResponseBodySink] = [:]
+    @exclusivity(unchecked) var sinks: [UInt32: HTTP2ResponseBodySink] = [:]
 
     /// Why reading from the socket is paused; it resumes once no reason is left.
     struct ReadPause: OptionSet {
@@ -36,8 +40,8 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         /// Frames already read wait for the next loop turn (`maxFramesPerTurn`).
         static let inputBacklog = ReadPause(rawValue: 2)
     }
-    var readPause: ReadPause = []
-    var eventDepth = 0
+    @exclusivity(unchecked) var readPause: ReadPause = []
+    @exclusivity(unchecked) var eventDepth = 0
 
     /// Where the socket stands, as far as writing goes.
     enum Output {
@@ -51,7 +55,7 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         /// Aborted, or the runtime reported the socket gone: nothing more is written.
         case gone
     }
-    var output = Output.open
+    @exclusivity(unchecked) var output = Output.open
 
     /// - Parameters:
     ///   - io: the runtime side of the connection.
@@ -124,7 +128,10 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
         var list = first
         while !list.isEmpty {
             var next: [HTTP2ServerAction] = []
-            for action in list {
+            // Taken from the back, in order: each action moves out of the list (no copy of a
+            // request's fields).
+            list.reverse()
+            while let action = list.popLast() {
                 switch action {
                 case .deliver(let request):
                     let answer = responder.respond(to: request, context: RequestContext(connection: self))

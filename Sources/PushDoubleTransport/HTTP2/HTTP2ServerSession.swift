@@ -47,9 +47,9 @@ final class HTTP2ServerSession {
     enum Phase { case notStarted, active, closed }
     var phase = Phase.notStarted
 
-    // The codecs, the output buffer, the stream tables, the send queue and the connection
-    // windows are modified on every frame, through calls, so Swift checks each access to them
-    // dynamically (`swift_beginAccess`, ~100 instructions; ~30 per exchange). The session is
+    // The codecs, the output buffer, the action list, the stream tables, the send queue, the
+    // connection windows and the frame-loop state are used on every frame, so Swift checks
+    // each access to them dynamically (`swift_beginAccess`, ~100 instructions). The session is
     // confined to its connection's event loop and no access to one of these is made while
     // another to the same property is under way (each is one call, passing the buffer `inout`
     // to another property's method at most), so the checks are turned off for these
@@ -122,11 +122,11 @@ final class HTTP2ServerSession {
     @exclusivity(unchecked) var sendQueue: [UInt32] = []
     /// The stream whose request is out with the responder (``HTTP2ServerAction/deliver(_:)``
     /// or ``HTTP2ServerAction/limitExceeded(_:head:)``): frame processing waits for its answer.
-    var awaitingAnswer: UInt32?
+    @exclusivity(unchecked) var awaitingAnswer: UInt32?
     /// Frames the current turn may still handle (`limits.maxFramesPerTurn`).
-    var frameBudget = 0
+    @exclusivity(unchecked) var frameBudget = 0
     /// Reading is paused because frames already read wait for the next turn.
-    var inputBacklogPaused = false
+    @exclusivity(unchecked) var inputBacklogPaused = false
     var backlogTimer: HTTP2ServerTimerID?
     var lastActivityMono: UInt64 = 0
     var idleTimer: HTTP2ServerTimerID?
@@ -338,7 +338,7 @@ final class HTTP2ServerSession {
     // MARK: - Events
 
     /// True between the adapter's ``beginEvent()`` and ``endEvent()``.
-    var inEvent = false
+    @exclusivity(unchecked) var inEvent = false
 
     /// An event starts (bytes, a timer, a sink write): timestamps are read once from here on.
     func beginEvent() {
@@ -356,7 +356,7 @@ final class HTTP2ServerSession {
     /// The wall-clock time of the current event, read once per event: every timestamp an
     /// event produces (head/body received, response done) is the moment its bytes arrived
     /// or its timer fired, and one clock read per event keeps the hot path cheap.
-    var eventDateCache: Date?
+    @exclusivity(unchecked) var eventDateCache: Date?
     func eventDate() -> Date {
         if !inEvent { return Date() }
         if let d = eventDateCache { return d }
