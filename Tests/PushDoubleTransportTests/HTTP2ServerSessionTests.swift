@@ -54,11 +54,15 @@ final class HTTP2ServerSessionTests: XCTestCase {
         return .headers(streamID: streamID, fragment: block, endStream: endStream)
     }
 
-    private func delivered(_ actions: [HTTP2ServerAction], file: StaticString = #filePath, line: UInt = #line) -> HTTPRequest? {
-        guard case .deliver(let request)? = actions.last else {
+    private func delivered(_ session: HTTP2ServerSession, _ actions: [HTTP2ServerAction],
+                           file: StaticString = #filePath, line: UInt = #line) -> HTTPRequest? {
+        guard case .deliver(let streamID)? = actions.last else {
             XCTFail("expected a request as the last action, got \(actions)", file: file, line: line)
             return nil
         }
+        let request = session.takeDelivery()
+        XCTAssertEqual(request?.info.streamID, streamID, file: file, line: line)
+        XCTAssertNil(session.takeDelivery(), "taken once", file: file, line: line)
         return request
     }
 
@@ -94,7 +98,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
         let session = openSession()
         // A request and a PING in one read: the session stops at the request until it is answered.
         let actions = feed(session, headers(1, path: "/a"), .ping(42))
-        let request = try XCTUnwrap(delivered(actions))
+        let request = try XCTUnwrap(delivered(session, actions))
         XCTAssertEqual(request.method, "GET")
         XCTAssertEqual(request.path, "/a")
         XCTAssertEqual(request.info.streamID, 1)
@@ -121,7 +125,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
 
     func testResponseBodyWaitsForFlowControlCredit() throws {
         let session = openSession(settings: [HTTP2Setting(.initialWindowSize, 5)])
-        _ = try XCTUnwrap(delivered(feed(session, headers(1))))
+        _ = try XCTUnwrap(delivered(session, feed(session, headers(1))))
         let body = Array("0123456789ab".utf8)
         let after = session.respond(to: 1, with: .respond(HTTPResponse(status: 200, body: body)))
         XCTAssertTrue(completions(after).isEmpty, "the body is not all out yet")
@@ -140,7 +144,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
 
     func testPeerResetCancelsTheStreamsTimerAndReportsItAbandoned() throws {
         let session = openSession()
-        _ = try XCTUnwrap(delivered(feed(session, headers(1))))
+        _ = try XCTUnwrap(delivered(session, feed(session, headers(1))))
         let answered = session.respond(to: 1, with: .delayed(seconds: 5, then: .respond(HTTPResponse(status: 200))))
         guard case .schedule(let timer, let after, .delayed(1, _))? = answered.first, answered.count == 1 else {
             return XCTFail("expected one timer for the delayed answer, got \(answered)")
@@ -168,7 +172,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
         guard case .streamRefused(.goAway, let head)? = refused.first else { return XCTFail("expected a refusal, got \(refused)") }
         XCTAssertEqual(head.info.streamID, 3)
 
-        _ = try XCTUnwrap(delivered(feed(session, .data(streamID: 1, Array("x".utf8), endStream: true))))
+        _ = try XCTUnwrap(delivered(session, feed(session, .data(streamID: 1, Array("x".utf8), endStream: true))))
         let answered = session.respond(to: 1, with: .respond(HTTPResponse(status: 204)))
         XCTAssertEqual(completions(answered).map(\.1), [.completed])
         XCTAssertTrue(closes(answered), "expected the connection closed, got \(answered)")

@@ -2,9 +2,11 @@
 /// done. Frames to write are not actions: they collect in the session's output buffer, which
 /// the adapter writes once at the end of each event.
 enum HTTP2ServerAction {
-    /// A complete request for ``Responder/respond(to:context:)``; its answer goes back through
-    /// ``HTTP2ServerSession/respond(to:with:)``. Always the last action of its list.
-    case deliver(HTTPRequest)
+    /// A complete request on this stream for ``Responder/respond(to:context:)``, taken with
+    /// ``HTTP2ServerSession/takeDelivery()`` (kept out of the action, which stays cheap to
+    /// move and destroy); its answer goes back through ``HTTP2ServerSession/respond(to:with:)``.
+    /// Always the last action of its list.
+    case deliver(streamID: UInt32)
     /// A limit refused a request before it was complete: ask
     /// ``Responder/limitExceeded(_:head:context:)`` and bring the answer back through
     /// ``HTTP2ServerSession/answerLimit(streamID:response:)``. Always the last action of its list.

@@ -133,9 +133,10 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
             list.reverse()
             while let action = list.popLast() {
                 switch action {
-                case .deliver(let request):
+                case .deliver(let streamID):
+                    guard let request = session.takeDelivery() else { break }
                     let answer = responder.respond(to: request, context: RequestContext(connection: self))
-                    next = session.respond(to: request.info.streamID, with: answer)
+                    next = session.respond(to: streamID, with: answer)
                 case .limitExceeded(let violation, let head):
                     let response = responder.limitExceeded(violation, head: head, context: RequestContext(connection: self))
                     next = session.answerLimit(streamID: head.info.streamID, response: response)

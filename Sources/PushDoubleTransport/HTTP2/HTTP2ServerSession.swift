@@ -20,7 +20,7 @@ import PushDoubleHPACK
 ///
 /// Driving it: every entry point returns the actions to carry out, in order. Frames go to
 /// the `out` buffer, which the adapter writes once at the end of its event. A complete
-/// request is handed out as ``HTTP2ServerAction/deliver(_:)`` (a limit refusal as
+/// request is handed out as ``HTTP2ServerAction/deliver(streamID:)`` (a limit refusal as
 /// ``HTTP2ServerAction/limitExceeded(_:head:)``), always the last action of its list: frame
 /// processing stops there until the adapter brings the responder's answer back with
 /// ``respond(to:with:)`` (``answerLimit(streamID:response:)``), which carries it out and
@@ -120,9 +120,11 @@ final class HTTP2ServerSession {
 
     /// Streams with DATA to send, in the order they became ready.
     @exclusivity(unchecked) var sendQueue: [UInt32] = []
-    /// The stream whose request is out with the responder (``HTTP2ServerAction/deliver(_:)``
+    /// The stream whose request is out with the responder (``HTTP2ServerAction/deliver(streamID:)``
     /// or ``HTTP2ServerAction/limitExceeded(_:head:)``): frame processing waits for its answer.
     @exclusivity(unchecked) var awaitingAnswer: UInt32?
+    /// The request of ``HTTP2ServerAction/deliver(streamID:)``, until the adapter takes it.
+    @exclusivity(unchecked) var delivery: HTTPRequest?
     /// Frames the current turn may still handle (`limits.maxFramesPerTurn`).
     @exclusivity(unchecked) var frameBudget = 0
     /// Reading is paused because frames already read wait for the next turn.
@@ -203,7 +205,10 @@ final class HTTP2ServerSession {
         return takeActions()
     }
 
-    /// The responder's answer to the request handed out with ``HTTP2ServerAction/deliver(_:)``;
+    /// The request announced by ``HTTP2ServerAction/deliver(streamID:)``, moved out.
+    func takeDelivery() -> HTTPRequest? { take(&delivery, nil) }
+
+    /// The responder's answer to the request handed out with ``HTTP2ServerAction/deliver(streamID:)``;
     /// frame processing goes on after it.
     func respond(to streamID: UInt32, with action: ResponseAction) -> [HTTP2ServerAction] {
         guard awaitingAnswer == streamID else { return [] }
@@ -469,7 +474,8 @@ final class HTTP2ServerSession {
         stream.requestInfo = info
         // The responder's answer comes back through `respond(to:with:)`.
         awaitingAnswer = stream.id
-        actions.append(.deliver(request))
+        delivery = request
+        actions.append(.deliver(streamID: stream.id))
     }
 
     /// A limit refused the request before it was complete: answer with the responder's
