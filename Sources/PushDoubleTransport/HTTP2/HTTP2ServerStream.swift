@@ -3,7 +3,7 @@ import Foundation
 /// Everything the server connection keeps about one open client stream: its RFC state,
 /// flow-control windows, the request being received and the response being sent.
 ///
-/// Loop-confined (owned by one ``HTTP2ServerConnection``); a class so the connection can
+/// Loop-confined (owned by one ``HTTP2ServerSession``); a class so the session can
 /// mutate it in place through the stream table.
 ///
 /// The state machine, the windows and the body buffers are modified through calls on every
@@ -52,8 +52,10 @@ final class HTTP2ServerStream {
     /// Send RST_STREAM NO_ERROR after the response if the request is still arriving.
     var resetAfterResponse = false
     var inSendQueue = false
-    @exclusivity(unchecked) var timers: [TimerToken] = []
-    var sink: HTTP2ResponseBodySink?
+    /// Timers asked of the adapter for this stream (delayed and held answers, dribble).
+    @exclusivity(unchecked) var timers: [HTTP2ServerTimerID] = []
+    /// A streamed response's source is writing through a sink the adapter holds.
+    var hasSink = false
 
     init(id: UInt32, endStream: Bool, sendWindow: Int, recvWindow: Int, now: Date, mono: UInt64) {
         self.id = id

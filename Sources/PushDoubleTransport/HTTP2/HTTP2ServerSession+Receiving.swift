@@ -1,31 +1,38 @@
 import Foundation
 import PushDoubleHPACK
 
-/// Receiving side of ``HTTP2ServerConnection``: one handler per frame type, each deciding
+/// Receiving side of ``HTTP2ServerSession``: one handler per frame type, each deciding
 /// what the frame means for the connection and its streams (RFC 9113 §5, §6).
-extension HTTP2ServerConnection {
+extension HTTP2ServerSession {
     // MARK: - Input
 
-    func ingest(_ bytes: UnsafeRawBufferPointer) {
-        lastActivityMono = now()
+    func ingest(_ bytes: UnsafeRawBufferPointer, now: UInt64, pendingWriteBytes: Int) {
+        lastActivityMono = now
         decoder.append(bytes)
-        processFrames()
+        processFrames(pendingWriteBytes: pendingWriteBytes)
     }
 
     /// Handles at most `limits.maxFramesPerTurn` buffered frames. When more are buffered,
     /// reading pauses and the rest waits for a timer due at once, which the loop runs after
     /// the other connections it has events for: one connection cannot hold the loop
     /// (docs/transport.md "Fairness and floods"). Reading resumes once no whole frame is left.
-    func processFrames() {
+    func processFrames(pendingWriteBytes: Int) {
         // Everything queued before this turn has been written: the peer reads its acknowledgements.
-        if owedAcks > 0 && out.isEmpty && io.pendingWriteBytes == 0 { owedAcks = 0 }
-        var budget = max(1, limits.maxFramesPerTurn)
+        if owedAcks > 0 && out.isEmpty && pendingWriteBytes == 0 { owedAcks = 0 }
+        frameBudget = max(1, limits.maxFramesPerTurn)
+        continueFrames()
+    }
+
+    /// The frame loop of ``processFrames(pendingWriteBytes:)``; it stops while a request is out
+    /// with the responder and goes on, with the same turn's budget, once its answer is in.
+    func continueFrames() {
         while phase == .active {
-            if budget == 0 {
+            if awaitingAnswer != nil { return }
+            if frameBudget == 0 {
                 if decoder.hasCompleteFrame { return deferBacklog() }
                 break
             }
-            budget -= 1
+            frameBudget -= 1
             let frame: HTTP2Frame?
             do {
                 frame = try decoder.nextFrame()
@@ -39,21 +46,19 @@ extension HTTP2ServerConnection {
             guard let frame else { break }
             receive(frame)
         }
-        if readPause.contains(.inputBacklog) && phase == .active { setReadPause(.inputBacklog, false) }
+        if inputBacklogPaused && phase == .active {
+            inputBacklogPaused = false
+            actions.append(.resumeInput)
+        }
     }
 
     func deferBacklog() {
-        setReadPause(.inputBacklog, true)
-        guard backlogTimer == nil else { return }
-        backlogTimer = io.schedule(after: 0) { [weak self] in
-            guard let self else { return }
-            self.backlogTimer = nil
-            guard self.phase == .active else { return }
-            self.beginEvent()
-            self.lastActivityMono = self.now()
-            self.processFrames()
-            self.endEvent()
+        if !inputBacklogPaused {
+            inputBacklogPaused = true
+            actions.append(.pauseInput)
         }
+        guard backlogTimer == nil else { return }
+        backlogTimer = schedule(after: 0, .backlog)
     }
 
     func receive(_ frame: HTTP2Frame) {
@@ -255,7 +260,7 @@ extension HTTP2ServerConnection {
         let info = RequestInfo(connection: info, streamID: streamID, version: .http2, headReceivedAt: headAt, bodyReceivedAt: headAt,
                                priorityFramesReceived: priorityFramesReceived)
         let request = HTTPRequest(method: method, path: path, scheme: scheme, authority: authority, headers: headers, body: [], info: info)
-        responder.streamRefused(refusal, head: request, context: RequestContext(connection: self))
+        actions.append(.streamRefused(refusal, head: request))
     }
 
     // MARK: DATA

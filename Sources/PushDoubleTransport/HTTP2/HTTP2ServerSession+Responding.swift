@@ -1,9 +1,9 @@
 import Foundation
 import PushDoubleHPACK
 
-/// Sending side of ``HTTP2ServerConnection``: carries out each ``ResponseAction`` and
+/// Sending side of ``HTTP2ServerSession``: carries out each ``ResponseAction`` and
 /// moves response bodies out as flow control allows.
-extension HTTP2ServerConnection {
+extension HTTP2ServerSession {
     // MARK: - Response actions
 
     enum ResponseKind {
@@ -18,25 +18,10 @@ extension HTTP2ServerConnection {
         case .respond(let response):
             startResponse(stream, response, kind: .normal)
         case .delayed(let seconds, let then):
-            let id = stream.id
-            let token = io.schedule(after: seconds) { [weak self] in
-                guard let self, self.phase == .active, let s = self.streams[id] else { return }
-                self.beginEvent()
-                self.execute(then, on: s)
-                self.endEvent()
-            }
-            stream.timers.append(token)
+            stream.timers.append(schedule(after: seconds, .delayed(streamID: stream.id, then)))
         case .heldUntilGoAway(let seconds, let then):
-            let id = stream.id
-            heldForGoAway[id] = then
-            let token = io.schedule(after: seconds) { [weak self] in
-                guard let self, self.phase == .active, let then = self.heldForGoAway.removeValue(forKey: id),
-                      let s = self.streams[id] else { return }
-                self.beginEvent()
-                self.execute(then, on: s)
-                self.endEvent()
-            }
-            stream.timers.append(token)
+            heldForGoAway[stream.id] = then
+            stream.timers.append(schedule(after: seconds, .heldUntilGoAway(streamID: stream.id)))
         case .resetStream(let code):
             resetStream(stream, code: code, outcome: .reset)
         case .goAway(let which, let code, let debug, let then):
@@ -156,10 +141,8 @@ extension HTTP2ServerConnection {
             stream.abortAfterBody = true
         case .stream(let source):
             stream.outEnd = false
-            let sink = HTTP2ResponseBodySink(streamID: stream.id, connection: self, executor: io.loopExecutor,
-                                             backlog: io.outputBacklog)
-            stream.sink = sink
-            source.start(sink)
+            stream.hasSink = true
+            actions.append(.startBody(streamID: stream.id, source: source))
         }
         enqueue(stream)
         pumpData()
@@ -212,17 +195,7 @@ extension HTTP2ServerConnection {
     }
 
     func scheduleDribble(_ stream: HTTP2ServerStream, chunkSize: Int, interval: Double) {
-        let id = stream.id
-        let token = io.schedule(after: interval) { [weak self] in
-            guard let self, self.phase == .active, let s = self.streams[id] else { return }
-            self.beginEvent()
-            s.outReleased = min(s.out.count, s.outReleased + chunkSize)
-            if s.outReleased < s.out.count { self.scheduleDribble(s, chunkSize: chunkSize, interval: interval) }
-            self.enqueue(s)
-            self.pumpData()
-            self.endEvent()
-        }
-        stream.timers.append(token)
+        stream.timers.append(schedule(after: interval, .dribble(streamID: stream.id, chunkSize: chunkSize, interval: interval)))
     }
 
     func enqueue(_ stream: HTTP2ServerStream) {
@@ -308,26 +281,22 @@ extension HTTP2ServerConnection {
         if s.abortAfterBody {
             // `.truncate`: the partial body is queued; drop the connection once it is written.
             s.out = []
-            abortWhenWritten(attempt: 0)
+            abortWhenWritten(attempt: 0, pendingWriteBytes: 0)
             return
         }
         responseFinished(s)
     }
 
-    func abortWhenWritten(attempt: Int) {
+    /// `pendingWriteBytes`: the adapter's unwritten output when the check runs (unused at attempt 0).
+    func abortWhenWritten(attempt: Int, pendingWriteBytes: Int) {
         guard phase == .active else { return }
         // The runtime writes after this event; abort (which discards unwritten output) only
         // once it has gone out, checking a few times.
-        if attempt > 0 && (io.pendingWriteBytes == 0 || attempt > 50) {
+        if attempt > 0 && (pendingWriteBytes == 0 || attempt > 50) {
             closeNow(outcome: .connectionDropped, abort: true)
             return
         }
-        io.schedule(after: 0.002) { [weak self] in
-            guard let self else { return }
-            self.beginEvent()
-            self.abortWhenWritten(attempt: attempt + 1)
-            self.endEvent()
-        }
+        _ = schedule(after: 0.002, .abortWhenWritten(attempt: attempt + 1))
     }
 
     /// The response ended with END_STREAM.
@@ -344,37 +313,7 @@ extension HTTP2ServerConnection {
         } else if let info = s.requestInfo {
             // Half-closed (local): the peer's END_STREAM is still due; the response is done.
             s.requestInfo = nil
-            responder.responseCompleted(for: info, outcome: ResponseOutcome(kind: .completed, at: eventDate()))
+            actions.append(.responseCompleted(info, ResponseOutcome(kind: .completed, at: eventDate())))
         }
-    }
-
-    // MARK: - Body sink (called on the loop)
-
-    func sinkWrite(_ sink: HTTP2ResponseBodySink, _ bytes: [UInt8]) {
-        guard phase == .active, let s = streams[sink.streamID], s.sink === sink, !s.outEnd else { return }
-        beginEvent()
-        if s.outOffset > 0 && s.outOffset == s.out.count {
-            s.out.removeAll(keepingCapacity: true)
-            s.outOffset = 0
-        }
-        if s.out.count - s.outOffset + bytes.count > limits.maxBufferedOutput {
-            // The source outruns the peer's flow control: refuse to buffer without bound.
-            resetStream(s, code: .internalError, outcome: .reset)
-        } else {
-            s.out.append(contentsOf: bytes)
-            s.outReleased = s.out.count
-            enqueue(s)
-            pumpData()
-        }
-        endEvent()
-    }
-
-    func sinkFinish(_ sink: HTTP2ResponseBodySink) {
-        guard phase == .active, let s = streams[sink.streamID], s.sink === sink, !s.outEnd else { return }
-        beginEvent()
-        s.outEnd = true
-        enqueue(s)
-        pumpData()
-        endEvent()
     }
 }
