@@ -30,4 +30,14 @@ extension InboxAsset {
     /// `Assets/timeline.css` at `/inbox/timeline.css`: the timeline's styles (inbox and report).
     public static let timelineStyle = InboxAsset(path: "/inbox/timeline.css", contentType: "text/css; charset=utf-8",
                                                  bytes: PackageResources.timeline_css)
+
+    /// `Assets/console.css` at `/inbox/console.css`: the console's styles (rule builder, device
+    /// actions and forms, scenario library).
+    static let consoleStyle = InboxAsset(path: "/inbox/console.css", contentType: "text/css; charset=utf-8",
+                                         bytes: PackageResources.console_css)
+
+    /// `Assets/rules.js` at `/inbox/rules.js`: the rule builder (GET /catalogue → POST /faults,
+    /// PUT and PATCH /faults/{id}) and the console's shared hooks (`window.PushDoubleConsole`).
+    static let rulesScript = InboxAsset(path: "/inbox/rules.js", contentType: "text/javascript; charset=utf-8",
+                                        bytes: PackageResources.rules_js)
 }

@@ -39,6 +39,9 @@ FORM_RULE = {"id": "browser-form-rule", "match": {"provider": "fcm", "device": "
              "action": {"type": "respond", "status": 503}, "times": 1}
 LIVE_RULE_TOKEN = "1ce0" * 16  # an APNs token no other check pushes to
 REMOVED_RULE = {"id": "browser-removed-rule", "match": {"provider": "expo"}, "action": {"type": "delay", "seconds": 0}}
+BUILDER_FCM_TOKEN = "builder-fcm-token-0001"  # an FCM token no other check sends to (open world)
+BUILT_RULE = {"id": "browser-built-rule", "match": {"provider": "fcm", "endpoint": "fcm.send", "token": BUILDER_FCM_TOKEN},
+              "action": {"type": "respond", "reason": "UNAVAILABLE", "retryAfter": 7}, "times": 2}
 
 
 def parse_args():
@@ -424,6 +427,9 @@ class InboxSession:
 
     def check_faults(self):
         """fault-form adds a rule that shows in fault-list (and the admin API has it); fault-remove removes one."""
+        raw = find(self.driver, "fault-raw")  # the raw JSON form, folded under the rule builder
+        if not raw.get_attribute("open"):
+            raw.find_element(By.TAG_NAME, "summary").click()
         for rule in (FORM_RULE, REMOVED_RULE):
             form = find(self.driver, "fault-form")
             area = find(form, "fault-json")
@@ -468,6 +474,78 @@ class InboxSession:
         assert status in (200, 204), f"DELETE /faults/{rule['id']}: {status}"
         wait(self.driver, lambda d: item(d) is None, 10, f"fault-item {rule['id']} to go after DELETE /faults")
         return f"{rule['id']} appeared, counted the push (429 TooManyRequests), showed used up and went, with no click in the panel"
+
+    def builder_rule_item(self, d, rule_id):
+        items = [i for i in find_all(d, "fault-item") if i.get_attribute("data-fault-id") == rule_id]
+        return items[0] if items else None
+
+    def fcm_answer(self):
+        status, doc, headers = pushes.send_fcm(self.kit, BUILDER_FCM_TOKEN, "builder", "builder", headers=True)
+        reason = ((doc.get("error") or {}).get("status")) if status >= 300 else None
+        return status, reason, headers.get("retry-after")
+
+    def check_rule_builder(self):
+        """The rule builder (provider → endpoint → action → when, reasons from GET /catalogue) posts
+        FCM 503 UNAVAILABLE with Retry-After 7 for the next 2 sends to a token; the JSON it shows is
+        what it posts; switched off it answers nothing, switched on google-auth's session gets 503 +
+        Retry-After twice, then 200; edited to INTERNAL the next send gets 500."""
+        b = find(self.driver, "rule-builder")
+        browser.choose(find(b, "rb-provider"), "fcm")
+        browser.choose(find(b, "rb-endpoint"), "fcm.send")
+        reasons = [o.get_attribute("value") for o in find(b, "rb-reason").find_elements(By.TAG_NAME, "option")]
+        catalogue = pushes.admin_call(self.admin, "GET", "/catalogue")[1]
+        send = [e for p in catalogue["providers"] if p["provider"] == "fcm" for e in p["endpoints"] if e["id"] == "fcm.send"][0]
+        assert reasons == [""] + send["reasons"], f"rb-reason offers {reasons}, the catalogue {send['reasons']}"
+        browser.choose(find(b, "rb-endpoint"), "oauth.token")
+        token_reasons = [o.get_attribute("value") for o in find(b, "rb-reason").find_elements(By.TAG_NAME, "option")]
+        assert "invalid_grant" in token_reasons and "UNAVAILABLE" not in token_reasons, f"oauth.token reasons: {token_reasons}"
+        browser.choose(find(b, "rb-endpoint"), "fcm.send")
+        browser.choose(find(b, "rb-action"), "respond")
+        browser.choose(find(b, "rb-reason"), "UNAVAILABLE")
+        for name, value in (("rb-retry-after", "7"), ("rb-token", BUILDER_FCM_TOKEN), ("rb-id", BUILT_RULE["id"])):
+            find(b, name).clear()
+            find(b, name).send_keys(value)
+        browser.choose(find(b, "rb-when"), "next")
+        find(b, "rb-count").clear()
+        find(b, "rb-count").send_keys("2")
+        shown = wait(self.driver, lambda d: (lambda t: json.loads(t) if t else None)(find(d, "rb-preview").text), 5, "rb-preview")
+        assert shown == BUILT_RULE, f"rb-preview shows {shown}"
+        find(b, "rb-submit").click()
+        item = wait(self.driver, lambda d: self.builder_rule_item(d, BUILT_RULE["id"]), 5, "the built rule in fault-list")
+        loaded = pushes.admin_call(self.admin, "GET", "/faults/" + BUILT_RULE["id"])[1]
+        assert loaded["rule"] == BUILT_RULE, f"GET /faults/{BUILT_RULE['id']}: {loaded}"
+        # Switched off: listed, answers nothing.
+        browser.click(self.driver, lambda: find(self.builder_rule_item(self.driver, BUILT_RULE["id"]), "fault-toggle"), "fault-toggle (off)")
+        wait(self.driver, lambda d: find_all(self.builder_rule_item(d, BUILT_RULE["id"]), "fault-off"), 5, "the fault-off badge")
+        assert pushes.admin_call(self.admin, "GET", "/faults/" + BUILT_RULE["id"])[1]["rule"].get("enabled") is False
+        off = self.fcm_answer()
+        assert off[0] == 200, f"a send with the rule switched off answered {off}"
+        self.checks.screenshot("rule-builder-off")
+        browser.click(self.driver, lambda: find(self.builder_rule_item(self.driver, BUILT_RULE["id"]), "fault-toggle"), "fault-toggle (on)")
+        wait(self.driver, lambda d: not find_all(self.builder_rule_item(d, BUILT_RULE["id"]), "fault-off"), 5, "the fault-off badge to go")
+        answers = [self.fcm_answer() for _ in range(3)]
+        assert answers[:2] == [(503, "UNAVAILABLE", "7")] * 2 and answers[2][0] == 200, f"sends after the built rule: {answers}"
+        wait(self.driver, lambda d: find_all(self.builder_rule_item(d, BUILT_RULE["id"]), "fault-used-up"), 10, "used up after 2")
+        # Edited in the builder: the same rule, another reason, counters from zero.
+        browser.click(self.driver, lambda: find(self.builder_rule_item(self.driver, BUILT_RULE["id"]), "fault-edit"), "fault-edit")
+        wait(self.driver, lambda d: find(d, "rule-builder").get_attribute("data-editing") == BUILT_RULE["id"], 5, "the builder to edit")
+        assert find(b, "rb-token").get_attribute("value") == BUILDER_FCM_TOKEN
+        browser.choose(find(b, "rb-reason"), "INTERNAL")
+        find(b, "rb-retry-after").clear()
+        find(b, "rb-count").clear()
+        find(b, "rb-count").send_keys("1")
+        find(b, "rb-submit").click()
+        edited = dict(BUILT_RULE, action={"type": "respond", "reason": "INTERNAL"}, times=1)
+        got = pushes.wait_for(lambda: (lambda r: r if r["rule"] == edited else None)(
+            pushes.admin_call(self.admin, "GET", "/faults/" + BUILT_RULE["id"])[1]), 5)
+        assert got and got["fired"] == 0, f"after the edit: {pushes.admin_call(self.admin, 'GET', '/faults/' + BUILT_RULE['id'])[1]}"
+        ids = [f["rule"]["id"] for f in pushes.admin_call(self.admin, "GET", "/faults")[1]]
+        assert ids.count(BUILT_RULE["id"]) == 1, f"the edit added a rule: {ids}"
+        edited_answer = self.fcm_answer()
+        assert edited_answer[:2] == (500, "INTERNAL"), f"send after the edit: {edited_answer}"
+        self.checks.screenshot("rule-builder")
+        pushes.admin_call(self.admin, "DELETE", "/faults/" + BUILT_RULE["id"])
+        return (f"built {BUILT_RULE['id']} (preview = posted JSON); off: 200; on: {answers}; edited to INTERNAL: {edited_answer[:2]}")
 
     def check_export_replay(self):
         """export-scenario's JSON replays in a fresh `pushdouble replay` with the same devices and rules."""
@@ -659,7 +737,7 @@ def main():
             ("detail-auth", session.check_detail), ("detail-credentials", session.check_detail_credentials),
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
-            ("faults-live", session.check_faults_live),
+            ("faults-live", session.check_faults_live), ("rule-builder", session.check_rule_builder),
             ("export-replay", session.check_export_replay), ("reconnect", session.check_reconnect), ("layout-1280", session.check_wide_layout),
             ("layout-400", session.check_narrow), ("clear-history", session.check_clear_history),
             ("reset", session.check_reset),

@@ -80,8 +80,9 @@ def send_apns(kit, token, title, body, background=False):
     return r.status_code, reason, token_jwt
 
 
-def send_fcm(kit, token, title, body):
-    """messages:send with an OAuth2 token from the fake's token endpoint; returns (status, JSON)."""
+def send_fcm(kit, token, title, body, headers=False):
+    """messages:send with an OAuth2 token from the fake's token endpoint; returns (status, JSON),
+    or (status, JSON, response headers) with headers=True."""
     import google.auth.transport.requests
     from google.oauth2 import service_account
     os.environ["REQUESTS_CA_BUNDLE"] = kit.ca
@@ -90,7 +91,7 @@ def send_fcm(kit, token, title, body):
     session.verify = kit.ca
     r = session.post(f"{kit.fcm_url}/v1/projects/{kit.fcm_project}/messages:send",
                      json={"message": {"token": token, "notification": {"title": title, "body": body}}})
-    return r.status_code, r.json()
+    return (r.status_code, r.json(), r.headers) if headers else (r.status_code, r.json())
 
 
 def send_expo(kit, token, title, body):

@@ -45,6 +45,10 @@ public protocol ProviderModule: Sendable {
     /// How the inbox shows this provider's notifications (``InboxView``). Default: none (the
     /// inbox then shows the recorded notification as JSON).
     var inboxView: InboxView? { get }
+
+    /// What the inbox offers on each of this provider's devices (``DeviceAction``): make dead,
+    /// throttle, fail, … in the provider's own answers. Default: none.
+    var deviceActions: [DeviceAction] { get }
 }
 
 extension ProviderModule {
@@ -55,6 +59,8 @@ extension ProviderModule {
     }
 
     public var inboxView: InboxView? { nil }
+
+    public var deviceActions: [DeviceAction] { [] }
 
     /// The common check of an options object: it is an object and names only `optionKeys`.
     /// Returns its members (empty for nil).
