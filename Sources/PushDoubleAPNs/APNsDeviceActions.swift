@@ -17,4 +17,10 @@ extension APNsModule {
          .respond(id: "fail-503", label: "Fail with 503", summary: "503 ServiceUnavailable", reason: APNsReason.serviceUnavailable.rawValue),
          .dropNextConnection, .revive()]
     }
+
+    /// A token, the environment it belongs to (empty = either) and the app (topic) it belongs to.
+    public var deviceForm: DeviceForm {
+        DeviceForm(fields: [.token, .init("environment", label: "Environment", values: [""] + APNsEnvironment.allCases.map(\.rawValue)),
+                            .init("topic", label: "Topic (bundle id)")])
+    }
 }

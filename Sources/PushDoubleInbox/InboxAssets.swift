@@ -40,4 +40,10 @@ extension InboxAsset {
     /// PUT and PATCH /faults/{id}) and the console's shared hooks (`window.PushDoubleConsole`).
     static let rulesScript = InboxAsset(path: "/inbox/rules.js", contentType: "text/javascript; charset=utf-8",
                                         bytes: PackageResources.rules_js)
+
+    /// `Assets/actions.js` at `/inbox/actions.js`: each provider's device actions on the device
+    /// rows and in the device's detail (PUT /devices/{id}, POST and DELETE /faults), the armed
+    /// badge, and the create-device form (the provider's ``DeviceForm``).
+    static let actionsScript = InboxAsset(path: "/inbox/actions.js", contentType: "text/javascript; charset=utf-8",
+                                          bytes: PackageResources.actions_js)
 }

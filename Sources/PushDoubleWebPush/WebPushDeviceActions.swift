@@ -11,4 +11,10 @@ extension WebPushModule {
          .respond(id: "fail-503", label: "Fail with 503", summary: "503, no body", status: 503),
          .dropNextConnection, .revive()]
     }
+
+    /// A subscription made as a browser makes it (`POST /webpush/subscriptions`), in the style
+    /// of one push service.
+    public var deviceForm: DeviceForm {
+        DeviceForm(route: "/webpush/subscriptions", fields: [.init("service", label: "Service style", values: WebPushService.allCases.map(\.rawValue))])
+    }
 }

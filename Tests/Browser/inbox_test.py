@@ -40,6 +40,9 @@ FORM_RULE = {"id": "browser-form-rule", "match": {"provider": "fcm", "device": "
 LIVE_RULE_TOKEN = "1ce0" * 16  # an APNs token no other check pushes to
 REMOVED_RULE = {"id": "browser-removed-rule", "match": {"provider": "expo"}, "action": {"type": "delay", "seconds": 0}}
 BUILDER_FCM_TOKEN = "builder-fcm-token-0001"  # an FCM token no other check sends to (open world)
+FORM_APNS = {"id": "browser-form-apns", "token": "f0" * 32}  # created through device-form
+FORM_EXPO = {"id": "browser-form-expo", "token": "ExponentPushToken[browserform0001]", "receipt": "DeviceNotRegistered"}
+FORM_SUBSCRIPTION = {"id": "browser-form-sub", "service": "apple"}
 BUILT_RULE = {"id": "browser-built-rule", "match": {"provider": "fcm", "endpoint": "fcm.send", "token": BUILDER_FCM_TOKEN},
               "action": {"type": "respond", "reason": "UNAVAILABLE", "retryAfter": 7}, "times": 2}
 
@@ -547,6 +550,102 @@ class InboxSession:
         pushes.admin_call(self.admin, "DELETE", "/faults/" + BUILT_RULE["id"])
         return (f"built {BUILT_RULE['id']} (preview = posted JSON); off: 200; on: {answers}; edited to INTERNAL: {edited_answer[:2]}")
 
+    def device_row(self, d, device_id):
+        items = [i for i in find_all(d, "device-item") if i.get_attribute("data-device-id") == device_id]
+        return items[0] if items else None
+
+    def fill_device_form(self, provider, fields):
+        fold = find(self.driver, "device-form-fold")
+        if not fold.get_attribute("open"):
+            fold.find_element(By.TAG_NAME, "summary").click()
+        form = find(self.driver, "device-form")
+        browser.choose(find(form, "df-provider"), provider)
+        for name, value in fields.items():
+            control = find(form, "df-" + name)
+            if control.tag_name == "select":
+                browser.choose(control, value)
+            else:
+                control.clear()
+                control.send_keys(value)
+        find(form, "df-submit").click()
+
+    def check_device_form(self):
+        """device-form creates an APNs device, an Expo device with its receipt outcome and a Web
+        Push subscription in a service's style (the provider's deviceForm from GET /catalogue)."""
+        self.fill_device_form("apns", FORM_APNS)
+        wait(self.driver, lambda d: self.device_row(d, FORM_APNS["id"]), 5, "the created APNs device's row")
+        self.fill_device_form("expo", FORM_EXPO)
+        wait(self.driver, lambda d: self.device_row(d, FORM_EXPO["id"]), 5, "the created Expo device's row")
+        self.fill_device_form("webpush", FORM_SUBSCRIPTION)
+        wait(self.driver, lambda d: self.device_row(d, FORM_SUBSCRIPTION["id"]), 5, "the created subscription's row")
+        apns = pushes.admin_call(self.admin, "GET", "/devices/" + FORM_APNS["id"])[1]
+        assert (apns["provider"], apns["token"], apns.get("state")) == ("apns", FORM_APNS["token"], "active"), apns
+        expo = pushes.admin_call(self.admin, "GET", "/devices/" + FORM_EXPO["id"])[1]
+        assert expo.get("receipt") == "DeviceNotRegistered" and expo["token"] == FORM_EXPO["token"], expo
+        status, sub = pushes.admin_call(self.admin, "GET", "/webpush/subscriptions/" + FORM_SUBSCRIPTION["id"])
+        assert status == 200 and sub["endpoint"].startswith("https://"), (status, sub)
+        assert pushes.send_apns(self.kit, FORM_APNS["token"], "form", "form")[:2] == (200, None)
+        self.checks.screenshot("device-form")
+        return f"created {FORM_APNS['id']}, {FORM_EXPO['id']} (receipt {expo['receipt']}), subscription {sub['endpoint']}"
+
+    def check_device_actions(self):
+        """The row's Make dead: the APNs device is unregistered with the click's time, the next push
+        410 Unregistered; the detail's Revive: 200 again; Throttle with next 2: an armed badge,
+        two 429 TooManyRequests, then 200 and the badge goes."""
+        token = FORM_APNS["token"]
+        def row_button(action):
+            row = self.device_row(self.driver, FORM_APNS["id"])
+            if row is None:
+                return None
+            menu = find(row, "device-row-actions")
+            if not menu.get_attribute("open"):
+                menu.find_element(By.TAG_NAME, "summary").click()
+            buttons = [b for b in find_all(menu, "device-action") if b.get_attribute("data-action") == action]
+            return buttons[0] if buttons and buttons[0].is_displayed() else None
+        before = time.time()
+        browser.click(self.driver, lambda: row_button("dead"), "the row's Make dead")
+        device = pushes.wait_for(lambda: (lambda d: d if d.get("state") == "unregistered" else None)(
+            pushes.admin_call(self.admin, "GET", "/devices/" + FORM_APNS["id"])[1]), 5)
+        assert device and device.get("unregisteredAt"), f"after Make dead: {device}"
+        dead_at = time.mktime(time.strptime(device["unregisteredAt"][:19], "%Y-%m-%dT%H:%M:%S")) - time.timezone
+        assert before - 5 <= dead_at <= time.time() + 5, f"unregisteredAt {device['unregisteredAt']} is not the click's time"
+        answer = pushes.send_apns(self.kit, token, "dead", "dead")[:2]
+        assert answer == (410, "Unregistered"), f"push to the dead device: {answer}"
+        self.checks.screenshot("device-action-dead")
+        self.settle()
+        # Folded again: a click on the row (not on its menu) opens the device.
+        browser.click(self.driver, lambda: find(self.device_row(self.driver, FORM_APNS["id"]), "device-row-actions").find_element(
+            By.TAG_NAME, "summary"), "the row menu's summary")
+        wait(self.driver, lambda d: not find(self.device_row(d, FORM_APNS["id"]), "device-row-actions").get_attribute("open"), 5, "the menu to fold")
+        self.open_device(FORM_APNS["id"])
+        def detail_button(action):
+            bars = [b for b in find_all(self.driver, "device-actions") if b.get_attribute("data-where") == "detail"]
+            buttons = [b for b in find_all(bars[0], "device-action") if b.get_attribute("data-action") == action] if bars else []
+            return buttons[0] if buttons else None
+        browser.click(self.driver, lambda: detail_button("revive"), "the detail's Revive")
+        pushes.wait_for(lambda: pushes.admin_call(self.admin, "GET", "/devices/" + FORM_APNS["id"])[1].get("state") == "active", 5)
+        assert pushes.send_apns(self.kit, token, "revived", "revived")[:2] == (200, None)
+        self.settle()
+        def set_count():
+            bars = [b for b in find_all(self.driver, "device-actions") if b.get_attribute("data-where") == "detail"]
+            count = find(bars[0], "device-action-count")
+            count.clear()
+            count.send_keys("2")
+            return True
+        wait(self.driver, lambda d: set_count(), 5, "the detail's count set to 2")
+        browser.click(self.driver, lambda: detail_button("throttle"), "the detail's Throttle")
+        wait(self.driver, lambda d: (lambda r: r is not None and find_all(r, "device-armed"))(self.device_row(d, FORM_APNS["id"])), 5,
+             "the armed badge on the row")
+        answers = [pushes.send_apns(self.kit, token, "t", "t")[:2] for _ in range(3)]
+        assert answers == [(429, "TooManyRequests")] * 2 + [(200, None)], f"pushes after Throttle next 2: {answers}"
+        wait(self.driver, lambda d: (lambda r: r is not None and not find_all(r, "device-armed"))(self.device_row(d, FORM_APNS["id"])), 10,
+             "the armed badge to go once used up")
+        self.checks.screenshot("device-actions")
+        for f in pushes.admin_call(self.admin, "GET", "/faults")[1]:  # the used-up throttle rule: not for the export check
+            if f["rule"].get("match", {}).get("device") == FORM_APNS["id"]:
+                pushes.admin_call(self.admin, "DELETE", "/faults/" + f["rule"]["id"])
+        return f"Make dead → 410 Unregistered (unregisteredAt {device['unregisteredAt']}); Revive → 200; Throttle ×2 → {answers}"
+
     def check_export_replay(self):
         """export-scenario's JSON replays in a fresh `pushdouble replay` with the same devices and rules."""
         link = find(self.driver, "export-scenario")
@@ -738,6 +837,7 @@ def main():
             ("keyboard", session.check_keyboard), ("state-change", session.check_state_change),
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
             ("faults-live", session.check_faults_live), ("rule-builder", session.check_rule_builder),
+            ("device-form", session.check_device_form), ("device-actions", session.check_device_actions),
             ("export-replay", session.check_export_replay), ("reconnect", session.check_reconnect), ("layout-1280", session.check_wide_layout),
             ("layout-400", session.check_narrow), ("clear-history", session.check_clear_history),
             ("reset", session.check_reset),

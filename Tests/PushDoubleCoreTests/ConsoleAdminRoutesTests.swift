@@ -3,6 +3,10 @@ import XCTest
 import PushDoubleCore
 import PushDoubleTransport
 @testable import PushDouble
+import PushDoubleExpo
+
+/// Expo's receipt values, as its device schema accepts them.
+private enum ExpoReceiptValues { static let values = ExpoDeviceOutcome.receiptValues }
 
 /// The admin routes the inbox's console is built on: editing and switching off a fault rule
 /// (`PUT` / `PATCH /faults/{id}`) and the device actions each provider contributes to
@@ -126,5 +130,13 @@ final class ConsoleAdminRoutesTests: XCTestCase {
         let expo = try XCTUnwrap(providers.first { $0["provider"] as? String == "expo" }?["deviceActions"] as? [[String: Any]])
         let receipt = try XCTUnwrap(expo.first { $0["id"] as? String == "receipt-dead" }?["effect"] as? [String: Any])
         XCTAssertEqual(receipt["attributes"] as? [String: String], ["receipt": "DeviceNotRegistered"])
+        // The create-device forms: APNs asks the environment, Expo the receipt, Web Push posts a subscription.
+        let forms = Dictionary(uniqueKeysWithValues: providers.compactMap { p in (p["provider"] as? String).map { ($0, p["deviceForm"] as? [String: Any] ?? [:]) } })
+        XCTAssertEqual(forms["apns"]?["route"] as? String, "/devices")
+        XCTAssertTrue((forms["apns"]?["fields"] as? [[String: Any]] ?? []).contains { $0["name"] as? String == "environment" })
+        let expoReceipt = (forms["expo"]?["fields"] as? [[String: Any]] ?? []).first { $0["name"] as? String == "receipt" }
+        XCTAssertEqual(expoReceipt?["values"] as? [String], ExpoReceiptValues.values)
+        XCTAssertEqual(forms["webpush"]?["route"] as? String, "/webpush/subscriptions")
+        XCTAssertEqual(((forms["webpush"]?["fields"] as? [[String: Any]])?.first?["values"] as? [String])?.first, "mozilla")
     }
 }

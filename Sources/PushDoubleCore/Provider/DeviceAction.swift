@@ -92,3 +92,27 @@ public struct DeviceAction: Sendable, Equatable, Encodable {
                      effect: .rule(.respond(ResponseSpec(reason: reason, status: status, retryAfter: retryAfter))))
     }
 }
+
+/// How the inbox creates a device of one provider (``ProviderModule/deviceForm``): the admin
+/// route it posts to and the fields it asks for, the provider's own (APNs environment, Expo
+/// receipt outcome, Web Push service style). The console always asks for an `id`; for
+/// `POST /devices` it adds `provider`.
+public struct DeviceForm: Sendable, Equatable, Encodable {
+    /// One field of the form: a JSON member of the request body.
+    public struct Field: Sendable, Equatable, Encodable {
+        public var name: String
+        public var label: String
+        /// The values offered (a select, the first the default); nil = free text.
+        public var values: [String]?
+        public var required: Bool
+        public init(_ name: String, label: String, values: [String]? = nil, required: Bool = false) {
+            self.name = name; self.label = label; self.values = values; self.required = required
+        }
+        /// The device token, as the provider spells it.
+        public static let token = Field("token", label: "Token", required: true)
+    }
+    /// The admin route the form posts to ("/devices", "/webpush/subscriptions").
+    public var route: String
+    public var fields: [Field]
+    public init(route: String = "/devices", fields: [Field]) { self.route = route; self.fields = fields }
+}

@@ -47,13 +47,18 @@ public struct ProviderCatalogue: Sendable, Equatable, Encodable {
     public var optionKeys: [String]
     /// What the inbox offers on the provider's devices (``ProviderModule/deviceActions``).
     public var deviceActions: [DeviceAction]
+    /// How the inbox creates a device of the provider (``ProviderModule/deviceForm``); nil = `POST /devices` with a token.
+    public var deviceForm: DeviceForm?
 
-    public init(provider: ProviderID, endpoints: [ProviderEndpoint], optionKeys: [String], deviceActions: [DeviceAction] = []) {
+    public init(provider: ProviderID, endpoints: [ProviderEndpoint], optionKeys: [String], deviceActions: [DeviceAction] = [],
+                deviceForm: DeviceForm? = nil) {
         self.provider = provider; self.endpoints = endpoints; self.optionKeys = optionKeys; self.deviceActions = deviceActions
+        self.deviceForm = deviceForm
     }
 
     public init(module: any ProviderModule) {
-        self.init(provider: module.provider, endpoints: module.endpoints, optionKeys: module.optionKeys, deviceActions: module.deviceActions)
+        self.init(provider: module.provider, endpoints: module.endpoints, optionKeys: module.optionKeys, deviceActions: module.deviceActions,
+                  deviceForm: module.deviceForm)
     }
 
     public func endpoint(_ id: String) -> ProviderEndpoint? { endpoints.first { $0.id == id } }

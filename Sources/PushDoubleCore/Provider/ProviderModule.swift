@@ -49,6 +49,10 @@ public protocol ProviderModule: Sendable {
     /// What the inbox offers on each of this provider's devices (``DeviceAction``): make dead,
     /// throttle, fail, … in the provider's own answers. Default: none.
     var deviceActions: [DeviceAction] { get }
+
+    /// How the inbox creates a device of this provider (``DeviceForm``). Default: `POST /devices`
+    /// with a token.
+    var deviceForm: DeviceForm { get }
 }
 
 extension ProviderModule {
@@ -61,6 +65,8 @@ extension ProviderModule {
     public var inboxView: InboxView? { nil }
 
     public var deviceActions: [DeviceAction] { [] }
+
+    public var deviceForm: DeviceForm { DeviceForm(fields: [.token]) }
 
     /// The common check of an options object: it is an object and names only `optionKeys`.
     /// Returns its members (empty for nil).

@@ -17,4 +17,9 @@ extension ExpoModule {
          .dropNextConnection,
          .revive(attributes: [ExpoDeviceOutcome.receiptAttribute: .string("ok")])]
     }
+
+    /// A token and the receipt its ok tickets get (``ExpoDeviceOutcome/receiptValues``).
+    public var deviceForm: DeviceForm {
+        DeviceForm(fields: [.token, .init(ExpoDeviceOutcome.receiptAttribute, label: "Receipt outcome", values: ExpoDeviceOutcome.receiptValues)])
+    }
 }

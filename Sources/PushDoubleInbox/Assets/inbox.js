@@ -1095,6 +1095,7 @@
     // What the console's files use of the page: its helpers and a reload of what they change.
     page: { api: api, el: el, say: say, pretty: pretty, shortToken: shortToken, newDeviceID: newDeviceID, entryFor: entryFor,
       devices: function () { return state.devices; },
+      refreshDevices: function () { renderDeviceList(); if (state.selectedDevice) renderDeviceInbox(); },
       refresh: function () { return Promise.all([loadDevices(), loadFaults(), pollHealth()]); } }
   };
 
