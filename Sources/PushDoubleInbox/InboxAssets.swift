@@ -46,4 +46,9 @@ extension InboxAsset {
     /// badge, and the create-device form (the provider's ``DeviceForm``).
     static let actionsScript = InboxAsset(path: "/inbox/actions.js", contentType: "text/javascript; charset=utf-8",
                                           bytes: PackageResources.actions_js)
+
+    /// `Assets/library.js` at `/inbox/library.js`: the scenario library (GET /scenarios; load with
+    /// POST /scenarios?merge=true, unload with DELETE of its devices and rules, import a file).
+    static let libraryScript = InboxAsset(path: "/inbox/library.js", contentType: "text/javascript; charset=utf-8",
+                                          bytes: PackageResources.library_js)
 }

@@ -19,7 +19,7 @@ public enum InboxPage {
     /// The inbox's own assets under ``assetPrefix``, by path: the page's script and style, the
     /// retry-timeline renderer shared with the HTML report, and the console's scripts and style.
     public static let assets: [InboxAsset] = [.inboxScript, .inboxStyle, .timelineScript, .timelineStyle, .consoleStyle, .rulesScript,
-                                              .actionsScript]
+                                              .actionsScript, .libraryScript]
 
     /// The inbox's own asset at `path` ("/inbox/inbox.js"), if there is one.
     public static func asset(at path: String) -> InboxAsset? { assets.first { $0.path == path } }

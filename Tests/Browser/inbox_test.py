@@ -646,6 +646,32 @@ class InboxSession:
                 pushes.admin_call(self.admin, "DELETE", "/faults/" + f["rule"]["id"])
         return f"Make dead → 410 Unregistered (unregisteredAt {device['unregisteredAt']}); Revive → 200; Throttle ×2 → {answers}"
 
+    def check_library(self):
+        """scenario-library lists the shipped apns.unregistered.json with its title and devices; Load
+        arms it (its dead device answers an httpx push 410 Unregistered); Unload removes its devices."""
+        file = "apns.unregistered.json"
+        shipped = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../Scenarios", file)))
+        def item(d):
+            items = [i for i in find_all(d, "library-item") if i.get_attribute("data-file") == file]
+            return items[0] if items else None
+        found = wait(self.driver, item, 10, f"library-item {file}")
+        assert shipped["title"] in found.text and "d1 (apns, unregistered)" in found.text, found.text
+        assert found.get_attribute("data-loaded") == "false", "listed as loaded before Load"
+        browser.click(self.driver, lambda: (lambda i: find(i, "library-load") if i else None)(item(self.driver)), "library-load")
+        wait(self.driver, lambda d: item(d) is not None and item(d).get_attribute("data-loaded") == "true", 10, "the file marked loaded")
+        ids = {d["id"] for d in pushes.admin_call(self.admin, "GET", "/devices")[1]}
+        expected = {d["id"] for d in shipped["devices"]}
+        assert expected <= ids, f"GET /devices after Load: {sorted(ids)}"
+        dead = [d for d in shipped["devices"] if d.get("state") == "unregistered"][0]
+        answer = pushes.send_apns(self.kit, dead["token"], "library", "library")[:2]
+        assert answer == (410, "Unregistered"), f"push to the loaded scenario's dead device: {answer}"
+        self.checks.screenshot("library-loaded")
+        browser.click(self.driver, lambda: (lambda i: find(i, "library-unload") if i else None)(item(self.driver)), "library-unload")
+        wait(self.driver, lambda d: item(d) is not None and item(d).get_attribute("data-loaded") == "false", 10, "the file unloaded")
+        left = {d["id"] for d in pushes.admin_call(self.admin, "GET", "/devices")[1]} & expected
+        assert not left, f"devices left after Unload: {left}"
+        return f"{file} ({shipped['title']!r}): Load → {sorted(expected)} registered, {dead['id']} push 410 Unregistered; Unload → gone"
+
     def check_export_replay(self):
         """export-scenario's JSON replays in a fresh `pushdouble replay` with the same devices and rules."""
         link = find(self.driver, "export-scenario")
@@ -838,6 +864,7 @@ def main():
             ("filter-status", session.check_status_filter), ("faults", session.check_faults),
             ("faults-live", session.check_faults_live), ("rule-builder", session.check_rule_builder),
             ("device-form", session.check_device_form), ("device-actions", session.check_device_actions),
+            ("library", session.check_library),
             ("export-replay", session.check_export_replay), ("reconnect", session.check_reconnect), ("layout-1280", session.check_wide_layout),
             ("layout-400", session.check_narrow), ("clear-history", session.check_clear_history),
             ("reset", session.check_reset),

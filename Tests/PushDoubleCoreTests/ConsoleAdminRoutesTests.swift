@@ -95,6 +95,38 @@ final class ConsoleAdminRoutesTests: XCTestCase {
         XCTAssertTrue(try JSONDecoder().decode(FaultRule.self, from: Data(#"{"id":"x","action":{"type":"drop"}}"#.utf8)).enabled)
     }
 
+    // MARK: GET /scenarios
+
+    func testTheScenarioLibraryListsEachFileWithWhatItArms() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pd-library-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let good = #"{"id":"lib.one","title":"One dead device","devices":[{"id":"d","provider":"apns","token":"ab","state":"unregistered"}],"faults":[{"id":"r","action":{"type":"drop"}}]}"#
+        try good.write(to: dir.appendingPathComponent("b.json"), atomically: true, encoding: .utf8)
+        try #"{"title":"no id"}"#.write(to: dir.appendingPathComponent("a.json"), atomically: true, encoding: .utf8)
+        try "{}".write(to: dir.appendingPathComponent(ScenarioLibrary.schemaFile), atomically: true, encoding: .utf8)
+        try "x".write(to: dir.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
+        let d = double()
+        let api = AdminAPI(double: d, scenarioLibrary: ScenarioLibrary(directories: [dir.path]))
+        var (status, json) = call(api, "GET", "/scenarios")
+        XCTAssertEqual(status, 200)
+        var list = try XCTUnwrap(json as? [[String: Any]])
+        XCTAssertEqual(list.map { $0["file"] as? String }, ["a.json", "b.json"], "JSON files but the schema, by name")
+        XCTAssertNotNil(list[0]["error"], "a file that does not load says why")
+        XCTAssertEqual(list[1]["title"] as? String, "One dead device")
+        XCTAssertEqual(list[1]["rules"] as? [String], ["r"])
+        XCTAssertEqual((list[1]["devices"] as? [[String: String]]) ?? [], [["id": "d", "provider": "apns", "state": "unregistered"]])
+        XCTAssertEqual(list[1]["loaded"] as? Bool, false)
+        // The document loads through POST /scenarios as the page posts it.
+        let document = try JSONSerialization.data(withJSONObject: try XCTUnwrap(list[1]["document"]))
+        XCTAssertEqual(call(api, "POST", "/scenarios?merge=true&name=b.json", String(decoding: document, as: UTF8.self)).0, 201)
+        XCTAssertEqual(d.devices.device(id: "d").map { DeviceStateKind($0.state) }, .unregistered)
+        (status, json) = call(api, "GET", "/scenarios")
+        list = try XCTUnwrap(json as? [[String: Any]])
+        XCTAssertEqual(list[1]["loaded"] as? Bool, true)
+        XCTAssertEqual(call(AdminAPI(double: d), "GET", "/scenarios").1 as? [String], [], "no directory, no entry")
+    }
+
     // MARK: device actions in GET /catalogue
 
     func testEveryProviderContributesDeviceActionsTheAdminAPIAccepts() throws {

@@ -56,7 +56,7 @@ final class InboxScriptNodeTests: XCTestCase {
     /// copies: what an editor saves is what is checked.
     func testEverySourceScriptFileParses() throws {
         try requireTool("node")
-        XCTAssertEqual(InboxAssetChecks.scriptFiles.count, 5 + FakeRegistry.modules.count)
+        XCTAssertEqual(InboxAssetChecks.scriptFiles.count, 6 + FakeRegistry.modules.count)
         for file in InboxAssetChecks.scriptFiles {
             XCTAssertTrue(FileManager.default.fileExists(atPath: file.path), file.path)
             let r = try runCommand(["node", "--check", file.path])

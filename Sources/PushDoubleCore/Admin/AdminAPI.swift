@@ -26,7 +26,7 @@ public struct DoubleEndpoint: Sendable, Codable, Equatable {
 /// Routes (see docs/admin-openapi.yaml): `GET /health`, `GET /endpoints`,
 /// `GET|DELETE /history`, `GET /history/stream` (server-sent events),
 /// `GET|POST|DELETE /devices`, `GET|PUT|DELETE /devices/{id}`, `GET|POST|DELETE /faults`,
-/// `GET|PUT|PATCH|DELETE /faults/{id}`, `GET /providers`, `PUT /providers/{id}`, `GET /catalogue`, `POST /scenarios`,
+/// `GET|PUT|PATCH|DELETE /faults/{id}`, `GET /providers`, `PUT /providers/{id}`, `GET /catalogue`, `GET|POST /scenarios`,
 /// `GET /scenario/export`, `POST /reset`, plus the routes of an ``AdminPage`` (the inbox web UI)
 /// when one is given. Errors are `{"error":"…"}` with a 4xx status, including the requests
 /// the transport refuses before routing (400 / 413 / 431); a name no provider's catalogue
@@ -44,10 +44,11 @@ public final class AdminAPI: Responder {
     public init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint] = { [] },
                 listeners: @escaping @Sendable () -> [ListenerStatistics] = { [] },
                 streamHeartbeat: Double = 15, onScenarioLoaded: (@Sendable (Scenario) -> Void)? = nil,
-                providerRoutes: [AdminRoute] = [], page: AdminPage? = nil, fakeOptions: [String: JSONValue] = [:]) {
+                providerRoutes: [AdminRoute] = [], page: AdminPage? = nil, fakeOptions: [String: JSONValue] = [:],
+                scenarioLibrary: ScenarioLibrary = ScenarioLibrary(directories: [])) {
         let h = AdminHandlers(double: double, endpoints: endpoints, listeners: listeners, streamHeartbeat: streamHeartbeat,
                               onScenarioLoaded: onScenarioLoaded, pageRoutes: page?.routes.map { "\($0.method) \($0.path)" } ?? [],
-                              fakeOptions: fakeOptions)
+                              fakeOptions: fakeOptions, library: scenarioLibrary)
         handlers = h
         var r = Router()
         func on(_ method: String, _ pattern: String, _ body: @escaping @Sendable (AdminHandlers, AdminHandlers.Call) throws -> ResponseAction) {
@@ -80,6 +81,7 @@ public final class AdminAPI: Responder {
         on("PUT", "/faults/:id") { h, c in try h.putFault(c) }
         on("PATCH", "/faults/:id") { h, c in try h.patchFault(c) }
         on("POST", "/scenarios") { h, c in try h.loadScenario(c) }
+        on("GET", "/scenarios") { h, _ in h.json(200, h.library.entries(loaded: h.double.loadedScenarios)) }
         on("GET", "/scenario/export") { h, _ in h.exportScenario() }
         on("POST", "/reset") { h, c in h.reset(c) }
         // Provider modules' own routes (``ProviderInstance/adminRoutes``).
@@ -121,13 +123,16 @@ public final class AdminHandlers: Sendable {
     let pageRoutes: [String]
     /// The options the fakes were built with, for `GET /scenario/export`.
     let fakeOptions: [String: JSONValue]
+    /// The scenario files `GET /scenarios` lists.
+    let library: ScenarioLibrary
 
     init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint],
          listeners: @escaping @Sendable () -> [ListenerStatistics], streamHeartbeat: Double,
-         onScenarioLoaded: (@Sendable (Scenario) -> Void)?, pageRoutes: [String] = [], fakeOptions: [String: JSONValue] = [:]) {
+         onScenarioLoaded: (@Sendable (Scenario) -> Void)?, pageRoutes: [String] = [], fakeOptions: [String: JSONValue] = [:],
+         library: ScenarioLibrary = ScenarioLibrary(directories: [])) {
         self.double = double; self.endpoints = endpoints; self.listeners = listeners
         self.streamHeartbeat = streamHeartbeat; self.onScenarioLoaded = onScenarioLoaded
-        self.pageRoutes = pageRoutes; self.fakeOptions = fakeOptions
+        self.pageRoutes = pageRoutes; self.fakeOptions = fakeOptions; self.library = library
     }
 
     /// One request as a handler sees it: the request, its decoded path parameters and query.
@@ -377,7 +382,7 @@ public final class AdminHandlers: Sendable {
         static let builtIn = ["GET /health", "GET /endpoints", "GET /providers", "PUT /providers/{id}", "GET /catalogue", "GET /history", "GET /history/stream",
                       "DELETE /history", "GET /devices", "POST /devices", "DELETE /devices", "GET /devices/{id}", "PUT /devices/{id}",
                       "DELETE /devices/{id}", "GET /faults", "POST /faults", "DELETE /faults", "GET /faults/{id}", "PUT /faults/{id}", "PATCH /faults/{id}", "DELETE /faults/{id}",
-                      "POST /scenarios", "GET /scenario/export", "POST /reset"]
+                      "GET /scenarios", "POST /scenarios", "GET /scenario/export", "POST /reset"]
     }
 
     struct HealthDoc: Encodable {
