@@ -8,9 +8,7 @@
   'use strict';
 
   var C = window.PushDoubleConsole;
-  function page() { return window.PushDoubleInbox.page; }
-  function el() { return page().el.apply(null, arguments); }
-  function $(id) { return document.getElementById(id); }
+  var page = C.page, el = C.el, $ = C.byId;
 
   function providerDoc(id) {
     return ((C.catalogueDoc && C.catalogueDoc.providers) || []).filter(function (p) { return p.provider === id; })[0] || null;

@@ -7,9 +7,7 @@
   'use strict';
 
   var C = window.PushDoubleConsole;
-  function page() { return window.PushDoubleInbox.page; }
-  function el() { return page().el.apply(null, arguments); }
-  function $(id) { return document.getElementById(id); }
+  var page = C.page, el = C.el, $ = C.byId;
 
   var entries = [];
 

@@ -26,6 +26,8 @@
   function page() { return window.PushDoubleInbox.page; }
   function el() { return page().el.apply(null, arguments); }
   function $(id) { return document.getElementById(id); }
+  // The helpers the console's other files use.
+  C.page = page; C.el = el; C.byId = $;
 
   // What the builder's "when" offers, and how each writes the rule.
   var WHEN = [
