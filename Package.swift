@@ -57,7 +57,9 @@ let package = Package(
                 resources: [.embedInCode("Assets/inbox.html"), .embedInCode("Assets/inbox.js"), .embedInCode("Assets/inbox.css"),
                             .embedInCode("Assets/timeline.js"), .embedInCode("Assets/timeline.css"),
                             .embedInCode("Assets/preview.js"), .embedInCode("Assets/preview.css"),
-                            .embedInCode("Assets/story.js"), .embedInCode("Assets/story.css")]),
+                            .embedInCode("Assets/story.js"), .embedInCode("Assets/story.css"),
+                            .embedInCode("Assets/console.css"), .embedInCode("Assets/rules.js"), .embedInCode("Assets/actions.js"),
+                            .embedInCode("Assets/library.js")]),
         // In-process server assembling every fake: the Swift library API.
         .target(name: "PushDouble", dependencies: ["PushDoubleInbox", "PushDoubleCore", "PushDoubleAPNs", "PushDoubleFCM", "PushDoubleExpo", "PushDoubleWebPush", "PushDoubleCrypto", "PushDoubleTransport", "PushDoubleJSON"]),
         // Test helpers for a dependent package: a fresh double per XCTest test or per scoped

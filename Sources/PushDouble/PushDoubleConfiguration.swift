@@ -71,6 +71,8 @@ public struct PushDoubleConfiguration: Sendable {
     public var streamHeartbeat: Double = 15
     /// Event-loop threads; nil = one per core.
     public var eventLoopCount: Int? = nil
+    /// Directories of scenario files the admin API lists at `GET /scenarios` (the inbox's library).
+    public var scenarioLibrary: [String] = []
 
     public init(fakes: [FakeListenerSpec]? = nil, credentials: DoubleCredentials? = FakeRegistry.embeddedCredentials) {
         self.credentials = credentials

@@ -142,7 +142,8 @@ public final class PushDoubleServer: Sendable {
                                  listeners: { [weak transport] in transport?.listenerStatistics ?? [] },
                                  streamHeartbeat: configuration.streamHeartbeat,
                                  providerRoutes: built.flatMap(\.instance.adminRoutes) + containerRoutes(transport: transport),
-                                 page: InboxPage.adminPage(views: FakeRegistry.inboxViews), fakeOptions: configuration.providerOptions)
+                                 page: InboxPage.adminPage(views: FakeRegistry.inboxViews), fakeOptions: configuration.providerOptions,
+                                 scenarioLibrary: ScenarioLibrary(directories: configuration.scenarioLibrary))
             listeners.append(ListenerConfiguration(name: "admin", host: configuration.host, port: port(for: "admin", default: DefaultPorts.admin),
                                                    tls: nil, responder: admin))
             meta.append(("admin", nil, nil, false))

@@ -30,6 +30,27 @@ extension InboxAsset {
     /// `Assets/timeline.css` at `/inbox/timeline.css`: the timeline's styles (inbox and report).
     public static let timelineStyle = InboxAsset(path: "/inbox/timeline.css", contentType: "text/css; charset=utf-8",
                                                  bytes: PackageResources.timeline_css)
+
+    /// `Assets/console.css` at `/inbox/console.css`: the console's styles (rule builder, device
+    /// actions and forms, scenario library).
+    static let consoleStyle = InboxAsset(path: "/inbox/console.css", contentType: "text/css; charset=utf-8",
+                                         bytes: PackageResources.console_css)
+
+    /// `Assets/rules.js` at `/inbox/rules.js`: the rule builder (GET /catalogue → POST /faults,
+    /// PUT and PATCH /faults/{id}) and the console's shared hooks (`window.PushDoubleConsole`).
+    static let rulesScript = InboxAsset(path: "/inbox/rules.js", contentType: "text/javascript; charset=utf-8",
+                                        bytes: PackageResources.rules_js)
+
+    /// `Assets/actions.js` at `/inbox/actions.js`: each provider's device actions on the device
+    /// rows and in the device's detail (PUT /devices/{id}, POST and DELETE /faults), the armed
+    /// badge, and the create-device form (the provider's ``DeviceForm``).
+    static let actionsScript = InboxAsset(path: "/inbox/actions.js", contentType: "text/javascript; charset=utf-8",
+                                          bytes: PackageResources.actions_js)
+
+    /// `Assets/library.js` at `/inbox/library.js`: the scenario library (GET /scenarios; load with
+    /// POST /scenarios?merge=true, unload with DELETE of its devices and rules, import a file).
+    static let libraryScript = InboxAsset(path: "/inbox/library.js", contentType: "text/javascript; charset=utf-8",
+                                          bytes: PackageResources.library_js)
 }
 
 extension InboxAsset {

@@ -18,9 +18,10 @@ public enum InboxPage {
 
     /// The inbox's own assets under ``assetPrefix``, by path: the page's script and style, the
     /// retry-timeline renderer shared with the HTML report, the notification preview and the
-    /// device story renderers.
+    /// device story renderers, and the console's scripts and style.
     public static let assets: [InboxAsset] = [.inboxScript, .inboxStyle, .timelineScript, .timelineStyle,
-                                              .previewScript, .previewStyle, .storyScript, .storyStyle]
+                                              .previewScript, .previewStyle, .storyScript, .storyStyle,
+                                              .consoleStyle, .rulesScript, .actionsScript, .libraryScript]
 
     /// The inbox's own asset at `path` ("/inbox/inbox.js"), if there is one.
     public static func asset(at path: String) -> InboxAsset? { assets.first { $0.path == path } }

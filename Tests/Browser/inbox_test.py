@@ -39,6 +39,12 @@ FORM_RULE = {"id": "browser-form-rule", "match": {"provider": "fcm", "device": "
              "action": {"type": "respond", "status": 503}, "times": 1}
 LIVE_RULE_TOKEN = "1ce0" * 16  # an APNs token no other check pushes to
 REMOVED_RULE = {"id": "browser-removed-rule", "match": {"provider": "expo"}, "action": {"type": "delay", "seconds": 0}}
+BUILDER_FCM_TOKEN = "builder-fcm-token-0001"  # an FCM token no other check sends to (open world)
+FORM_APNS = {"id": "browser-form-apns", "token": "f0" * 32}  # created through device-form
+FORM_EXPO = {"id": "browser-form-expo", "token": "ExponentPushToken[browserform0001]", "receipt": "DeviceNotRegistered"}
+FORM_SUBSCRIPTION = {"id": "browser-form-sub", "service": "apple"}
+BUILT_RULE = {"id": "browser-built-rule", "match": {"provider": "fcm", "endpoint": "fcm.send", "token": BUILDER_FCM_TOKEN},
+              "action": {"type": "respond", "reason": "UNAVAILABLE", "retryAfter": 7}, "times": 2}
 
 
 def parse_args():
@@ -443,6 +449,9 @@ class InboxSession:
 
     def check_faults(self):
         """fault-form adds a rule that shows in fault-list (and the admin API has it); fault-remove removes one."""
+        raw = find(self.driver, "fault-raw")  # the raw JSON form, folded under the rule builder
+        if not raw.get_attribute("open"):
+            raw.find_element(By.TAG_NAME, "summary").click()
         for rule in (FORM_RULE, REMOVED_RULE):
             form = find(self.driver, "fault-form")
             area = find(form, "fault-json")
@@ -819,6 +828,199 @@ class InboxSession:
         browser.set_viewport(self.driver, *browser.WIDE)
         self.open_page("/")
         return "; ".join(results) + "; surfaces stacked"
+    def builder_rule_item(self, d, rule_id):
+        items = [i for i in find_all(d, "fault-item") if i.get_attribute("data-fault-id") == rule_id]
+        return items[0] if items else None
+
+    def fcm_answer(self):
+        status, doc, headers = pushes.send_fcm(self.kit, BUILDER_FCM_TOKEN, "builder", "builder", headers=True)
+        reason = ((doc.get("error") or {}).get("status")) if status >= 300 else None
+        return status, reason, headers.get("retry-after")
+
+    def check_rule_builder(self):
+        """The rule builder (provider → endpoint → action → when, reasons from GET /catalogue) posts
+        FCM 503 UNAVAILABLE with Retry-After 7 for the next 2 sends to a token; the JSON it shows is
+        what it posts; switched off it answers nothing, switched on google-auth's session gets 503 +
+        Retry-After twice, then 200; edited to INTERNAL the next send gets 500."""
+        b = find(self.driver, "rule-builder")
+        browser.choose(find(b, "rb-provider"), "fcm")
+        browser.choose(find(b, "rb-endpoint"), "fcm.send")
+        reasons = [o.get_attribute("value") for o in find(b, "rb-reason").find_elements(By.TAG_NAME, "option")]
+        catalogue = pushes.admin_call(self.admin, "GET", "/catalogue")[1]
+        send = [e for p in catalogue["providers"] if p["provider"] == "fcm" for e in p["endpoints"] if e["id"] == "fcm.send"][0]
+        assert reasons == [""] + send["reasons"], f"rb-reason offers {reasons}, the catalogue {send['reasons']}"
+        browser.choose(find(b, "rb-endpoint"), "oauth.token")
+        token_reasons = [o.get_attribute("value") for o in find(b, "rb-reason").find_elements(By.TAG_NAME, "option")]
+        assert "invalid_grant" in token_reasons and "UNAVAILABLE" not in token_reasons, f"oauth.token reasons: {token_reasons}"
+        browser.choose(find(b, "rb-endpoint"), "fcm.send")
+        browser.choose(find(b, "rb-action"), "respond")
+        browser.choose(find(b, "rb-reason"), "UNAVAILABLE")
+        for name, value in (("rb-retry-after", "7"), ("rb-token", BUILDER_FCM_TOKEN), ("rb-id", BUILT_RULE["id"])):
+            find(b, name).clear()
+            find(b, name).send_keys(value)
+        browser.choose(find(b, "rb-when"), "next")
+        find(b, "rb-count").clear()
+        find(b, "rb-count").send_keys("2")
+        shown = wait(self.driver, lambda d: (lambda t: json.loads(t) if t else None)(find(d, "rb-preview").text), 5, "rb-preview")
+        assert shown == BUILT_RULE, f"rb-preview shows {shown}"
+        find(b, "rb-submit").click()
+        item = wait(self.driver, lambda d: self.builder_rule_item(d, BUILT_RULE["id"]), 5, "the built rule in fault-list")
+        loaded = pushes.admin_call(self.admin, "GET", "/faults/" + BUILT_RULE["id"])[1]
+        assert loaded["rule"] == BUILT_RULE, f"GET /faults/{BUILT_RULE['id']}: {loaded}"
+        # Switched off: listed, answers nothing.
+        browser.click(self.driver, lambda: find(self.builder_rule_item(self.driver, BUILT_RULE["id"]), "fault-toggle"), "fault-toggle (off)")
+        wait(self.driver, lambda d: find_all(self.builder_rule_item(d, BUILT_RULE["id"]), "fault-off"), 5, "the fault-off badge")
+        assert pushes.admin_call(self.admin, "GET", "/faults/" + BUILT_RULE["id"])[1]["rule"].get("enabled") is False
+        off = self.fcm_answer()
+        assert off[0] == 200, f"a send with the rule switched off answered {off}"
+        self.checks.screenshot("rule-builder-off")
+        browser.click(self.driver, lambda: find(self.builder_rule_item(self.driver, BUILT_RULE["id"]), "fault-toggle"), "fault-toggle (on)")
+        wait(self.driver, lambda d: not find_all(self.builder_rule_item(d, BUILT_RULE["id"]), "fault-off"), 5, "the fault-off badge to go")
+        answers = [self.fcm_answer() for _ in range(3)]
+        assert answers[:2] == [(503, "UNAVAILABLE", "7")] * 2 and answers[2][0] == 200, f"sends after the built rule: {answers}"
+        wait(self.driver, lambda d: find_all(self.builder_rule_item(d, BUILT_RULE["id"]), "fault-used-up"), 10, "used up after 2")
+        # Edited in the builder: the same rule, another reason, counters from zero.
+        browser.click(self.driver, lambda: find(self.builder_rule_item(self.driver, BUILT_RULE["id"]), "fault-edit"), "fault-edit")
+        wait(self.driver, lambda d: find(d, "rule-builder").get_attribute("data-editing") == BUILT_RULE["id"], 5, "the builder to edit")
+        assert find(b, "rb-token").get_attribute("value") == BUILDER_FCM_TOKEN
+        browser.choose(find(b, "rb-reason"), "INTERNAL")
+        find(b, "rb-retry-after").clear()
+        find(b, "rb-count").clear()
+        find(b, "rb-count").send_keys("1")
+        find(b, "rb-submit").click()
+        edited = dict(BUILT_RULE, action={"type": "respond", "reason": "INTERNAL"}, times=1)
+        got = pushes.wait_for(lambda: (lambda r: r if r["rule"] == edited else None)(
+            pushes.admin_call(self.admin, "GET", "/faults/" + BUILT_RULE["id"])[1]), 5)
+        assert got and got["fired"] == 0, f"after the edit: {pushes.admin_call(self.admin, 'GET', '/faults/' + BUILT_RULE['id'])[1]}"
+        ids = [f["rule"]["id"] for f in pushes.admin_call(self.admin, "GET", "/faults")[1]]
+        assert ids.count(BUILT_RULE["id"]) == 1, f"the edit added a rule: {ids}"
+        edited_answer = self.fcm_answer()
+        assert edited_answer[:2] == (500, "INTERNAL"), f"send after the edit: {edited_answer}"
+        self.checks.screenshot("rule-builder")
+        pushes.admin_call(self.admin, "DELETE", "/faults/" + BUILT_RULE["id"])
+        return (f"built {BUILT_RULE['id']} (preview = posted JSON); off: 200; on: {answers}; edited to INTERNAL: {edited_answer[:2]}")
+
+    def device_row(self, d, device_id):
+        items = [i for i in find_all(d, "device-item") if i.get_attribute("data-device-id") == device_id]
+        return items[0] if items else None
+
+    def fill_device_form(self, provider, fields):
+        fold = find(self.driver, "device-form-fold")
+        if not fold.get_attribute("open"):
+            fold.find_element(By.TAG_NAME, "summary").click()
+        form = find(self.driver, "device-form")
+        browser.choose(find(form, "df-provider"), provider)
+        for name, value in fields.items():
+            control = find(form, "df-" + name)
+            if control.tag_name == "select":
+                browser.choose(control, value)
+            else:
+                control.clear()
+                control.send_keys(value)
+        find(form, "df-submit").click()
+
+    def check_device_form(self):
+        """device-form creates an APNs device, an Expo device with its receipt outcome and a Web
+        Push subscription in a service's style (the provider's deviceForm from GET /catalogue)."""
+        self.fill_device_form("apns", FORM_APNS)
+        wait(self.driver, lambda d: self.device_row(d, FORM_APNS["id"]), 5, "the created APNs device's row")
+        self.fill_device_form("expo", FORM_EXPO)
+        wait(self.driver, lambda d: self.device_row(d, FORM_EXPO["id"]), 5, "the created Expo device's row")
+        self.fill_device_form("webpush", FORM_SUBSCRIPTION)
+        wait(self.driver, lambda d: self.device_row(d, FORM_SUBSCRIPTION["id"]), 5, "the created subscription's row")
+        apns = pushes.admin_call(self.admin, "GET", "/devices/" + FORM_APNS["id"])[1]
+        assert (apns["provider"], apns["token"], apns.get("state")) == ("apns", FORM_APNS["token"], "active"), apns
+        expo = pushes.admin_call(self.admin, "GET", "/devices/" + FORM_EXPO["id"])[1]
+        assert expo.get("receipt") == "DeviceNotRegistered" and expo["token"] == FORM_EXPO["token"], expo
+        status, sub = pushes.admin_call(self.admin, "GET", "/webpush/subscriptions/" + FORM_SUBSCRIPTION["id"])
+        assert status == 200 and sub["endpoint"].startswith("https://"), (status, sub)
+        assert pushes.send_apns(self.kit, FORM_APNS["token"], "form", "form")[:2] == (200, None)
+        self.checks.screenshot("device-form")
+        return f"created {FORM_APNS['id']}, {FORM_EXPO['id']} (receipt {expo['receipt']}), subscription {sub['endpoint']}"
+
+    def check_device_actions(self):
+        """The row's Make dead: the APNs device is unregistered with the click's time, the next push
+        410 Unregistered; the detail's Revive: 200 again; Throttle with next 2: an armed badge,
+        two 429 TooManyRequests, then 200 and the badge goes."""
+        token = FORM_APNS["token"]
+        def row_button(action):
+            row = self.device_row(self.driver, FORM_APNS["id"])
+            if row is None:
+                return None
+            menu = find(row, "device-row-actions")
+            if not menu.get_attribute("open"):
+                menu.find_element(By.TAG_NAME, "summary").click()
+            buttons = [b for b in find_all(menu, "device-action") if b.get_attribute("data-action") == action]
+            return buttons[0] if buttons and buttons[0].is_displayed() else None
+        before = time.time()
+        browser.click(self.driver, lambda: row_button("dead"), "the row's Make dead")
+        device = pushes.wait_for(lambda: (lambda d: d if d.get("state") == "unregistered" else None)(
+            pushes.admin_call(self.admin, "GET", "/devices/" + FORM_APNS["id"])[1]), 5)
+        assert device and device.get("unregisteredAt"), f"after Make dead: {device}"
+        dead_at = time.mktime(time.strptime(device["unregisteredAt"][:19], "%Y-%m-%dT%H:%M:%S")) - time.timezone
+        assert before - 5 <= dead_at <= time.time() + 5, f"unregisteredAt {device['unregisteredAt']} is not the click's time"
+        answer = pushes.send_apns(self.kit, token, "dead", "dead")[:2]
+        assert answer == (410, "Unregistered"), f"push to the dead device: {answer}"
+        self.checks.screenshot("device-action-dead")
+        self.settle()
+        # Folded again: a click on the row (not on its menu) opens the device.
+        browser.click(self.driver, lambda: find(self.device_row(self.driver, FORM_APNS["id"]), "device-row-actions").find_element(
+            By.TAG_NAME, "summary"), "the row menu's summary")
+        wait(self.driver, lambda d: not find(self.device_row(d, FORM_APNS["id"]), "device-row-actions").get_attribute("open"), 5, "the menu to fold")
+        self.open_device(FORM_APNS["id"])
+        def detail_button(action):
+            bars = [b for b in find_all(self.driver, "device-actions") if b.get_attribute("data-where") == "detail"]
+            buttons = [b for b in find_all(bars[0], "device-action") if b.get_attribute("data-action") == action] if bars else []
+            return buttons[0] if buttons else None
+        browser.click(self.driver, lambda: detail_button("revive"), "the detail's Revive")
+        pushes.wait_for(lambda: pushes.admin_call(self.admin, "GET", "/devices/" + FORM_APNS["id"])[1].get("state") == "active", 5)
+        assert pushes.send_apns(self.kit, token, "revived", "revived")[:2] == (200, None)
+        self.settle()
+        def set_count():
+            bars = [b for b in find_all(self.driver, "device-actions") if b.get_attribute("data-where") == "detail"]
+            count = find(bars[0], "device-action-count")
+            count.clear()
+            count.send_keys("2")
+            return True
+        wait(self.driver, lambda d: set_count(), 5, "the detail's count set to 2")
+        browser.click(self.driver, lambda: detail_button("throttle"), "the detail's Throttle")
+        wait(self.driver, lambda d: (lambda r: r is not None and find_all(r, "device-armed"))(self.device_row(d, FORM_APNS["id"])), 5,
+             "the armed badge on the row")
+        answers = [pushes.send_apns(self.kit, token, "t", "t")[:2] for _ in range(3)]
+        assert answers == [(429, "TooManyRequests")] * 2 + [(200, None)], f"pushes after Throttle next 2: {answers}"
+        wait(self.driver, lambda d: (lambda r: r is not None and not find_all(r, "device-armed"))(self.device_row(d, FORM_APNS["id"])), 10,
+             "the armed badge to go once used up")
+        self.checks.screenshot("device-actions")
+        for f in pushes.admin_call(self.admin, "GET", "/faults")[1]:  # the used-up throttle rule: not for the export check
+            if f["rule"].get("match", {}).get("device") == FORM_APNS["id"]:
+                pushes.admin_call(self.admin, "DELETE", "/faults/" + f["rule"]["id"])
+        return f"Make dead → 410 Unregistered (unregisteredAt {device['unregisteredAt']}); Revive → 200; Throttle ×2 → {answers}"
+
+    def check_library(self):
+        """scenario-library lists the shipped apns.unregistered.json with its title and devices; Load
+        arms it (its dead device answers an httpx push 410 Unregistered); Unload removes its devices."""
+        file = "apns.unregistered.json"
+        shipped = json.load(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../Scenarios", file)))
+        def item(d):
+            items = [i for i in find_all(d, "library-item") if i.get_attribute("data-file") == file]
+            return items[0] if items else None
+        found = wait(self.driver, item, 10, f"library-item {file}")
+        assert shipped["title"] in found.text and "d1 (apns, unregistered)" in found.text, found.text
+        assert found.get_attribute("data-loaded") == "false", "listed as loaded before Load"
+        browser.click(self.driver, lambda: (lambda i: find(i, "library-load") if i else None)(item(self.driver)), "library-load")
+        wait(self.driver, lambda d: item(d) is not None and item(d).get_attribute("data-loaded") == "true", 10, "the file marked loaded")
+        ids = {d["id"] for d in pushes.admin_call(self.admin, "GET", "/devices")[1]}
+        expected = {d["id"] for d in shipped["devices"]}
+        assert expected <= ids, f"GET /devices after Load: {sorted(ids)}"
+        dead = [d for d in shipped["devices"] if d.get("state") == "unregistered"][0]
+        answer = pushes.send_apns(self.kit, dead["token"], "library", "library")[:2]
+        assert answer == (410, "Unregistered"), f"push to the loaded scenario's dead device: {answer}"
+        self.checks.screenshot("library-loaded")
+        browser.click(self.driver, lambda: (lambda i: find(i, "library-unload") if i else None)(item(self.driver)), "library-unload")
+        wait(self.driver, lambda d: item(d) is not None and item(d).get_attribute("data-loaded") == "false", 10, "the file unloaded")
+        left = {d["id"] for d in pushes.admin_call(self.admin, "GET", "/devices")[1]} & expected
+        assert not left, f"devices left after Unload: {left}"
+        return f"{file} ({shipped['title']!r}): Load → {sorted(expected)} registered, {dead['id']} push 410 Unregistered; Unload → gone"
 
     def check_export_replay(self):
         """export-scenario's JSON replays in a fresh `pushdouble replay` with the same devices and rules."""
@@ -1111,6 +1313,9 @@ def main():
             ("copy-curl", session.check_copy_curl), ("copy-curl-binary", session.check_copy_curl_binary),
             ("expo-receipt", session.check_expo_receipt), ("state-keeps-history", session.check_state_keeps_history),
             ("story-keyboard", session.check_story_keyboard), ("narrow-previews", session.check_narrow_previews),
+            ("faults-live", session.check_faults_live), ("rule-builder", session.check_rule_builder),
+            ("device-form", session.check_device_form), ("device-actions", session.check_device_actions),
+            ("library", session.check_library),
             ("export-replay", session.check_export_replay), ("reconnect", session.check_reconnect), ("layout-1280", session.check_wide_layout),
             ("layout-400", session.check_narrow), ("live-activity", session.check_live_activity),
             ("clear-history", session.check_clear_history),

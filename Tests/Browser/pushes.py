@@ -116,13 +116,15 @@ def broadcast(kit, channel, payload):
     return send_broadcast(kit, channel, payload)[0]
 
 
-def send_fcm(kit, token, title, body):
-    """messages:send with an OAuth2 token from the fake's token endpoint; returns (status, JSON)."""
-    return send_fcm_message(kit, {"token": token, "notification": {"title": title, "body": body}})
+def send_fcm(kit, token, title, body, headers=False):
+    """messages:send with an OAuth2 token from the fake's token endpoint; returns (status, JSON),
+    or (status, JSON, response headers) with headers=True."""
+    return send_fcm_message(kit, {"token": token, "notification": {"title": title, "body": body}}, headers=headers)
 
 
-def send_fcm_message(kit, message):
-    """messages:send of `message` (the v1 `message` object); returns (status, JSON)."""
+def send_fcm_message(kit, message, headers=False):
+    """messages:send of `message` (the v1 `message` object); returns (status, JSON), or (status,
+    JSON, response headers) with headers=True."""
     import google.auth.transport.requests
     from google.oauth2 import service_account
     os.environ["REQUESTS_CA_BUNDLE"] = kit.ca
@@ -131,7 +133,7 @@ def send_fcm_message(kit, message):
     session.verify = kit.ca
     r = session.post(f"{kit.fcm_url}/v1/projects/{kit.fcm_project}/messages:send",
                      json={"message": message})
-    return r.status_code, r.json()
+    return (r.status_code, r.json(), r.headers) if headers else (r.status_code, r.json())
 
 
 def send_expo(kit, token, title, body):

@@ -111,6 +111,8 @@ final class InboxBrowserTests: XCTestCase {
     func startDouble(historyCap: Int? = nil) throws -> (PushDoubleServer, SenderKit) {
         var configuration = PushDoubleConfiguration.ephemeral()
         if let cap = historyCap { configuration.historyCap = cap }
+        // The shipped scenarios, as `serve` lists them by default (the `library` check).
+        configuration.scenarioLibrary = [Self.packageRoot.appendingPathComponent("Scenarios").path]
         let server = PushDoubleServer(configuration: configuration)
         try server.start()
         addTeardownBlock { server.stop() }

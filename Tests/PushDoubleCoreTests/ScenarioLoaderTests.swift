@@ -80,7 +80,7 @@ final class ScenarioLoaderTests: XCTestCase {
         assertError(#"{"id":"x","faults":[{"id":"a","action":{"type":"explode"}}]}"#,
                     "apns.unregistered.json: faults[0].action.type: unknown action type \"explode\"; expected one of continue, delay, dribble, drop, goaway, quota, reset, respond, stall, truncate")
         assertError(#"{"id":"x","faults":[{"id":"a","mach":{},"action":{"type":"drop"}}]}"#,
-                    "apns.unregistered.json: faults[0].mach: unknown field; expected one of action, id, match, times")
+                    "apns.unregistered.json: faults[0].mach: unknown field; expected one of action, enabled, id, match, times")
         assertError(#"{"id":"x","faults":[{"id":"a","action":{"type":"drop","seconds":3}}]}"#,
                     "apns.unregistered.json: faults[0].action.seconds: unknown field; expected one of type")
         assertError(#"{"id":"x","devices":[{"id":"d","provider":"apns","token":"t","state":"zombie"}]}"#,

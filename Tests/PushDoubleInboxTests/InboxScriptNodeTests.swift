@@ -58,7 +58,7 @@ final class InboxScriptNodeTests: XCTestCase {
     /// copies: what an editor saves is what is checked.
     func testEverySourceScriptFileParses() throws {
         try requireTool("node")
-        // The inbox's own scripts (inbox, timeline, preview, story), one view per provider, the report's.
+        // The inbox's own scripts (inbox, timeline, preview, story, the console's), one view per provider, the report's.
         XCTAssertEqual(InboxAssetChecks.scriptFiles.count, InboxPage.assets.filter { $0.contentType.hasPrefix("text/javascript") }.count
                        + FakeRegistry.modules.count + 1)
         XCTAssertGreaterThanOrEqual(InboxPage.assets.filter { $0.contentType.hasPrefix("text/javascript") }.count, 4)

@@ -26,7 +26,7 @@ public struct DoubleEndpoint: Sendable, Codable, Equatable {
 /// Routes (see docs/admin-openapi.yaml): `GET /health`, `GET /endpoints`,
 /// `GET|DELETE /history`, `GET /history/stream` (server-sent events),
 /// `GET|POST|DELETE /devices`, `GET|PUT|DELETE /devices/{id}`, `GET|POST|DELETE /faults`,
-/// `GET|DELETE /faults/{id}`, `GET /providers`, `PUT /providers/{id}`, `GET /catalogue`, `POST /scenarios`,
+/// `GET|PUT|PATCH|DELETE /faults/{id}`, `GET /providers`, `PUT /providers/{id}`, `GET /catalogue`, `GET|POST /scenarios`,
 /// `GET /scenario/export`, `POST /reset`, plus the routes of an ``AdminPage`` (the inbox web UI)
 /// when one is given. Errors are `{"error":"…"}` with a 4xx status, including the requests
 /// the transport refuses before routing (400 / 413 / 431); a name no provider's catalogue
@@ -44,10 +44,11 @@ public final class AdminAPI: Responder {
     public init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint] = { [] },
                 listeners: @escaping @Sendable () -> [ListenerStatistics] = { [] },
                 streamHeartbeat: Double = 15, onScenarioLoaded: (@Sendable (Scenario) -> Void)? = nil,
-                providerRoutes: [AdminRoute] = [], page: AdminPage? = nil, fakeOptions: [String: JSONValue] = [:]) {
+                providerRoutes: [AdminRoute] = [], page: AdminPage? = nil, fakeOptions: [String: JSONValue] = [:],
+                scenarioLibrary: ScenarioLibrary = ScenarioLibrary(directories: [])) {
         let h = AdminHandlers(double: double, endpoints: endpoints, listeners: listeners, streamHeartbeat: streamHeartbeat,
                               onScenarioLoaded: onScenarioLoaded, pageRoutes: page?.routes.map { "\($0.method) \($0.path)" } ?? [],
-                              fakeOptions: fakeOptions)
+                              fakeOptions: fakeOptions, library: scenarioLibrary)
         handlers = h
         var r = Router()
         func on(_ method: String, _ pattern: String, _ body: @escaping @Sendable (AdminHandlers, AdminHandlers.Call) throws -> ResponseAction) {
@@ -77,7 +78,10 @@ public final class AdminAPI: Responder {
         on("DELETE", "/faults") { h, c in h.deleteFaults(c) }
         on("GET", "/faults/:id") { h, c in try h.getFault(c) }
         on("DELETE", "/faults/:id") { h, c in try h.deleteFault(c) }
+        on("PUT", "/faults/:id") { h, c in try h.putFault(c) }
+        on("PATCH", "/faults/:id") { h, c in try h.patchFault(c) }
         on("POST", "/scenarios") { h, c in try h.loadScenario(c) }
+        on("GET", "/scenarios") { h, _ in h.json(200, h.library.entries(loaded: h.double.loadedScenarios)) }
         on("GET", "/scenario/export") { h, _ in h.exportScenario() }
         on("POST", "/reset") { h, c in h.reset(c) }
         // Provider modules' own routes (``ProviderInstance/adminRoutes``).
@@ -119,13 +123,16 @@ public final class AdminHandlers: Sendable {
     let pageRoutes: [String]
     /// The options the fakes were built with, for `GET /scenario/export`.
     let fakeOptions: [String: JSONValue]
+    /// The scenario files `GET /scenarios` lists.
+    let library: ScenarioLibrary
 
     init(double: DoubleState, endpoints: @escaping @Sendable () -> [DoubleEndpoint],
          listeners: @escaping @Sendable () -> [ListenerStatistics], streamHeartbeat: Double,
-         onScenarioLoaded: (@Sendable (Scenario) -> Void)?, pageRoutes: [String] = [], fakeOptions: [String: JSONValue] = [:]) {
+         onScenarioLoaded: (@Sendable (Scenario) -> Void)?, pageRoutes: [String] = [], fakeOptions: [String: JSONValue] = [:],
+         library: ScenarioLibrary = ScenarioLibrary(directories: [])) {
         self.double = double; self.endpoints = endpoints; self.listeners = listeners
         self.streamHeartbeat = streamHeartbeat; self.onScenarioLoaded = onScenarioLoaded
-        self.pageRoutes = pageRoutes; self.fakeOptions = fakeOptions
+        self.pageRoutes = pageRoutes; self.fakeOptions = fakeOptions; self.library = library
     }
 
     /// One request as a handler sees it: the request, its decoded path parameters and query.
@@ -263,14 +270,8 @@ public final class AdminHandlers: Sendable {
 
     func putDevice(_ c: Call) throws -> ResponseAction {
         let id = c.path("id")
-        var value = try decodeBody(JSONValue.self, c.request.body)
-        guard case .object(var members) = value else { throw Failure(400, "expected a JSON object") }
-        if let given = value["id"] {
-            guard given == .string(id) else { throw Failure(400, "id: must match the path (\"\(id)\")") }
-        } else {
-            members.append(("id", .string(id)))
-            value = .object(members)
-        }
+        let value = try objectBody(c, id: id)
+        guard value["id"] == .string(id) else { throw Failure(400, "id: must match the path (\"\(id)\")") }
         let device = try decodeBody(Device.self, Array(value.compactJSON.utf8))
         try double.check(device: device)
         do { return json(200, try double.devices.upsert(device)) } catch { throw Self.registrationFailure(error) }
@@ -328,6 +329,37 @@ public final class AdminHandlers: Sendable {
         return json(200, ["deleted": id])
     }
 
+    /// Replaces a rule in place with the body (a rule; its `id` may be left out, or name a new
+    /// id): same checks as `POST /faults`, counters start afresh.
+    func putFault(_ c: Call) throws -> ResponseAction {
+        let id = c.path("id")
+        let rule = try decodeBody(FaultRule.self, Array(try objectBody(c, id: id).compactJSON.utf8))
+        try double.check(rule: rule)
+        let replaced: Bool
+        do { replaced = try double.faults.replace(id: id, with: rule) } catch { throw Failure(409, "\(error)") }
+        guard replaced else { throw notFound("fault rule", id) }
+        return json(200, double.faults.rule(id: rule.id))
+    }
+
+    /// Body of `PATCH /faults/{id}`.
+    private struct FaultSwitch: Decodable {
+        var enabled: Bool
+        enum CodingKeys: String, CodingKey, CaseIterable { case enabled }
+        init(from decoder: Decoder) throws {
+            try StrictKeys.check(decoder, allowed: CodingKeys.self)
+            enabled = try decoder.container(keyedBy: CodingKeys.self).decode(Bool.self, forKey: .enabled)
+        }
+    }
+
+    /// `{"enabled": false}` switches a rule off (it stays listed, matches nothing), `true` on
+    /// again; the counters are kept.
+    func patchFault(_ c: Call) throws -> ResponseAction {
+        let id = c.path("id")
+        let change = try decodeBody(FaultSwitch.self, c.request.body)
+        guard double.faults.setEnabled(id: id, change.enabled) else { throw notFound("fault rule", id) }
+        return json(200, double.faults.rule(id: id))
+    }
+
     private struct ProviderDoc: Encodable { let provider: String; let world: WorldMode; let devices: Int }
 
     private func providerDoc(_ p: ProviderID) -> ProviderDoc {
@@ -349,8 +381,8 @@ public final class AdminHandlers: Sendable {
         let routes: [String]
         static let builtIn = ["GET /health", "GET /endpoints", "GET /providers", "PUT /providers/{id}", "GET /catalogue", "GET /history", "GET /history/stream",
                       "DELETE /history", "GET /devices", "POST /devices", "DELETE /devices", "GET /devices/{id}", "PUT /devices/{id}",
-                      "DELETE /devices/{id}", "GET /faults", "POST /faults", "DELETE /faults", "GET /faults/{id}", "DELETE /faults/{id}",
-                      "POST /scenarios", "GET /scenario/export", "POST /reset"]
+                      "DELETE /devices/{id}", "GET /faults", "POST /faults", "DELETE /faults", "GET /faults/{id}", "PUT /faults/{id}", "PATCH /faults/{id}", "DELETE /faults/{id}",
+                      "GET /scenarios", "POST /scenarios", "GET /scenario/export", "POST /reset"]
     }
 
     struct HealthDoc: Encodable {
@@ -418,6 +450,15 @@ public final class AdminHandlers: Sendable {
     /// 200 naming what a reset deleted: everything, or every `noun` of the `?provider=` filter.
     private func resetResponse(_ c: Call, _ noun: String) -> ResponseAction {
         json(200, ["deleted": c.provider.map { "all \($0) \(noun)" } ?? "all"])
+    }
+
+    /// The body of a `PUT /…/{id}`: a JSON object, with `"id": id` added when it names none.
+    private func objectBody(_ c: Call, id: String) throws -> JSONValue {
+        let value = try decodeBody(JSONValue.self, c.request.body)
+        guard case .object(var members) = value else { throw Failure(400, "expected a JSON object") }
+        if value["id"] != nil { return value }
+        members.append(("id", .string(id)))
+        return .object(members)
     }
 
     /// 404 for an unknown `what` (device, fault rule) id.

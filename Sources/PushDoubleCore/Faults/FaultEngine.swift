@@ -149,6 +149,30 @@ public final class FaultEngine: Sendable {
         }
     }
 
+    /// Replaces the rule `id` in place (same position in the evaluation order) with `rule`,
+    /// whose id may differ if no other rule has it. Its counters, quota state and load time
+    /// start afresh: an edited rule is a new rule. Returns false if there is no rule `id`.
+    @discardableResult
+    public func replace(id: String, with rule: FaultRule) throws -> Bool {
+        let now = clock.now()
+        return try changeRules { s in
+            guard let i = s.rules.firstIndex(where: { $0.rule.id == id }) else { return false }
+            if rule.id != id, s.rules.contains(where: { $0.rule.id == rule.id }) { throw FaultEngineError.duplicateID(rule.id) }
+            s.rules[i] = RuleState(rule: rule, loadedAt: now)
+            return true
+        }
+    }
+
+    /// Switches the rule `id` on or off, keeping its counters. Returns false if there is no rule `id`.
+    @discardableResult
+    public func setEnabled(id: String, _ enabled: Bool) -> Bool {
+        changeRules { s in
+            guard let i = s.rules.firstIndex(where: { $0.rule.id == id }) else { return false }
+            s.rules[i].rule.enabled = enabled
+            return true
+        }
+    }
+
     /// Rules in evaluation order, with their counters.
     public func list() -> [FaultRuleStatus] {
         state.withLock { s in s.rules.map { FaultRuleStatus(rule: $0.rule, matched: $0.matched, fired: $0.fired, loadedAt: $0.loadedAt) } }
@@ -231,9 +255,10 @@ public final class FaultEngine: Sendable {
         return true
     }
 
-    /// The static criteria: provider, endpoint (a named-only endpoint only when named), token,
+    /// The static criteria (none for a switched-off rule): provider, endpoint (a named-only endpoint only when named), token,
     /// device, topic, environment, channel, time window.
     private static func matchesStatically(_ r: RuleState, _ q: FaultRequest, namedOnly: Set<String>, now: Date) -> Bool {
+        guard r.rule.enabled else { return false }
         let m = r.rule.match
         if let p = m.provider, p != q.provider { return false }
         if let e = m.endpoint { if e != q.endpoint { return false } } else if namedOnly.contains(q.endpoint) { return false }

@@ -6,19 +6,23 @@ import PushDoubleTransport
 /// Rules are data (scenario files, the admin API) and are applied by ``FaultEngine`` at one
 /// place in the request path, so every provider gets every fault kind.
 ///
-/// JSON: `{"id":"f1","match":{…},"action":{"type":"respond",…},"times":2}`.
+/// JSON: `{"id":"f1","match":{…},"action":{"type":"respond",…},"times":2}`, plus
+/// `"enabled":false` for a rule that is kept but switched off.
 public struct FaultRule: Sendable, Equatable, Codable {
     public var id: String
     public var match: FaultMatch
     public var action: FaultAction
     /// How many times the rule may fire; nil = unlimited.
     public var times: Int?
+    /// A switched-off rule stays in the list (and in an export) but matches nothing: it neither
+    /// counts nor fires until it is switched on again (`PATCH /faults/{id}`).
+    public var enabled: Bool
 
-    public init(id: String, match: FaultMatch = FaultMatch(), action: FaultAction, times: Int? = nil) {
-        self.id = id; self.match = match; self.action = action; self.times = times
+    public init(id: String, match: FaultMatch = FaultMatch(), action: FaultAction, times: Int? = nil, enabled: Bool = true) {
+        self.id = id; self.match = match; self.action = action; self.times = times; self.enabled = enabled
     }
 
-    enum CodingKeys: String, CodingKey, CaseIterable { case id, match, action, times }
+    enum CodingKeys: String, CodingKey, CaseIterable { case id, match, action, times, enabled }
 
     public init(from decoder: Decoder) throws {
         try StrictKeys.check(decoder, allowed: CodingKeys.self)
@@ -28,6 +32,17 @@ public struct FaultRule: Sendable, Equatable, Codable {
         match = try c.decodeIfPresent(FaultMatch.self, forKey: .match) ?? FaultMatch()
         action = try c.decode(FaultAction.self, forKey: .action)
         times = try c.decodeIntegerIfPresent(Int.self, forKey: .times, in: InputLimits.count)
+        enabled = try c.decodeIfPresent(Bool.self, forKey: .enabled) ?? true
+    }
+
+    /// `enabled` is written only for a switched-off rule, so files of rules that are on stay as they were.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(match, forKey: .match)
+        try c.encode(action, forKey: .action)
+        try c.encodeIfPresent(times, forKey: .times)
+        if !enabled { try c.encode(false, forKey: .enabled) }
     }
 }
 

@@ -39,19 +39,26 @@ public struct ProviderEndpoint: Sendable, Equatable, Encodable {
 }
 
 /// Every name the admin API and scenario files accept for one provider: its endpoints (with
-/// their reasons) and its option keys. Built from the provider's module (``ProviderModule``),
+/// their reasons), its option keys and the inbox's actions on its devices. Built from the provider's module (``ProviderModule``),
 /// so each fact has one source; served by `GET /catalogue` for the kits.
 public struct ProviderCatalogue: Sendable, Equatable, Encodable {
     public var provider: ProviderID
     public var endpoints: [ProviderEndpoint]
     public var optionKeys: [String]
+    /// What the inbox offers on the provider's devices (``ProviderModule/deviceActions``).
+    public var deviceActions: [DeviceAction]
+    /// How the inbox creates a device of the provider (``ProviderModule/deviceForm``); nil = `POST /devices` with a token.
+    public var deviceForm: DeviceForm?
 
-    public init(provider: ProviderID, endpoints: [ProviderEndpoint], optionKeys: [String]) {
-        self.provider = provider; self.endpoints = endpoints; self.optionKeys = optionKeys
+    public init(provider: ProviderID, endpoints: [ProviderEndpoint], optionKeys: [String], deviceActions: [DeviceAction] = [],
+                deviceForm: DeviceForm? = nil) {
+        self.provider = provider; self.endpoints = endpoints; self.optionKeys = optionKeys; self.deviceActions = deviceActions
+        self.deviceForm = deviceForm
     }
 
     public init(module: any ProviderModule) {
-        self.init(provider: module.provider, endpoints: module.endpoints, optionKeys: module.optionKeys)
+        self.init(provider: module.provider, endpoints: module.endpoints, optionKeys: module.optionKeys, deviceActions: module.deviceActions,
+                  deviceForm: module.deviceForm)
     }
 
     public func endpoint(_ id: String) -> ProviderEndpoint? { endpoints.first { $0.id == id } }

@@ -45,6 +45,14 @@ public protocol ProviderModule: Sendable {
     /// How the inbox shows this provider's notifications (``InboxView``). Default: none (the
     /// inbox then shows the recorded notification as JSON).
     var inboxView: InboxView? { get }
+
+    /// What the inbox offers on each of this provider's devices (``DeviceAction``): make dead,
+    /// throttle, fail, … in the provider's own answers. Default: none.
+    var deviceActions: [DeviceAction] { get }
+
+    /// How the inbox creates a device of this provider (``DeviceForm``). Default: `POST /devices`
+    /// with a token.
+    var deviceForm: DeviceForm { get }
 }
 
 extension ProviderModule {
@@ -55,6 +63,10 @@ extension ProviderModule {
     }
 
     public var inboxView: InboxView? { nil }
+
+    public var deviceActions: [DeviceAction] { [] }
+
+    public var deviceForm: DeviceForm { DeviceForm(fields: [.token]) }
 
     /// The common check of an options object: it is an object and names only `optionKeys`.
     /// Returns its members (empty for nil).

@@ -85,6 +85,15 @@
     return isNaN(x) || isNaN(y) ? null : y - x;
   }
 
+  // The console's hooks (console.js and the files beside it: rule builder, device actions,
+  // scenario library) are called by name with the element just drawn and its data.
+  function consoleHook(name) {
+    var c = window.PushDoubleConsole;
+    if (c && typeof c[name] === 'function') {
+      try { c[name].apply(null, Array.prototype.slice.call(arguments, 1)); } catch (e) { say('Console: ' + e.message, true); }
+    }
+  }
+
   // ---------------------------------------------------------------- admin API
 
   function api(method, path, body) {
@@ -473,6 +482,7 @@
         el('span', { class: 'state' + stateClass, 'data-testid': 'device-item-state', text: st })
       ]);
     }));
+    Array.prototype.forEach.call(ul.children, function (li, i) { if (entries[i]) consoleHook('device', li, entries[i]); });
     if (!entries.length) ul.append(el('li', { class: 'note', text: 'No device registered and none seen yet.' }));
     renderCounts();
     if (focused) Array.prototype.forEach.call(ul.children, function (li) { if (li.getAttribute('data-key') === focused) li.focus(); });
@@ -592,6 +602,7 @@
     select.value = current;
     $('device-state-note').textContent = e.device ? '' : (e.token ? 'Applying a state registers this token as device "' + newDeviceID(e) + '".'
       : 'The device is gone and its token is unknown: it cannot be registered again from here.');
+    consoleHook('deviceDetail', box, e);
     var delivered = deliveredOf(e.key);
     showDeviceNotifications(delivered);
     renderDeviceStory(e.key);
@@ -1174,6 +1185,8 @@
           el('pre', { text: pretty(rule) })
         ]);
       }));
+      Array.prototype.forEach.call(ul.children, function (li, i) { consoleHook('fault', li, list[i]); });
+      consoleHook('faults', list || []);
       if (!(list || []).length) ul.append(el('li', { class: 'note', text: 'No fault rule loaded.' }));
     });
   }
@@ -1263,6 +1276,7 @@
 
   function start() {
     bind();
+    consoleHook('start');
     updateSummary();
     Promise.all([loadProviders(), loadDevices(), loadFaults()])
       .catch(function (err) { say('Could not read the admin API: ' + err.message, true); })
@@ -1280,7 +1294,12 @@
   window.PushDoubleInbox = {
     notificationView: notificationView, renderNotification: renderNotification, rowText: rowText, decodeJWT: decodeJWT, verdict: verdict,
     decisionText: decisionText, curlCommand: curlCommand, delivered: delivered, credentials: credentials, credentialDetails: credentialDetails,
-    previewChip: previewChip
+    previewChip: previewChip,
+    // What the console's files use of the page: its helpers and a reload of what they change.
+    page: { api: api, el: el, say: say, pretty: pretty, shortToken: shortToken, newDeviceID: newDeviceID, entryFor: entryFor,
+      devices: function () { return state.devices; },
+      refreshDevices: function () { renderDeviceList(); if (state.selectedDevice) renderDeviceInbox(); },
+      refresh: function () { return Promise.all([loadDevices(), loadFaults(), pollHealth()]); } }
   };
 
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

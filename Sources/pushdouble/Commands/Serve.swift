@@ -4,6 +4,7 @@ import Glibc
 #endif
 import PushDouble
 import PushDoubleCore
+import PushDoubleConformance
 
 /// `pushdouble serve`: runs every fake and the admin API until SIGINT/SIGTERM.
 ///
@@ -33,6 +34,7 @@ enum ServeCommand: CLICommand {
                        + "(a container's service name; default $\(advertisedHostVariable), else --host, else 127.0.0.1 for 0.0.0.0); "
                        + "the server certificate is reissued to cover it"),
         OptionSpec("--scenario", value: "FILE", repeatable: true, help: "load a scenario file (devices, faults, quotas) before serving"),
+        OptionSpec("--scenarios", value: "DIR", repeatable: true, help: "a directory of scenario files the inbox's library lists (GET /scenarios; default: the shipped Scenarios/)"),
         OptionSpec("--endpoints-file", value: "FILE",
                    help: "write the endpoints and environment as JSON to FILE once listening (default on the fixed ports: "
                        + "\(SenderKit.defaultEndpointsFile), removed at stop; read by pushdouble env)"),
@@ -163,6 +165,8 @@ enum ServeCommand: CLICommand {
             config.proxy = !parsed.flag("--no-proxy")
             if let h = parsed.value("--host") { config.host = h }
             config.metrics = !parsed.flag("--no-metrics")
+            let library = parsed.all("--scenarios")
+            config.scenarioLibrary = library.isEmpty ? ConformanceSuite.defaultScenarioDirectory().map { [$0] } ?? [] : library
             do {
                 config.advertisedHost = try Self.advertisedHost(parsed)
                 if let n = try parsed.number("--history-cap", expected: "a positive integer", { Int($0).flatMap { $0 > 0 ? $0 : nil } }) {
