@@ -52,34 +52,54 @@ actor ConnectionPool {
         let index = nextSlot[key, default: 0]
         nextSlot[key] = (index + 1) % size
         let slot = Slot(key: key, index: index)
-        let now = clock.now()
-        if let c = current[slot] {
-            let idle = now - (lastUsed[slot] ?? now)
-            if c.isUsable && idle < Self.maxIdleSeconds {
-                lastUsed[slot] = now
-                return .success(c)
+        while true {
+            let now = clock.now()
+            if let c = current[slot] {
+                let idle = now - (lastUsed[slot] ?? now)
+                if c.isUsable && idle < Self.maxIdleSeconds {
+                    lastUsed[slot] = now
+                    return .success(c)
+                }
+                current[slot] = nil
+                retired.append(c)
             }
-            current[slot] = nil
-            retired.append(c)
-        }
-        if let pending = connecting[slot] { return await pending.value }
-        let connector = self.connector
-        let endpoint = key.endpoint
-        let task = Task { await connector.connect(to: endpoint) }
-        connecting[slot] = task
-        let result = await task.value
-        connecting[slot] = nil
-        if case .success(let c) = result {
-            opened += 1
-            // Actor reentrancy: a caller that shared this connect may already have used the
-            // connection and retired it (Shutdown, GOAWAY) before this one resumed; it must not
-            // come back as the slot's connection.
-            if !retired.contains(where: { $0 === c }) {
-                current[slot] = c
-                lastUsed[slot] = clock.now()
+            if let pending = connecting[slot] {
+                let result = await pending.value
+                // Actor reentrancy: a finished connect stays the slot's pending one until the
+                // caller that started it resumes. Meanwhile another caller may have used its
+                // connection and retired it (GOAWAY, Shutdown): handing it out again would fail
+                // every resend at once on the same GOAWAY. Such a connect is forgotten and the
+                // slot connects anew.
+                if case .success(let c) = result, isSpent(c) {
+                    if connecting[slot] == pending { connecting[slot] = nil }
+                    continue
+                }
+                return result
             }
+            let connector = self.connector
+            let endpoint = key.endpoint
+            let task = Task { await connector.connect(to: endpoint) }
+            connecting[slot] = task
+            let result = await task.value
+            if connecting[slot] == task { connecting[slot] = nil }
+            if case .success(let c) = result {
+                opened += 1
+                // A caller that shared this connect may already have used the connection and
+                // retired it before this one resumed: it must not come back as the slot's. (This
+                // caller still gets it: its send then fails as unprocessed and is resent, within
+                // the resend budget, so a server refusing every connection cannot loop here.)
+                if !retired.contains(where: { $0 === c }) {
+                    current[slot] = c
+                    lastUsed[slot] = clock.now()
+                }
+            }
+            return result
         }
-        return result
+    }
+
+    /// Retired, or no longer taking streams (GOAWAY seen, closed).
+    private func isSpent(_ c: any PushConnection) -> Bool {
+        !c.isUsable || retired.contains { $0 === c }
     }
 
     /// Connections of the same endpoint and team bound to an older token generation stop
