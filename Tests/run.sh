@@ -49,27 +49,6 @@ run_xctest() {
   failed=$(echo "$summary" | grep -oE '[0-9]+ failures?' | head -n 1 | grep -oE '^[0-9]+' || echo 0)
 }
 
-# Runs a script that ends with a "LABEL: N passed, N failed" line (its arguments after LABEL),
-# echoing its output, with PUSHDOUBLE_BIN set to the debug build, and adds its counts to total
-# and failed (a failing exit status without a count counts as one failure).
-run_counted() {
-  local label=$1 log line ok bad rc
-  shift
-  log=$(mktemp)
-  set +e
-  PUSHDOUBLE_BIN="$PWD/.build/debug/pushdouble" "$@" 2>&1 | tee "$log"
-  rc=${PIPESTATUS[0]}
-  set -e
-  line=$(grep -E "^$label: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1 || true)
-  rm -f "$log"
-  ok=$(echo "$line" | sed -nE "s/^$label: ([0-9]+) passed.*/\1/p")
-  bad=$(echo "$line" | sed -nE 's/.* ([0-9]+) failed.*/\1/p')
-  ok=${ok:-0}; bad=${bad:-0}
-  if [ "$rc" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; fi
-  total=$((total + ok + bad)); failed=$((failed + bad))
-  [ "$rc" -eq 0 ] || status=1
-}
-
 if [ "${1:-}" = "--fast" ]; then
   shift
   swift build --build-tests
