@@ -996,6 +996,64 @@ class InboxSession:
                 pushes.admin_call(self.admin, "DELETE", "/faults/" + f["rule"]["id"])
         return f"Make dead → 410 Unregistered (unregisteredAt {device['unregisteredAt']}); Revive → 200; Throttle ×2 → {answers}"
 
+    def detail_action(self, device_id, action):
+        """Opens the device and clicks its detail's action button `action` (GET /catalogue's id)."""
+        self.open_device(device_id)
+        def button():
+            bars = [b for b in find_all(self.driver, "device-actions") if b.get_attribute("data-where") == "detail"]
+            buttons = [b for b in find_all(bars[0], "device-action") if b.get_attribute("data-action") == action] if bars else []
+            return buttons[0] if buttons else None
+        browser.click(self.driver, button, f"{device_id}'s {action}")
+        self.settle()
+
+    def check_qa_stories(self):
+        """The QA stories device-actions and rule-builder leave, each armed through the page only
+        and then met by a real client library in its own terms: a token of the other environment
+        (Wrong environment: httpx gets 400 BadDeviceToken; pressed again, 200), an Expo device
+        whose receipt says DeviceNotRegistered (made by device-form: exponent_server_sdk's
+        check_receipts gives a receipt whose validate_response raises DeviceNotRegisteredError),
+        an expired Web Push subscription (Make dead: pywebpush raises WebPushException with 410)."""
+        import exponent_server_sdk as sdk
+        import pywebpush
+        import requests
+        results = []
+        self.detail_action(FORM_APNS["id"], "wrong-environment")
+        answer = pushes.send_apns(self.kit, FORM_APNS["token"], "env", "env")[:2]
+        assert answer == (400, "BadDeviceToken"), f"push after Wrong environment: {answer}"
+        self.detail_action(FORM_APNS["id"], "wrong-environment")
+        back = pushes.send_apns(self.kit, FORM_APNS["token"], "env", "env")[:2]
+        assert back == (200, None), f"push after Wrong environment pressed again: {back}"
+        results.append(f"wrong environment → {answer}, again → {back}")
+
+        os.environ["REQUESTS_CA_BUNDLE"] = self.kit.ca
+        session = requests.Session()
+        session.verify = self.kit.ca
+        session.headers.update({"accept": "application/json", "content-type": "application/json"})
+        if self.kit.expo_access_token:
+            session.headers["authorization"] = f"Bearer {self.kit.expo_access_token}"
+        client = sdk.PushClient(host=self.kit.expo_url, session=session)
+        ticket = client.publish(sdk.PushMessage(to=FORM_EXPO["token"], title="qa", body="receipt"))
+        ticket.validate_response()
+        receipts = pushes.wait_for(lambda: [r for r in client.check_receipts([ticket]) if r.status != "pending"] or None, 10)
+        assert receipts, "no receipt for the Expo device's ticket"
+        try:
+            receipts[0].validate_response()
+            raise AssertionError(f"receipt {receipts[0]} did not raise")
+        except sdk.DeviceNotRegisteredError as e:
+            results.append(f"Expo receipt → DeviceNotRegisteredError ({getattr(e, 'message', str(e))!r})")
+
+        self.detail_action(FORM_SUBSCRIPTION["id"], "dead")
+        status, sub = pushes.admin_call(self.admin, "GET", "/webpush/subscriptions/" + FORM_SUBSCRIPTION["id"])
+        assert status == 200, (status, sub)
+        try:
+            pushes.send_webpush(self.kit, {"endpoint": sub["endpoint"], "keys": sub["keys"]}, "qa", "expired")
+            raise AssertionError("pywebpush sent to the dead subscription without an error")
+        except pywebpush.WebPushException as e:
+            assert e.response is not None and e.response.status_code == 410, f"{e} ({e.response})"
+            results.append(f"expired subscription → WebPushException {e.response.status_code}")
+        self.checks.screenshot("qa-stories")
+        return "; ".join(results)
+
     def check_library(self):
         """scenario-library lists the shipped apns.unregistered.json with its title and devices; Load
         arms it (its dead device answers an httpx push 410 Unregistered); Unload removes its devices."""
@@ -1315,7 +1373,7 @@ def main():
             ("story-keyboard", session.check_story_keyboard), ("narrow-previews", session.check_narrow_previews),
             ("faults-live", session.check_faults_live), ("rule-builder", session.check_rule_builder),
             ("device-form", session.check_device_form), ("device-actions", session.check_device_actions),
-            ("library", session.check_library),
+            ("qa-stories", session.check_qa_stories), ("library", session.check_library),
             ("export-replay", session.check_export_replay), ("reconnect", session.check_reconnect), ("layout-1280", session.check_wide_layout),
             ("layout-400", session.check_narrow), ("live-activity", session.check_live_activity),
             ("clear-history", session.check_clear_history),
