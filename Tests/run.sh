@@ -154,7 +154,9 @@ wait_for_stage() {  # the status file appears when the stage's command has ended
 }
 stage release-build idle bash -c 'swift build -c release --static-swift-stdlib --product pushdouble &&
   swift build -c release --static-swift-stdlib --product pushdouble-reference-sender'
-stage example idle bash examples/swift-package/run.sh
+# The example's build after the release build, not beside it: two builds at once press on memory
+# and the disk, which the idle class does not shield the tests from.
+stage example idle bash -c 'while [ ! -f '"$stage_dir"'/release-build.status ]; do sleep 2; done; bash examples/swift-package/run.sh'
 
 # The test bundle is run directly: `swift test` would hold SwiftPM's lock on .build, and the
 # release build beside it needs that lock. The bundle runs the same XCTest tests.
