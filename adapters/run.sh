@@ -3,6 +3,7 @@
 # adapters/<name>/expected-verdicts.json.
 #
 #   adapters/run.sh [--update] [name...]     (default: every adapters/*/adapter.py and adapter.mjs)
+#   adapters/run.sh --install-only [name...] (only the venvs; Tests/run.sh makes them during its build)
 #
 # Each Python adapter's requirements go into its own venv, .build/adapters/<name> (reinstalled only
 # when requirements.txt changed); a Node adapter (adapter.mjs, no dependencies) runs with `node`. The binary is $PUSHDOUBLE_BIN, else .build/debug/pushdouble.
@@ -13,10 +14,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 update=0
+install_only=0
 names=()
 for a in "$@"; do
   case "$a" in
     --update) update=1 ;;
+    --install-only) install_only=1 ;;
     *) names+=("$a") ;;
   esac
 done
@@ -24,7 +27,7 @@ if [ ${#names[@]} -eq 0 ]; then
   for f in adapters/*/adapter.py adapters/*/adapter.mjs; do [ -f "$f" ] && names+=("$(basename "$(dirname "$f")")"); done
 fi
 bin=${PUSHDOUBLE_BIN:-$root/.build/debug/pushdouble}
-[ -x "$bin" ] || { echo "adapters/run.sh: no pushdouble binary at $bin (set PUSHDOUBLE_BIN)" >&2; exit 2; }
+[ $install_only -eq 1 ] || [ -x "$bin" ] || { echo "adapters/run.sh: no pushdouble binary at $bin (set PUSHDOUBLE_BIN)" >&2; exit 2; }
 seed=${PUSHDOUBLE_SEED:-1}
 jobs=${PUSHDOUBLE_JOBS:-2}
 status=0
@@ -48,6 +51,7 @@ for name in "${names[@]}"; do
     "$venv/bin/pip" install -q --disable-pip-version-check -r "$dir/requirements.txt"
     echo "$stamp" > "$venv/.requirements"
   fi
+  [ $install_only -eq 0 ] || continue
   report=.build/adapters/$name.json
   echo "== $name: pushdouble conform (seed $seed)"
   start=$(date +%s)
@@ -73,5 +77,6 @@ for name in "${names[@]}"; do
     failed=$((failed + 1))
   fi
 done
+[ $install_only -eq 1 ] && { echo "adapters: venvs ready (${names[*]})"; exit 0; }
 echo "adapters: $passed passed, $failed failed"
 exit $status

@@ -7,12 +7,16 @@
 # New corpus entries go to .build/fuzz/work/corpus/<TARGET> (kept between runs, not
 # committed); the committed seeds in Tests/Fuzz/corpus/<TARGET> are only read. Crashing inputs
 # are saved as .build/fuzz/work/artifacts/<TARGET>-crash-*. FUZZ_FLAGS adds libFuzzer flags;
-# FUZZ_SCRATCH replaces the scratch path .build/fuzz.
+# FUZZ_SCRATCH replaces the scratch path .build/fuzz. FUZZ_CONFIG=debug builds unoptimised
+# (release is the default: executions per second are what a long run needs; CI's few seconds
+# per target use debug, which builds in a fraction of the CPU time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ALL=(FuzzHPACK FuzzHTTP2Frame FuzzHTTP1 FuzzJSON FuzzScenario FuzzJWT FuzzWebPush)
 SCRATCH=${FUZZ_SCRATCH:-.build/fuzz}
+CONFIG=${FUZZ_CONFIG:-release}
+case $CONFIG in release|debug) ;; *) echo "fuzz: FUZZ_CONFIG is release or debug, not $CONFIG" >&2; exit 2;; esac
 WORK=$SCRATCH/work
 # Leak checking is off: the Swift runtime's metadata caches and lazily built globals look
 # like leaks to LeakSanitizer. Memory errors (ASan) and traps are what the runs look for.
@@ -29,7 +33,7 @@ build() {
     # themselves come from the single -Xswiftc flag, which follows SwiftPM's own: with
     # `--sanitize fuzzer --sanitize address` SwiftPM emits the two flags in random order,
     # and when address comes last swiftc drops the coverage instrumentation.
-    if ! PUSHDOUBLE_FUZZ=1 swift build -c release --scratch-path "$SCRATCH" --sanitize fuzzer \
+    if ! PUSHDOUBLE_FUZZ=1 swift build -c "$CONFIG" --scratch-path "$SCRATCH" --sanitize fuzzer \
         -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing --product "$t" >"$WORK/build-$t.log" 2>&1; then
       grep -v "Cannot export local symbol" "$WORK/build-$t.log" | tail -n 40
       echo "fuzz: building $t failed"; exit 2
@@ -43,7 +47,7 @@ mkdir -p "$WORK/corpus" "$WORK/artifacts"
 if [ "${1:-}" = "--replay" ]; then
   target=${2:?usage: bench/fuzz.sh --replay TARGET FILE...}; shift 2
   build "$target"
-  exec "$SCRATCH/release/$target" -runs=1 "$@"
+  exec "$SCRATCH/$CONFIG/$target" -runs=1 "$@"
 fi
 
 SECONDS_PER_TARGET=${1:-60}
@@ -52,7 +56,7 @@ TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 
 start=$(date +%s)
-echo "== building ${TARGETS[*]} (release, -sanitize=fuzzer,address)"
+echo "== building ${TARGETS[*]} ($CONFIG, -sanitize=fuzzer,address)"
 build "${TARGETS[@]}"
 echo "   built in $(( $(date +%s) - start )) s"
 
@@ -65,7 +69,7 @@ for t in "${TARGETS[@]}"; do
   t0=$(date +%s)
   set +e
   # shellcheck disable=SC2086
-  "$SCRATCH/release/$t" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+  "$SCRATCH/$CONFIG/$t" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -max_len=8192 -artifact_prefix="$WORK/artifacts/$t-" ${FUZZ_FLAGS:-} "$WORK/corpus/$t" "Tests/Fuzz/corpus/$t" >"$log" 2>&1
   status=$?
   set -e

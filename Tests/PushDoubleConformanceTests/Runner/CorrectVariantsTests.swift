@@ -148,6 +148,7 @@ final class CorrectVariantsTests: XCTestCase {
         /// variant → "case check" → verdicts seen, in run order.
         private(set) var verdicts: [String: [String: [String]]] = [:]
         func add(_ p: String) { lock.lock(); problems.append(p); lock.unlock() }
+        func add(contentsOf ps: [String]) { lock.lock(); problems += ps; lock.unlock() }
         func record(_ variant: String, _ key: String, _ v: String) {
             lock.lock(); verdicts[variant, default: [:]][key, default: []].append(v); lock.unlock()
         }
