@@ -205,7 +205,8 @@ final class HTTP2ServerConnectionTests: XCTestCase {
             return (HTTPHeaders.isConnectionSpecific(n), m.withUTF8 { HTTPHeaders.isConnectionSpecific(utf8: $0) })
         }
         for n in HTTPHeaders.connectionSpecificNames { XCTAssertTrue(both(n) == (true, true), n) }
-        for n in ["", "te", "connectionx", "keep-alivE", "upgrad", "transfer-encodinG", String(repeating: "u", count: 70)] {
+        for n in ["", "te", "connectionx", "keep-alivE", "upgrad", "transfer-encodinG", String(repeating: "u", count: 70),
+                  "connectiom", "keep-alivf", "upgradf", "proxy-connectioN", "cpns-topic", "#onnection"] {
             XCTAssertTrue(both(n) == (false, false), n)
         }
         // The request head refuses each of them, whatever the list holds (RFC 9113 §8.2.2).
