@@ -102,7 +102,7 @@ PER=""; [ "$PROVIDER" = expo ] && PER=", $(( (IR - HS) / N / 100 )) per notifica
 echo "SUMMARY $PROVIDER instructions per request: $(( (IR - HS) / N ))$PER without the measured connections' TLS handshakes ($(( IR / N )) with them; total $IR Ir, handshakes $HS Ir, $N requests, ${DURATION} s)"
 # Function names demangled and shortened (swift-demangle --simplified), file paths dropped.
 annotate() {
-  callgrind_annotate "$@" "$OUT" 2>/dev/null | sed -n '/file:function/,$p' | sed -n "3,$((TOP + 2))p" |
+  callgrind_annotate --threshold=100 "$@" "$OUT" 2>/dev/null | sed -n '/file:function/,$p' | sed -n "3,$((TOP + 2))p" |
     swift-demangle --simplified | sed -E 's/ [^ ]*:([^ ])/ \1/' | cut -c1-200 || true
 }
 echo "== inclusive (top $TOP)"; annotate --inclusive=yes

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import PushDoubleTransport
 
 /// What the header checks made of a push request, filled as far as the checks got.
@@ -129,10 +132,9 @@ public enum APNsRequestValidator {
 
     /// Splits `/3/device/<token>`: anything else (other prefix, query, further segments) is BadPath.
     static func parsePath(_ path: String) -> PathResult {
-        var p = path
-        return p.withUTF8 { u -> PathResult in
+        UTF8Bytes.of(path) { u -> PathResult in
             let n = pathPrefix.utf8.count
-            guard u.count >= n, UnsafeBufferPointer(rebasing: u[..<n]).elementsEqual(pathPrefix.utf8) else { return .badPath }
+            guard u.count >= n, UTF8Bytes.of(pathPrefix, { memcmp($0.baseAddress!, u.baseAddress!, n) == 0 }) else { return .badPath }
             if u.count == n { return .missingToken }
             for i in n..<u.count where u[i] == 0x2F || u[i] == 0x3F || u[i] == 0x23 { return .badPath }
             return .token(String(decoding: UnsafeBufferPointer(rebasing: u[n...]), as: UTF8.self))
@@ -156,20 +158,33 @@ public enum APNsRequestValidator {
         }
     }
 
+    /// A set of ASCII bytes as bits of two words (bytes 0x00-0x3f, 0x40-0x7f): one bit test
+    /// per byte where a range switch costs several compares.
+    typealias ByteSet = (low: UInt64, high: UInt64)
+    /// `0-9`, `A-Z`, `a-z`, `-`, `_` (a topic's characters besides the dot).
+    static let topicCharacters: ByteSet = (0x03ff_2000_0000_0000, 0x07ff_fffe_87ff_fffe)
+
+    @inline(__always)
+    static func inByteSet(_ c: UInt8, _ set: ByteSet) -> Bool {
+        c < 0x80 && (c < 0x40 ? set.low >> UInt64(c) : set.high >> UInt64(c - 0x40)) & 1 != 0
+    }
+
     /// Topic characters a bundle id (plus suffix) may hold: letters, digits, `.`, `-`, `_`;
     /// no empty dot-separated label.
     static func isWellFormedTopic(_ topic: String) -> Bool {
         var previousDot = true
-        for c in topic.utf8 {
-            switch c {
-            case 0x2E:
-                if previousDot { return false }
-                previousDot = true
-            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x5F: previousDot = false
-            default: return false
+        return UTF8Bytes.of(topic) { u in
+            for c in u {
+                if inByteSet(c, topicCharacters) {
+                    previousDot = false
+                } else if c == 0x2E && !previousDot {
+                    previousDot = true
+                } else {
+                    return false
+                }
             }
+            return !previousDot
         }
-        return !previousDot
     }
 
     /// Decimal UNIX seconds, no sign, no spaces, fits Int64.
@@ -241,16 +256,25 @@ struct KnownFields {
 
     static func classify(_ name: String) -> Name {
         switch name.utf8.count {
-        case 7: return HTTPHeaders.equalsIgnoringCase(name, "apns-id") ? .apnsID : .other
-        case 10: return HTTPHeaders.equalsIgnoringCase(name, "apns-topic") ? .topic : .other
+        case 7: return Self.is(name, "apns-id") ? .apnsID : .other
+        case 10: return Self.is(name, "apns-topic") ? .topic : .other
         case 13:
-            if HTTPHeaders.equalsIgnoringCase(name, "authorization") { return .authorization }
-            if HTTPHeaders.equalsIgnoringCase(name, "apns-priority") { return .priority }
+            if Self.is(name, "authorization") { return .authorization }
+            if Self.is(name, "apns-priority") { return .priority }
             return .other
-        case 14: return HTTPHeaders.equalsIgnoringCase(name, "apns-push-type") ? .pushType : .other
-        case 15: return HTTPHeaders.equalsIgnoringCase(name, "apns-expiration") ? .expiration : .other
-        case 16: return HTTPHeaders.equalsIgnoringCase(name, "apns-collapse-id") ? .collapseID : .other
+        case 14: return Self.is(name, "apns-push-type") ? .pushType : .other
+        case 15: return Self.is(name, "apns-expiration") ? .expiration : .other
+        case 16: return Self.is(name, "apns-collapse-id") ? .collapseID : .other
         default: return .other
         }
+    }
+
+    /// `name` is `lowercase` in any case: its bytes as they are first (HTTP/2 names are
+    /// lowercase, so that is the usual match), then case-insensitively.
+    @inline(__always)
+    private static func `is`(_ name: String, _ lowercase: StaticString) -> Bool {
+        let n = lowercase.utf8CodeUnitCount
+        if UTF8Bytes.of(name, { $0.count == n && memcmp($0.baseAddress!, lowercase.utf8Start, n) == 0 }) { return true }
+        return HTTPHeaders.equalsIgnoringCase(name, lowercase.description)
     }
 }

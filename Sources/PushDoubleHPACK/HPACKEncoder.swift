@@ -123,6 +123,20 @@ public struct HPACKEncoder: Sendable {
         table.dynamic.setCapacity(final)
     }
 
+    /// Appends `:status` as one indexed byte when the static table holds it with that value
+    /// (RFC 7541 Appendix A: 200, 204, 206, 304, 400, 404, 500) and returns true: the bytes
+    /// ``encodeField(name:value:neverIndex:into:)`` writes for it, without its name and value
+    /// lookups (the static full match comes first there, and the tables are left unchanged).
+    /// Returns false, writing nothing, for any other status.
+    public mutating func encodeStaticStatus(_ status: Int, into buffer: inout [UInt8]) -> Bool {
+        guard status >= 0, status < StaticHeaderTable.statusIndex.count else { return false }
+        let index = StaticHeaderTable.statusIndex[status]
+        guard index != 0 else { return false }
+        // §6.1 Indexed Header Field: 1xxxxxxx, the index fits the 7-bit prefix.
+        buffer.append(0x80 | index)
+        return true
+    }
+
     /// Appends the representation of one field (after ``beginBlock(into:)``).
     public mutating func encodeField(name: String, value: String, neverIndex: Bool, into buffer: inout [UInt8]) {
         let traits = Self.traits[name]

@@ -78,6 +78,14 @@ enum StaticHeaderTable {
         let values: [(value: String, index: Int)]
     }
 
+    /// `statusIndex[s]`: the static index of `:status` with the value `s` (200, 204, 206, 304,
+    /// 400, 404, 500), 0 for every other status below 600.
+    static let statusIndex: [UInt8] = {
+        var map = [UInt8](repeating: 0, count: 600)
+        for (i, e) in entries.enumerated() where e.name == ":status" { map[Int(e.value)!] = UInt8(i + 1) }
+        return map
+    }()
+
     static let byName: [String: NameEntry] = {
         var map: [String: NameEntry] = [:]
         for (i, e) in entries.enumerated() {

@@ -43,6 +43,25 @@ final class APNsRequestValidatorTests: XCTestCase {
         XCTAssertFalse(APNsRequestValidator.isWellFormedToken("fcm-token:APA91bH"))
     }
 
+    /// Every byte in each position of a token and a topic: the bit tables say what the ranges say.
+    func testTokenAndTopicCharactersByByte() {
+        for c in 0...255 {
+            let byte = UInt8(c)
+            let hex = (0x30...0x39).contains(c) || (0x41...0x46).contains(c) || (0x61...0x66).contains(c)
+            let topicChar = (0x30...0x39).contains(c) || (0x41...0x5a).contains(c) || (0x61...0x7a).contains(c) || c == 0x2d || c == 0x5f
+            XCTAssertEqual(APNsRequestValidator.inByteSet(byte, APNsRequestValidator.topicCharacters), topicChar, "0x\(String(c, radix: 16))")
+            guard c < 0x80 else { continue }
+            let s = String(decoding: [byte], as: UTF8.self)
+            XCTAssertEqual(APNsRequestValidator.isWellFormedToken(String(Fixture.token.dropLast()) + s), hex, "0x\(String(c, radix: 16))")
+            XCTAssertEqual(APNsRequestValidator.isWellFormedToken(s + String(Fixture.token.dropFirst())), hex, "0x\(String(c, radix: 16))")
+            XCTAssertEqual(APNsRequestValidator.isWellFormedTopic("com.exa" + s + "mple.app"), topicChar || c == 0x2e, "0x\(String(c, radix: 16))")
+        }
+        XCTAssertTrue(APNsRequestValidator.isWellFormedTopic("com.example.app.voip"))
+        for bad in ["", ".", "com..example", ".com.example", "com.example.", "com.ex ample"] {
+            XCTAssertFalse(APNsRequestValidator.isWellFormedTopic(bad), bad)
+        }
+    }
+
     func testDuplicateHeaders() {
         assertReason(Fixture.request(headers: [("apns-topic", Fixture.topic), ("apns-topic", Fixture.topic)]), .duplicateHeaders)
         assertReason(Fixture.request(headers: [("apns-topic", Fixture.topic), ("authorization", "bearer a"), ("Authorization", "bearer a")]), .duplicateHeaders)

@@ -27,6 +27,38 @@ final class HPACKEncoderTests: XCTestCase {
         }
     }
 
+    /// Every status below 600, after a block that filled the dynamic table with `:status`
+    /// entries: the one-byte form is written exactly when it is what `encodeField` writes, and
+    /// the encoder is left as `encodeField` leaves it.
+    func testStaticStatusIsTheBytesEncodeFieldWrites() throws {
+        var warm = HPACKEncoder()
+        var ignored: [UInt8] = []
+        warm.encode([(":status", "200"), (":status", "201"), (":status", "404"), ("server", "x")], into: &ignored)
+        for status in 0..<600 {
+            var viaField = warm, viaStatus = warm
+            var a: [UInt8] = [], b: [UInt8] = []
+            viaField.encodeField(name: ":status", value: String(status), neverIndex: false, into: &a)
+            if !viaStatus.encodeStaticStatus(status, into: &b) {
+                XCTAssertEqual(b, [], "\(status)")
+                XCTAssertFalse([200, 204, 206, 304, 400, 404, 500].contains(status), "\(status)")
+                continue
+            }
+            XCTAssertEqual(b, a, "\(status)")
+            XCTAssertEqual(b.count, 1, "\(status)")
+            // The same state after: the next field encodes alike.
+            var c: [UInt8] = [], d: [UInt8] = []
+            viaField.encodeField(name: ":status", value: "201", neverIndex: false, into: &c)
+            viaStatus.encodeField(name: ":status", value: "201", neverIndex: false, into: &d)
+            XCTAssertEqual(c, d, "\(status)")
+            XCTAssertEqual(viaField.dynamicTableCount, viaStatus.dynamicTableCount, "\(status)")
+        }
+        var e = HPACKEncoder()
+        var out: [UInt8] = []
+        XCTAssertFalse(e.encodeStaticStatus(-1, into: &out))
+        XCTAssertFalse(e.encodeStaticStatus(600, into: &out))
+        XCTAssertEqual(out, [])
+    }
+
     func testCommonHeadersAreIndexedThenReused() throws {
         var e = HPACKEncoder()
         var block: [UInt8] = []

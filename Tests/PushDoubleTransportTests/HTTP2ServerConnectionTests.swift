@@ -205,7 +205,8 @@ final class HTTP2ServerConnectionTests: XCTestCase {
             return (HTTPHeaders.isConnectionSpecific(n), m.withUTF8 { HTTPHeaders.isConnectionSpecific(utf8: $0) })
         }
         for n in HTTPHeaders.connectionSpecificNames { XCTAssertTrue(both(n) == (true, true), n) }
-        for n in ["", "te", "connectionx", "keep-alivE", "upgrad", "transfer-encodinG", String(repeating: "u", count: 70)] {
+        for n in ["", "te", "connectionx", "keep-alivE", "upgrad", "transfer-encodinG", String(repeating: "u", count: 70),
+                  "connectiom", "keep-alivf", "upgradf", "proxy-connectioN", "cpns-topic", "#onnection"] {
             XCTAssertTrue(both(n) == (false, false), n)
         }
         // The request head refuses each of them, whatever the list holds (RFC 9113 §8.2.2).
@@ -515,6 +516,26 @@ final class HTTP2ServerConnectionTests: XCTestCase {
         XCTAssertEqual(types(f), [.goAway, .headers])
         XCTAssertEqual(f[0].goAwayInfo?.debug, "{\"reason\":\"x\"}")
         XCTAssertTrue(c.io.closed)
+    }
+
+    /// A call from the responder into the connection runs nested in the adapter's drain of the
+    /// session's actions: its own actions are carried out there, the outer drain goes on with
+    /// the frames read after the request, and the session's buffer ends empty.
+    func testNestedCallFromTheResponderThenTheRestOfTheRead() {
+        let c = H2TestClient(responder: TestResponder { req, ctx in
+            if req.info.streamID == 1 { ctx.connection.updateSettings(maxConcurrentStreams: 7) }
+            return .respond(HTTPResponse(status: 200))
+        })
+        c.handshake()
+        c.send([c.headersFrame(1, H2TestClient.requestFields()), c.headersFrame(3, H2TestClient.requestFields())])
+        let f = c.readFrames()
+        XCTAssertEqual(types(f), [.settings, .headers, .headers])
+        XCTAssertEqual(f[0], .settings([HTTP2Setting(.maxConcurrentStreams, 7)]))
+        XCTAssertEqual(f.compactMap { $0.type == .headers ? $0.streamID : nil }, [1, 3])
+        XCTAssertEqual(c.responder.requests.map(\.info.streamID), [1, 3])
+        XCTAssertEqual(c.responder.completions.map(\.1), [.completed, .completed])
+        XCTAssertTrue(c.connection.session.actions.isEmpty)
+        assertAlive(c)
     }
 
     func testResetStreamAction() {

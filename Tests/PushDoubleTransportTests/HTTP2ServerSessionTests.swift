@@ -14,7 +14,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
     /// A started session that has read the client preface with `settings`; its opening output taken.
     private func openSession(settings: [HTTP2Setting] = [], limits: ServerLimits = ServerLimits()) -> HTTP2ServerSession {
         let session = HTTP2ServerSession(info: info, configuration: HTTP2Configuration(), limits: limits)
-        let started = session.start(initialBytes: [], now: 0, pendingWriteBytes: 0)
+        let started = queued(session) { session.start(initialBytes: [], now: 0, pendingWriteBytes: 0) }
         XCTAssertEqual(started.count, 1)
         guard case .schedule(_, let after, .idle)? = started.first else { return session }
         XCTAssertEqual(after, limits.idleTimeout)
@@ -28,8 +28,17 @@ final class HTTP2ServerSessionTests: XCTestCase {
         return session
     }
 
+    /// The actions `entryPoint` queued, taken out of the session's buffer (the adapter's part).
+    private func queued(_ session: HTTP2ServerSession, _ entryPoint: () -> Void) -> [HTTP2ServerAction] {
+        let base = session.actions.count
+        entryPoint()
+        let added = Array(session.actions[base...])
+        session.actions.removeSubrange(base...)
+        return added
+    }
+
     private func feedRaw(_ session: HTTP2ServerSession, _ bytes: [UInt8], now: UInt64 = 0) -> [HTTP2ServerAction] {
-        bytes.withUnsafeBytes { session.receive($0, now: now, pendingWriteBytes: 0) }
+        queued(session) { bytes.withUnsafeBytes { session.receive($0, now: now, pendingWriteBytes: 0) } }
     }
 
     private func feed(_ session: HTTP2ServerSession, _ frames: HTTP2Frame...) -> [HTTP2ServerAction] {
@@ -87,7 +96,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(output(session), [.settingsAck])
         XCTAssertEqual(session.encoder.maxFrameSize, 20_000)
         // Our own SETTINGS (sent on request of the responder) take effect on the peer's ACK.
-        XCTAssertTrue(session.updateSettings(maxConcurrentStreams: 5).isEmpty)
+        XCTAssertTrue(queued(session) { session.updateSettings(maxConcurrentStreams: 5) }.isEmpty)
         XCTAssertEqual(output(session), [.settings([HTTP2Setting(.maxConcurrentStreams, 5)])])
         XCTAssertNotEqual(session.maxConcurrentStreams, 5)
         XCTAssertTrue(feed(session, .settingsAck).isEmpty)
@@ -105,7 +114,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(session.awaitingAnswer, 1)
         XCTAssertEqual(output(session), [], "nothing after the request is handled before its answer")
 
-        let after = session.respond(to: 1, with: .respond(HTTPResponse(status: 201, body: Array("ok".utf8))))
+        let after = queued(session) { session.respond(to: 1, with: .respond(HTTPResponse(status: 201, body: Array("ok".utf8)))) }
         XCTAssertEqual(completions(after).map(\.0), [1])
         XCTAssertEqual(completions(after).map(\.1), [.completed])
         let frames = output(session)
@@ -119,7 +128,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(session.streams.count, 0)
         XCTAssertNil(session.awaitingAnswer)
         // An answer for a stream that is not waiting for one changes nothing.
-        XCTAssertTrue(session.respond(to: 1, with: .respond(HTTPResponse(status: 200))).isEmpty)
+        XCTAssertTrue(queued(session) { session.respond(to: 1, with: .respond(HTTPResponse(status: 200))) }.isEmpty)
         XCTAssertEqual(output(session), [])
     }
 
@@ -127,7 +136,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
         let session = openSession(settings: [HTTP2Setting(.initialWindowSize, 5)])
         _ = try XCTUnwrap(delivered(session, feed(session, headers(1))))
         let body = Array("0123456789ab".utf8)
-        let after = session.respond(to: 1, with: .respond(HTTPResponse(status: 200, body: body)))
+        let after = queued(session) { session.respond(to: 1, with: .respond(HTTPResponse(status: 200, body: body))) }
         XCTAssertTrue(completions(after).isEmpty, "the body is not all out yet")
         var frames = output(session)
         XCTAssertEqual(frames.map(\.type), [.headers, .data])
@@ -145,7 +154,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
     func testPeerResetCancelsTheStreamsTimerAndReportsItAbandoned() throws {
         let session = openSession()
         _ = try XCTUnwrap(delivered(session, feed(session, headers(1))))
-        let answered = session.respond(to: 1, with: .delayed(seconds: 5, then: .respond(HTTPResponse(status: 200))))
+        let answered = queued(session) { session.respond(to: 1, with: .delayed(seconds: 5, then: .respond(HTTPResponse(status: 200)))) }
         guard case .schedule(let timer, let after, .delayed(1, _))? = answered.first, answered.count == 1 else {
             return XCTFail("expected one timer for the delayed answer, got \(answered)")
         }
@@ -156,14 +165,14 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(completions(reset).map(\.1), [.abandoned])
         XCTAssertEqual(output(session), [], "a peer's RST_STREAM is not answered")
         // The timer firing late finds no stream.
-        XCTAssertTrue(session.timerFired(.delayed(streamID: 1, .respond(HTTPResponse(status: 200))), now: 0, pendingWriteBytes: 0).isEmpty)
+        XCTAssertTrue(queued(session) { session.timerFired(.delayed(streamID: 1, .respond(HTTPResponse(status: 200))), now: 0, pendingWriteBytes: 0) }.isEmpty)
         XCTAssertEqual(output(session), [])
     }
 
     func testGracefulGoAwayClosesOnceTheLastStreamIsAnswered() throws {
         let session = openSession()
         XCTAssertTrue(armsReadTimeout(feed(session, headers(1, method: "POST", endStream: false))))
-        XCTAssertTrue(session.closeGracefully(errorCode: .noError, debugData: []).isEmpty)
+        XCTAssertTrue(queued(session) { session.closeGracefully(errorCode: .noError, debugData: []) }.isEmpty)
         XCTAssertEqual(output(session).compactMap(\.goAwayInfo?.last), [1])
         XCTAssertEqual(session.phase, .active, "stream 1 is still open")
 
@@ -173,7 +182,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(head.info.streamID, 3)
 
         _ = try XCTUnwrap(delivered(session, feed(session, .data(streamID: 1, Array("x".utf8), endStream: true))))
-        let answered = session.respond(to: 1, with: .respond(HTTPResponse(status: 204)))
+        let answered = queued(session) { session.respond(to: 1, with: .respond(HTTPResponse(status: 204))) }
         XCTAssertEqual(completions(answered).map(\.1), [.completed])
         XCTAssertTrue(closes(answered), "expected the connection closed, got \(answered)")
         XCTAssertEqual(session.phase, .closed)
@@ -202,7 +211,7 @@ final class HTTP2ServerSessionTests: XCTestCase {
         XCTAssertEqual(violation.kind, .bodyTooLarge)
         XCTAssertEqual(head.info.streamID, 1)
         // No answer from the responder: the stream is reset.
-        let answered = session.answerLimit(streamID: 1, response: nil)
+        let answered = queued(session) { session.answerLimit(streamID: 1, response: nil) }
         XCTAssertEqual(completions(answered).map(\.1), [.reset])
         XCTAssertEqual(output(session).compactMap(\.rstCode), [.cancel])
     }

@@ -30,6 +30,9 @@ enum HTTP2ServerAction {
     case close
     /// Close the connection at once (the queued output is dropped).
     case abort
+    /// Left in the slot of an action the adapter has taken out of the session's buffer
+    /// (``HTTP2ServerSession/takeAction(at:)``); never carried out.
+    case carriedOut
 }
 
 /// Names one timer of an ``HTTP2ServerSession``, unique for the connection's life.

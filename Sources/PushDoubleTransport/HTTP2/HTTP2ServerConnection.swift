@@ -75,14 +75,14 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     public func connectionStarted(initialBytes: [UInt8]) {
         guard session.phase == .notStarted else { return }
         beginEvent()
-        perform(session.start(initialBytes: initialBytes, now: now(), pendingWriteBytes: io.pendingWriteBytes))
+        run { session.start(initialBytes: initialBytes, now: now(), pendingWriteBytes: io.pendingWriteBytes) }
         endEvent()
     }
 
     public func bytesReceived(_ bytes: UnsafeRawBufferPointer) {
         guard session.phase == .active else { return }
         beginEvent()
-        perform(session.receive(bytes, now: now(), pendingWriteBytes: io.pendingWriteBytes))
+        run { session.receive(bytes, now: now(), pendingWriteBytes: io.pendingWriteBytes) }
         endEvent()
     }
 
@@ -95,13 +95,13 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     public func inputClosed() {
         guard session.phase == .active else { return }
         beginEvent()
-        perform(session.inputClosed())
+        run { session.inputClosed() }
         endEvent()
     }
 
     public func connectionClosed() {
         output = .gone
-        perform(session.connectionClosed())
+        run { session.connectionClosed() }
     }
 
     // MARK: - ConnectionControl
@@ -109,78 +109,86 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     public func updateSettings(maxConcurrentStreams: UInt32?) {
         guard session.phase == .active else { return }
         beginEvent()
-        perform(session.updateSettings(maxConcurrentStreams: maxConcurrentStreams))
+        run { session.updateSettings(maxConcurrentStreams: maxConcurrentStreams) }
         endEvent()
     }
 
     public func closeGracefully(errorCode: HTTP2ErrorCode, debugData: [UInt8]) {
         guard session.phase == .active else { return }
         beginEvent()
-        perform(session.closeGracefully(errorCode: errorCode, debugData: debugData))
+        run { session.closeGracefully(errorCode: errorCode, debugData: debugData) }
         endEvent()
     }
 
     // MARK: - Actions
 
-    /// Carries out the session's actions in order. A request handed to the responder is the
-    /// last of its list; its answer, given back to the session, yields the next list.
-    func perform(_ first: [HTTP2ServerAction]) {
-        var list = first
-        while !list.isEmpty {
-            var next: [HTTP2ServerAction] = []
-            // Taken from the back, in order: each action moves out of the list (no copy of a
-            // request's fields).
-            list.reverse()
-            while let action = list.popLast() {
-                switch action {
-                case .deliver(let streamID):
-                    guard let request = session.takeDelivery() else { break }
-                    let answer = responder.respond(to: request, context: RequestContext(connection: self))
-                    next = session.respond(to: streamID, with: answer)
-                case .limitExceeded(let violation, let head):
-                    let response = responder.limitExceeded(violation, head: head, context: RequestContext(connection: self))
-                    next = session.answerLimit(streamID: head.info.streamID, response: response)
-                case .streamRefused(let refusal, let head):
-                    responder.streamRefused(refusal, head: head, context: RequestContext(connection: self))
-                case .responseCompleted(let request, let outcome):
-                    responder.responseCompleted(for: request, outcome: outcome)
-                case .schedule(let id, let seconds, let event):
-                    timers[id] = io.schedule(after: seconds) { [weak self] in self?.timerFired(id, event) }
-                case .cancelTimer(let id):
-                    if let token = timers.removeValue(forKey: id) { io.cancelTimer(token) }
-                case .startBody(let streamID, let source):
-                    let sink = HTTP2ResponseBodySink(streamID: streamID, connection: self, executor: io.loopExecutor,
-                                                     backlog: io.outputBacklog)
-                    sinks[streamID] = sink
-                    source.start(sink)
-                case .closeBody(let streamID):
-                    sinks.removeValue(forKey: streamID)?.close()
-                case .pauseInput:
-                    setReadPause(.inputBacklog, true)
-                case .resumeInput:
-                    setReadPause(.inputBacklog, false)
-                case .close:
-                    if output == .open {
-                        if session.out.isEmpty {
-                            output = .closing
-                            io.close()
-                        } else {
-                            output = .closingAfterFlush
-                        }
+    /// Calls one of the session's entry points, then carries out the actions it queued.
+    @inline(__always) func run(_ entryPoint: () -> Void) {
+        let base = session.actions.count
+        entryPoint()
+        perform(from: base)
+    }
+
+    /// Carries out the session's actions from `base` on, in order, each moved out of the
+    /// session's buffer, then removes them (the buffer keeps its capacity). A request handed to
+    /// the responder is the last action of its call; the answer, given back to the session,
+    /// queues the next ones behind it. A call nested in a responder's callback (its `run`
+    /// starting at the end of the buffer) carries out and removes only its own.
+    func perform(from base: Int) {
+        var i = base
+        while i < session.actions.count {
+            let action = session.takeAction(at: i)
+            i += 1
+            switch action {
+            case .deliver(let streamID):
+                guard let request = session.takeDelivery() else { break }
+                let answer = responder.respond(to: request, context: RequestContext(connection: self))
+                session.respond(to: streamID, with: answer)
+            case .limitExceeded(let violation, let head):
+                let response = responder.limitExceeded(violation, head: head, context: RequestContext(connection: self))
+                session.answerLimit(streamID: head.info.streamID, response: response)
+            case .streamRefused(let refusal, let head):
+                responder.streamRefused(refusal, head: head, context: RequestContext(connection: self))
+            case .responseCompleted(let request, let outcome):
+                responder.responseCompleted(for: request, outcome: outcome)
+            case .schedule(let id, let seconds, let event):
+                timers[id] = io.schedule(after: seconds) { [weak self] in self?.timerFired(id, event) }
+            case .cancelTimer(let id):
+                if let token = timers.removeValue(forKey: id) { io.cancelTimer(token) }
+            case .startBody(let streamID, let source):
+                let sink = HTTP2ResponseBodySink(streamID: streamID, connection: self, executor: io.loopExecutor,
+                                                 backlog: io.outputBacklog)
+                sinks[streamID] = sink
+                source.start(sink)
+            case .closeBody(let streamID):
+                sinks.removeValue(forKey: streamID)?.close()
+            case .pauseInput:
+                setReadPause(.inputBacklog, true)
+            case .resumeInput:
+                setReadPause(.inputBacklog, false)
+            case .close:
+                if output == .open {
+                    if session.out.isEmpty {
+                        output = .closing
+                        io.close()
+                    } else {
+                        output = .closingAfterFlush
                     }
-                case .abort:
-                    output = .gone
-                    io.abort()
                 }
+            case .abort:
+                output = .gone
+                io.abort()
+            case .carriedOut:
+                break
             }
-            list = next
         }
+        session.actions.removeSubrange(base...)
     }
 
     func timerFired(_ id: HTTP2ServerTimerID, _ event: HTTP2ServerTimerEvent) {
         timers[id] = nil
         beginEvent()
-        perform(session.timerFired(event, now: now(), pendingWriteBytes: io.pendingWriteBytes))
+        run { session.timerFired(event, now: now(), pendingWriteBytes: io.pendingWriteBytes) }
         endEvent()
     }
 
@@ -236,14 +244,14 @@ public final class HTTP2ServerConnection: ConnectionProtocolHandler, ConnectionC
     func sinkWrite(_ sink: HTTP2ResponseBodySink, _ bytes: [UInt8]) {
         guard session.phase == .active, sinks[sink.streamID] === sink else { return }
         beginEvent()
-        perform(session.bodyWrite(streamID: sink.streamID, bytes))
+        run { session.bodyWrite(streamID: sink.streamID, bytes) }
         endEvent()
     }
 
     func sinkFinish(_ sink: HTTP2ResponseBodySink) {
         guard session.phase == .active, sinks[sink.streamID] === sink else { return }
         beginEvent()
-        perform(session.bodyFinish(streamID: sink.streamID))
+        run { session.bodyFinish(streamID: sink.streamID) }
         endEvent()
     }
 

@@ -159,7 +159,9 @@ extension HTTP2ServerSession {
         let headerAt = out.count
         out.append(contentsOf: zeroFrameHeader)
         hpack.beginBlock(into: &out)
-        hpack.encodeField(name: ":status", value: decimal(response.status), neverIndex: false, into: &out)
+        if !hpack.encodeStaticStatus(response.status, into: &out) {
+            hpack.encodeField(name: ":status", value: decimal(response.status), neverIndex: false, into: &out)
+        }
         var hasLength = false
         for f in response.headers {
             let name = lowercased(f.name)

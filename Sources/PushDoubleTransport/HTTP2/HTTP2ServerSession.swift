@@ -18,7 +18,8 @@ import PushDoubleHPACK
 /// - HPACK comes from PushDoubleHPACK; every header block is decoded, even for streams
 ///   that are refused, so the dynamic table stays in sync.
 ///
-/// Driving it: every entry point returns the actions to carry out, in order. Frames go to
+/// Driving it: every entry point appends the actions to carry out, in order, to ``actions``,
+/// which the adapter drains in place after the call. Frames go to
 /// the `out` buffer, which the adapter writes once at the end of its event. A complete
 /// request is handed out as ``HTTP2ServerAction/deliver(streamID:)`` (a limit refusal as
 /// ``HTTP2ServerAction/limitExceeded(_:head:)``), always the last action of its list: frame
@@ -61,7 +62,10 @@ final class HTTP2ServerSession {
     /// Frames to write, in order; the adapter writes and clears it at the end of each event.
     @exclusivity(unchecked) var out: [UInt8] = []
     @exclusivity(unchecked) var blockScratch: [UInt8] = []
-    /// What the adapter must do, in order; handed out by each entry point.
+    /// What the adapter must do, in order: each entry point appends to it, and the adapter
+    /// carries the new actions out in place and removes them (the buffer and its capacity stay,
+    /// so no array is allocated per call). A call nested in a responder's callback appends
+    /// behind the actions still pending and has its own removed before the outer ones go on.
     @exclusivity(unchecked) var actions: [HTTP2ServerAction] = []
 
     @exclusivity(unchecked) var streams: [UInt32: HTTP2ServerStream] = [:]
@@ -153,22 +157,21 @@ final class HTTP2ServerSession {
         self.floodGuard = HTTP2FloodGuard(limit: limits.maxCheapFrames, window: limits.cheapFrameWindow, now: 0)
         out.reserveCapacity(64 * 1024)
         blockScratch.reserveCapacity(1024)
+        actions.reserveCapacity(16)
     }
 
-    /// The actions collected since the last call, handed out (the buffer starts empty again).
-    @inline(__always) func takeActions() -> [HTTP2ServerAction] {
-        if actions.isEmpty { return [] }
-        let taken = actions
-        actions = []
-        return taken
+    /// The action at `index` of ``actions``, moved out (``HTTP2ServerAction/carriedOut`` left
+    /// in its slot): no copy of its payload, and nothing left to release when the slot goes.
+    @inline(__always) func takeAction(at index: Int) -> HTTP2ServerAction {
+        take(&actions[index], .carriedOut)
     }
 
     // MARK: - Entry points
 
     /// The connection is up: the server preface (SETTINGS, a connection WINDOW_UPDATE), the
     /// idle timer, then whatever bytes came with the connection.
-    func start(initialBytes: [UInt8], now: UInt64, pendingWriteBytes: Int) -> [HTTP2ServerAction] {
-        guard phase == .notStarted else { return [] }
+    func start(initialBytes: [UInt8], now: UInt64, pendingWriteBytes: Int) {
+        guard phase == .notStarted else { return }
         phase = .active
         lastActivityMono = now
         floodGuard = HTTP2FloodGuard(limit: limits.maxCheapFrames, window: limits.cheapFrameWindow, now: lastActivityMono)
@@ -195,14 +198,12 @@ final class HTTP2ServerSession {
         if !initialBytes.isEmpty {
             initialBytes.withUnsafeBytes { ingest($0, now: now, pendingWriteBytes: pendingWriteBytes) }
         }
-        return takeActions()
     }
 
     /// Bytes from the peer.
-    func receive(_ bytes: UnsafeRawBufferPointer, now: UInt64, pendingWriteBytes: Int) -> [HTTP2ServerAction] {
-        guard phase == .active else { return [] }
+    func receive(_ bytes: UnsafeRawBufferPointer, now: UInt64, pendingWriteBytes: Int) {
+        guard phase == .active else { return }
         ingest(bytes, now: now, pendingWriteBytes: pendingWriteBytes)
-        return takeActions()
     }
 
     /// The request announced by ``HTTP2ServerAction/deliver(streamID:)``, moved out.
@@ -210,20 +211,19 @@ final class HTTP2ServerSession {
 
     /// The responder's answer to the request handed out with ``HTTP2ServerAction/deliver(streamID:)``;
     /// frame processing goes on after it.
-    func respond(to streamID: UInt32, with action: ResponseAction) -> [HTTP2ServerAction] {
-        guard awaitingAnswer == streamID else { return [] }
+    func respond(to streamID: UInt32, with action: ResponseAction) {
+        guard awaitingAnswer == streamID else { return }
         awaitingAnswer = nil
         if phase == .active, let stream = streams[streamID] {
             execute(action, on: stream)
         }
         continueFrames()
-        return takeActions()
     }
 
     /// The responder's answer to ``HTTP2ServerAction/limitExceeded(_:head:)``: a response, or
     /// nil for a reset; frame processing goes on after it.
-    func answerLimit(streamID: UInt32, response: HTTPResponse?) -> [HTTP2ServerAction] {
-        guard awaitingAnswer == streamID else { return [] }
+    func answerLimit(streamID: UInt32, response: HTTPResponse?) {
+        guard awaitingAnswer == streamID else { return }
         awaitingAnswer = nil
         if let stream = streams[streamID] {
             if let response {
@@ -236,33 +236,30 @@ final class HTTP2ServerSession {
             }
         }
         continueFrames()
-        return takeActions()
     }
 
     /// The peer sent EOF: nothing more can arrive and HTTP/2 has no half-close at the TCP
     /// level, so flush what is queued and close.
-    func inputClosed() -> [HTTP2ServerAction] {
-        guard phase == .active else { return [] }
+    func inputClosed() {
+        guard phase == .active else { return }
         closeNow(outcome: .connectionDropped, abort: false)
-        return takeActions()
     }
 
     /// The socket is gone: every stream is abandoned, nothing more is written.
-    func connectionClosed() -> [HTTP2ServerAction] {
+    func connectionClosed() {
         out.removeAll(keepingCapacity: true)
         if phase != .closed {
             phase = .closed
         }
         abandonAllStreams(outcome: .connectionDropped)
-        return takeActions()
     }
 
     /// New SETTINGS for the peer (``ConnectionControl/updateSettings(maxConcurrentStreams:)``).
-    func updateSettings(maxConcurrentStreams: UInt32?) -> [HTTP2ServerAction] {
-        guard phase == .active else { return [] }
+    func updateSettings(maxConcurrentStreams: UInt32?) {
+        guard phase == .active else { return }
         var list: [HTTP2Setting] = []
         if let m = maxConcurrentStreams { list.append(HTTP2Setting(.maxConcurrentStreams, m)) }
-        guard !list.isEmpty else { return [] }
+        guard !list.isEmpty else { return }
         if unackedLocalSettings.count >= Self.maxUnackedSettings {
             // §6.5.3: "If the sender of a SETTINGS frame does not receive an acknowledgment
             // within a reasonable amount of time, it MAY issue a connection error of type
@@ -272,20 +269,18 @@ final class HTTP2ServerSession {
             encoder.appendSettings(list, into: &out)
             unackedLocalSettings.append(list)
         }
-        return takeActions()
     }
 
     /// GOAWAY with the highest stream seen; close once the streams below it are done.
-    func closeGracefully(errorCode: HTTP2ErrorCode, debugData: [UInt8]) -> [HTTP2ServerAction] {
-        guard phase == .active else { return [] }
+    func closeGracefully(errorCode: HTTP2ErrorCode, debugData: [UInt8]) {
+        guard phase == .active else { return }
         sendGoAway(lastStreamID: highestStreamID, errorCode: errorCode, debugData: debugData)
         closeWhenDrained = true
         closeIfDrained()
-        return takeActions()
     }
 
     /// A timer asked for with ``HTTP2ServerAction/schedule(_:after:_:)`` is due.
-    func timerFired(_ event: HTTP2ServerTimerEvent, now: UInt64, pendingWriteBytes: Int) -> [HTTP2ServerAction] {
+    func timerFired(_ event: HTTP2ServerTimerEvent, now: UInt64, pendingWriteBytes: Int) {
         switch event {
         case .idle: idleTimerFired(now: now)
         case .readTimeout: readTimeoutFired(now: now)
@@ -309,12 +304,11 @@ final class HTTP2ServerSession {
         case .abortWhenWritten(let attempt):
             abortWhenWritten(attempt: attempt, pendingWriteBytes: pendingWriteBytes)
         }
-        return takeActions()
     }
 
     /// Bytes from a streamed response's source (``HTTP2ServerAction/startBody(streamID:source:)``).
-    func bodyWrite(streamID: UInt32, _ bytes: [UInt8]) -> [HTTP2ServerAction] {
-        guard phase == .active, let s = streams[streamID], s.hasSink, !s.outEnd else { return [] }
+    func bodyWrite(streamID: UInt32, _ bytes: [UInt8]) {
+        guard phase == .active, let s = streams[streamID], s.hasSink, !s.outEnd else { return }
         if s.outOffset > 0 && s.outOffset == s.out.count {
             s.out.removeAll(keepingCapacity: true)
             s.outOffset = 0
@@ -328,16 +322,14 @@ final class HTTP2ServerSession {
             enqueue(s)
             pumpData()
         }
-        return takeActions()
     }
 
     /// The streamed response's source has finished.
-    func bodyFinish(streamID: UInt32) -> [HTTP2ServerAction] {
-        guard phase == .active, let s = streams[streamID], s.hasSink, !s.outEnd else { return [] }
+    func bodyFinish(streamID: UInt32) {
+        guard phase == .active, let s = streams[streamID], s.hasSink, !s.outEnd else { return }
         s.outEnd = true
         enqueue(s)
         pumpData()
-        return takeActions()
     }
 
     // MARK: - Events
