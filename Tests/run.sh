@@ -133,8 +133,9 @@ fi
 # test's thread: the conformance classes judge retry timing, and a busy machine would space a
 # sender's tight retry loop out by itself. Then the adapters under `conform` (they judge timing
 # too) at normal priority, with the Node kit and the release chain (the wheel and its tests,
-# then the container image) beside them in the idle class. The adapters' venvs are made while
-# the debug build runs (pip waits on the network more than it computes). Each stage writes its
+# then the container image) beside them in the idle class. The adapters' venvs are made in the
+# idle class too, from the start of the debug build: at nice 10 beside the build their pip cost
+# the build up to 40 s (docs/testing.md), while XCTest leaves them time enough. Each stage writes its
 # own log, printed whole when it is counted; the `time:` lines at the end say when each stage
 # ran and the CPU time its processes used. Measured: docs/testing.md ("Where the time goes").
 stage_dir=.build/test-logs
@@ -156,7 +157,7 @@ stage() {  # stage NAME COMMAND…: starts COMMAND in the background, output to 
 wait_for_stage() {  # the status file appears when the stage's command has ended
   while [ ! -f "$stage_dir/$1.status" ]; do sleep 1; done
 }
-stage adapter-venvs nice -n 10 bash adapters/run.sh --install-only
+stage adapter-venvs idle bash adapters/run.sh --install-only
 swift build
 swift build --build-tests
 t_built=$(date +%s)
